@@ -1,0 +1,402 @@
+//! [`ToolUseContext`]: everything a tool call receives besides its input.
+//!
+//! Grouped like the seeds' `ToolUseContext`: options (the tool pool, model, flags, budgets),
+//! control (cancellation, ids), state (the file-read state, app state, messages), the working
+//! directory and permission context, and limits. Cloning is cheap (shared parts are behind `Arc`).
+//! Library code never reads environment variables: the CLI turns environment and flags into this.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::SystemTime;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::permissions::ToolPermissionContext;
+use crate::result::Message;
+use crate::tool::Tool;
+
+/// Session-wide options (Claude Code's `ToolUseContext.options`).
+#[derive(Clone, Default)]
+pub struct ToolUseOptions {
+    /// The tool pool the model sees (used by tools that list or call other tools).
+    pub tools: Arc<[Arc<dyn Tool>]>,
+    /// The main loop's model name (e.g. `claude-sonnet-4-5`); empty when unknown.
+    pub main_loop_model: String,
+    /// Debug output wanted.
+    pub debug: bool,
+    /// Verbose output wanted.
+    pub verbose: bool,
+    /// No human is there to answer questions (SDK, `-p`, `run`, `serve`).
+    pub is_non_interactive_session: bool,
+    /// Spending limit in US dollars, if any.
+    pub max_budget_usd: Option<f64>,
+    /// The session id (used to name per-session files).
+    pub session_id: String,
+}
+
+impl fmt::Debug for ToolUseOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.tools.iter().map(|tool| tool.name()).collect();
+        f.debug_struct("ToolUseOptions")
+            .field("tools", &names)
+            .field("main_loop_model", &self.main_loop_model)
+            .field("debug", &self.debug)
+            .field("verbose", &self.verbose)
+            .field("is_non_interactive_session", &self.is_non_interactive_session)
+            .field("max_budget_usd", &self.max_budget_usd)
+            .field("session_id", &self.session_id)
+            .finish()
+    }
+}
+
+/// Limits on what file-reading tools return (Claude Code's `fileReadingLimits`); `None` means the
+/// tool's own default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FileReadingLimits {
+    /// Maximum tokens of returned text (Read's default: 25,000).
+    pub max_tokens: Option<u64>,
+    /// Maximum file size in bytes when no `limit` is given (Read's default: 256 KiB).
+    pub max_size_bytes: Option<u64>,
+}
+
+/// Limits on Glob (Claude Code's `globLimits`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GlobLimits {
+    /// Maximum paths listed (default 100).
+    pub max_results: Option<usize>,
+}
+
+/// All per-context limits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Read limits.
+    pub file_reading: FileReadingLimits,
+    /// Glob limits.
+    pub glob: GlobLimits,
+}
+
+/// What the file-read state remembers about one file: the content the model saw and when.
+///
+/// Mirrors an entry of Claude Code's `readFileState` (`{content, timestamp, offset, limit,
+/// isPartialView}`). Edit and Write use it to refuse changing a file that was not read, or that
+/// changed on disk after it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStamp {
+    /// The file's text as last read or written (line endings normalised to `\n`).
+    pub content: Arc<str>,
+    /// The file's modification time when read, in whole milliseconds since the Unix epoch.
+    pub timestamp_ms: u64,
+    /// The `offset` of the Read that produced this entry (`None` after a full read or a write).
+    pub offset: Option<u64>,
+    /// The `limit` of the Read that produced this entry.
+    pub limit: Option<u64>,
+    /// True when the model saw only part of the file in a way that does not allow editing.
+    pub is_partial_view: bool,
+}
+
+impl FileStamp {
+    /// True when the entry came from reading the whole file (no offset or limit).
+    pub fn is_full_read(&self) -> bool {
+        self.offset.is_none() && self.limit.is_none() && !self.is_partial_view
+    }
+}
+
+/// Modification time of a file in whole milliseconds since the Unix epoch (Claude Code's
+/// `Math.floor(mtimeMs)`); 0 when unknown.
+pub fn mtime_ms(modified: std::io::Result<SystemTime>) -> u64 {
+    modified
+        .ok()
+        .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
+        .map_or(0, |duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Most entries the file-read state keeps (Claude Code: 100).
+pub const FILE_STATE_MAX_ENTRIES: usize = 100;
+/// Most content bytes the file-read state keeps (Claude Code: 25 MB).
+pub const FILE_STATE_MAX_BYTES: usize = 25 * 1024 * 1024;
+
+#[derive(Default)]
+struct FileStateInner {
+    entries: HashMap<PathBuf, (u64, FileStamp)>,
+    clock: u64,
+    bytes: usize,
+}
+
+/// The file-read state: absolute path → [`FileStamp`], least recently used entries evicted past
+/// [`FILE_STATE_MAX_ENTRIES`] entries or [`FILE_STATE_MAX_BYTES`] of content. Shared by clones.
+#[derive(Clone, Default)]
+pub struct FileReadState {
+    inner: Arc<Mutex<FileStateInner>>,
+}
+
+impl fmt::Debug for FileReadState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileReadState").field("entries", &self.len()).finish()
+    }
+}
+
+impl FileReadState {
+    fn lock(&self) -> MutexGuard<'_, FileStateInner> {
+        // A panic while holding this lock cannot leave the map inconsistent (every update is a
+        // single insert/remove), so a poisoned lock is still safe to use.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The entry for a path (an absolute, normalised path), marking it recently used.
+    pub fn get(&self, path: &Path) -> Option<FileStamp> {
+        let mut inner = self.lock();
+        inner.clock += 1;
+        let now = inner.clock;
+        inner.entries.get_mut(path).map(|(used, stamp)| {
+            *used = now;
+            stamp.clone()
+        })
+    }
+
+    /// Records what was read or written for a path, evicting old entries if needed.
+    pub fn set(&self, path: PathBuf, stamp: FileStamp) {
+        let mut inner = self.lock();
+        inner.clock += 1;
+        let now = inner.clock;
+        let size = stamp.content.len();
+        if let Some((_, old)) = inner.entries.insert(path, (now, stamp)) {
+            inner.bytes -= old.content.len();
+        }
+        inner.bytes += size;
+        while inner.entries.len() > FILE_STATE_MAX_ENTRIES
+            || (inner.bytes > FILE_STATE_MAX_BYTES && inner.entries.len() > 1)
+        {
+            let Some(oldest) = inner.entries.iter().min_by_key(|(_, (used, _))| *used).map(|(path, _)| path.clone())
+            else {
+                break;
+            };
+            if let Some((_, old)) = inner.entries.remove(&oldest) {
+                inner.bytes -= old.content.len();
+            }
+        }
+    }
+
+    /// Forgets a path.
+    pub fn remove(&self, path: &Path) {
+        let mut inner = self.lock();
+        if let Some((_, old)) = inner.entries.remove(path) {
+            inner.bytes -= old.content.len();
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    /// True when nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Session state shared by tools (todos, tasks, plan mode …), keyed by type so each tool crate
+/// keeps its own state without the core knowing it.
+///
+/// Mirrors the seeds' `getAppState()` / `setAppState()`.
+#[derive(Default)]
+pub struct AppState {
+    entries: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+}
+
+impl AppState {
+    /// The state of type `T`, if set.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.entries.get(&TypeId::of::<T>()).and_then(|value| value.downcast_ref())
+    }
+
+    /// Runs `f` on the state of type `T` (created with `Default` if missing) and returns what it
+    /// returns.
+    pub fn update<T: Any + Send + Sync + Default, R>(&mut self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut value: Box<T> =
+            self.entries.remove(&TypeId::of::<T>()).and_then(|boxed| boxed.downcast::<T>().ok()).unwrap_or_default();
+        let out = f(&mut value);
+        self.entries.insert(TypeId::of::<T>(), value);
+        out
+    }
+
+    /// Replaces the state of type `T`.
+    pub fn set<T: Any + Send + Sync>(&mut self, value: T) {
+        self.entries.insert(TypeId::of::<T>(), Box::new(value));
+    }
+}
+
+/// A shared handle to the [`AppState`] (the seeds' `getAppState`/`setAppState`).
+#[derive(Clone, Default)]
+pub struct AppStateHandle {
+    inner: Arc<Mutex<AppState>>,
+}
+
+impl fmt::Debug for AppStateHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AppStateHandle")
+    }
+}
+
+impl AppStateHandle {
+    /// Runs `f` with the state locked and returns what it returns.
+    pub fn with<R>(&self, f: impl FnOnce(&mut AppState) -> R) -> R {
+        let mut guard = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        f(&mut guard)
+    }
+}
+
+/// One progress report from a running tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProgressEvent {
+    /// The `tool_use` id of the call.
+    pub tool_use_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The tool's progress data (its `Progress` type as JSON).
+    pub data: Value,
+}
+
+/// Receives progress events (the CLI shows them; `run --stream` prints them).
+pub type ProgressSink = Arc<dyn Fn(ProgressEvent) + Send + Sync>;
+
+/// Everything a tool call receives besides its input.
+#[derive(Clone)]
+pub struct ToolUseContext {
+    /// Session options.
+    pub options: ToolUseOptions,
+    /// Fires when the call (or the whole turn) is cancelled; long-running tools must watch it.
+    pub cancel: CancellationToken,
+    /// The `tool_use` id of the current call (set by the executor).
+    pub tool_use_id: Option<String>,
+    /// Set inside sub-agents only.
+    pub agent_id: Option<String>,
+    /// The sub-agent's type, inside sub-agents.
+    pub agent_type: Option<String>,
+    /// What has been read, for Edit/Write preconditions.
+    pub read_file_state: FileReadState,
+    /// Session state shared by tools.
+    pub app_state: AppStateHandle,
+    /// The conversation so far.
+    pub messages: Arc<Vec<Message>>,
+    /// The current working directory (absolute). Relative paths in inputs resolve against it.
+    pub cwd: PathBuf,
+    /// The directory the session started in (the project root).
+    pub original_cwd: PathBuf,
+    /// The user's home directory, for `~` in paths.
+    pub home_dir: Option<PathBuf>,
+    /// Permission mode, rules and extra working directories.
+    pub permission_context: Arc<ToolPermissionContext>,
+    /// Output limits.
+    pub limits: Limits,
+    /// Where progress events go, if anywhere.
+    pub progress: Option<ProgressSink>,
+}
+
+impl fmt::Debug for ToolUseContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolUseContext")
+            .field("options", &self.options)
+            .field("tool_use_id", &self.tool_use_id)
+            .field("agent_id", &self.agent_id)
+            .field("cwd", &self.cwd)
+            .field("original_cwd", &self.original_cwd)
+            .field("permission_context", &self.permission_context)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolUseContext {
+    /// A context rooted at `cwd` (which should be absolute), with empty state and default
+    /// options, limits and permissions.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        Self {
+            options: ToolUseOptions::default(),
+            cancel: CancellationToken::new(),
+            tool_use_id: None,
+            agent_id: None,
+            agent_type: None,
+            read_file_state: FileReadState::default(),
+            app_state: AppStateHandle::default(),
+            messages: Arc::new(Vec::new()),
+            original_cwd: cwd.clone(),
+            cwd,
+            home_dir: None,
+            permission_context: Arc::new(ToolPermissionContext::default()),
+            limits: Limits::default(),
+            progress: None,
+        }
+    }
+
+    /// Resolves a path from a tool input against the working directory (see
+    /// [`crate::path::expand_path`]).
+    pub fn resolve_path(&self, path: &str) -> PathBuf {
+        crate::path::expand_path(path, &self.cwd, self.home_dir.as_deref())
+    }
+
+    /// Sends a progress event for the current call, if anyone listens.
+    pub fn report_progress<P: Serialize>(&self, tool_name: &str, progress: &P) {
+        if let Some(sink) = &self.progress {
+            let data = serde_json::to_value(progress).unwrap_or(Value::Null);
+            sink(ProgressEvent {
+                tool_use_id: self.tool_use_id.clone().unwrap_or_default(),
+                tool_name: tool_name.to_owned(),
+                data,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(content: &str) -> FileStamp {
+        FileStamp { content: content.into(), timestamp_ms: 1, offset: None, limit: None, is_partial_view: false }
+    }
+
+    #[test]
+    fn file_read_state_evicts_the_least_recently_used_entry() {
+        let state = FileReadState::default();
+        for i in 0..FILE_STATE_MAX_ENTRIES {
+            state.set(PathBuf::from(format!("/f{i}")), stamp("x"));
+        }
+        // Touch /f0 so /f1 becomes the oldest.
+        assert!(state.get(Path::new("/f0")).is_some());
+        state.set(PathBuf::from("/new"), stamp("y"));
+        assert_eq!(state.len(), FILE_STATE_MAX_ENTRIES);
+        assert!(state.get(Path::new("/f0")).is_some());
+        assert!(state.get(Path::new("/f1")).is_none());
+        assert_eq!(state.get(Path::new("/new")).map(|s| s.content.to_string()), Some("y".into()));
+    }
+
+    #[test]
+    fn file_read_state_bounds_content_bytes() {
+        let state = FileReadState::default();
+        let big = "a".repeat(FILE_STATE_MAX_BYTES / 2 + 1);
+        state.set(PathBuf::from("/a"), stamp(&big));
+        state.set(PathBuf::from("/b"), stamp(&big));
+        assert_eq!(state.len(), 1);
+        assert!(state.get(Path::new("/b")).is_some());
+        state.remove(Path::new("/b"));
+        assert!(state.is_empty());
+    }
+
+    #[test]
+    fn app_state_is_keyed_by_type() {
+        #[derive(Default, Debug, PartialEq)]
+        struct Todos(Vec<String>);
+        let handle = AppStateHandle::default();
+        let copy = handle.clone();
+        copy.with(|state| state.update(|todos: &mut Todos| todos.0.push("a".into())));
+        assert_eq!(handle.with(|state| state.get::<Todos>().map(|t| t.0.len())), Some(1));
+        assert_eq!(handle.with(|state| state.get::<u32>().copied()), None);
+    }
+}

@@ -1,0 +1,168 @@
+//! Running one tool call through the contract, and the error envelopes the model sees.
+//!
+//! [`call_tool`] is the short pipeline a single-tool user needs: strict parse → `validate_input`
+//! → `call` → result mapping → the empty-result text. It does **not** check permissions: deciding
+//! what may run is the caller's job (the host's executor adds rules, modes and the tool's own
+//! `check_permissions`). The helpers below build the exact envelopes Claude Code uses, so the
+//! host and this function produce identical texts.
+
+use serde_json::Value;
+
+use crate::context::ToolUseContext;
+use crate::error::ToolError;
+use crate::input::InputError;
+use crate::result::{ContextModifier, Message, ToolResult, ToolResultBlock, ToolResultContent};
+use crate::tool::{CallOutput, StructuredData, Tool};
+use crate::validation::ValidationResult;
+
+/// Error texts longer than this are cut in the middle (Claude Code's `formatError`).
+pub const MAX_ERROR_CHARS: usize = 10_000;
+
+/// Wraps a message in `<tool_use_error>…</tool_use_error>`, the envelope Claude Code uses for
+/// errors raised before a tool runs (unknown tool, schema and validation failures).
+pub fn wrap_tool_use_error(message: &str) -> String {
+    format!("<tool_use_error>{message}</tool_use_error>")
+}
+
+/// The result for a `tool_use` naming no tool in the pool.
+pub fn unknown_tool_result(tool_use_id: &str, name: &str) -> ToolResultBlock {
+    ToolResultBlock::error(tool_use_id, wrap_tool_use_error(&format!("Error: No such tool available: {name}")))
+}
+
+/// The result for input that failed the strict parse.
+pub fn input_error_result(tool_use_id: &str, error: &InputError) -> ToolResultBlock {
+    ToolResultBlock::error(tool_use_id, wrap_tool_use_error(&format!("InputValidationError: {error}")))
+}
+
+/// The result for input refused by `validate_input`.
+pub fn validation_error_result(tool_use_id: &str, message: &str) -> ToolResultBlock {
+    ToolResultBlock::error(tool_use_id, wrap_tool_use_error(message))
+}
+
+/// The result for a failed `call`: the message as is (no wrapper), cut in the middle past
+/// [`MAX_ERROR_CHARS`]. Internal errors are logged and shown without their details.
+pub fn tool_error_result(tool_use_id: &str, tool_name: &str, error: &ToolError) -> ToolResultBlock {
+    let text = match error {
+        ToolError::Failed(message) => truncate_middle(message, MAX_ERROR_CHARS),
+        ToolError::Cancelled => error.to_string(),
+        ToolError::Internal(detail) => {
+            tracing::error!(tool = tool_name, %detail, "internal error in tool call");
+            wrap_tool_use_error(&format!(
+                "Error calling tool ({tool_name}): an internal error occurred. The details are in the host's log."
+            ))
+        }
+    };
+    ToolResultBlock::error(tool_use_id, text)
+}
+
+/// The text that replaces empty content: `(NAME completed with no output)`.
+pub fn empty_result_text(tool_name: &str) -> String {
+    format!("({tool_name} completed with no output)")
+}
+
+/// Keeps the first and last `max / 2` characters of a long text with a marker between them.
+pub fn truncate_middle(text: &str, max: usize) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return text.to_owned();
+    }
+    let half = max / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(total - half).collect();
+    format!("{head}\n\n... [{} characters truncated] ...\n\n{tail}", total - 2 * half)
+}
+
+/// The finished result of one call: the block the model sees plus what else the call produced.
+pub struct Invocation {
+    /// The `tool_result` block (errors included).
+    pub block: ToolResultBlock,
+    /// The tool's output data, when the call succeeded.
+    pub data: Option<Box<dyn StructuredData>>,
+    /// Messages to append after the result.
+    pub new_messages: Vec<Message>,
+    /// A change to the context for later calls.
+    pub context_modifier: Option<ContextModifier>,
+}
+
+impl std::fmt::Debug for Invocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Invocation").field("block", &self.block).finish_non_exhaustive()
+    }
+}
+
+impl Invocation {
+    /// An invocation that ended before the tool ran (with an error block).
+    pub fn refused(block: ToolResultBlock) -> Self {
+        Self { block, data: None, new_messages: Vec::new(), context_modifier: None }
+    }
+
+    /// Turns what `call` returned into an invocation: the mapped block (empty content replaced by
+    /// [`empty_result_text`]) or the error result.
+    pub fn from_call(tool_use_id: &str, tool_name: &str, outcome: Result<ToolResult<CallOutput>, ToolError>) -> Self {
+        match outcome {
+            Ok(result) => {
+                let mut block = result.data.block;
+                block.tool_use_id = tool_use_id.to_owned();
+                if block.content.is_empty() {
+                    block.content = ToolResultContent::Text(empty_result_text(tool_name));
+                }
+                Self {
+                    block,
+                    data: Some(result.data.data),
+                    new_messages: result.new_messages,
+                    context_modifier: result.context_modifier,
+                }
+            }
+            Err(error) => Self::refused(tool_error_result(tool_use_id, tool_name, &error)),
+        }
+    }
+}
+
+/// Runs one call without permission checks: strict parse → `validate_input` → `call` → mapping.
+///
+/// `ctx.tool_use_id` is set to `tool_use_id` for the call. Every failure comes back as an error
+/// block in Claude Code's envelope; nothing panics.
+pub async fn call_tool(tool: &dyn Tool, tool_use_id: &str, input: Value, ctx: &ToolUseContext) -> Invocation {
+    let parsed = match tool.parse(input) {
+        Ok(parsed) => parsed,
+        Err(error) => return Invocation::refused(input_error_result(tool_use_id, &error)),
+    };
+    let mut ctx = ctx.clone();
+    ctx.tool_use_id = Some(tool_use_id.to_owned());
+    if let ValidationResult::Error { message, .. } = tool.validate_input(&parsed, &ctx).await {
+        return Invocation::refused(validation_error_result(tool_use_id, &message));
+    }
+    let outcome = tool.call(parsed, &ctx).await;
+    Invocation::from_call(tool_use_id, tool.name(), outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_errors_are_cut_in_the_middle() {
+        let text = format!("{}{}", "a".repeat(6000), "b".repeat(6000));
+        let cut = truncate_middle(&text, MAX_ERROR_CHARS);
+        assert!(cut.starts_with(&"a".repeat(5000)));
+        assert!(cut.ends_with(&"b".repeat(5000)));
+        assert!(cut.contains("\n\n... [2000 characters truncated] ...\n\n"));
+        assert_eq!(truncate_middle("short", 10), "short");
+    }
+
+    #[test]
+    fn envelopes_match_claude_code() {
+        assert_eq!(
+            unknown_tool_result("t", "NoSuchTool").content,
+            ToolResultContent::Text(
+                "<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>".into()
+            )
+        );
+        assert_eq!(empty_result_text("Bash"), "(Bash completed with no output)");
+        let failed = tool_error_result("t", "Read", &ToolError::failed("File does not exist."));
+        assert!(failed.is_error);
+        assert_eq!(failed.content, ToolResultContent::Text("File does not exist.".into()));
+        let internal = tool_error_result("t", "Read", &ToolError::internal("secret detail"));
+        assert!(!internal.content.text().contains("secret detail"));
+    }
+}

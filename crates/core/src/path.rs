@@ -1,0 +1,86 @@
+//! Paths in tool inputs: resolving them against the working directory, and showing result paths
+//! relative to it.
+//!
+//! Mirrors Claude Code's `expandPath` (trim, `~`, relative → cwd) and the relativising of Glob and
+//! Grep results (paths inside the cwd are shown relative, others absolute).
+
+use std::path::{Component, Path, PathBuf};
+
+/// Resolves a path as given by the model: surrounding whitespace is trimmed, a leading `~` or
+/// `~/` becomes `home` (when known), a relative path is joined to `cwd`, and `.`/`..` components
+/// are removed lexically (symlinks are not resolved). An empty input resolves to `cwd`.
+///
+/// ```
+/// use std::path::Path;
+/// use agent_tools_core::path::expand_path;
+/// let cwd = Path::new("/work/proj");
+/// assert_eq!(expand_path(" src/../Cargo.toml ", cwd, None), Path::new("/work/proj/Cargo.toml"));
+/// assert_eq!(expand_path("/etc/hosts", cwd, None), Path::new("/etc/hosts"));
+/// assert_eq!(expand_path("~/x", cwd, Some(Path::new("/home/me"))), Path::new("/home/me/x"));
+/// ```
+pub fn expand_path(input: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    let trimmed = input.trim();
+    if trimmed.is_empty() {
+        return normalize(cwd);
+    }
+    let expanded = match (trimmed, home) {
+        ("~", Some(home)) => home.to_path_buf(),
+        (text, Some(home)) if text.starts_with("~/") => home.join(&text[2..]),
+        (text, _) => PathBuf::from(text),
+    };
+    if expanded.is_absolute() { normalize(&expanded) } else { normalize(&cwd.join(expanded)) }
+}
+
+/// Removes `.` and `..` components lexically. `..` at the root stays at the root.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() { PathBuf::from(".") } else { out }
+}
+
+/// Shows `path` relative to `cwd` when it lies inside it (`src/main.rs`), and absolute otherwise.
+/// The path itself equal to `cwd` shows as `.`.
+pub fn display_relative(path: &Path, cwd: &Path) -> String {
+    match path.strip_prefix(cwd) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),
+        Ok(rest) => rest.to_string_lossy().into_owned(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_like_claude_code() {
+        let cwd = Path::new("/w");
+        assert_eq!(expand_path("a.txt", cwd, None), Path::new("/w/a.txt"));
+        assert_eq!(expand_path("./a/./b", cwd, None), Path::new("/w/a/b"));
+        assert_eq!(expand_path("../x", cwd, None), Path::new("/x"));
+        assert_eq!(expand_path("/../../x", cwd, None), Path::new("/x"));
+        assert_eq!(expand_path("", cwd, None), Path::new("/w"));
+        assert_eq!(expand_path("~", cwd, Some(Path::new("/h"))), Path::new("/h"));
+        // Without a known home, `~` is an ordinary relative name.
+        assert_eq!(expand_path("~/x", cwd, None), Path::new("/w/~/x"));
+    }
+
+    #[test]
+    fn displays_paths_relative_to_the_working_directory() {
+        let cwd = Path::new("/w/proj");
+        assert_eq!(display_relative(Path::new("/w/proj/src/a.rs"), cwd), "src/a.rs");
+        assert_eq!(display_relative(Path::new("/w/other/a.rs"), cwd), "/w/other/a.rs");
+        assert_eq!(display_relative(Path::new("/w/project/a.rs"), cwd), "/w/project/a.rs");
+        assert_eq!(display_relative(Path::new("/w/proj"), cwd), ".");
+    }
+}

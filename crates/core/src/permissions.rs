@@ -1,0 +1,641 @@
+//! Permission types: modes, rules and their sources, [`ToolPermissionContext`], and the
+//! [`PermissionResult`] a tool's `check_permissions` returns.
+//!
+//! Mirrors Claude Code's `types/permissions.ts` and the rule grammar of `permissionRuleParser.ts`:
+//! a rule is `Tool` or `Tool(content)`; `Tool()` and `Tool(*)` mean the whole tool; `\(`, `\)` and
+//! `\\` escape inside the content; legacy tool names (`Task`, `KillShell`, …) are normalised.
+//! The decision engine that walks these rules lives in the host.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tool::Tool;
+
+/// The session's permission mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    /// Ask for anything not allowed by a rule (`default`).
+    #[default]
+    Default,
+    /// Allow file edits inside the working directories without asking (`acceptEdits`).
+    AcceptEdits,
+    /// Allow everything except what deny rules and safety checks stop (`bypassPermissions`).
+    BypassPermissions,
+    /// Turn every "ask" into a denial (`dontAsk`).
+    DontAsk,
+    /// Read-only planning: writes are refused (`plan`).
+    Plan,
+}
+
+impl PermissionMode {
+    /// The settings-file spelling (`default`, `acceptEdits`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::AcceptEdits => "acceptEdits",
+            Self::BypassPermissions => "bypassPermissions",
+            Self::DontAsk => "dontAsk",
+            Self::Plan => "plan",
+        }
+    }
+
+    /// Parses the settings-file spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Default, Self::AcceptEdits, Self::BypassPermissions, Self::DontAsk, Self::Plan]
+            .into_iter()
+            .find(|mode| mode.as_str() == text)
+    }
+}
+
+impl fmt::Display for PermissionMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PermissionBehavior {
+    /// Run without asking.
+    Allow,
+    /// Refuse.
+    Deny,
+    /// Ask the user.
+    Ask,
+}
+
+/// Where a rule comes from, in Claude Code's lookup order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionRuleSource {
+    /// `~/.claude/settings.json`.
+    UserSettings,
+    /// `.claude/settings.json` in the project.
+    ProjectSettings,
+    /// `.claude/settings.local.json` in the project.
+    LocalSettings,
+    /// A `--settings` file.
+    FlagSettings,
+    /// Managed policy settings.
+    PolicySettings,
+    /// `--allowedTools` / `--disallowedTools`.
+    CliArg,
+    /// A command's or skill's `allowed-tools`.
+    Command,
+    /// An "always allow" answer for this session.
+    Session,
+}
+
+/// A parsed rule: a tool name and optional content (`Bash(npm test:*)` → `Bash`, `npm test:*`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRuleValue {
+    /// The tool the rule names (legacy names already normalised).
+    pub tool_name: String,
+    /// The content between the parentheses, unescaped; `None` for a whole-tool rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_content: Option<String>,
+}
+
+/// Legacy tool names and what they are called now (Claude Code's `normalizeLegacyToolName`).
+const LEGACY_TOOL_NAMES: &[(&str, &str)] = &[
+    ("Task", "Agent"),
+    ("KillShell", "TaskStop"),
+    ("AgentOutputTool", "TaskOutput"),
+    ("BashOutputTool", "TaskOutput"),
+    ("Brief", "SendUserMessage"),
+];
+
+/// The current name for a legacy tool name (`Task` → `Agent`); other names are returned unchanged.
+pub fn normalize_legacy_tool_name(name: &str) -> &str {
+    LEGACY_TOOL_NAMES.iter().find(|(old, _)| *old == name).map_or(name, |(_, new)| new)
+}
+
+impl PermissionRuleValue {
+    /// A whole-tool rule.
+    pub fn tool(tool_name: impl Into<String>) -> Self {
+        Self { tool_name: tool_name.into(), rule_content: None }
+    }
+
+    /// Parses a rule string. Never fails: a string that is not `Name(content)` with the closing
+    /// parenthesis last is taken whole as a tool name, as Claude Code does.
+    ///
+    /// ```
+    /// use agent_tools_core::permissions::PermissionRuleValue;
+    /// let rule = PermissionRuleValue::parse("Bash(npm run test:*)");
+    /// assert_eq!(rule.tool_name, "Bash");
+    /// assert_eq!(rule.rule_content.as_deref(), Some("npm run test:*"));
+    /// assert_eq!(PermissionRuleValue::parse("Read(*)").rule_content, None);
+    /// assert_eq!(PermissionRuleValue::parse("Task").tool_name, "Agent");
+    /// ```
+    pub fn parse(rule: &str) -> Self {
+        let Some(open) = find_unescaped(rule, '(') else {
+            return Self::tool(normalize_legacy_tool_name(rule));
+        };
+        let Some(close) = rfind_unescaped(rule, ')') else {
+            return Self::tool(normalize_legacy_tool_name(rule));
+        };
+        if close <= open || close != rule.len() - 1 || open == 0 {
+            return Self::tool(normalize_legacy_tool_name(rule));
+        }
+        let tool_name = normalize_legacy_tool_name(&rule[..open]).to_owned();
+        let raw_content = &rule[open + 1..close];
+        if raw_content.is_empty() || raw_content == "*" {
+            return Self { tool_name, rule_content: None };
+        }
+        Self { tool_name, rule_content: Some(unescape_rule_content(raw_content)) }
+    }
+}
+
+impl fmt::Display for PermissionRuleValue {
+    /// Formats the rule back to its string form, escaping parentheses and backslashes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.rule_content {
+            None => f.write_str(&self.tool_name),
+            Some(content) => write!(f, "{}({})", self.tool_name, escape_rule_content(content)),
+        }
+    }
+}
+
+fn is_escaped(text: &str, index: usize) -> bool {
+    let backslashes = text.as_bytes()[..index].iter().rev().take_while(|b| **b == b'\\').count();
+    backslashes % 2 == 1
+}
+
+fn find_unescaped(text: &str, needle: char) -> Option<usize> {
+    text.char_indices().find(|(i, c)| *c == needle && !is_escaped(text, *i)).map(|(i, _)| i)
+}
+
+fn rfind_unescaped(text: &str, needle: char) -> Option<usize> {
+    text.char_indices().rev().find(|(i, c)| *c == needle && !is_escaped(text, *i)).map(|(i, _)| i)
+}
+
+fn unescape_rule_content(content: &str) -> String {
+    let mut out = String::with_capacity(content.len());
+    let mut chars = content.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && matches!(next, '(' | ')' | '\\')
+        {
+            out.push(next);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn escape_rule_content(content: &str) -> String {
+    let mut out = String::with_capacity(content.len());
+    for c in content.chars() {
+        if matches!(c, '(' | ')' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rule with its behaviour and source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRule {
+    /// Where the rule was set.
+    pub source: PermissionRuleSource,
+    /// What it does.
+    pub rule_behavior: PermissionBehavior,
+    /// The parsed rule.
+    pub rule_value: PermissionRuleValue,
+}
+
+/// Rule strings by source, as settings files hold them.
+pub type RulesBySource = BTreeMap<PermissionRuleSource, Vec<String>>;
+
+/// The permission state of a session: mode, rules by source and behaviour, and extra working
+/// directories.
+///
+/// Mirrors Claude Code's `ToolPermissionContext` (kept in its app state).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolPermissionContext {
+    /// The current mode.
+    pub mode: PermissionMode,
+    /// Directories outside the original working directory that tools may use, with the source
+    /// that added them.
+    pub additional_working_directories: BTreeMap<PathBuf, PermissionRuleSource>,
+    /// Allow rules by source.
+    pub always_allow_rules: RulesBySource,
+    /// Deny rules by source.
+    pub always_deny_rules: RulesBySource,
+    /// Ask rules by source.
+    pub always_ask_rules: RulesBySource,
+    /// Whether `bypassPermissions` may be entered.
+    pub is_bypass_permissions_mode_available: bool,
+    /// Headless or background agents: an "ask" becomes a denial.
+    pub should_avoid_permission_prompts: bool,
+    /// The mode to restore when plan mode ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_plan_mode: Option<PermissionMode>,
+}
+
+impl ToolPermissionContext {
+    /// Adds a rule string for a behaviour and source (builder style).
+    pub fn with_rule(
+        mut self,
+        behavior: PermissionBehavior,
+        source: PermissionRuleSource,
+        rule: impl Into<String>,
+    ) -> Self {
+        self.rules_mut(behavior).entry(source).or_default().push(rule.into());
+        self
+    }
+
+    /// The rule strings of one behaviour, by source.
+    pub fn rules_by_source(&self, behavior: PermissionBehavior) -> &RulesBySource {
+        match behavior {
+            PermissionBehavior::Allow => &self.always_allow_rules,
+            PermissionBehavior::Deny => &self.always_deny_rules,
+            PermissionBehavior::Ask => &self.always_ask_rules,
+        }
+    }
+
+    fn rules_mut(&mut self, behavior: PermissionBehavior) -> &mut RulesBySource {
+        match behavior {
+            PermissionBehavior::Allow => &mut self.always_allow_rules,
+            PermissionBehavior::Deny => &mut self.always_deny_rules,
+            PermissionBehavior::Ask => &mut self.always_ask_rules,
+        }
+    }
+
+    /// Every rule of one behaviour, parsed, in source order.
+    pub fn rules(&self, behavior: PermissionBehavior) -> impl Iterator<Item = PermissionRule> + '_ {
+        self.rules_by_source(behavior).iter().flat_map(move |(source, rules)| {
+            rules.iter().map(move |rule| PermissionRule {
+                source: *source,
+                rule_behavior: behavior,
+                rule_value: PermissionRuleValue::parse(rule),
+            })
+        })
+    }
+
+    /// The first whole-tool rule of a behaviour that matches the tool (Claude Code's
+    /// `getDenyRuleForTool` / `getAskRuleForTool` / `toolAlwaysAllowedRule`).
+    pub fn tool_wide_rule(&self, tool: &dyn Tool, behavior: PermissionBehavior) -> Option<PermissionRule> {
+        self.rules(behavior).find(|rule| tool_matches_rule(tool, &rule.rule_value))
+    }
+
+    /// The content rules of a behaviour that name this tool, e.g. every `Bash(…)` deny rule.
+    pub fn content_rules(
+        &self,
+        tool_name: &str,
+        behavior: PermissionBehavior,
+    ) -> impl Iterator<Item = PermissionRule> + '_ {
+        let tool_name = tool_name.to_owned();
+        self.rules(behavior)
+            .filter(move |rule| rule.rule_value.tool_name == tool_name && rule.rule_value.rule_content.is_some())
+    }
+}
+
+/// Splits `mcp__server__tool` into `(server, Some(tool))`, or `mcp__server` into `(server, None)`.
+pub fn parse_mcp_name(name: &str) -> Option<(&str, Option<&str>)> {
+    let rest = name.strip_prefix("mcp__")?;
+    match rest.split_once("__") {
+        Some((server, tool)) if !server.is_empty() => Some((server, Some(tool))),
+        None if !rest.is_empty() => Some((rest, None)),
+        _ => None,
+    }
+}
+
+/// Whether a whole-tool rule (no content) matches a tool: the same name, or for MCP tools a server
+/// rule `mcp__server` / `mcp__server__*` covering every tool of that server. Rules with content
+/// never match here (they are the tool's own business).
+///
+/// Mirrors Claude Code's `toolMatchesRule`.
+pub fn tool_matches_rule(tool: &dyn Tool, rule: &PermissionRuleValue) -> bool {
+    if rule.rule_content.is_some() {
+        return false;
+    }
+    if rule.tool_name == tool.name() {
+        return true;
+    }
+    let (Some((rule_server, rule_tool)), Some((tool_server, Some(_)))) =
+        (parse_mcp_name(&rule.tool_name), parse_mcp_name(tool.name()))
+    else {
+        return false;
+    };
+    rule_server == tool_server && matches!(rule_tool, None | Some("*"))
+}
+
+/// Why a permission decision was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum PermissionDecisionReason {
+    /// A settings rule decided.
+    Rule {
+        /// The rule.
+        rule: PermissionRule,
+    },
+    /// The permission mode decided.
+    Mode {
+        /// The mode.
+        mode: PermissionMode,
+    },
+    /// A compound command's parts decided (Bash): each part and its reason.
+    SubcommandResults {
+        /// Sub-command → reason text.
+        reasons: Vec<(String, String)>,
+    },
+    /// A hook decided.
+    #[serde(rename_all = "camelCase")]
+    Hook {
+        /// The hook's name (its command).
+        hook_name: String,
+        /// The reason the hook gave.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A background agent cannot ask.
+    AsyncAgent {
+        /// Why.
+        reason: String,
+    },
+    /// The path is outside the working directories.
+    WorkingDir {
+        /// Why.
+        reason: String,
+    },
+    /// A safety check (e.g. writes to `.git/`) requires asking even in bypass mode.
+    #[serde(rename_all = "camelCase")]
+    SafetyCheck {
+        /// Why.
+        reason: String,
+        /// Whether an automatic classifier may approve it.
+        classifier_approvable: bool,
+    },
+    /// Anything else.
+    Other {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Where a permission update is saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionUpdateDestination {
+    /// `~/.claude/settings.json`.
+    UserSettings,
+    /// `.claude/settings.json`.
+    ProjectSettings,
+    /// `.claude/settings.local.json`.
+    LocalSettings,
+    /// This session only.
+    Session,
+    /// Command-line arguments.
+    CliArg,
+}
+
+/// A change to the permission state, offered as a suggestion with an "ask" or applied after one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum PermissionUpdate {
+    /// Add rules.
+    AddRules {
+        /// Where to save.
+        destination: PermissionUpdateDestination,
+        /// The rules.
+        rules: Vec<PermissionRuleValue>,
+        /// Their behaviour.
+        behavior: PermissionBehavior,
+    },
+    /// Replace the rules of a behaviour.
+    ReplaceRules {
+        /// Where to save.
+        destination: PermissionUpdateDestination,
+        /// The rules.
+        rules: Vec<PermissionRuleValue>,
+        /// Their behaviour.
+        behavior: PermissionBehavior,
+    },
+    /// Remove rules.
+    RemoveRules {
+        /// Where to save.
+        destination: PermissionUpdateDestination,
+        /// The rules.
+        rules: Vec<PermissionRuleValue>,
+        /// Their behaviour.
+        behavior: PermissionBehavior,
+    },
+    /// Change the mode.
+    SetMode {
+        /// Where to save.
+        destination: PermissionUpdateDestination,
+        /// The new mode.
+        mode: PermissionMode,
+    },
+    /// Add working directories.
+    AddDirectories {
+        /// Where to save.
+        destination: PermissionUpdateDestination,
+        /// The directories.
+        directories: Vec<PathBuf>,
+    },
+    /// Remove working directories.
+    RemoveDirectories {
+        /// Where to save.
+        destination: PermissionUpdateDestination,
+        /// The directories.
+        directories: Vec<PathBuf>,
+    },
+}
+
+/// What `check_permissions` (and the permission pipeline) decides about one tool call.
+///
+/// Mirrors Claude Code's `PermissionResult`: `allow`, `ask`, `deny`, and `passthrough` ("no opinion";
+/// the pipeline turns it into `ask` at the end).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "behavior", rename_all = "camelCase")]
+pub enum PermissionResult {
+    /// Run the tool, with a replacement input if given.
+    #[serde(rename_all = "camelCase")]
+    Allow {
+        /// A replacement for the model's input (it is parsed again, strictly).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        updated_input: Option<Value>,
+        /// Why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision_reason: Option<PermissionDecisionReason>,
+    },
+    /// Ask the user.
+    #[serde(rename_all = "camelCase")]
+    Ask {
+        /// What to show (and what the model sees if the answer is no).
+        message: String,
+        /// A replacement input, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        updated_input: Option<Value>,
+        /// Why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision_reason: Option<PermissionDecisionReason>,
+        /// Rule changes to offer.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        suggestions: Vec<PermissionUpdate>,
+        /// The path that caused the question, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blocked_path: Option<String>,
+    },
+    /// Refuse, with a message for the model.
+    #[serde(rename_all = "camelCase")]
+    Deny {
+        /// What the model sees.
+        message: String,
+        /// Why.
+        decision_reason: PermissionDecisionReason,
+    },
+    /// No opinion; the pipeline decides (and asks if nothing allows).
+    #[serde(rename_all = "camelCase")]
+    Passthrough {
+        /// What to show if it comes to asking.
+        message: String,
+        /// Why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision_reason: Option<PermissionDecisionReason>,
+        /// Rule changes to offer.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        suggestions: Vec<PermissionUpdate>,
+        /// The path that caused the question, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blocked_path: Option<String>,
+    },
+}
+
+impl PermissionResult {
+    /// Allow with the input unchanged.
+    pub fn allow() -> Self {
+        Self::Allow { updated_input: None, decision_reason: None }
+    }
+
+    /// Deny with a message and reason.
+    pub fn deny(message: impl Into<String>, reason: PermissionDecisionReason) -> Self {
+        Self::Deny { message: message.into(), decision_reason: reason }
+    }
+
+    /// Ask with a message.
+    pub fn ask(message: impl Into<String>) -> Self {
+        Self::Ask {
+            message: message.into(),
+            updated_input: None,
+            decision_reason: None,
+            suggestions: Vec::new(),
+            blocked_path: None,
+        }
+    }
+
+    /// Passthrough with a message.
+    pub fn passthrough(message: impl Into<String>) -> Self {
+        Self::Passthrough {
+            message: message.into(),
+            decision_reason: None,
+            suggestions: Vec::new(),
+            blocked_path: None,
+        }
+    }
+
+    /// The behaviour name: `allow`, `ask`, `deny` or `passthrough`.
+    pub fn behavior(&self) -> &'static str {
+        match self {
+            Self::Allow { .. } => "allow",
+            Self::Ask { .. } => "ask",
+            Self::Deny { .. } => "deny",
+            Self::Passthrough { .. } => "passthrough",
+        }
+    }
+
+    /// The message of an ask, deny or passthrough.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Self::Allow { .. } => None,
+            Self::Ask { message, .. } | Self::Deny { message, .. } | Self::Passthrough { message, .. } => Some(message),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_rule_strings_like_claude_code() {
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            ("Bash", "Bash", None),
+            ("Bash()", "Bash", None),
+            ("Bash(*)", "Bash", None),
+            ("Bash(npm run test:*)", "Bash", Some("npm run test:*")),
+            ("Bash(git status, git diff)", "Bash", Some("git status, git diff")),
+            ("Read(./src/**)", "Read", Some("./src/**")),
+            ("WebFetch(domain:example.com)", "WebFetch", Some("domain:example.com")),
+            (r"Bash(echo \(hi\))", "Bash", Some("echo (hi)")),
+            (r"Bash(a\\b)", "Bash", Some(r"a\b")),
+            ("(foo)", "(foo)", None),
+            ("Bash(x) trailing", "Bash(x) trailing", None),
+            ("Task", "Agent", None),
+            ("KillShell", "TaskStop", None),
+            ("BashOutputTool", "TaskOutput", None),
+            ("Task(Explore)", "Agent", Some("Explore")),
+            ("mcp__github__create_issue", "mcp__github__create_issue", None),
+        ];
+        for (text, tool, content) in cases {
+            let rule = PermissionRuleValue::parse(text);
+            assert_eq!(rule.tool_name, *tool, "tool of {text}");
+            assert_eq!(rule.rule_content.as_deref(), *content, "content of {text}");
+        }
+    }
+
+    #[test]
+    fn rule_display_escapes_and_round_trips() {
+        let rule = PermissionRuleValue { tool_name: "Bash".into(), rule_content: Some(r"echo (a)\b".into()) };
+        let text = rule.to_string();
+        assert_eq!(text, r"Bash(echo \(a\)\\b)");
+        assert_eq!(PermissionRuleValue::parse(&text), rule);
+        assert_eq!(PermissionRuleValue::tool("Read").to_string(), "Read");
+    }
+
+    #[test]
+    fn mcp_names_split_into_server_and_tool() {
+        assert_eq!(parse_mcp_name("mcp__github__create_issue"), Some(("github", Some("create_issue"))));
+        assert_eq!(parse_mcp_name("mcp__github"), Some(("github", None)));
+        assert_eq!(parse_mcp_name("mcp__github__*"), Some(("github", Some("*"))));
+        assert_eq!(parse_mcp_name("Bash"), None);
+        assert_eq!(parse_mcp_name("mcp__"), None);
+    }
+
+    #[test]
+    fn permission_modes_round_trip_their_settings_names() {
+        for name in ["default", "acceptEdits", "bypassPermissions", "dontAsk", "plan"] {
+            assert_eq!(PermissionMode::parse(name).map(PermissionMode::as_str), Some(name));
+        }
+        assert_eq!(PermissionMode::parse("auto"), None);
+    }
+
+    #[test]
+    fn context_lists_rules_in_source_order() {
+        let ctx = ToolPermissionContext::default()
+            .with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, "Grep")
+            .with_rule(PermissionBehavior::Deny, PermissionRuleSource::UserSettings, "Bash(rm:*)");
+        let rules: Vec<_> = ctx.rules(PermissionBehavior::Deny).collect();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0].source, PermissionRuleSource::UserSettings);
+        assert_eq!(rules[0].rule_value.rule_content.as_deref(), Some("rm:*"));
+        assert_eq!(rules[1].rule_value.tool_name, "Grep");
+        assert_eq!(ctx.content_rules("Bash", PermissionBehavior::Deny).count(), 1);
+        assert_eq!(ctx.content_rules("Grep", PermissionBehavior::Deny).count(), 0);
+    }
+}
