@@ -14,7 +14,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
+pub use tokio_util::sync::CancellationToken;
 
 use crate::permissions::ToolPermissionContext;
 use crate::result::Message;

@@ -1,0 +1,320 @@
+//! # agent-tools-walk: the file walk Glob and Grep share
+//!
+//! Glob and Grep must agree on which files exist (a user who sees a file in one and not the other
+//! stops trusting both), so they walk with the same rules, defined once here:
+//!
+//! - `.gitignore` (root and nested, and parents of the search root), `.git/info/exclude`, the
+//!   global git excludes file, `.ignore` and `.rgignore` are respected — as ripgrep does, and as
+//!   Claude Code's Grep does — unless [`WalkConfig::respect_ignore_files`] is off;
+//! - hidden files and folders are included, but VCS folders ([`VCS_DIRECTORIES`]) never are;
+//! - symbolic links are not followed, so link loops end and each real file is seen once; dangling
+//!   links and unreadable folders are skipped quietly;
+//! - the walk is parallel (`ignore`'s parallel walker), and stops promptly when the
+//!   cancellation token fires.
+//!
+//! Results come back in walk order, which varies between runs; callers sort them.
+//!
+//! ```
+//! use agent_tools_walk::{collect_files, WalkConfig};
+//! use tokio_util::sync::CancellationToken;
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "x").unwrap();
+//! std::fs::create_dir(dir.path().join(".git")).unwrap();
+//! std::fs::write(dir.path().join(".git/config"), "x").unwrap();
+//! let builder = WalkConfig::default().builder(dir.path());
+//! let mut names = collect_files(&builder, &CancellationToken::new(), || (), |_, entry| {
+//!     Some(entry.file_name().to_string_lossy().into_owned())
+//! }).unwrap();
+//! names.sort();
+//! assert_eq!(names, ["a.txt"]);
+//! ```
+
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+pub use ignore::{DirEntry, WalkBuilder};
+use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkState};
+use tokio_util::sync::CancellationToken;
+
+/// Version-control folders that are never searched (what Claude Code's Grep excludes with
+/// `--glob !.git` and friends).
+pub const VCS_DIRECTORIES: &[&str] = &[".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
+
+/// How to walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalkConfig {
+    /// Respect `.gitignore`, `.ignore`, `.rgignore`, git excludes (default true).
+    pub respect_ignore_files: bool,
+    /// Include hidden (dot) files and folders (default true). VCS folders stay excluded.
+    pub include_hidden: bool,
+    /// Worker threads; 0 picks a number from the available cores (default 0).
+    pub threads: usize,
+}
+
+impl Default for WalkConfig {
+    fn default() -> Self {
+        Self { respect_ignore_files: true, include_hidden: true, threads: 0 }
+    }
+}
+
+impl WalkConfig {
+    /// A walk builder rooted at `root` with these rules. Callers may add overrides or file types
+    /// before passing it to [`collect_files`].
+    pub fn builder(&self, root: &Path) -> WalkBuilder {
+        let mut builder = WalkBuilder::new(root);
+        let ignore_files = self.respect_ignore_files;
+        builder
+            .hidden(!self.include_hidden)
+            .parents(ignore_files)
+            .ignore(ignore_files)
+            .git_ignore(ignore_files)
+            .git_global(ignore_files)
+            .git_exclude(ignore_files)
+            .follow_links(false)
+            .threads(self.threads)
+            .filter_entry(|entry| !is_vcs_directory(entry));
+        builder
+    }
+}
+
+fn is_vcs_directory(entry: &DirEntry) -> bool {
+    entry.depth() > 0
+        && entry.file_type().is_some_and(|kind| kind.is_dir())
+        && entry.file_name().to_str().is_some_and(|name| VCS_DIRECTORIES.contains(&name))
+}
+
+/// The walk was stopped by its cancellation token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
+impl std::fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the walk was cancelled")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+/// Walks in parallel and collects what `visit` returns for each regular file.
+///
+/// Each worker thread gets its own state from `init` (e.g. a reusable searcher), so `visit`
+/// needs no locking. Only regular files are visited (not directories, not symbolic links).
+/// Entries that cannot be read are skipped. The order of the result is not deterministic.
+///
+/// # Errors
+/// [`Cancelled`] when `cancel` fired before the walk finished.
+pub fn collect_files<S, T, I, F>(
+    builder: &WalkBuilder,
+    cancel: &CancellationToken,
+    init: I,
+    visit: F,
+) -> Result<Vec<T>, Cancelled>
+where
+    S: Send,
+    T: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, &DirEntry) -> Option<T> + Sync,
+{
+    let sink = Mutex::new(Vec::new());
+    let mut visitors = Builder { init: &init, visit: &visit, cancel, sink: &sink };
+    builder.build_parallel().visit(&mut visitors);
+    if cancel.is_cancelled() {
+        return Err(Cancelled);
+    }
+    let batches = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+    Ok(batches.into_iter().flatten().collect())
+}
+
+struct Builder<'a, T, I, F> {
+    init: &'a I,
+    visit: &'a F,
+    cancel: &'a CancellationToken,
+    sink: &'a Mutex<Vec<Vec<T>>>,
+}
+
+impl<'s, S, T, I, F> ParallelVisitorBuilder<'s> for Builder<'s, T, I, F>
+where
+    S: Send + 's,
+    T: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, &DirEntry) -> Option<T> + Sync,
+{
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor {
+            state: Some((self.init)()),
+            found: Vec::new(),
+            visit: self.visit,
+            cancel: self.cancel,
+            sink: self.sink,
+        })
+    }
+}
+
+struct Visitor<'a, S, T, F> {
+    // `Option` only so the state can be dropped before the results are handed over.
+    state: Option<S>,
+    found: Vec<T>,
+    visit: &'a F,
+    cancel: &'a CancellationToken,
+    sink: &'a Mutex<Vec<Vec<T>>>,
+}
+
+impl<S, T, F> ParallelVisitor for Visitor<'_, S, T, F>
+where
+    T: Send,
+    F: Fn(&mut S, &DirEntry) -> Option<T> + Sync,
+    S: Send,
+{
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.cancel.is_cancelled() {
+            return WalkState::Quit;
+        }
+        let Ok(entry) = entry else { return WalkState::Continue };
+        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            return WalkState::Continue;
+        }
+        if let Some(state) = self.state.as_mut() {
+            if let Some(item) = (self.visit)(state, &entry) {
+                self.found.push(item);
+            }
+        }
+        WalkState::Continue
+    }
+}
+
+impl<S, T, F> Drop for Visitor<'_, S, T, F> {
+    fn drop(&mut self) {
+        self.state = None;
+        let found = std::mem::take(&mut self.found);
+        if !found.is_empty() {
+            self.sink.lock().unwrap_or_else(PoisonError::into_inner).push(found);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::path::PathBuf;
+
+    fn names(root: &Path, config: WalkConfig) -> Vec<String> {
+        let builder = config.builder(root);
+        let mut found = collect_files(
+            &builder,
+            &CancellationToken::new(),
+            || (),
+            |_, entry| entry.path().strip_prefix(root).ok().map(|p| p.to_string_lossy().into_owned()),
+        )
+        .unwrap();
+        found.sort();
+        found
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            ("src/a.rs", "a"),
+            (".hidden/h.txt", "h"),
+            (".env", "e"),
+            ("node_modules/m.js", "m"),
+            ("docs/draft.md", "d"),
+            ("docs/guide.md", "g"),
+            (".git/HEAD", "ref"),
+            (".hg/store", "s"),
+        ] {
+            let file = root.join(path);
+            fs::create_dir_all(file.parent().unwrap()).unwrap();
+            fs::write(file, text).unwrap();
+        }
+        fs::write(root.join(".gitignore"), "node_modules/\n").unwrap();
+        fs::write(root.join("docs/.gitignore"), "draft.md\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn respects_ignore_files_includes_hidden_and_skips_vcs_folders() {
+        let dir = tree();
+        assert_eq!(
+            names(dir.path(), WalkConfig::default()),
+            [".env", ".gitignore", ".hidden/h.txt", "docs/.gitignore", "docs/guide.md", "src/a.rs"]
+        );
+    }
+
+    #[test]
+    fn can_ignore_the_ignore_files() {
+        let dir = tree();
+        let config = WalkConfig { respect_ignore_files: false, ..WalkConfig::default() };
+        assert_eq!(
+            names(dir.path(), config),
+            [
+                ".env",
+                ".gitignore",
+                ".hidden/h.txt",
+                "docs/.gitignore",
+                "docs/draft.md",
+                "docs/guide.md",
+                "node_modules/m.js",
+                "src/a.rs"
+            ]
+        );
+    }
+
+    #[test]
+    fn parent_ignore_files_apply_to_a_subfolder_walk() {
+        let dir = tree();
+        fs::create_dir_all(dir.path().join("node_modules/deep")).unwrap();
+        fs::write(dir.path().join("docs/x.md"), "x").unwrap();
+        assert_eq!(names(&dir.path().join("docs"), WalkConfig::default()), [".gitignore", "guide.md", "x.md"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_and_dangling_links_end_quietly() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/file.txt"), "hi").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("a/b/up")).unwrap();
+        std::os::unix::fs::symlink(root.join("missing"), root.join("a/dangling.txt")).unwrap();
+        assert_eq!(names(root, WalkConfig::default()), ["a/b/file.txt"]);
+    }
+
+    #[test]
+    fn a_file_root_is_walked_as_itself() {
+        let dir = tree();
+        let file: PathBuf = dir.path().join("src/a.rs");
+        let builder = WalkConfig::default().builder(&file);
+        let found = collect_files(&builder, &CancellationToken::new(), || (), |_, e| Some(e.path().to_path_buf()));
+        assert_eq!(found.unwrap(), [file]);
+    }
+
+    #[test]
+    fn a_cancelled_walk_says_so() {
+        let dir = tree();
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let builder = WalkConfig::default().builder(dir.path());
+        assert_eq!(collect_files(&builder, &cancel, || (), |_, _| Some(())), Err(Cancelled));
+    }
+
+    #[test]
+    fn per_thread_state_is_reused() {
+        let dir = tree();
+        let builder = WalkConfig { threads: 1, ..WalkConfig::default() }.builder(dir.path());
+        // With one worker, one state sees every file: the counter runs 1, 2, 3 …
+        let mut seen = collect_files(
+            &builder,
+            &CancellationToken::new(),
+            || 0usize,
+            |count, _| {
+                *count += 1;
+                Some(*count)
+            },
+        )
+        .unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, (1..=6).collect::<Vec<_>>());
+    }
+}
