@@ -173,10 +173,10 @@ where
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
             return WalkState::Continue;
         }
-        if let Some(state) = self.state.as_mut() {
-            if let Some(item) = (self.visit)(state, &entry) {
-                self.found.push(item);
-            }
+        if let Some(state) = self.state.as_mut()
+            && let Some(item) = (self.visit)(state, &entry)
+        {
+            self.found.push(item);
         }
         WalkState::Continue
     }
