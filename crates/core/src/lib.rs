@@ -66,6 +66,7 @@ pub mod path;
 pub mod permissions;
 pub mod result;
 pub mod schema;
+pub mod text;
 pub mod tool;
 pub mod validation;
 
