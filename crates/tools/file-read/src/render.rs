@@ -1,0 +1,151 @@
+//! Read's output → `tool_result` text, and Read's messages. The exact strings live here.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// A text file's lines as read (Claude Code's `{type: "text", file: {…}}` output).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextFile {
+    /// The path as the model gave it.
+    pub file_path: String,
+    /// The selected lines joined with `\n`.
+    pub content: String,
+    /// How many lines were selected.
+    pub num_lines: usize,
+    /// The first selected line's number (1-based).
+    pub start_line: u64,
+    /// Lines in the whole file.
+    pub total_lines: u64,
+    /// The `offset` asked for, if any (used to word the past-the-end warning).
+    #[serde(skip)]
+    pub requested_offset: Option<u64>,
+}
+
+/// What Read returns (the MCP `structuredContent`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ReadOutput {
+    /// A text file.
+    Text {
+        /// The lines read.
+        file: TextFile,
+    },
+}
+
+/// The result text: `N<TAB>line` for each line, or a warning when no line was selected.
+pub fn render(output: &ReadOutput) -> String {
+    match output {
+        ReadOutput::Text { file } => render_text(file),
+    }
+}
+
+fn render_text(file: &TextFile) -> String {
+    if file.num_lines == 0 {
+        return if file.total_lines == 0 {
+            "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>".to_owned()
+        } else {
+            format!(
+                "<system-reminder>Warning: the file exists but is shorter than the provided offset ({}). The file has {} lines.</system-reminder>",
+                file.requested_offset.unwrap_or(file.start_line),
+                file.total_lines
+            )
+        };
+    }
+    number_lines(file.content.split('\n'), file.start_line)
+}
+
+/// Numbers lines as Claude Code's Read does: the number, a TAB, the line.
+pub fn number_lines<'a>(lines: impl Iterator<Item = &'a str>, start_line: u64) -> String {
+    let mut out = String::new();
+    for (index, line) in lines.enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        let _ = write!(out, "{}\t{line}", start_line + index as u64);
+    }
+    out
+}
+
+/// Message for a path that does not exist.
+pub fn file_not_found(cwd: &str) -> String {
+    format!("File does not exist. Note: your current working directory is {cwd}.")
+}
+
+/// Message for a path that is a folder (Node's wording, which models know).
+pub fn is_directory(path: &str) -> String {
+    format!("EISDIR: illegal operation on a directory, read '{path}'")
+}
+
+/// Message for a file too large to read whole.
+pub fn too_large(size: u64, max: u64) -> String {
+    format!(
+        "File content ({}) exceeds maximum allowed size ({}). Read it in parts with offset and limit, or search it with Grep.",
+        format_file_size(size),
+        format_file_size(max)
+    )
+}
+
+/// Message for text too long for the model's budget.
+pub fn too_many_tokens(tokens: u64, max: u64) -> String {
+    format!(
+        "File content ({tokens} tokens) exceeds maximum allowed tokens ({max}). Read it in parts with offset and limit, or search it with Grep."
+    )
+}
+
+/// Message for a binary file.
+pub fn binary_file(path: &str) -> String {
+    format!(
+        "This tool cannot read binary files, and {path} holds binary data. Use a command or script that understands its format."
+    )
+}
+
+/// Message for a device that never ends or blocks.
+pub fn blocked_device(path: &str) -> String {
+    format!("Cannot read {path}: this device file blocks or never ends.")
+}
+
+/// A byte count as Claude Code's `formatFileSize` writes it: `N bytes` under 1 KiB, else one
+/// decimal (a trailing `.0` dropped) in KB, MB or GB of 1024.
+pub fn format_file_size(bytes: u64) -> String {
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let mut value = bytes as f64 / 1024.0;
+    for unit in ["KB", "MB"] {
+        if value < 1024.0 {
+            return format!("{}{unit}", one_decimal(value));
+        }
+        value /= 1024.0;
+    }
+    format!("{}GB", one_decimal(value))
+}
+
+/// One decimal, rounding halves up as JavaScript's `toFixed(1)` does (781.25 → 781.3).
+fn one_decimal(value: f64) -> String {
+    let text = format!("{:.1}", (value * 10.0).round() / 10.0);
+    text.strip_suffix(".0").map_or(text.clone(), str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_written_like_claude_code() {
+        assert_eq!(format_file_size(5), "5 bytes");
+        assert_eq!(format_file_size(1024), "1KB");
+        assert_eq!(format_file_size(256 * 1024), "256KB");
+        assert_eq!(format_file_size(353_894), "345.6KB");
+        assert_eq!(format_file_size(800_000), "781.3KB");
+        assert_eq!(format_file_size(3 * 1024 * 1024 + 1024 * 512), "3.5MB");
+        assert_eq!(format_file_size(2 * 1024 * 1024 * 1024), "2GB");
+    }
+
+    #[test]
+    fn lines_are_numbered_with_a_tab() {
+        assert_eq!(number_lines(["a", ""].into_iter(), 9), "9\ta\n10\t");
+    }
+}

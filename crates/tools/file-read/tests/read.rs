@@ -1,0 +1,278 @@
+//! Read on real files: Claude Code's recorded results (`cc-results-basic.json`) and the failure
+//! cases 018 (JSON-like text) and 020 (empty file, no final newline).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::path::Path;
+
+use agent_tools_core::ToolUseContext;
+use agent_tools_core::context::FileReadingLimits;
+use agent_tools_core::invoke::call_tool;
+use serde_json::{Value, json};
+
+async fn read_with(ctx: &ToolUseContext, input: Value) -> (String, bool) {
+    let done = call_tool(agent_tool_file_read::tool().as_ref(), "toolu_test", input, ctx).await;
+    (done.block.content.text(), done.block.is_error)
+}
+
+async fn read(cwd: &Path, input: Value) -> String {
+    let (text, is_error) = read_with(&ToolUseContext::new(cwd), input).await;
+    assert!(!is_error, "unexpected error: {text}");
+    text
+}
+
+async fn read_error(cwd: &Path, input: Value) -> String {
+    let (text, is_error) = read_with(&ToolUseContext::new(cwd), input).await;
+    assert!(is_error, "expected an error, got: {text}");
+    text
+}
+
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("small.txt"), "alpha\nbeta\ngamma\ndelta\nepsilon\n").unwrap();
+    let lines100: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+    fs::write(root.join("lines100.txt"), lines100).unwrap();
+    let lines2500: String = (1..=2500).map(|i| format!("row {i}\n")).collect();
+    fs::write(root.join("lines2500.txt"), lines2500).unwrap();
+    fs::write(root.join("long-line.txt"), format!("short first line\n{}\nlast line\n", "x".repeat(2500))).unwrap();
+    fs::write(root.join("empty.txt"), "").unwrap();
+    fs::write(
+        root.join("blob.bin"),
+        b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\xfe\x00\xff\x00",
+    )
+    .unwrap();
+    fs::write(root.join("plain-text.dat"), "plain text in a .dat file\n").unwrap();
+    fs::create_dir_all(root.join("proj/src")).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn oracle_basic_numbers_lines_with_a_tab_and_keeps_the_final_empty_line() {
+    let dir = fixture();
+    let path = dir.path().join("small.txt");
+    assert_eq!(
+        read(dir.path(), json!({"file_path": path})).await,
+        "1\talpha\n2\tbeta\n3\tgamma\n4\tdelta\n5\tepsilon\n6\t"
+    );
+}
+
+#[tokio::test]
+async fn oracle_offset_and_limit() {
+    let dir = fixture();
+    let path = dir.path().join("lines100.txt");
+    assert_eq!(
+        read(dir.path(), json!({"file_path": path, "offset": 10, "limit": 5})).await,
+        "10\tline 10\n11\tline 11\n12\tline 12\n13\tline 13\n14\tline 14"
+    );
+    // Numbers may arrive as strings.
+    assert_eq!(
+        read(dir.path(), json!({"file_path": path, "offset": "99", "limit": "5"})).await,
+        "99\tline 99\n100\tline 100\n101\t"
+    );
+}
+
+#[tokio::test]
+async fn oracle_offset_past_the_end_warns() {
+    let dir = fixture();
+    let path = dir.path().join("small.txt");
+    assert_eq!(
+        read(dir.path(), json!({"file_path": path, "offset": 50})).await,
+        "<system-reminder>Warning: the file exists but is shorter than the provided offset (50). The file has 6 lines.</system-reminder>"
+    );
+}
+
+#[tokio::test]
+async fn oracle_no_2000_line_cap_by_default() {
+    let dir = fixture();
+    let text = read(dir.path(), json!({"file_path": dir.path().join("lines2500.txt")})).await;
+    let expected: String = (1..=2500).map(|i| format!("{i}\trow {i}\n")).collect::<String>() + "2501\t";
+    assert_eq!(text, expected);
+}
+
+#[tokio::test]
+async fn oracle_long_lines_come_back_whole() {
+    let dir = fixture();
+    let text = read(dir.path(), json!({"file_path": dir.path().join("long-line.txt")})).await;
+    assert_eq!(text, format!("1\tshort first line\n2\t{}\n3\tlast line\n4\t", "x".repeat(2500)));
+}
+
+#[tokio::test]
+async fn oracle_empty_file_warns() {
+    let dir = fixture();
+    assert_eq!(
+        read(dir.path(), json!({"file_path": dir.path().join("empty.txt")})).await,
+        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+    );
+}
+
+#[tokio::test]
+async fn oracle_missing_file_names_the_working_directory() {
+    let dir = fixture();
+    assert_eq!(
+        read_error(dir.path(), json!({"file_path": dir.path().join("no-such-file.txt")})).await,
+        format!("File does not exist. Note: your current working directory is {}.", dir.path().display())
+    );
+}
+
+#[tokio::test]
+async fn oracle_directory_is_refused_with_eisdir() {
+    let dir = fixture();
+    let path = dir.path().join("proj/src");
+    assert_eq!(
+        read_error(dir.path(), json!({"file_path": path})).await,
+        format!("EISDIR: illegal operation on a directory, read '{}'", path.display())
+    );
+}
+
+#[tokio::test]
+async fn binary_content_is_refused_before_reading() {
+    let dir = fixture();
+    let path = dir.path().join("blob.bin");
+    let text = read_error(dir.path(), json!({"file_path": path})).await;
+    assert_eq!(
+        text,
+        format!(
+            "<tool_use_error>This tool cannot read binary files, and {} holds binary data. Use a command or script that understands its format.</tool_use_error>",
+            path.display()
+        )
+    );
+}
+
+#[tokio::test]
+async fn text_is_text_whatever_the_extension() {
+    // Claude Code refuses this file for its `.dat` name; its content is plain text.
+    let dir = fixture();
+    assert_eq!(
+        read(dir.path(), json!({"file_path": dir.path().join("plain-text.dat")})).await,
+        "1\tplain text in a .dat file\n2\t"
+    );
+}
+
+#[tokio::test]
+async fn oracle_relative_paths_resolve_against_the_working_directory() {
+    let dir = fixture();
+    assert_eq!(
+        read(dir.path(), json!({"file_path": "small.txt"})).await,
+        "1\talpha\n2\tbeta\n3\tgamma\n4\tdelta\n5\tepsilon\n6\t"
+    );
+    assert_eq!(read(&dir.path().join("proj"), json!({"file_path": "../small.txt", "limit": 1})).await, "1\talpha");
+}
+
+#[tokio::test]
+async fn case_018_json_like_text_comes_back_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("braces.txt"), "{}").unwrap();
+    fs::write(dir.path().join("mixed.txt"), "This file contains {} braces.\n[]\nnull\n{\"result\": 1}").unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": dir.path().join("braces.txt")})).await, "1\t{}");
+    assert_eq!(
+        read(dir.path(), json!({"file_path": dir.path().join("mixed.txt")})).await,
+        "1\tThis file contains {} braces.\n2\t[]\n3\tnull\n4\t{\"result\": 1}"
+    );
+}
+
+#[tokio::test]
+async fn case_020_empty_newline_only_and_no_final_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("newline.txt"), "\n").unwrap();
+    fs::write(dir.path().join("nofinal.txt"), "last line without newline").unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": dir.path().join("newline.txt")})).await, "1\t\n2\t");
+    assert_eq!(
+        read(dir.path(), json!({"file_path": dir.path().join("nofinal.txt")})).await,
+        "1\tlast line without newline"
+    );
+}
+
+#[tokio::test]
+async fn crlf_and_bom_are_normalised() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("crlf.txt"), "\u{feff}one\r\ntwo\r\n").unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": "crlf.txt"})).await, "1\tone\n2\ttwo\n3\t");
+}
+
+#[tokio::test]
+async fn large_files_need_a_limit_and_then_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let big: String = (1..=40_000).map(|i| format!("entry number {i:06}\n")).collect();
+    fs::write(dir.path().join("big.log"), &big).unwrap();
+    let text = read_error(dir.path(), json!({"file_path": "big.log"})).await;
+    assert_eq!(
+        text,
+        "File content (781.3KB) exceeds maximum allowed size (256KB). Read it in parts with offset and limit, or search it with Grep."
+    );
+    assert_eq!(
+        read(dir.path(), json!({"file_path": "big.log", "offset": 39_999, "limit": 5})).await,
+        "39999\tentry number 039999\n40000\tentry number 040000\n40001\t"
+    );
+}
+
+#[tokio::test]
+async fn too_many_tokens_is_an_error_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "word ".repeat(100)).unwrap();
+    let mut ctx = ToolUseContext::new(dir.path());
+    ctx.limits.file_reading = FileReadingLimits { max_tokens: Some(10), max_size_bytes: None };
+    let (text, is_error) = read_with(&ctx, json!({"file_path": "a.txt"})).await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "File content (125 tokens) exceeds maximum allowed tokens (10). Read it in parts with offset and limit, or search it with Grep."
+    );
+}
+
+#[tokio::test]
+async fn blocked_devices_are_refused_without_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = read_error(dir.path(), json!({"file_path": "/dev/zero"})).await;
+    assert_eq!(text, "<tool_use_error>Cannot read /dev/zero: this device file blocks or never ends.</tool_use_error>");
+}
+
+#[tokio::test]
+async fn reads_are_recorded_in_the_file_read_state() {
+    let dir = fixture();
+    let ctx = ToolUseContext::new(dir.path());
+    read_with(&ctx, json!({"file_path": "small.txt"})).await;
+    let stamp = ctx.read_file_state.get(&dir.path().join("small.txt")).expect("recorded");
+    assert_eq!(&*stamp.content, "alpha\nbeta\ngamma\ndelta\nepsilon\n");
+    assert!(stamp.is_full_read());
+    let mtime = fs::metadata(dir.path().join("small.txt")).unwrap().modified().unwrap();
+    assert_eq!(stamp.timestamp_ms, agent_tools_core::context::mtime_ms(Ok(mtime)));
+
+    read_with(&ctx, json!({"file_path": "lines100.txt", "offset": 2, "limit": 2})).await;
+    let partial = ctx.read_file_state.get(&dir.path().join("lines100.txt")).expect("recorded");
+    assert_eq!(&*partial.content, "line 2\nline 3");
+    assert_eq!((partial.offset, partial.limit), (Some(2), Some(2)));
+    assert!(!partial.is_full_read());
+    // A failed read records nothing.
+    read_with(&ctx, json!({"file_path": "missing.txt"})).await;
+    assert_eq!(ctx.read_file_state.len(), 2);
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_with_the_field_named() {
+    let dir = fixture();
+    let text = read_error(dir.path(), json!({"file_path": "small.txt", "limit": 0})).await;
+    assert_eq!(
+        text,
+        "<tool_use_error>InputValidationError: Read failed due to the following issue:\nThe parameter `limit` must be greater than 0, but it is 0</tool_use_error>"
+    );
+    let text = read_error(dir.path(), json!({"file_path": 5})).await;
+    assert_eq!(
+        text,
+        "<tool_use_error>InputValidationError: Read failed due to the following issue:\nThe parameter `file_path` type is expected as `string` but provided as `number`</tool_use_error>"
+    );
+}
+
+#[test]
+fn read_is_read_only_concurrency_safe_and_never_persisted() {
+    let tool = agent_tool_file_read::tool();
+    let parsed = tool.parse(json!({"file_path": "a"})).unwrap();
+    assert!(tool.is_read_only(&parsed) && tool.is_concurrency_safe(&parsed));
+    assert_eq!(tool.max_result_size_chars(), agent_tools_core::MaxResultSize::Unlimited);
+    assert_eq!(tool.get_path(&parsed).as_deref(), Some("a"));
+    let schema = tool.input_schema();
+    assert_eq!(schema["properties"]["limit"]["exclusiveMinimum"], 0);
+    assert_eq!(schema["properties"]["offset"]["minimum"], 0);
+    assert_eq!(schema["required"], json!(["file_path"]));
+}
