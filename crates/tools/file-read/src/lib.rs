@@ -140,12 +140,12 @@ impl ToolDef for ReadTool {
         if is_blocked_device(&path) {
             return ValidationResult::error(render::blocked_device(&input.file_path), 9);
         }
-        if let Ok(mut file) = std::fs::File::open(&path) {
-            if file.metadata().is_ok_and(|meta| meta.is_file()) {
-                let mut sample = Vec::with_capacity(SNIFF_BYTES);
-                if file.by_ref().take(SNIFF_BYTES as u64).read_to_end(&mut sample).is_ok() && looks_binary(&sample) {
-                    return ValidationResult::error(render::binary_file(&input.file_path), 4);
-                }
+        if let Ok(mut file) = std::fs::File::open(&path)
+            && file.metadata().is_ok_and(|meta| meta.is_file())
+        {
+            let mut sample = Vec::with_capacity(SNIFF_BYTES);
+            if file.by_ref().take(SNIFF_BYTES as u64).read_to_end(&mut sample).is_ok() && looks_binary(&sample) {
+                return ValidationResult::error(render::binary_file(&input.file_path), 4);
             }
         }
         ValidationResult::Ok
