@@ -1,1 +1,33 @@
-//! placeholder
+//! # agent-tools-host: the tool pool and the executor
+//!
+//! Composes the agent-tools tool crates the way Claude Code's `src/tools.ts` does, and runs turns
+//! of `tool_use` blocks the way its agent loop does.
+//!
+//! - Every tool crate is an optional dependency behind a Cargo feature of the same short name
+//!   (`file-read`, `glob`, `grep`, …); `default` enables all of them. A build with
+//!   `--no-default-features --features grep,glob` has a pool of exactly `[Glob, Grep]`.
+//! - [`pool`]: [`get_all_base_tools`], [`get_tools`], [`assemble_tool_pool`].
+//! - [`permissions`]: the permission decision for one call (rules, the tool's check, the mode).
+//! - [`executor`]: [`run_tool_use`] / [`run_tool_uses`] — find, parse, validate, permissions, call,
+//!   map — with Claude Code's error envelopes.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{ToolPermissionContext, ToolUseContext};
+//! use agent_tools_core::result::ToolUseBlock;
+//! use agent_tools_host::{HostConfig, assemble_tool_pool, run_tool_uses};
+//! let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
+//! let mut ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let calls = [ToolUseBlock { id: "toolu_1".into(), name: "Glob".into(), input: serde_json::json!({"pattern": "*.toml"}) }];
+//! for done in run_tool_uses(&pool, &calls, &mut ctx).await {
+//!     println!("{}", done.block.content.text());
+//! }
+//! # }
+//! ```
+
+pub mod executor;
+pub mod permissions;
+pub mod pool;
+
+pub use executor::{run_tool_use, run_tool_uses, tool_result_message};
+pub use pool::{HostConfig, assemble_tool_pool, filter_tools_by_deny_rules, get_all_base_tools, get_tools};

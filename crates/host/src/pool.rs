@@ -1,0 +1,97 @@
+//! The tool pool: which tools exist, which the session may use, and the order the model sees.
+//!
+//! Mirrors Claude Code's `src/tools.ts`: [`get_all_base_tools`] lists every compiled-in tool in a
+//! fixed order, [`get_tools`] applies simple mode, whole-tool deny rules and `is_enabled`, and
+//! [`assemble_tool_pool`] sorts built-ins by name, then MCP tools by name, built-ins first (so the
+//! prompt-cache prefix stays stable), keeping the first tool of any duplicate name.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
+use agent_tools_core::{Tool, tool_matches_name};
+
+/// Runtime switches for the pool (what Claude Code reads from its environment; the CLI fills this
+/// in, library code never reads the environment).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostConfig {
+    /// Simple mode (`--bare`, Claude Code's `CLAUDE_CODE_SIMPLE`): only Bash, Read and Edit.
+    pub simple: bool,
+    /// Glob skips files excluded by ignore files (default). Set to `true` for Claude Code's own
+    /// behaviour (it passes `--no-ignore` to its Glob).
+    pub glob_no_ignore: bool,
+}
+
+/// Tools that are added to a session elsewhere, never through [`get_tools`] (Claude Code's
+/// "special" tools).
+pub const SPECIAL_TOOLS: &[&str] = &["ListMcpResourcesTool", "ReadMcpResourceTool", "StructuredOutput"];
+
+/// The tools simple mode keeps.
+pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
+
+/// Every tool compiled into this build, in Claude Code's `getAllBaseTools` order.
+///
+/// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps prompt
+/// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
+/// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch,
+/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools.
+pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
+    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    #[cfg(feature = "glob")]
+    tools.push(agent_tool_glob::tool_with(agent_tool_glob::GlobConfig {
+        walk: agent_tool_glob::WalkConfig { respect_ignore_files: !config.glob_no_ignore, ..Default::default() },
+    }));
+    #[cfg(feature = "grep")]
+    tools.push(agent_tool_grep::tool());
+    #[cfg(feature = "file-read")]
+    tools.push(agent_tool_file_read::tool());
+    let _ = config;
+    tools
+}
+
+/// Whether a whole-tool deny rule removes this tool (content rules such as `Bash(rm:*)` never do).
+pub fn is_denied_as_a_whole(tool: &dyn Tool, permission_context: &ToolPermissionContext) -> bool {
+    permission_context.tool_wide_rule(tool, PermissionBehavior::Deny).is_some()
+}
+
+/// Removes the tools that a whole-tool deny rule names (Claude Code's `filterToolsByDenyRules`),
+/// including every tool of an MCP server denied by `mcp__server` or `mcp__server__*`.
+pub fn filter_tools_by_deny_rules(
+    tools: Vec<Arc<dyn Tool>>,
+    permission_context: &ToolPermissionContext,
+) -> Vec<Arc<dyn Tool>> {
+    tools.into_iter().filter(|tool| !is_denied_as_a_whole(tool.as_ref(), permission_context)).collect()
+}
+
+/// The built-in tools this session may use: simple mode, minus the special tools, minus tools a
+/// whole-tool deny rule names, minus disabled tools (Claude Code's `getTools`).
+pub fn get_tools(permission_context: &ToolPermissionContext, config: &HostConfig) -> Vec<Arc<dyn Tool>> {
+    let base = get_all_base_tools(config);
+    let tools: Vec<Arc<dyn Tool>> = if config.simple {
+        base.into_iter().filter(|tool| SIMPLE_MODE_TOOLS.contains(&tool.name())).collect()
+    } else {
+        base.into_iter().filter(|tool| !SPECIAL_TOOLS.contains(&tool.name())).collect()
+    };
+    filter_tools_by_deny_rules(tools, permission_context).into_iter().filter(|tool| tool.is_enabled()).collect()
+}
+
+/// The pool the model sees: built-ins sorted by name, then the allowed MCP tools sorted by name;
+/// the first tool of any duplicate name wins, so a built-in beats an MCP tool of the same name
+/// (Claude Code's `assembleToolPool`).
+pub fn assemble_tool_pool(
+    permission_context: &ToolPermissionContext,
+    mcp_tools: Vec<Arc<dyn Tool>>,
+    config: &HostConfig,
+) -> Vec<Arc<dyn Tool>> {
+    let mut built_ins = get_tools(permission_context, config);
+    built_ins.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut mcp = filter_tools_by_deny_rules(mcp_tools, permission_context);
+    mcp.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut seen = HashSet::new();
+    built_ins.into_iter().chain(mcp).filter(|tool| seen.insert(tool.name().to_owned())).collect()
+}
+
+/// Finds a tool in `pool` by name or alias (Claude Code's `findToolByName`).
+pub fn find_in_pool<'a>(pool: &'a [Arc<dyn Tool>], name: &str) -> Option<&'a Arc<dyn Tool>> {
+    pool.iter().find(|tool| tool_matches_name(tool.as_ref(), name))
+}

@@ -1,0 +1,111 @@
+//! Small tools for host tests, independent of which tool features are compiled in.
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult};
+use agent_tools_core::tool::McpInfo;
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+
+/// Input with one text field.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextInput {
+    /// Text.
+    pub text: String,
+}
+
+/// A configurable test tool.
+pub struct TestTool {
+    pub name: String,
+    pub mcp_server: Option<String>,
+    pub deny: bool,
+    pub change_cwd_to: Option<PathBuf>,
+}
+
+impl TestTool {
+    pub fn named(name: &str) -> Self {
+        Self { name: name.into(), mcp_server: None, deny: false, change_cwd_to: None }
+    }
+}
+
+pub fn tool(name: &str) -> Arc<dyn Tool> {
+    build_tool(TestTool::named(name))
+}
+
+pub fn mcp_tool(server: &str, name: &str) -> Arc<dyn Tool> {
+    build_tool(TestTool { mcp_server: Some(server.into()), ..TestTool::named(name) })
+}
+
+impl ToolDef for TestTool {
+    type Input = TextInput;
+    type Output = String;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn aliases(&self) -> &[&str] {
+        if self.name == "Echo" { &["OldEcho"] } else { &[] }
+    }
+
+    fn description(&self, _input: &TextInput) -> String {
+        self.name.clone()
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        format!("The {} test tool.", self.name)
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(1000)
+    }
+
+    fn is_mcp(&self) -> bool {
+        self.mcp_server.is_some()
+    }
+
+    fn mcp_info(&self) -> Option<McpInfo> {
+        self.mcp_server.as_ref().map(|server| McpInfo { server_name: server.clone(), tool_name: self.name.clone() })
+    }
+
+    async fn validate_input(&self, input: &TextInput, _ctx: &ToolUseContext) -> ValidationResult {
+        if input.text == "invalid" { ValidationResult::error("text may not be 'invalid'", 1) } else { ValidationResult::Ok }
+    }
+
+    async fn check_permissions(&self, _input: &TextInput, _ctx: &ToolUseContext) -> PermissionResult {
+        if self.deny {
+            PermissionResult::deny("the test tool refuses", PermissionDecisionReason::Other { reason: "test".into() })
+        } else {
+            PermissionResult::allow()
+        }
+    }
+
+    async fn call(&self, input: TextInput, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        if input.text == "fail" {
+            return Err(ToolError::failed("the call failed"));
+        }
+        let text = format!("{}: {} (cwd {})", self.name, input.text, ctx.cwd.display());
+        let result = ToolResult::new(text);
+        Ok(match &self.change_cwd_to {
+            Some(dir) => {
+                let dir = dir.clone();
+                result.with_context_modifier(move |mut ctx| {
+                    ctx.cwd = dir;
+                    ctx
+                })
+            }
+            None => result,
+        })
+    }
+
+    fn map_tool_result(&self, output: &String, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, output.clone())
+    }
+}

@@ -1,0 +1,96 @@
+//! Pool composition: features, deny rules, sorting, MCP tools.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+use agent_tools_host::{HostConfig, assemble_tool_pool, filter_tools_by_deny_rules, get_all_base_tools, get_tools};
+
+fn names(tools: &[std::sync::Arc<dyn agent_tools_core::Tool>]) -> Vec<String> {
+    tools.iter().map(|tool| tool.name().to_owned()).collect()
+}
+
+fn deny(rule: &str) -> ToolPermissionContext {
+    ToolPermissionContext::default().with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, rule)
+}
+
+/// The tools each feature contributes, in base order.
+fn compiled() -> Vec<&'static str> {
+    let mut expected = Vec::new();
+    if cfg!(feature = "glob") {
+        expected.push("Glob");
+    }
+    if cfg!(feature = "grep") {
+        expected.push("Grep");
+    }
+    if cfg!(feature = "file-read") {
+        expected.push("Read");
+    }
+    expected
+}
+
+#[test]
+fn base_tools_are_exactly_the_compiled_features_in_claude_codes_order() {
+    assert_eq!(names(&get_all_base_tools(&HostConfig::default())), compiled());
+}
+
+#[cfg(all(feature = "grep", feature = "glob", not(feature = "file-read")))]
+#[test]
+fn with_only_grep_and_glob_the_pool_is_exactly_glob_and_grep() {
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
+    assert_eq!(names(&pool), ["Glob", "Grep"]);
+}
+
+#[cfg(feature = "grep")]
+#[test]
+fn a_deny_rule_naming_grep_removes_grep() {
+    let tools = get_tools(&deny("Grep"), &HostConfig::default());
+    assert!(!names(&tools).contains(&"Grep".to_owned()));
+    assert_eq!(tools.len(), compiled().len() - 1);
+    // A content rule never removes the tool.
+    let tools = get_tools(&deny("Grep(secret/**)"), &HostConfig::default());
+    assert!(names(&tools).contains(&"Grep".to_owned()));
+}
+
+#[test]
+fn simple_mode_keeps_only_bash_read_and_edit() {
+    let config = HostConfig { simple: true, ..HostConfig::default() };
+    let expected: Vec<&str> = compiled().into_iter().filter(|name| ["Bash", "Read", "Edit"].contains(name)).collect();
+    assert_eq!(names(&get_tools(&ToolPermissionContext::default(), &config)), expected);
+}
+
+#[test]
+fn built_ins_come_first_sorted_then_mcp_tools_sorted() {
+    let mcp = vec![common::mcp_tool("srv", "mcp__srv__zeta"), common::mcp_tool("srv", "mcp__srv__alpha")];
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), mcp, &HostConfig::default());
+    let mut built_ins: Vec<String> = compiled().into_iter().map(str::to_owned).collect();
+    built_ins.sort();
+    let expected: Vec<String> = built_ins.into_iter().chain(["mcp__srv__alpha".into(), "mcp__srv__zeta".into()]).collect();
+    assert_eq!(names(&pool), expected);
+}
+
+#[test]
+fn an_mcp_tool_with_a_built_in_name_loses_to_the_built_in() {
+    let Some(first) = get_all_base_tools(&HostConfig::default()).into_iter().next() else { return };
+    let impostor = common::mcp_tool("evil", first.name());
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), vec![impostor], &HostConfig::default());
+    let same_name: Vec<_> = pool.iter().filter(|tool| tool.name() == first.name()).collect();
+    assert_eq!(same_name.len(), 1);
+    assert!(!same_name[0].is_mcp(), "the built-in must win");
+}
+
+#[test]
+fn server_wide_deny_rules_remove_every_tool_of_that_server() {
+    let tools = vec![
+        common::mcp_tool("github", "mcp__github__create_issue"),
+        common::mcp_tool("github", "mcp__github__list"),
+        common::mcp_tool("jira", "mcp__jira__list"),
+    ];
+    assert_eq!(names(&filter_tools_by_deny_rules(tools.clone(), &deny("mcp__github"))), ["mcp__jira__list"]);
+    assert_eq!(names(&filter_tools_by_deny_rules(tools.clone(), &deny("mcp__github__*"))), ["mcp__jira__list"]);
+    assert_eq!(
+        names(&filter_tools_by_deny_rules(tools, &deny("mcp__github__list"))),
+        ["mcp__github__create_issue", "mcp__jira__list"]
+    );
+}
