@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | `name` | [`ToolDef::name`] | [`Tool::name`] |
 //! | `aliases` | [`ToolDef::aliases`] | [`Tool::aliases`] |
+//! | (none: whole-tool flags for listings and MCP annotations) | [`ToolDef::flags`] | [`Tool::flags`] |
 //! | `searchHint` | [`ToolDef::search_hint`] | [`Tool::search_hint`] |
 //! | `inputSchema` (zod) | `ToolDef::Input: JsonSchema` | [`Tool::input_schema`] (cached) |
 //! | `inputJSONSchema` | [`ToolDef::input_json_schema`] | [`Tool::input_schema`] |
@@ -142,6 +143,36 @@ pub struct McpInfo {
     pub tool_name: String,
 }
 
+/// What a tool promises for **every** input: used where there is no input to look at (the
+/// `list` command, MCP tool annotations). The input-driven methods (`is_read_only(input)` …)
+/// still decide each call.
+///
+/// The default promises nothing: not read-only, not concurrency-safe, possibly destructive,
+/// possibly reaching outside the machine — the conservative reading MCP clients expect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolFlags {
+    /// Read-only for every input (MCP `readOnlyHint`).
+    pub read_only: bool,
+    /// Concurrency-safe for every input.
+    pub concurrency_safe: bool,
+    /// Destructive for some input (MCP `destructiveHint`).
+    pub destructive: bool,
+    /// Reaches the network or external processes for some input (MCP `openWorldHint`).
+    pub open_world: bool,
+}
+
+impl ToolFlags {
+    /// A tool that only reads local files: read-only, concurrency-safe, never destructive, local.
+    pub const LOCAL_READ_ONLY: Self =
+        Self { read_only: true, concurrency_safe: true, destructive: false, open_world: false };
+}
+
+impl Default for ToolFlags {
+    fn default() -> Self {
+        Self { read_only: false, concurrency_safe: false, destructive: true, open_world: true }
+    }
+}
+
 /// A function telling whether a permission-rule or hook pattern matches a call (e.g. whether
 /// `git *` from `Bash(git *)` covers this command).
 pub type PermissionMatcher = Box<dyn Fn(&str) -> bool + Send + Sync>;
@@ -250,6 +281,11 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
     /// Legacy names that still resolve to this tool.
     fn aliases(&self) -> &[&str] {
         &[]
+    }
+
+    /// What the tool promises for every input (default: nothing; see [`ToolFlags`]).
+    fn flags(&self) -> ToolFlags {
+        ToolFlags::default()
     }
 
     /// A 3–10 word capability phrase for ToolSearch.
@@ -431,6 +467,8 @@ pub trait Tool: Send + Sync {
     fn name(&self) -> &str;
     /// Legacy names that also resolve to this tool.
     fn aliases(&self) -> &[&str];
+    /// See [`ToolDef::flags`].
+    fn flags(&self) -> ToolFlags;
     /// A capability phrase for ToolSearch.
     fn search_hint(&self) -> Option<&str>;
     /// The input's JSON Schema, built once and cached.
@@ -581,6 +619,10 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
 
     fn aliases(&self) -> &[&str] {
         self.def.aliases()
+    }
+
+    fn flags(&self) -> ToolFlags {
+        self.def.flags()
     }
 
     fn search_hint(&self) -> Option<&str> {

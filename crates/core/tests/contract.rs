@@ -127,6 +127,9 @@ async fn a_minimal_tool_gets_every_fail_closed_default() {
     assert!(!tool.should_defer() && !tool.always_load() && !tool.strict());
     assert!(!tool.is_mcp() && tool.mcp_info().is_none());
     assert_eq!(tool.render_tool_use(&parsed), r#"{"text":"hi"}"#);
+    // Whole-tool flags promise nothing by default.
+    let flags = tool.flags();
+    assert!(!flags.read_only && !flags.concurrency_safe && flags.destructive && flags.open_world);
 }
 
 #[test]

@@ -115,6 +115,10 @@ impl ToolDef for ReadTool {
         true
     }
 
+    fn flags(&self) -> agent_tools_core::ToolFlags {
+        agent_tools_core::ToolFlags::LOCAL_READ_ONLY
+    }
+
     fn is_concurrency_safe(&self, _input: &ReadInput) -> bool {
         true
     }

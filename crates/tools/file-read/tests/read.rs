@@ -271,6 +271,7 @@ fn read_is_read_only_concurrency_safe_and_never_persisted() {
     assert!(tool.is_read_only(&parsed) && tool.is_concurrency_safe(&parsed));
     assert_eq!(tool.max_result_size_chars(), agent_tools_core::MaxResultSize::Unlimited);
     assert_eq!(tool.get_path(&parsed).as_deref(), Some("a"));
+    assert_eq!(tool.flags(), agent_tools_core::ToolFlags::LOCAL_READ_ONLY);
     let schema = tool.input_schema();
     assert_eq!(schema["properties"]["limit"]["exclusiveMinimum"], 0);
     assert_eq!(schema["properties"]["offset"]["minimum"], 0);

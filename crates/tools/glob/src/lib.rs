@@ -100,6 +100,10 @@ impl ToolDef for GlobTool {
         MaxResultSize::Chars(100_000)
     }
 
+    fn flags(&self) -> agent_tools_core::ToolFlags {
+        agent_tools_core::ToolFlags::LOCAL_READ_ONLY
+    }
+
     fn is_concurrency_safe(&self, _input: &GlobInput) -> bool {
         true
     }

@@ -278,4 +278,5 @@ fn glob_is_read_only_and_concurrency_safe() {
     assert!(tool.is_read_only(&parsed));
     assert!(tool.is_concurrency_safe(&parsed));
     assert_eq!(tool.name(), "Glob");
+    assert_eq!(tool.flags(), agent_tools_core::ToolFlags::LOCAL_READ_ONLY);
 }

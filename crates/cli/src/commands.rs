@@ -1,0 +1,118 @@
+//! The subcommands.
+
+use std::io::{Read as _, Write as _};
+use std::path::Path;
+use std::process::ExitCode;
+
+use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::{ContentPart, PromptOptions, ToolResultContent};
+use agent_tools_host::{run_tool_use, run_tool_uses, tool_result_message};
+use anyhow::{Context as _, bail};
+use serde_json::{Value, json};
+
+use crate::session::Session;
+
+fn first_line(text: &str) -> &str {
+    text.lines().find(|line| !line.trim().is_empty()).unwrap_or("").trim()
+}
+
+/// `list`: one line per tool, or the API `tools` array.
+pub(crate) fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode> {
+    let options = PromptOptions { tools: &session.pool, permission_context: Some(&session.ctx.permission_context) };
+    let mut out = std::io::stdout().lock();
+    if as_json {
+        let tools: Vec<Value> = session
+            .pool
+            .iter()
+            .map(|tool| {
+                json!({"name": tool.name(), "description": tool.prompt(&options), "input_schema": tool.input_schema()})
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &tools)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = session.pool.iter().map(|tool| tool.name().len()).max().unwrap_or(0);
+    for tool in &session.pool {
+        let flags = tool.flags();
+        writeln!(
+            out,
+            "{:<width$}  {:<9}  {:<10}  {}",
+            tool.name(),
+            if flags.read_only { "read-only" } else { "writes" },
+            if flags.concurrency_safe { "concurrent" } else { "serial" },
+            first_line(&tool.prompt(&options)),
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn content_text(content: &ToolResultContent) -> String {
+    match content {
+        ToolResultContent::Text(text) => text.clone(),
+        ToolResultContent::Parts(parts) => parts
+            .iter()
+            .map(|part| match part {
+                ContentPart::Text { text } => text.clone(),
+                ContentPart::Image { source } => {
+                    format!("[image: {}, {} bytes of base64]", source.media_type, source.data.len())
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// `call`: one call, its result text on stdout; exit status 1 for an error result.
+pub(crate) async fn call(session: &Session, tool: &str, input: &str) -> anyhow::Result<ExitCode> {
+    let input: Value = serde_json::from_str(input).context("the input is not valid JSON")?;
+    let block = ToolUseBlock { id: "toolu_cli".into(), name: tool.into(), input };
+    let done = run_tool_use(&session.pool, &block, &session.ctx).await;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", content_text(&done.block.content))?;
+    Ok(if done.block.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Pulls the `tool_use` blocks out of an assistant message, a Messages API response, or a bare
+/// array of blocks.
+fn tool_uses(turn: Value) -> anyhow::Result<Vec<ToolUseBlock>> {
+    let blocks = match turn {
+        Value::Array(blocks) => blocks,
+        Value::Object(mut message) => match message.remove("content") {
+            Some(Value::Array(blocks)) => blocks,
+            Some(Value::String(_)) => Vec::new(),
+            _ => bail!("expected an assistant message with a `content` array, or an array of tool_use blocks"),
+        },
+        _ => bail!("expected an assistant message with a `content` array, or an array of tool_use blocks"),
+    };
+    let mut uses = Vec::new();
+    for (index, block) in blocks.into_iter().enumerate() {
+        let kind = block.get("type").and_then(Value::as_str);
+        if kind.is_some_and(|kind| kind != "tool_use") {
+            continue;
+        }
+        let tool_use: ToolUseBlock =
+            serde_json::from_value(block).with_context(|| format!("content block {index} is not a valid tool_use"))?;
+        uses.push(tool_use);
+    }
+    Ok(uses)
+}
+
+/// `run`: the turn's `tool_use` blocks in, the user message with the `tool_result` blocks out.
+pub(crate) async fn run(session: &Session, file: &Path) -> anyhow::Result<ExitCode> {
+    let text = if file == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
+        text
+    } else {
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?
+    };
+    let turn: Value = serde_json::from_str(&text).context("the turn is not valid JSON")?;
+    let uses = tool_uses(turn)?;
+    let mut ctx = session.ctx.clone();
+    let done = run_tool_uses(&session.pool, &uses, &mut ctx).await;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &tool_result_message(&done))?;
+    writeln!(out)?;
+    Ok(ExitCode::SUCCESS)
+}
