@@ -1,1 +1,131 @@
-fn main() {}
+//! `cargo xtask <task>`: the project's automation.
+//!
+//! - `ci`: format check, clippy with warnings denied, the tidy checks, the whole test suite, and
+//!   the host's tests with only the `grep,glob` features (the pool must then be `[Glob, Grep]`).
+//! - `features`: builds each tool crate alone, and the host with no tool and with each single
+//!   tool feature, so no crate silently depends on another's features.
+//! - `tidy`: repository rules — every tool crate has a host feature of the same short name and
+//!   the reverse, and every tool crate has its own tests.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, bail, ensure};
+use serde_json::Value;
+
+fn main() -> anyhow::Result<()> {
+    let task = std::env::args().nth(1).unwrap_or_default();
+    let root = workspace_root()?;
+    std::env::set_current_dir(&root)?;
+    match task.as_str() {
+        "ci" => ci(),
+        "features" => features(),
+        "tidy" => tidy().map(|_| ()),
+        _ => {
+            eprintln!("usage: cargo xtask <ci|features|tidy>");
+            bail!("unknown task {task:?}")
+        }
+    }
+}
+
+fn workspace_root() -> anyhow::Result<PathBuf> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).context("xtask has no parent folder")
+}
+
+fn cargo(args: &[&str]) -> anyhow::Result<()> {
+    println!("\n$ cargo {}", args.join(" "));
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .status()
+        .with_context(|| format!("cannot run cargo {}", args.join(" ")))?;
+    ensure!(status.success(), "cargo {} failed ({status})", args.join(" "));
+    Ok(())
+}
+
+fn ci() -> anyhow::Result<()> {
+    cargo(&["fmt", "--all", "--", "--check"])?;
+    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    tidy()?;
+    cargo(&["test", "--workspace"])?;
+    cargo(&["test", "-p", "agent-tools-host", "--no-default-features", "--features", "grep,glob"])?;
+    println!("\nci: all checks passed");
+    Ok(())
+}
+
+/// Tool crates (`crates/tools/<short>` → package) and the host's features.
+struct Layout {
+    tools: Vec<(String, String)>,
+    host_features: Vec<String>,
+}
+
+fn layout() -> anyhow::Result<Layout> {
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()
+        .context("cannot run cargo metadata")?;
+    ensure!(output.status.success(), "cargo metadata failed");
+    let metadata: Value = serde_json::from_slice(&output.stdout)?;
+    let packages = metadata["packages"].as_array().context("no packages in cargo metadata")?;
+    let mut tools = Vec::new();
+    let mut host_features = Vec::new();
+    for package in packages {
+        let name = package["name"].as_str().unwrap_or_default().to_owned();
+        let manifest = package["manifest_path"].as_str().unwrap_or_default();
+        let dir = Path::new(manifest).parent().unwrap_or(Path::new(""));
+        if dir.parent().is_some_and(|parent| parent.ends_with("crates/tools")) {
+            let short = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+            tools.push((short, name.clone()));
+        }
+        if name == "agent-tools-host" {
+            if let Some(features) = package["features"].as_object() {
+                host_features = features.keys().filter(|f| *f != "default").cloned().collect();
+            }
+        }
+    }
+    tools.sort();
+    host_features.sort();
+    Ok(Layout { tools, host_features })
+}
+
+fn tidy() -> anyhow::Result<Layout> {
+    let layout = layout()?;
+    let mut problems = Vec::new();
+    for (short, package) in &layout.tools {
+        if package != &format!("agent-tool-{short}") {
+            problems.push(format!("crates/tools/{short} is package {package}, expected agent-tool-{short}"));
+        }
+        if !layout.host_features.contains(short) {
+            problems.push(format!("the host has no feature `{short}` for {package}"));
+        }
+        let tests = Path::new("crates/tools").join(short).join("tests");
+        if !tests.is_dir() {
+            problems.push(format!("{package} has no tests/ folder"));
+        }
+    }
+    for feature in &layout.host_features {
+        if !layout.tools.iter().any(|(short, _)| short == feature) {
+            problems.push(format!("host feature `{feature}` has no crate in crates/tools/{feature}"));
+        }
+    }
+    if !problems.is_empty() {
+        bail!("tidy found problems:\n  {}", problems.join("\n  "));
+    }
+    println!("tidy: {} tool crates, each with a host feature and tests", layout.tools.len());
+    Ok(layout)
+}
+
+fn features() -> anyhow::Result<()> {
+    let layout = tidy()?;
+    for (_, package) in &layout.tools {
+        cargo(&["build", "-p", package])?;
+    }
+    cargo(&["build", "-p", "agent-tools-host", "--no-default-features"])?;
+    for feature in &layout.host_features {
+        cargo(&["build", "-p", "agent-tools-host", "--no-default-features", "--features", feature])?;
+    }
+    println!("\nfeatures: {} tool crates alone, the host with each of {} features", layout.tools.len(), layout.host_features.len());
+    Ok(())
+}
