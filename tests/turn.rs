@@ -45,7 +45,10 @@ async fn the_example_turn_gives_results_in_order_with_clear_errors() {
     globbed.sort();
     assert_eq!(globbed, ["crates/core/Cargo.toml", "crates/host/Cargo.toml"]);
     assert_eq!(text(1), "crates/core/src/lib.rs:2:pub fn build_tool() {}");
-    assert_eq!(text(2), "1\t[workspace]\n2\tresolver = \"3\"\n3\tmembers = [\"crates/*\"]\n4\t\n5\t[workspace.package]");
+    assert_eq!(
+        text(2),
+        "1\t[workspace]\n2\tresolver = \"3\"\n3\tmembers = [\"crates/*\"]\n4\t\n5\t[workspace.package]"
+    );
     assert!(!is_error(0) && !is_error(1) && !is_error(2));
 
     // Bash is not in this pool yet: a clear error, not a crash.

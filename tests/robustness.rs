@@ -1,0 +1,164 @@
+//! No input a model can send makes a tool panic or hit an internal error: every tool in the pool
+//! gets a corpus of hostile inputs and a few hundred generated ones, and must answer each with a
+//! `tool_result` (a success or an error the model can read).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+
+use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::{ToolPermissionContext, ToolUseContext};
+use agent_tools_host::{HostConfig, assemble_tool_pool, run_tool_use};
+use serde_json::{Map, Value, json};
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const STRINGS: &[&str] = &[
+    "",
+    " ",
+    ".",
+    "..",
+    // Absolute roots stay small: a search of `/` is legitimate but walks the whole machine.
+    "/nonexistent-root/x",
+    "~",
+    "~/",
+    "../../../../etc/passwd",
+    "/dev/zero",
+    "/dev/urandom",
+    "/proc/self/fd/0",
+    "a.txt",
+    "dir",
+    "dir/",
+    "**",
+    "**/*",
+    "{",
+    "}",
+    "{a,b",
+    "[",
+    "[!",
+    "(",
+    "(?",
+    "\\",
+    "a{100000}",
+    "(a*)*b",
+    "\u{0}",
+    "line\nbreak",
+    "\u{feff}bom",
+    "日本語",
+    "💥",
+    "-e",
+    "--help",
+    "undefined",
+    "null",
+    "content",
+    "count",
+    "files_with_matches",
+    "true",
+    "false",
+    "-1",
+    "1e309",
+    "18446744073709551616",
+];
+
+fn scalar(rng: &mut Rng) -> Value {
+    match rng.below(9) {
+        0 => Value::Null,
+        1 => json!(rng.below(2) == 0),
+        2 => json!(rng.below(5) as i64 - 2),
+        3 => json!(u64::MAX),
+        4 => json!(i64::MIN),
+        5 => json!(1.5e300),
+        6 => json!(-0.5),
+        _ => json!(STRINGS[rng.below(STRINGS.len() as u64) as usize]),
+    }
+}
+
+fn value(rng: &mut Rng, depth: u32) -> Value {
+    if depth > 2 {
+        return scalar(rng);
+    }
+    match rng.below(8) {
+        0 => Value::Array((0..rng.below(3)).map(|_| value(rng, depth + 1)).collect()),
+        1 => {
+            let mut map = Map::new();
+            for i in 0..rng.below(3) {
+                map.insert(format!("k{i}"), value(rng, depth + 1));
+            }
+            Value::Object(map)
+        }
+        _ => scalar(rng),
+    }
+}
+
+/// An input built from the tool's own field names (so the parse often succeeds and the tool
+/// really runs), with hostile values, sometimes a field missing or an extra one.
+fn input_for(schema: &Value, rng: &mut Rng) -> Value {
+    let mut map = Map::new();
+    if let Some(properties) = schema["properties"].as_object() {
+        for (name, property) in properties {
+            if rng.below(4) == 0 {
+                continue;
+            }
+            let typed = match property["type"].as_str() {
+                Some("string") if rng.below(3) > 0 => json!(STRINGS[rng.below(STRINGS.len() as u64) as usize]),
+                Some("integer" | "number") if rng.below(3) > 0 => json!(rng.below(300) as i64 - 5),
+                Some("boolean") if rng.below(3) > 0 => json!(rng.below(2) == 0),
+                _ => value(rng, 0),
+            };
+            map.insert(name.clone(), typed);
+        }
+    }
+    if rng.below(10) == 0 {
+        map.insert("unexpected".into(), value(rng, 0));
+    }
+    Value::Object(map)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_inputs_never_panic_or_hit_an_internal_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("a.txt"), "alpha\nbeta\n").unwrap();
+    fs::create_dir(root.join("dir")).unwrap();
+    fs::write(root.join("dir/b.rs"), "fn main() {}\n").unwrap();
+    fs::write(root.join("bin.dat"), b"\x00\x01\x02\x03\xff\xfe\x00\x00").unwrap();
+
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
+    let ctx = ToolUseContext::new(root);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut calls = 0;
+    for tool in &pool {
+        let schema = tool.input_schema().clone();
+        let mut inputs: Vec<Value> =
+            vec![Value::Null, json!([]), json!("not json"), json!("{\"half\": "), json!({}), json!(42)];
+        inputs.extend((0..150).map(|_| input_for(&schema, &mut rng)));
+        inputs.extend((0..30).map(|_| value(&mut rng, 0)));
+        for input in inputs {
+            let block = ToolUseBlock { id: "toolu_fuzz".into(), name: tool.name().into(), input: input.clone() };
+            let done = run_tool_use(&pool, &block, &ctx).await;
+            calls += 1;
+            let text = done.block.content.text();
+            assert!(!text.contains("internal error"), "{} {input}: {text}", tool.name());
+            assert_eq!(done.block.tool_use_id, "toolu_fuzz");
+            // A NUL may only come back if the model sent one (echoed in a message), never from a file.
+            if !input.to_string().contains("\\u0000") {
+                assert!(!text.contains('\u{0}'), "{} {input}: raw NUL in the result", tool.name());
+            }
+        }
+    }
+    assert!(calls >= 3 * 186);
+}
