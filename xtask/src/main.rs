@@ -79,10 +79,10 @@ fn layout() -> anyhow::Result<Layout> {
             let short = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
             tools.push((short, name.clone()));
         }
-        if name == "agent-tools-host" {
-            if let Some(features) = package["features"].as_object() {
-                host_features = features.keys().filter(|f| *f != "default").cloned().collect();
-            }
+        if name == "agent-tools-host"
+            && let Some(features) = package["features"].as_object()
+        {
+            host_features = features.keys().filter(|f| *f != "default").cloned().collect();
         }
     }
     tools.sort();
@@ -126,6 +126,10 @@ fn features() -> anyhow::Result<()> {
     for feature in &layout.host_features {
         cargo(&["build", "-p", "agent-tools-host", "--no-default-features", "--features", feature])?;
     }
-    println!("\nfeatures: {} tool crates alone, the host with each of {} features", layout.tools.len(), layout.host_features.len());
+    println!(
+        "\nfeatures: {} tool crates alone, the host with each of {} features",
+        layout.tools.len(),
+        layout.host_features.len()
+    );
     Ok(())
 }

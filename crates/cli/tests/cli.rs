@@ -66,7 +66,10 @@ fn call_prints_the_result_and_exits_1_on_an_error_result() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         stdout(&output),
-        format!("File does not exist. Note: your current working directory is {}.\n", dir.path().canonicalize().unwrap().display())
+        format!(
+            "File does not exist. Note: your current working directory is {}.\n",
+            dir.path().canonicalize().unwrap().display()
+        )
     );
 
     let output = agent_tools(dir.path(), &["call", "Read", "{not json"]);

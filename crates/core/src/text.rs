@@ -45,6 +45,10 @@ const SIGNATURES: &[&[u8]] = &[
 /// ```
 pub fn looks_binary(sample: &[u8]) -> bool {
     let sample = &sample[..sample.len().min(SNIFF_BYTES)];
+    if utf16_bom(sample).is_some() {
+        // UTF-16 text is full of NUL bytes, but with a byte-order mark it is plainly text.
+        return false;
+    }
     if SIGNATURES.iter().any(|signature| {
         sample.starts_with(signature) && (*signature != b"BZh" || sample.get(3).is_some_and(u8::is_ascii_digit))
     }) {
@@ -58,6 +62,34 @@ pub fn looks_binary(sample: &[u8]) -> bool {
     let not_utf8 = invalid_utf8_bytes(sample);
     // Text with a stray NUL stays well under both bounds; binary data is far above one of them.
     control * 10 >= sample.len() * 3 || not_utf8 * 10 >= sample.len() * 3
+}
+
+/// A UTF-16 byte-order mark at the start of `bytes`: `Some(true)` for little-endian (`FF FE`),
+/// `Some(false)` for big-endian (`FE FF`).
+pub fn utf16_bom(bytes: &[u8]) -> Option<bool> {
+    if bytes.starts_with(&[0xFF, 0xFE]) {
+        Some(true)
+    } else if bytes.starts_with(&[0xFE, 0xFF]) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Decodes file bytes to text: UTF-16 (little- or big-endian) when it starts with a byte-order
+/// mark, otherwise UTF-8 without its byte-order mark. Undecodable bytes become U+FFFD.
+pub fn decode_lossy(bytes: &[u8]) -> String {
+    match utf16_bom(bytes) {
+        Some(little_endian) => {
+            let units = bytes[2..].chunks(2).map(|pair| match (pair, little_endian) {
+                ([low, high], true) => u16::from_le_bytes([*low, *high]),
+                ([high, low], false) => u16::from_be_bytes([*high, *low]),
+                _ => 0xFFFD,
+            });
+            char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+        }
+        None => String::from_utf8_lossy(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)).into_owned(),
+    }
 }
 
 /// Counts the bytes of `bytes` that are not part of valid UTF-8 (a sequence cut at the end of the
@@ -107,7 +139,23 @@ mod tests {
             })
             .collect();
         assert!(looks_binary(&noise));
-        // UTF-16 without a byte-order mark cannot be treated as text.
-        assert!(looks_binary(&"plain ascii".encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>()));
+        // UTF-16 without a byte-order mark cannot be treated as text; with one it is text.
+        let utf16: Vec<u8> = "plain ascii".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert!(looks_binary(&utf16));
+        assert!(!looks_binary(&[&[0xFF, 0xFE][..], &utf16].concat()));
+    }
+
+    #[test]
+    fn decodes_utf8_and_utf16_with_their_marks() {
+        assert_eq!(decode_lossy(b"\xef\xbb\xbfhi"), "hi");
+        assert_eq!(decode_lossy(b"caf\xe9"), "caf\u{fffd}");
+        let le: Vec<u8> =
+            [&[0xFF, 0xFE][..], &"h\u{e9}".encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>()].concat();
+        assert_eq!(decode_lossy(&le), "h\u{e9}");
+        let be: Vec<u8> =
+            [&[0xFE, 0xFF][..], &"ok".encode_utf16().flat_map(u16::to_be_bytes).collect::<Vec<u8>>()].concat();
+        assert_eq!(decode_lossy(&be), "ok");
+        // An odd trailing byte becomes a replacement character.
+        assert_eq!(decode_lossy(&[0xFF, 0xFE, b'a', 0, b'b']), "a\u{fffd}");
     }
 }

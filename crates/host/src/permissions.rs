@@ -95,9 +95,13 @@ pub async fn has_permissions_to_use_tool(
     match tool_says {
         PermissionResult::Allow { updated_input, .. } => PermissionDecision::Allow { updated_input },
         PermissionResult::Ask { message, .. } | PermissionResult::Passthrough { message, .. } => {
-            PermissionDecision::Ask { message: if message.is_empty() { needs_approval_message(tool.name()) } else { message } }
+            PermissionDecision::Ask {
+                message: if message.is_empty() { needs_approval_message(tool.name()) } else { message },
+            }
         }
-        PermissionResult::Deny { message, decision_reason } => PermissionDecision::Deny { message, reason: decision_reason },
+        PermissionResult::Deny { message, decision_reason } => {
+            PermissionDecision::Deny { message, reason: decision_reason }
+        }
     }
 }
 
@@ -105,16 +109,11 @@ pub async fn has_permissions_to_use_tool(
 /// prompt, turns it into a denial the model can read.
 pub fn resolve_ask(tool_name: &str, message: &str, permissions: &ToolPermissionContext) -> PermissionDecision {
     let reason = if permissions.mode == PermissionMode::DontAsk {
-        format!(
-            "Permission to use {tool_name} has been denied because the session runs in don't-ask mode. {message}"
-        )
+        format!("Permission to use {tool_name} has been denied because the session runs in don't-ask mode. {message}")
     } else {
         format!(
             "Permission to use {tool_name} has been denied: this call needs approval and no one is available to give it. {message}"
         )
     };
-    PermissionDecision::Deny {
-        message: reason,
-        reason: PermissionDecisionReason::Mode { mode: permissions.mode },
-    }
+    PermissionDecision::Deny { message: reason, reason: PermissionDecisionReason::Mode { mode: permissions.mode } }
 }

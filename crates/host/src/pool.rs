@@ -35,6 +35,8 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 /// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
 /// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch,
 /// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools.
+// One `push` per feature-gated tool reads better than a `vec!` full of `cfg`s.
+#[allow(clippy::vec_init_then_push)]
 pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     #[cfg(feature = "glob")]

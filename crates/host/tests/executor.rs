@@ -83,7 +83,10 @@ async fn a_whole_tool_deny_rule_wins_even_in_bypass_mode() {
     );
     permissions.mode = PermissionMode::BypassPermissions;
     let ctx = ctx_with(permissions);
-    assert_eq!(text_of(&ctx, "Echo", json!({"text": "x"})).await, ("Permission to use Echo has been denied.".into(), true));
+    assert_eq!(
+        text_of(&ctx, "Echo", json!({"text": "x"})).await,
+        ("Permission to use Echo has been denied.".into(), true)
+    );
 }
 
 #[tokio::test]

@@ -66,7 +66,8 @@ fn built_ins_come_first_sorted_then_mcp_tools_sorted() {
     let pool = assemble_tool_pool(&ToolPermissionContext::default(), mcp, &HostConfig::default());
     let mut built_ins: Vec<String> = compiled().into_iter().map(str::to_owned).collect();
     built_ins.sort();
-    let expected: Vec<String> = built_ins.into_iter().chain(["mcp__srv__alpha".into(), "mcp__srv__zeta".into()]).collect();
+    let expected: Vec<String> =
+        built_ins.into_iter().chain(["mcp__srv__alpha".into(), "mcp__srv__zeta".into()]).collect();
     assert_eq!(names(&pool), expected);
 }
 

@@ -76,7 +76,11 @@ impl ToolDef for TestTool {
     }
 
     async fn validate_input(&self, input: &TextInput, _ctx: &ToolUseContext) -> ValidationResult {
-        if input.text == "invalid" { ValidationResult::error("text may not be 'invalid'", 1) } else { ValidationResult::Ok }
+        if input.text == "invalid" {
+            ValidationResult::error("text may not be 'invalid'", 1)
+        } else {
+            ValidationResult::Ok
+        }
     }
 
     async fn check_permissions(&self, _input: &TextInput, _ctx: &ToolUseContext) -> PermissionResult {

@@ -73,7 +73,7 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
     if size <= max_size {
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         file.take(max_size.saturating_add(1)).read_to_end(&mut bytes)?;
-        let text = decode(&bytes);
+        let text = agent_tools_core::text::decode_lossy(&bytes);
         if text.is_empty() {
             return Ok(TextRange {
                 content: String::new(),
@@ -138,12 +138,6 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
         total_lines,
         whole_text: None,
     })
-}
-
-/// Decodes file bytes as UTF-8 (a byte-order mark removed; invalid bytes become U+FFFD).
-fn decode(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[cfg(test)]

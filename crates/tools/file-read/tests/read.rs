@@ -277,3 +277,15 @@ fn read_is_read_only_concurrency_safe_and_never_persisted() {
     assert_eq!(schema["properties"]["offset"]["minimum"], 0);
     assert_eq!(schema["required"], json!(["file_path"]));
 }
+
+#[tokio::test]
+async fn utf16_files_with_a_byte_order_mark_are_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16: Vec<u8> = [
+        &[0xFF, 0xFE][..],
+        &"caf\u{e9}\r\nline two\r\n".encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>(),
+    ]
+    .concat();
+    fs::write(dir.path().join("wide.txt"), utf16).unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": "wide.txt"})).await, "1\tcaf\u{e9}\n2\tline two\n3\t");
+}

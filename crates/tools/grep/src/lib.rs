@@ -1,1 +1,276 @@
-//! placeholder
+//! # agent-tool-grep: the Grep tool
+//!
+//! Searches file contents with a regular expression, as Claude Code's `Grep` tool does: the same
+//! name, input fields (`pattern`, `path`, `glob`, `type`, `output_mode`, `-A`/`-B`/`-C`/`context`,
+//! `-n`, `-i`, `-o`, `head_limit`, `offset`, `multiline`) and result texts. The three output
+//! modes are `files_with_matches` (the default: paths, most recently modified first), `content`
+//! (ripgrep's `path:line:text` lines with context) and `count` (`path:count`). Results are paged
+//! with `offset` and `head_limit` (250 by default, 0 for no limit).
+//!
+//! The search runs in process with ripgrep's own libraries (`grep-searcher`, `grep-regex`) over
+//! the walk Glob uses too (`agent-tools-walk`): `.gitignore` respected, hidden files searched,
+//! version-control folders skipped. Where this differs from Claude Code, on purpose:
+//!
+//! - an invalid regex, glob or file type is an error result saying what is wrong, never an empty
+//!   "no matches" (Claude Code's `rg` exit code 2 could end up looking like no matches);
+//! - a pattern with `\n` while `multiline` is off is an error telling the model to set it;
+//! - a text file with a stray NUL byte is searched as text (ripgrep calls it binary and shows
+//!   nothing); NUL bytes are shown as `\0`. Files that really are binary are skipped;
+//! - `content` output lists files in path order and `count` output too, so results are the same
+//!   from one run to the next.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let grep = agent_tool_grep::tool();
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let input = serde_json::json!({"pattern": "fn main", "output_mode": "content", "type": "rust"});
+//! let done = call_tool(grep.as_ref(), "toolu_1", input, &ctx).await;
+//! println!("{}", done.block.content.text());
+//! # }
+//! ```
+
+mod input;
+mod render;
+mod search;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agent_tools_core::path::display_relative;
+use agent_tools_core::tool::SearchOrRead;
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+pub use agent_tools_walk::WalkConfig;
+
+pub use crate::input::{DEFAULT_HEAD_LIMIT, GrepInput, OutputMode};
+use crate::render::LineStyle;
+pub use crate::render::{GrepOutput, MAX_LINE_BYTES};
+use crate::search::{Collect, FileHits, FilterError, Filters, Hits, PatternError, Request};
+
+/// The API name.
+pub const NAME: &str = "Grep";
+
+/// Grep's settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GrepConfig {
+    /// Which files the walk sees (by default: ignore files respected, hidden files included).
+    pub walk: WalkConfig,
+}
+
+/// The Grep tool definition.
+#[derive(Debug, Clone, Default)]
+pub struct GrepTool {
+    config: GrepConfig,
+}
+
+impl GrepTool {
+    /// A Grep tool with the given settings.
+    pub fn new(config: GrepConfig) -> Self {
+        Self { config }
+    }
+}
+
+/// Grep with default settings, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(GrepTool::default())
+}
+
+/// Grep with the given settings.
+pub fn tool_with(config: GrepConfig) -> Arc<dyn Tool> {
+    build_tool(GrepTool::new(config))
+}
+
+impl ToolDef for GrepTool {
+    type Input = GrepInput;
+    type Output = GrepOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("search file contents with regular expressions")
+    }
+
+    fn description(&self, input: &GrepInput) -> String {
+        match input.search_path() {
+            Some(path) => format!("Search for {} in {path}", input.pattern),
+            None => format!("Search for {}", input.pattern),
+        }
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(20_000)
+    }
+
+    fn strict(&self) -> bool {
+        true
+    }
+
+    fn flags(&self) -> agent_tools_core::ToolFlags {
+        agent_tools_core::ToolFlags::LOCAL_READ_ONLY
+    }
+
+    fn is_concurrency_safe(&self, _input: &GrepInput) -> bool {
+        true
+    }
+
+    fn is_read_only(&self, _input: &GrepInput) -> bool {
+        true
+    }
+
+    fn get_path(&self, input: &GrepInput) -> Option<String> {
+        input.search_path().map(str::to_owned)
+    }
+
+    fn is_search_or_read_command(&self, _input: &GrepInput) -> SearchOrRead {
+        SearchOrRead { is_search: true, ..Default::default() }
+    }
+
+    fn activity_description(&self, input: &GrepInput) -> Option<String> {
+        Some(format!("Searching for {}", input.pattern))
+    }
+
+    async fn validate_input(&self, input: &GrepInput, ctx: &ToolUseContext) -> ValidationResult {
+        if let Some(path) = input.search_path()
+            && std::fs::metadata(ctx.resolve_path(path)).is_err()
+        {
+            return ValidationResult::error(render::missing_path(path, &ctx.cwd.to_string_lossy()), 1);
+        }
+        ValidationResult::Ok
+    }
+
+    async fn call(&self, input: GrepInput, ctx: &ToolUseContext) -> Result<ToolResult<GrepOutput>, ToolError> {
+        let root = input.search_path().map_or_else(|| ctx.cwd.clone(), |path| ctx.resolve_path(path));
+        let mode = input.mode();
+        let multiline = input.multiline.unwrap_or(false);
+        let matcher =
+            search::compile(&input.pattern, input.case_insensitive.unwrap_or(false), multiline).map_err(|error| {
+                match error {
+                    PatternError::Invalid(message) => ToolError::failed(render::invalid_regex(&message)),
+                    PatternError::NeedsMultiline(message) => ToolError::failed(render::needs_multiline(&message)),
+                }
+            })?;
+        let filters = Filters::new(&root, input.glob_filter(), input.type_filter()).map_err(|error| match error {
+            FilterError::Glob(message) => ToolError::failed(render::invalid_glob(&message)),
+            FilterError::UnknownType(name) => ToolError::failed(render::unknown_type(&name)),
+        })?;
+        let (before, after) = input.context_lines();
+        let collect = match mode {
+            OutputMode::FilesWithMatches => Collect::Files,
+            OutputMode::Count => Collect::Counts,
+            OutputMode::Content => Collect::Lines,
+        };
+        // A file never contributes more than `offset + limit` shown lines, plus one to tell that
+        // the page was cut: reading further cannot change the result.
+        let line_cap = input
+            .limit()
+            .map(|limit| usize::try_from(input.skip().saturating_add(limit).saturating_add(1)).unwrap_or(usize::MAX));
+        let request = Request {
+            matcher,
+            multiline,
+            before: usize::try_from(before).unwrap_or(usize::MAX),
+            after: usize::try_from(after).unwrap_or(usize::MAX),
+            only_matching: input.only_matching(),
+            collect,
+            line_cap,
+        };
+        let single_file = !root.is_dir();
+        let walk = self.config.walk;
+        let cancel = ctx.cancel.clone();
+        let found = tokio::task::spawn_blocking(move || search::run(&root, &request, &filters, walk, &cancel))
+            .await
+            .map_err(|error| ToolError::internal(format!("grep worker failed: {error}")))?
+            .map_err(|_| ToolError::Cancelled)?;
+        Ok(ToolResult::new(assemble(found, &input, single_file, &ctx.cwd)))
+    }
+
+    fn map_tool_result(&self, output: &GrepOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, render::render(output))
+    }
+}
+
+/// Turns the files found into the output for the input's mode: sorted (newest first for
+/// `files_with_matches`, by path otherwise), paged with `offset`/`head_limit`, paths shown
+/// relative to `cwd` when inside it.
+fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd: &Path) -> GrepOutput {
+    let mode = input.mode();
+    let (limit, offset) = (input.limit(), input.skip());
+    let applied_offset = (offset > 0).then_some(offset);
+    match mode {
+        OutputMode::FilesWithMatches => {
+            found.sort_by(|a, b| {
+                b.modified
+                    .cmp(&a.modified)
+                    .then_with(|| a.path.as_os_str().as_encoded_bytes().cmp(b.path.as_os_str().as_encoded_bytes()))
+            });
+            let names: Vec<String> = found.iter().map(|file| display_relative(&file.path, cwd)).collect();
+            let (filenames, applied_limit) = search::page(names, limit, offset);
+            GrepOutput {
+                mode,
+                num_files: filenames.len(),
+                filenames,
+                content: None,
+                num_lines: None,
+                num_matches: None,
+                applied_limit,
+                applied_offset,
+            }
+        }
+        OutputMode::Count => {
+            let counts: Vec<(String, u64)> = found
+                .iter()
+                .filter_map(|file| match file.hits {
+                    Hits::Count(count) => Some((display_relative(&file.path, cwd), count)),
+                    _ => None,
+                })
+                .collect();
+            let (shown, applied_limit) = search::page(counts, limit, offset);
+            let lines: Vec<String> = shown.iter().map(|(path, count)| render::count_line(path, *count)).collect();
+            GrepOutput {
+                mode,
+                num_files: shown.len(),
+                filenames: Vec::new(),
+                content: Some(lines.join("\n")),
+                num_lines: None,
+                num_matches: Some(shown.iter().map(|(_, count)| count).sum()),
+                applied_limit,
+                applied_offset,
+            }
+        }
+        OutputMode::Content => {
+            let files: Vec<(String, &[search::Entry])> = found
+                .iter()
+                .filter_map(|file| match &file.hits {
+                    Hits::Lines(entries) => Some((display_relative(&file.path, cwd), entries.as_slice())),
+                    _ => None,
+                })
+                .collect();
+            let style = LineStyle {
+                show_path: !single_file,
+                show_numbers: input.show_line_numbers(),
+                separate_files: input.context_lines() != (0, 0),
+            };
+            let lines = render::content_lines(files.iter().map(|(path, entries)| (path.as_str(), *entries)), style);
+            let (shown, applied_limit) = search::page(lines, limit, offset);
+            GrepOutput {
+                mode,
+                num_files: 0,
+                filenames: Vec::new(),
+                num_lines: Some(shown.len()),
+                content: Some(shown.join("\n")),
+                num_matches: None,
+                applied_limit,
+                applied_offset,
+            }
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Grep's output → `tool_result` text. The exact strings live here.
+
+use serde::Serialize;
+
+use crate::input::OutputMode;
+use crate::search::Entry;
+
+/// Lines longer than this many bytes are replaced by a notice (ripgrep's `--max-columns 500`,
+/// as Claude Code runs it).
+pub const MAX_LINE_BYTES: usize = 500;
+
+/// What Grep found (the MCP `structuredContent`; field names as Claude Code's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrepOutput {
+    /// The output mode used.
+    pub mode: OutputMode,
+    /// Files listed (`files_with_matches`) or `path:count` entries shown (`count`); 0 for
+    /// `content`.
+    pub num_files: usize,
+    /// The listed files (`files_with_matches` only), relative to the working directory when
+    /// inside it, most recently modified first.
+    pub filenames: Vec<String>,
+    /// The shown lines joined with `\n` (`content` and `count`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// How many lines `content` holds (`content` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_lines: Option<usize>,
+    /// The sum of the shown counts (`count` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_matches: Option<u64>,
+    /// The page size, present only when the result was cut by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_limit: Option<u64>,
+    /// The number of entries skipped, present only when more than 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_offset: Option<u64>,
+}
+
+/// The text when `files_with_matches` finds nothing.
+pub const NO_FILES_FOUND: &str = "No files found";
+
+/// The text when `content` or `count` finds nothing.
+pub const NO_MATCHES_FOUND: &str = "No matches found";
+
+/// The line between two groups of lines that are not adjacent (ripgrep's context separator).
+pub const GROUP_SEPARATOR: &str = "--";
+
+/// The result text for an output.
+pub fn render(output: &GrepOutput) -> String {
+    let pagination = pagination(output.applied_limit, output.applied_offset);
+    match output.mode {
+        OutputMode::FilesWithMatches => {
+            if output.filenames.is_empty() {
+                return NO_FILES_FOUND.to_owned();
+            }
+            let noun = if output.num_files == 1 { "file" } else { "files" };
+            let mut text = format!("Found {} {noun}", output.num_files);
+            if let Some(pagination) = pagination {
+                text.push(' ');
+                text.push_str(&pagination);
+            }
+            for name in &output.filenames {
+                text.push('\n');
+                text.push_str(name);
+            }
+            text
+        }
+        OutputMode::Content => {
+            let mut text = match output.content.as_deref() {
+                Some(content) if !content.is_empty() => content.to_owned(),
+                _ => NO_MATCHES_FOUND.to_owned(),
+            };
+            if let Some(pagination) = pagination {
+                text.push_str(&format!("\n\n[Showing results with pagination = {pagination}]"));
+            }
+            text
+        }
+        OutputMode::Count => {
+            let body = match output.content.as_deref() {
+                Some(content) if !content.is_empty() => content,
+                _ => NO_MATCHES_FOUND,
+            };
+            let total = output.num_matches.unwrap_or(0);
+            let occurrences = if total == 1 { "occurrence" } else { "occurrences" };
+            let files = if output.num_files == 1 { "file" } else { "files" };
+            let mut text = format!("{body}\n\nFound {total} total {occurrences} across {} {files}.", output.num_files);
+            if let Some(pagination) = pagination {
+                text.push_str(&format!(" with pagination = {pagination}"));
+            }
+            text
+        }
+    }
+}
+
+/// `limit: N, offset: M`, with only the parts that apply; `None` when neither does.
+pub fn pagination(limit: Option<u64>, offset: Option<u64>) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(limit) = limit {
+        parts.push(format!("limit: {limit}"));
+    }
+    if let Some(offset) = offset.filter(|offset| *offset > 0) {
+        parts.push(format!("offset: {offset}"));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// How `content` lines are prefixed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineStyle {
+    /// Prefix each line with its file's path (off when a single file was searched).
+    pub show_path: bool,
+    /// Prefix each line with its line number.
+    pub show_numbers: bool,
+    /// Put a [`GROUP_SEPARATOR`] between files too (ripgrep does when context is requested).
+    pub separate_files: bool,
+}
+
+/// The `content` lines for files in order, ripgrep's no-heading format: `path:LINE:text` for
+/// matches, `path-LINE-text` for context, a [`GROUP_SEPARATOR`] between groups that are not
+/// adjacent.
+pub fn content_lines<'a>(files: impl IntoIterator<Item = (&'a str, &'a [Entry])>, style: LineStyle) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (path, entries) in files {
+        if style.separate_files && !lines.is_empty() {
+            lines.push(GROUP_SEPARATOR.to_owned());
+        }
+        for entry in entries {
+            let (line, text, is_match) = match entry {
+                Entry::Break => {
+                    lines.push(GROUP_SEPARATOR.to_owned());
+                    continue;
+                }
+                Entry::Match { line, text } => (*line, text, true),
+                Entry::Context { line, text } => (*line, text, false),
+            };
+            let mark = if is_match { ':' } else { '-' };
+            let mut out = String::new();
+            if style.show_path {
+                out.push_str(path);
+                out.push(mark);
+            }
+            if style.show_numbers {
+                out.push_str(&line.to_string());
+                out.push(mark);
+            }
+            out.push_str(&line_text(text, is_match));
+            lines.push(out);
+        }
+    }
+    lines
+}
+
+/// A line's text as shown: lossy UTF-8, each NUL byte as the two characters `\0`, or a notice
+/// in place of lines longer than [`MAX_LINE_BYTES`].
+pub fn line_text(text: &[u8], is_match: bool) -> String {
+    if text.len() > MAX_LINE_BYTES {
+        let kind = if is_match { "matching" } else { "context" };
+        return format!("[Omitted long {kind} line]");
+    }
+    String::from_utf8_lossy(text).replace('\0', "\\0")
+}
+
+/// One `count` entry: `path:N`.
+pub fn count_line(path: &str, count: u64) -> String {
+    format!("{path}:{count}")
+}
+
+/// The validation message for a `path` that does not exist.
+pub fn missing_path(path: &str, cwd: &str) -> String {
+    format!("Path does not exist: {path}. Note: your current working directory is {cwd}.")
+}
+
+/// The error for a pattern that is not a valid regular expression.
+pub fn invalid_regex(error: &str) -> String {
+    format!(
+        "Search failed — the pattern is not a valid regular expression:\n{error}\n\
+         (Patterns use Rust regex syntax: escape `(`, `)`, `[`, `{{`, `}}`, `.`, `*`, `+`, `?`, `|` with `\\` to match them literally.)"
+    )
+}
+
+/// The error for a pattern with a literal line break while `multiline` is off.
+pub fn needs_multiline(error: &str) -> String {
+    format!(
+        "Search failed — the pattern contains a line break, which can only match with `multiline: true`. \
+         Set `multiline: true` to match across lines.\n({error})"
+    )
+}
+
+/// The error for a `glob` that is not a valid glob.
+pub fn invalid_glob(error: &str) -> String {
+    format!("Search failed — the `glob` filter is not a valid glob: {error}")
+}
+
+/// The error for an unknown `type`.
+pub fn unknown_type(name: &str) -> String {
+    format!(
+        "Search failed — `{name}` is not a known file type. Use a ripgrep type name such as rust, py, js, ts, \
+         go, java, c, cpp, md, json or yaml, or filter by file name with `glob` instead."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(names: &[&str], limit: Option<u64>, offset: Option<u64>) -> GrepOutput {
+        GrepOutput {
+            mode: OutputMode::FilesWithMatches,
+            num_files: names.len(),
+            filenames: names.iter().map(|s| s.to_string()).collect(),
+            content: None,
+            num_lines: None,
+            num_matches: None,
+            applied_limit: limit,
+            applied_offset: offset,
+        }
+    }
+
+    fn counts(lines: &[&str], total: u64, limit: Option<u64>, offset: Option<u64>) -> GrepOutput {
+        GrepOutput {
+            mode: OutputMode::Count,
+            num_files: lines.len(),
+            filenames: Vec::new(),
+            content: Some(lines.join("\n")),
+            num_lines: None,
+            num_matches: Some(total),
+            applied_limit: limit,
+            applied_offset: offset,
+        }
+    }
+
+    #[test]
+    fn files_with_matches_header_and_pagination() {
+        assert_eq!(render(&files(&[], None, None)), "No files found");
+        assert_eq!(render(&files(&["a"], None, None)), "Found 1 file\na");
+        assert_eq!(render(&files(&["a", "b"], Some(2), Some(1))), "Found 2 files limit: 2, offset: 1\na\nb");
+        assert_eq!(render(&files(&["a", "b"], None, Some(3))), "Found 2 files offset: 3\na\nb");
+    }
+
+    #[test]
+    fn count_summary_singular_and_plural() {
+        assert_eq!(
+            render(&counts(&[], 0, None, None)),
+            "No matches found\n\nFound 0 total occurrences across 0 files."
+        );
+        assert_eq!(render(&counts(&["a:1"], 1, None, None)), "a:1\n\nFound 1 total occurrence across 1 file.");
+        assert_eq!(
+            render(&counts(&["a:2"], 2, Some(1), None)),
+            "a:2\n\nFound 2 total occurrences across 1 file. with pagination = limit: 1"
+        );
+    }
+
+    #[test]
+    fn content_pagination_suffix() {
+        let output = GrepOutput {
+            mode: OutputMode::Content,
+            num_files: 0,
+            filenames: Vec::new(),
+            content: Some("a:1:x".into()),
+            num_lines: Some(1),
+            num_matches: None,
+            applied_limit: None,
+            applied_offset: Some(1),
+        };
+        assert_eq!(render(&output), "a:1:x\n\n[Showing results with pagination = offset: 1]");
+    }
+
+    #[test]
+    fn lines_are_prefixed_like_ripgrep() {
+        let entries = vec![
+            Entry::Context { line: 1, text: b"k-2-v".to_vec() },
+            Entry::Match { line: 2, text: b"MATCHX".to_vec() },
+            Entry::Break,
+            Entry::Match { line: 9, text: b"a\0b".to_vec() },
+        ];
+        let style = LineStyle { show_path: true, show_numbers: true, separate_files: true };
+        assert_eq!(
+            content_lines([("a-1.txt", entries.as_slice()), ("b", entries[1..2].as_ref())], style),
+            ["a-1.txt-1-k-2-v", "a-1.txt:2:MATCHX", "--", "a-1.txt:9:a\\0b", "--", "b:2:MATCHX"]
+        );
+        let bare = LineStyle { show_path: false, show_numbers: false, separate_files: false };
+        assert_eq!(content_lines([("a", &entries[..2])], bare), ["k-2-v", "MATCHX"]);
+    }
+
+    #[test]
+    fn long_lines_are_omitted() {
+        assert_eq!(line_text(&[b'x'; 501], true), "[Omitted long matching line]");
+        assert_eq!(line_text(&[b'x'; 501], false), "[Omitted long context line]");
+        assert_eq!(line_text(&[b'x'; 500], true).len(), 500);
+    }
+}
