@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::context::ToolUseContext;
 use crate::error::ToolError;
-use crate::input::InputError;
+use crate::input::{InputError, ParsedInput};
 use crate::result::{ContextModifier, Message, ToolResult, ToolResultBlock, ToolResultContent};
 use crate::tool::{CallOutput, StructuredData, Tool};
 use crate::validation::ValidationResult;
@@ -118,22 +118,36 @@ impl Invocation {
     }
 }
 
+/// The stages every call goes through before anything may run: strict parse, then
+/// `validate_input` with a context whose `tool_use_id` is set. Returns the parsed input and that
+/// context, or the finished (refused) invocation with Claude Code's envelope.
+///
+/// # Errors
+/// The refused [`Invocation`] for input that does not parse or does not validate.
+pub async fn parse_and_validate(
+    tool: &dyn Tool,
+    tool_use_id: &str,
+    input: Value,
+    ctx: &ToolUseContext,
+) -> Result<(ParsedInput, ToolUseContext), Invocation> {
+    let parsed = tool.parse(input).map_err(|error| Invocation::refused(input_error_result(tool_use_id, &error)))?;
+    let mut ctx = ctx.clone();
+    ctx.tool_use_id = Some(tool_use_id.to_owned());
+    if let ValidationResult::Error { message, .. } = tool.validate_input(&parsed, &ctx).await {
+        return Err(Invocation::refused(validation_error_result(tool_use_id, &message)));
+    }
+    Ok((parsed, ctx))
+}
+
 /// Runs one call without permission checks: strict parse → `validate_input` → `call` → mapping.
 ///
 /// `ctx.tool_use_id` is set to `tool_use_id` for the call. Every failure comes back as an error
 /// block in Claude Code's envelope; nothing panics.
 pub async fn call_tool(tool: &dyn Tool, tool_use_id: &str, input: Value, ctx: &ToolUseContext) -> Invocation {
-    let parsed = match tool.parse(input) {
-        Ok(parsed) => parsed,
-        Err(error) => return Invocation::refused(input_error_result(tool_use_id, &error)),
-    };
-    let mut ctx = ctx.clone();
-    ctx.tool_use_id = Some(tool_use_id.to_owned());
-    if let ValidationResult::Error { message, .. } = tool.validate_input(&parsed, &ctx).await {
-        return Invocation::refused(validation_error_result(tool_use_id, &message));
+    match parse_and_validate(tool, tool_use_id, input, ctx).await {
+        Ok((parsed, ctx)) => Invocation::from_call(tool_use_id, tool.name(), tool.call(parsed, &ctx).await),
+        Err(refused) => refused,
     }
-    let outcome = tool.call(parsed, &ctx).await;
-    Invocation::from_call(tool_use_id, tool.name(), outcome)
 }
 
 #[cfg(test)]

@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::invoke::{Invocation, input_error_result, unknown_tool_result, validation_error_result};
+use agent_tools_core::invoke::{Invocation, input_error_result, parse_and_validate, unknown_tool_result};
 use agent_tools_core::result::{ContentBlock, Message, ToolUseBlock};
-use agent_tools_core::{Tool, ToolResultBlock, ToolUseContext, ValidationResult};
+use agent_tools_core::{Tool, ToolResultBlock, ToolUseContext};
 
 use crate::permissions::{PermissionDecision, has_permissions_to_use_tool, resolve_ask};
 use crate::pool::find_in_pool;
@@ -32,15 +32,10 @@ pub async fn run_tool_use(pool: &[Arc<dyn Tool>], tool_use: &ToolUseBlock, ctx: 
     if ctx.cancel.is_cancelled() {
         return Invocation::refused(ToolResultBlock::error(id, CANCEL_MESSAGE));
     }
-    let parsed = match tool.parse(tool_use.input.clone()) {
-        Ok(parsed) => parsed,
-        Err(error) => return Invocation::refused(input_error_result(id, &error)),
+    let (parsed, call_ctx) = match parse_and_validate(tool, id, tool_use.input.clone(), ctx).await {
+        Ok(prepared) => prepared,
+        Err(refused) => return refused,
     };
-    let mut call_ctx = ctx.clone();
-    call_ctx.tool_use_id = Some(id.to_owned());
-    if let ValidationResult::Error { message, .. } = tool.validate_input(&parsed, &call_ctx).await {
-        return Invocation::refused(validation_error_result(id, &message));
-    }
     let decision = match has_permissions_to_use_tool(tool, &parsed, &call_ctx).await {
         PermissionDecision::Ask { message } => resolve_ask(tool.name(), &message, &call_ctx.permission_context),
         other => other,

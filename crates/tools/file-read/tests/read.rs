@@ -8,43 +8,23 @@ use std::path::Path;
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::context::FileReadingLimits;
-use agent_tools_core::invoke::call_tool;
 use serde_json::{Value, json};
 
 async fn read_with(ctx: &ToolUseContext, input: Value) -> (String, bool) {
-    let done = call_tool(agent_tool_file_read::tool().as_ref(), "toolu_test", input, ctx).await;
-    (done.block.content.text(), done.block.is_error)
+    agent_tools_testkit::run(agent_tool_file_read::tool().as_ref(), ctx, input).await
 }
 
 async fn read(cwd: &Path, input: Value) -> String {
-    let (text, is_error) = read_with(&ToolUseContext::new(cwd), input).await;
-    assert!(!is_error, "unexpected error: {text}");
-    text
+    agent_tools_testkit::ok(agent_tool_file_read::tool().as_ref(), cwd, input).await
 }
 
 async fn read_error(cwd: &Path, input: Value) -> String {
-    let (text, is_error) = read_with(&ToolUseContext::new(cwd), input).await;
-    assert!(is_error, "expected an error, got: {text}");
-    text
+    agent_tools_testkit::err(agent_tool_file_read::tool().as_ref(), cwd, input).await
 }
 
 fn fixture() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    fs::write(root.join("small.txt"), "alpha\nbeta\ngamma\ndelta\nepsilon\n").unwrap();
-    let lines100: String = (1..=100).map(|i| format!("line {i}\n")).collect();
-    fs::write(root.join("lines100.txt"), lines100).unwrap();
-    let lines2500: String = (1..=2500).map(|i| format!("row {i}\n")).collect();
-    fs::write(root.join("lines2500.txt"), lines2500).unwrap();
-    fs::write(root.join("long-line.txt"), format!("short first line\n{}\nlast line\n", "x".repeat(2500))).unwrap();
-    fs::write(root.join("empty.txt"), "").unwrap();
-    fs::write(
-        root.join("blob.bin"),
-        b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\xfe\x00\xff\x00",
-    )
-    .unwrap();
-    fs::write(root.join("plain-text.dat"), "plain text in a .dat file\n").unwrap();
-    fs::create_dir_all(root.join("proj/src")).unwrap();
+    let dir = agent_tools_testkit::oracle_fixture();
+    fs::create_dir_all(dir.path().join("proj/src")).unwrap();
     dir
 }
 

@@ -10,49 +10,11 @@ use agent_tool_glob::{GlobConfig, WalkConfig};
 use agent_tools_core::context::GlobLimits;
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::{Tool, ToolUseContext};
-use filetime::{FileTime, set_file_mtime};
+use agent_tools_testkit::{oracle_fixture, run, write};
 use serde_json::{Value, json};
 
-fn write(root: &Path, path: &str, text: &str) {
-    let file = root.join(path);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(file, text).unwrap();
-}
-
-fn touch(root: &Path, path: &str, unix_seconds: i64) {
-    set_file_mtime(root.join(path), FileTime::from_unix_time(unix_seconds, 0)).unwrap();
-}
-
-/// The oracle's fixture: the `proj` tree with mtimes a minute apart (README.md oldest) and 120
-/// empty files in `many/` a second apart.
-fn oracle_fixture() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let files = [
-        ("proj/README.md", "# Proj\nA helper project.\n"),
-        ("proj/docs/guide.md", "# Guide\n\nUse `helper()` here.\nTODO: more docs\n"),
-        ("proj/scripts/run.py", "def main():\n    print('hello')  # TODO\n"),
-        ("proj/scripts/util.py", "import os\n\ndef helper():\n    return os.getcwd()\n"),
-        ("proj/src/lib.rs", "// TODO: document\npub struct Foo {\n    a: i32,\n    b: i32,\n}\n"),
-        ("proj/src/main.rs", "fn main() {\n    helper();\n}\n"),
-        ("proj/src/util/mod.rs", "pub fn util_fn() -> u32 {\n    42\n}\n"),
-    ];
-    for (i, (path, text)) in files.iter().enumerate() {
-        write(root, path, text);
-        touch(root, path, 1_704_067_200 + 60 * i as i64);
-    }
-    for i in 1..=120 {
-        let path = format!("many/f{i:03}.txt");
-        write(root, &path, "");
-        touch(root, &path, 1_706_745_600 + i);
-    }
-    dir
-}
-
 async fn glob_in(tool: &dyn Tool, cwd: &Path, input: Value) -> (String, bool) {
-    let ctx = ToolUseContext::new(cwd);
-    let done = call_tool(tool, "toolu_test", input, &ctx).await;
-    (done.block.content.text(), done.block.is_error)
+    run(tool, &ToolUseContext::new(cwd), input).await
 }
 
 async fn glob(cwd: &Path, input: Value) -> String {

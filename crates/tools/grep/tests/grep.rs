@@ -10,39 +10,12 @@ use std::path::Path;
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::tool::MaxResultSize;
 use agent_tools_core::{Tool, ToolUseContext};
-use filetime::{FileTime, set_file_mtime};
+use agent_tools_testkit::{touch, write};
 use serde_json::{Value, json};
 
-fn write(root: &Path, path: &str, bytes: impl AsRef<[u8]>) {
-    let file = root.join(path);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(file, bytes).unwrap();
-}
-
-fn touch(root: &Path, path: &str, unix_seconds: i64) {
-    set_file_mtime(root.join(path), FileTime::from_unix_time(unix_seconds, 0)).unwrap();
-}
-
-/// The oracle's fixture (`gen_cases_basic.py`): the `proj` tree with mtimes a minute apart
-/// (README.md oldest, mod.rs newest) and `long-line.txt`.
+/// The oracle fixture (shared by every tool crate's tests).
 fn oracle_fixture() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let files = [
-        ("proj/README.md", "# Proj\nA helper project.\n"),
-        ("proj/docs/guide.md", "# Guide\n\nUse `helper()` here.\nTODO: more docs\n"),
-        ("proj/scripts/run.py", "def main():\n    print('hello')  # TODO\n\nif __name__ == '__main__':\n    main()\n"),
-        ("proj/scripts/util.py", "import os\n\ndef helper():\n    return os.getcwd()\n"),
-        ("proj/src/lib.rs", "// TODO: document\npub struct Foo {\n    a: i32,\n    b: i32,\n}\n\npub fn helper() {}\n"),
-        ("proj/src/main.rs", "fn main() {\n    println!(\"Hello\");\n    helper();\n}\n"),
-        ("proj/src/util/mod.rs", "pub fn util_fn() -> u32 {\n    42\n}\n// todo lower\n"),
-    ];
-    for (i, (path, text)) in files.iter().enumerate() {
-        write(root, path, text);
-        touch(root, path, 1_704_067_200 + 60 * i as i64);
-    }
-    write(root, "long-line.txt", format!("short first line\n{}\nlast line\n", "x".repeat(2500)));
-    dir
+    agent_tools_testkit::oracle_fixture()
 }
 
 /// Runs Grep with the working directory `cwd`; returns the result text and whether it is an error.
@@ -51,8 +24,7 @@ async fn run(cwd: &Path, input: Value) -> (String, bool) {
 }
 
 async fn run_with(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> (String, bool) {
-    let done = call_tool(tool, "toolu_test", input, ctx).await;
-    (done.block.content.text(), done.block.is_error)
+    agent_tools_testkit::run(tool, ctx, input).await
 }
 
 /// Runs Grep and expects a successful result.

@@ -1,0 +1,141 @@
+//! Test support shared by the agent-tools crates (a dev-dependency only).
+//!
+//! - [`oracle_fixture`]: the folder Claude Code's recorded results were taken in
+//!   (`shared/peer/gen_cases_basic.py`), rebuilt in a temporary directory, so each tool crate can
+//!   assert the recorded texts on the same files;
+//! - [`write`] / [`touch`]: create files and set their modification times;
+//! - [`run`]: one call through the contract, returning the result text and whether it is an
+//!   error.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::path::Path;
+
+use agent_tools_core::invoke::call_tool;
+use agent_tools_core::{Tool, ToolUseContext};
+use filetime::{FileTime, set_file_mtime};
+use serde_json::Value;
+
+/// Writes `bytes` to `root/path`, creating folders as needed.
+pub fn write(root: &Path, path: &str, bytes: impl AsRef<[u8]>) {
+    let file = root.join(path);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(file, bytes).unwrap();
+}
+
+/// Sets the modification time of `root/path` (seconds since the Unix epoch).
+pub fn touch(root: &Path, path: &str, unix_seconds: i64) {
+    set_file_mtime(root.join(path), FileTime::from_unix_time(unix_seconds, 0)).unwrap();
+}
+
+/// The `proj` tree of the oracle fixture, in mtime order (oldest first).
+pub const PROJ_FILES: &[(&str, &str)] = &[
+    ("proj/README.md", "# Proj\nA helper project.\n"),
+    ("proj/docs/guide.md", "# Guide\n\nUse `helper()` here.\nTODO: more docs\n"),
+    ("proj/scripts/run.py", "def main():\n    print('hello')  # TODO\n\nif __name__ == '__main__':\n    main()\n"),
+    ("proj/scripts/util.py", "import os\n\ndef helper():\n    return os.getcwd()\n"),
+    ("proj/src/lib.rs", "// TODO: document\npub struct Foo {\n    a: i32,\n    b: i32,\n}\n\npub fn helper() {}\n"),
+    ("proj/src/main.rs", "fn main() {\n    println!(\"Hello\");\n    helper();\n}\n"),
+    ("proj/src/util/mod.rs", "pub fn util_fn() -> u32 {\n    42\n}\n// todo lower\n"),
+];
+
+/// The notebook of the oracle fixture (`nb.ipynb`).
+pub const NOTEBOOK: &str = r##"{
+ "cells": [
+  {
+   "cell_type": "markdown",
+   "id": "intro",
+   "metadata": {},
+   "source": [
+    "# Title\n",
+    "Some text"
+   ]
+  },
+  {
+   "cell_type": "code",
+   "id": "calc",
+   "metadata": {},
+   "execution_count": 1,
+   "outputs": [
+    {
+     "name": "stdout",
+     "output_type": "stream",
+     "text": [
+      "2\n"
+     ]
+    }
+   ],
+   "source": [
+    "print(1 + 1)"
+   ]
+  }
+ ],
+ "metadata": {
+  "kernelspec": {
+   "display_name": "Python 3",
+   "language": "python",
+   "name": "python3"
+  },
+  "language_info": {
+   "name": "python"
+  }
+ },
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+"##;
+
+/// Rebuilds the oracle fixture in a new temporary directory: the files of
+/// `gen_cases_basic.py`, the `proj` tree with mtimes one minute apart from 2024-01-01 (README.md
+/// oldest, mod.rs newest), and 120 empty files `many/f001.txt`…`f120.txt` one second apart.
+pub fn oracle_fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "small.txt", "alpha\nbeta\ngamma\ndelta\nepsilon\n");
+    write(root, "lines100.txt", (1..=100).map(|i| format!("line {i}\n")).collect::<String>());
+    write(root, "lines2500.txt", (1..=2500).map(|i| format!("row {i}\n")).collect::<String>());
+    write(root, "long-line.txt", format!("short first line\n{}\nlast line\n", "x".repeat(2500)));
+    write(root, "empty.txt", "");
+    write(root, "blob.bin", b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\xfe\x00\xff\x00");
+    write(root, "plain-text.dat", "plain text in a .dat file\n");
+    write(root, "nul-bytes.txt", b"hi\x00\nthere\xff\n");
+    write(root, "latin1.txt", b"caf\x88\xe9\n");
+    write(root, "existing.txt", "original content\n");
+    write(root, "edit.txt", "foo bar\nfoo baz\nqux\n");
+    write(root, "crlf.txt", "one\r\ntwo\r\nthree\r\n");
+    write(root, "unread.txt", "never read\n");
+    write(root, "nb.ipynb", NOTEBOOK);
+    for (i, (path, text)) in PROJ_FILES.iter().enumerate() {
+        write(root, path, text);
+        touch(root, path, 1_704_067_200 + 60 * i as i64);
+    }
+    for i in 1..=120 {
+        let path = format!("many/f{i:03}.txt");
+        write(root, &path, "");
+        touch(root, &path, 1_706_745_600 + i);
+    }
+    dir
+}
+
+/// Runs one call of `tool` (parse → validate → call → map) and returns the result text and
+/// whether it is an error.
+pub async fn run(tool: &dyn Tool, ctx: &ToolUseContext, input: Value) -> (String, bool) {
+    let done = call_tool(tool, "toolu_test", input, ctx).await;
+    assert_eq!(done.block.tool_use_id, "toolu_test");
+    (done.block.content.text(), done.block.is_error)
+}
+
+/// Runs one call with a fresh context at `cwd` and expects success; returns the text.
+pub async fn ok(tool: &dyn Tool, cwd: &Path, input: Value) -> String {
+    let (text, is_error) = run(tool, &ToolUseContext::new(cwd), input.clone()).await;
+    assert!(!is_error, "unexpected error for {input}: {text}");
+    text
+}
+
+/// Runs one call with a fresh context at `cwd` and expects an error; returns the text.
+pub async fn err(tool: &dyn Tool, cwd: &Path, input: Value) -> String {
+    let (text, is_error) = run(tool, &ToolUseContext::new(cwd), input.clone()).await;
+    assert!(is_error, "expected an error for {input}, got: {text}");
+    text
+}
