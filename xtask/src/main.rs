@@ -5,7 +5,7 @@
 //! - `features`: builds each tool crate alone, and the host with no tool and with each single
 //!   tool feature, so no crate silently depends on another's features.
 //! - `tidy`: repository rules — every tool crate has a host feature of the same short name and
-//!   the reverse, and every tool crate has its own tests.
+//!   the reverse, the host's pool registers every feature, and every tool crate has its own tests.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -105,15 +105,19 @@ fn tidy() -> anyhow::Result<Layout> {
             problems.push(format!("{package} has no tests/ folder"));
         }
     }
+    let pool = std::fs::read_to_string("crates/host/src/pool.rs").context("cannot read crates/host/src/pool.rs")?;
     for feature in &layout.host_features {
         if !layout.tools.iter().any(|(short, _)| short == feature) {
             problems.push(format!("host feature `{feature}` has no crate in crates/tools/{feature}"));
+        }
+        if !pool.contains(&format!("#[cfg(feature = \"{feature}\")]")) {
+            problems.push(format!("crates/host/src/pool.rs never registers the `{feature}` tool"));
         }
     }
     if !problems.is_empty() {
         bail!("tidy found problems:\n  {}", problems.join("\n  "));
     }
-    println!("tidy: {} tool crates, each with a host feature and tests", layout.tools.len());
+    println!("tidy: {} tool crates, each with a host feature, a pool entry and tests", layout.tools.len());
     Ok(layout)
 }
 

@@ -70,6 +70,7 @@ pub(crate) async fn call(session: &Session, tool: &str, input: &str) -> anyhow::
     let done = run_tool_use(&session.pool, &block, &session.ctx).await;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", content_text(&done.block.content))?;
+    out.flush()?;
     Ok(if done.block.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 

@@ -9,11 +9,10 @@
 //!
 //! `--cwd DIR` sets the working directory. Logs go to stderr (`AGENT_TOOLS_LOG`, e.g. `debug`).
 
-#![allow(clippy::print_stdout, clippy::print_stderr)]
-
 mod commands;
 mod session;
 
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -58,7 +57,27 @@ enum Command {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("AGENT_TOOLS_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .init();
+}
+
+/// Whether the error is a closed output pipe (`agent-tools list | head`): not a failure.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|json| json.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
+}
+
+/// Writes a line to stderr, ignoring a closed stderr (never panics, unlike `eprintln!`).
+fn report(message: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{message}");
 }
 
 fn main() -> ExitCode {
@@ -67,7 +86,7 @@ fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("agent-tools: cannot start the async runtime: {error}");
+            report(format_args!("agent-tools: cannot start the async runtime: {error}"));
             return ExitCode::from(2);
         }
     };
@@ -81,8 +100,9 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("agent-tools: {error:#}");
+            report(format_args!("agent-tools: {error:#}"));
             ExitCode::from(2)
         }
     }

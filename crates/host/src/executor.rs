@@ -9,7 +9,9 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::invoke::{Invocation, input_error_result, parse_and_validate, unknown_tool_result};
+use agent_tools_core::invoke::{
+    Invocation, input_error_result, parse_and_validate, unknown_tool_result, wrap_tool_use_error,
+};
 use agent_tools_core::result::{ContentBlock, Message, ToolUseBlock};
 use agent_tools_core::{Tool, ToolResultBlock, ToolUseContext};
 
@@ -26,7 +28,7 @@ pub const CANCEL_MESSAGE: &str = "The user does not want this action to run now.
 pub async fn run_tool_use(pool: &[Arc<dyn Tool>], tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
     let id = tool_use.id.as_str();
     let Some(tool) = find_in_pool(pool, &tool_use.name) else {
-        return Invocation::refused(unknown_tool_result(id, &tool_use.name));
+        return unknown_tool(pool, id, &tool_use.name);
     };
     let tool = tool.as_ref();
     if ctx.cancel.is_cancelled() {
@@ -52,6 +54,19 @@ pub async fn run_tool_use(pool: &[Arc<dyn Tool>], tool_use: &ToolUseBlock, ctx: 
     tracing::debug!(tool = tool.name(), id, "calling tool");
     let outcome = tool.call(parsed, &call_ctx).await;
     Invocation::from_call(id, tool.name(), outcome)
+}
+
+/// The unknown-tool result, with a hint when the name differs from a pooled tool only in case
+/// (`grep` for `Grep`).
+fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str) -> Invocation {
+    let mut block = unknown_tool_result(id, name);
+    if let Some(near) = pool.iter().find(|tool| tool.name().eq_ignore_ascii_case(name)) {
+        block.content = agent_tools_core::ToolResultContent::Text(wrap_tool_use_error(&format!(
+            "Error: No such tool available: {name}. Tool names are case-sensitive: did you mean {}?",
+            near.name()
+        )));
+    }
+    Invocation::refused(block)
 }
 
 /// Runs the blocks in order, applying each call's context modifier to `ctx` before the next one

@@ -54,6 +54,14 @@ async fn unknown_tools_parse_and_validation_failures_are_wrapped() {
         ("<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>".into(), true)
     );
     assert_eq!(
+        text_of(&ctx, "echo", json!({})).await,
+        (
+            "<tool_use_error>Error: No such tool available: echo. Tool names are case-sensitive: did you mean Echo?</tool_use_error>"
+                .into(),
+            true
+        )
+    );
+    assert_eq!(
         text_of(&ctx, "Echo", json!({"text": "a", "bogus": 1})).await,
         (
             "<tool_use_error>InputValidationError: Echo failed due to the following issue:\nAn unexpected parameter `bogus` was provided</tool_use_error>"

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use agent_tools_core::context::CancellationToken;
-use agent_tools_walk::{Cancelled, WalkConfig, collect_files};
+use agent_tools_walk::{Cancelled, VCS_DIRECTORIES, WalkConfig, collect_files};
 use globset::{GlobBuilder, GlobMatcher};
 
 /// A compiled search: where to walk and what to match against paths relative to that folder.
@@ -14,6 +14,9 @@ pub struct Plan {
     pub walk_root: PathBuf,
     /// Matches paths relative to `walk_root`.
     pub matcher: GlobMatcher,
+    /// The pattern's fixed folders go into a version-control folder (`.git/*`): nothing is listed
+    /// from there, as from any other VCS folder.
+    pub inside_vcs: bool,
 }
 
 /// Characters that make a pattern component a glob rather than a literal name.
@@ -39,12 +42,13 @@ pub fn plan(pattern: &str, search_dir: &Path) -> Result<Plan, globset::Error> {
         .take(components.len().saturating_sub(1))
         .take_while(|component| !component.contains(GLOB_META))
         .count();
+    let inside_vcs = components[..literal].iter().any(|component| VCS_DIRECTORIES.contains(component));
     for component in &components[..literal] {
         root.push(component);
     }
     let rest = components[literal..].join("/");
     let matcher = GlobBuilder::new(&rest).literal_separator(true).backslash_escape(true).build()?.compile_matcher();
-    Ok(Plan { walk_root: agent_tools_core::path::normalize(&root), matcher })
+    Ok(Plan { walk_root: agent_tools_core::path::normalize(&root), matcher, inside_vcs })
 }
 
 /// Walks the plan's root and returns every matching file with its modification time, sorted
@@ -53,7 +57,7 @@ pub fn plan(pattern: &str, search_dir: &Path) -> Result<Plan, globset::Error> {
 /// # Errors
 /// [`Cancelled`] when the token fired.
 pub fn run(plan: &Plan, walk: WalkConfig, cancel: &CancellationToken) -> Result<Vec<(PathBuf, SystemTime)>, Cancelled> {
-    if !plan.walk_root.is_dir() {
+    if plan.inside_vcs || !plan.walk_root.is_dir() {
         return Ok(Vec::new());
     }
     let builder = walk.builder(&plan.walk_root);

@@ -144,6 +144,9 @@ async fn hidden_files_are_found_and_git_never() {
     write(root, ".github/workflows/ci.yml", "on: push\n");
     write(root, ".git/config.yml", "x\n");
     assert_eq!(glob(root, json!({"pattern": "**/*.yml"})).await, ".github/workflows/ci.yml");
+    // Not even when the pattern names the folder.
+    assert_eq!(glob(root, json!({"pattern": ".git/*"})).await, "No files found");
+    assert_eq!(glob(root, json!({"pattern": ".git/**/*.yml"})).await, "No files found");
 }
 
 /// Case 023: every row of the table.

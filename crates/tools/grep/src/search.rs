@@ -40,7 +40,16 @@ pub fn compile(pattern: &str, case_insensitive: bool, multiline: bool) -> Result
     }
     builder.build(pattern).map_err(|error| match error.kind() {
         ErrorKind::NotAllowed(_) => PatternError::NeedsMultiline(error.to_string()),
-        _ => PatternError::Invalid(error.to_string()),
+        // grep-regex wraps the pattern in `(?:…)` before parsing, so its message quotes (and
+        // points into) text the model never wrote; parse the pattern as given for the message.
+        _ => PatternError::Invalid(
+            regex_syntax::ParserBuilder::new()
+                .case_insensitive(case_insensitive)
+                .build()
+                .parse(pattern)
+                .err()
+                .map_or_else(|| error.to_string(), |syntax| syntax.to_string()),
+        ),
     })
 }
 
@@ -382,6 +391,9 @@ mod tests {
     #[test]
     fn pattern_errors_are_told_apart() {
         assert!(matches!(compile("foo(", false, false), Err(PatternError::Invalid(m)) if m.contains("unclosed group")));
+        // The message quotes the pattern as written, not grep-regex's `(?:…)` wrapper.
+        let Err(PatternError::Invalid(message)) = compile("foo(", false, false) else { panic!("expected an error") };
+        assert_eq!(message, "regex parse error:\n    foo(\n       ^\nerror: unclosed group");
         assert!(matches!(compile("a\\nb", false, false), Err(PatternError::NeedsMultiline(_))));
         assert!(compile("a\\nb", false, true).is_ok());
         assert!(compile("attach\\(", true, false).is_ok());
