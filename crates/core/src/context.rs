@@ -97,12 +97,43 @@ pub struct FileStamp {
     pub limit: Option<u64>,
     /// True when the model saw only part of the file in a way that does not allow editing.
     pub is_partial_view: bool,
+    /// [`content_hash`] of the whole file's bytes when it was read or written, if known. Edit and
+    /// Write compare it with the file on disk: a changed hash means the file changed since,
+    /// whatever its modification time says (a `touch` alone is not a change).
+    pub content_hash: Option<u64>,
 }
 
 impl FileStamp {
     /// True when the entry came from reading the whole file (no offset or limit).
     pub fn is_full_read(&self) -> bool {
         self.offset.is_none() && self.limit.is_none() && !self.is_partial_view
+    }
+}
+
+/// A hash of a file's bytes, for telling whether the file changed since it was read. Stable
+/// within a process (and across runs of the same build); not for storage.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut hasher = ContentHasher::default();
+    hasher.update(bytes);
+    hasher.finish()
+}
+
+/// [`content_hash`] computed piece by piece (for files read in chunks): feeding the pieces in
+/// order gives the same value as hashing the whole.
+#[derive(Debug, Clone, Default)]
+pub struct ContentHasher {
+    inner: std::collections::hash_map::DefaultHasher,
+}
+
+impl ContentHasher {
+    /// Adds the next bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        std::hash::Hasher::write(&mut self.inner, bytes);
+    }
+
+    /// The hash of everything added so far.
+    pub fn finish(&self) -> u64 {
+        std::hash::Hasher::finish(&self.inner)
     }
 }
 
@@ -140,6 +171,12 @@ impl fmt::Debug for FileReadState {
     }
 }
 
+/// The key the file-read state uses for a path: the path with symbolic links and `.`/`..`
+/// resolved when the file exists, so a read through `dir/./f` or a link counts for `dir/f`.
+pub fn file_state_key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| crate::path::normalize(path))
+}
+
 impl FileReadState {
     fn lock(&self) -> MutexGuard<'_, FileStateInner> {
         // A panic while holding this lock cannot leave the map inconsistent (every update is a
@@ -147,8 +184,10 @@ impl FileReadState {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The entry for a path (an absolute, normalised path), marking it recently used.
+    /// The entry for a path (looked up by [`file_state_key`]), marking it recently used.
     pub fn get(&self, path: &Path) -> Option<FileStamp> {
+        let key = file_state_key(path);
+        let path = key.as_path();
         let mut inner = self.lock();
         inner.clock += 1;
         let now = inner.clock;
@@ -158,8 +197,10 @@ impl FileReadState {
         })
     }
 
-    /// Records what was read or written for a path, evicting old entries if needed.
-    pub fn set(&self, path: PathBuf, stamp: FileStamp) {
+    /// Records what was read or written for a path (kept under [`file_state_key`]), evicting old
+    /// entries if needed.
+    pub fn set(&self, path: &Path, stamp: FileStamp) {
+        let path = file_state_key(path);
         let mut inner = self.lock();
         inner.clock += 1;
         let now = inner.clock;
@@ -183,8 +224,9 @@ impl FileReadState {
 
     /// Forgets a path.
     pub fn remove(&self, path: &Path) {
+        let key = file_state_key(path);
         let mut inner = self.lock();
-        if let Some((_, old)) = inner.entries.remove(path) {
+        if let Some((_, old)) = inner.entries.remove(&key) {
             inner.bytes -= old.content.len();
         }
     }
@@ -359,18 +401,25 @@ mod tests {
     use super::*;
 
     fn stamp(content: &str) -> FileStamp {
-        FileStamp { content: content.into(), timestamp_ms: 1, offset: None, limit: None, is_partial_view: false }
+        FileStamp {
+            content: content.into(),
+            timestamp_ms: 1,
+            offset: None,
+            limit: None,
+            is_partial_view: false,
+            content_hash: None,
+        }
     }
 
     #[test]
     fn file_read_state_evicts_the_least_recently_used_entry() {
         let state = FileReadState::default();
         for i in 0..FILE_STATE_MAX_ENTRIES {
-            state.set(PathBuf::from(format!("/f{i}")), stamp("x"));
+            state.set(&PathBuf::from(format!("/f{i}")), stamp("x"));
         }
         // Touch /f0 so /f1 becomes the oldest.
         assert!(state.get(Path::new("/f0")).is_some());
-        state.set(PathBuf::from("/new"), stamp("y"));
+        state.set(Path::new("/new"), stamp("y"));
         assert_eq!(state.len(), FILE_STATE_MAX_ENTRIES);
         assert!(state.get(Path::new("/f0")).is_some());
         assert!(state.get(Path::new("/f1")).is_none());
@@ -381,12 +430,38 @@ mod tests {
     fn file_read_state_bounds_content_bytes() {
         let state = FileReadState::default();
         let big = "a".repeat(FILE_STATE_MAX_BYTES / 2 + 1);
-        state.set(PathBuf::from("/a"), stamp(&big));
-        state.set(PathBuf::from("/b"), stamp(&big));
+        state.set(Path::new("/a"), stamp(&big));
+        state.set(Path::new("/b"), stamp(&big));
         assert_eq!(state.len(), 1);
         assert!(state.get(Path::new("/b")).is_some());
         state.remove(Path::new("/b"));
         assert!(state.is_empty());
+    }
+
+    #[test]
+    fn paths_are_keyed_after_resolving_links_and_dots() {
+        let dir = std::env::temp_dir().join(format!("agent-tools-core-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f.txt");
+        std::fs::write(&file, "x").unwrap();
+        let state = FileReadState::default();
+        state.set(&dir.join(".").join("f.txt"), stamp("x"));
+        assert!(state.get(&file).is_some());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&file, dir.join("link.txt")).unwrap();
+            assert!(state.get(&dir.join("link.txt")).is_some());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn chunked_hashing_equals_whole_hashing() {
+        let mut hasher = ContentHasher::default();
+        hasher.update(b"hello ");
+        hasher.update(b"world");
+        assert_eq!(hasher.finish(), content_hash(b"hello world"));
+        assert_ne!(content_hash(b"a"), content_hash(b"b"));
     }
 
     #[test]

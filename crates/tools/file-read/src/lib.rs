@@ -179,13 +179,14 @@ impl ToolDef for ReadTool {
         }
         let stamp_content = read.whole_text.clone().unwrap_or_else(|| read.content.clone());
         ctx.read_file_state.set(
-            path,
+            &path,
             FileStamp {
                 content: stamp_content.into(),
                 timestamp_ms: mtime_ms(modified),
                 offset: input.offset,
                 limit: input.limit,
                 is_partial_view: false,
+                content_hash: Some(read.hash),
             },
         );
         Ok(ToolResult::new(ReadOutput::Text {

@@ -4,6 +4,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
+use agent_tools_core::context::{ContentHasher, content_hash};
+
 /// What was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextRange {
@@ -17,6 +19,8 @@ pub struct TextRange {
     pub total_lines: u64,
     /// The whole file's text, when the whole file was read (for the file-read state).
     pub whole_text: Option<String>,
+    /// `content_hash` of the whole file's bytes (the file is always read to its end).
+    pub hash: u64,
 }
 
 /// Why a read failed.
@@ -73,6 +77,7 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
     if size <= max_size {
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         file.take(max_size.saturating_add(1)).read_to_end(&mut bytes)?;
+        let hash = content_hash(&bytes);
         let text = agent_tools_core::text::decode_lossy(&bytes);
         if text.is_empty() {
             return Ok(TextRange {
@@ -81,6 +86,7 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
                 start_line: start,
                 total_lines: 0,
                 whole_text: whole.then(String::new),
+                hash,
             });
         }
         let all: Vec<&str> = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
@@ -93,7 +99,7 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
             .collect();
         let content = lines.join("\n");
         let whole_text = if whole { Some(content.clone()) } else { None };
-        return Ok(TextRange { content, num_lines: lines.len(), start_line: start, total_lines, whole_text });
+        return Ok(TextRange { content, num_lines: lines.len(), start_line: start, total_lines, whole_text, hash });
     }
 
     // A large file with a limit: stream it.
@@ -102,9 +108,11 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
     let mut total_lines = 0u64;
     let mut buffer = Vec::new();
     let mut first = true;
+    let mut hasher = ContentHasher::default();
     loop {
         buffer.clear();
         let read = reader.read_until(b'\n', &mut buffer)?;
+        hasher.update(&buffer);
         let ended_with_newline = buffer.last() == Some(&b'\n');
         if read == 0 {
             // After a final newline the split form has one more, empty line.
@@ -137,6 +145,7 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
         start_line: start,
         total_lines,
         whole_text: None,
+        hash: hasher.finish(),
     })
 }
 
@@ -175,6 +184,8 @@ mod tests {
             assert_eq!(whole.num_lines, streamed.num_lines, "{offset:?} {limit:?}");
             assert_eq!(whole.total_lines, streamed.total_lines, "{offset:?} {limit:?}");
             assert_eq!(whole.total_lines, 51);
+            assert_eq!(whole.hash, streamed.hash, "{offset:?} {limit:?}");
+            assert_eq!(whole.hash, content_hash(&std::fs::read(&path).unwrap()));
         }
         let (_dir, path) = file(b"no final newline");
         assert_eq!(read_text(&path, None, Some(5), 1).unwrap().content, "no final newline");

@@ -218,12 +218,16 @@ async fn reads_are_recorded_in_the_file_read_state() {
     assert!(stamp.is_full_read());
     let mtime = fs::metadata(dir.path().join("small.txt")).unwrap().modified().unwrap();
     assert_eq!(stamp.timestamp_ms, agent_tools_core::context::mtime_ms(Ok(mtime)));
+    assert_eq!(stamp.content_hash, Some(agent_tools_core::content_hash(b"alpha\nbeta\ngamma\ndelta\nepsilon\n")));
 
     read_with(&ctx, json!({"file_path": "lines100.txt", "offset": 2, "limit": 2})).await;
     let partial = ctx.read_file_state.get(&dir.path().join("lines100.txt")).expect("recorded");
     assert_eq!(&*partial.content, "line 2\nline 3");
     assert_eq!((partial.offset, partial.limit), (Some(2), Some(2)));
     assert!(!partial.is_full_read());
+    // Even a partial read knows the whole file's hash, so Edit can tell whether it changed.
+    let whole = fs::read(dir.path().join("lines100.txt")).unwrap();
+    assert_eq!(partial.content_hash, Some(agent_tools_core::content_hash(&whole)));
     // A failed read records nothing.
     read_with(&ctx, json!({"file_path": "missing.txt"})).await;
     assert_eq!(ctx.read_file_state.len(), 2);
