@@ -74,7 +74,17 @@ const STRINGS: &[&str] = &[
     "18446744073709551616",
 ];
 
-fn scalar(rng: &mut Rng) -> Value {
+/// What a tool that writes or runs commands may be given: names that stay inside the test's
+/// folder (no absolute paths, no `..`, no `~`), so nothing outside it can be touched.
+fn contained(strings: &'static [&'static str]) -> Vec<&'static str> {
+    strings.iter().copied().filter(|s| !s.starts_with('/') && !s.contains("..") && !s.starts_with('~')).collect()
+}
+
+fn pick(rng: &mut Rng, strings: &[&'static str]) -> Value {
+    json!(strings[rng.below(strings.len() as u64) as usize])
+}
+
+fn scalar(rng: &mut Rng, strings: &[&'static str]) -> Value {
     match rng.below(9) {
         0 => Value::Null,
         1 => json!(rng.below(2) == 0),
@@ -83,30 +93,30 @@ fn scalar(rng: &mut Rng) -> Value {
         4 => json!(i64::MIN),
         5 => json!(1.5e300),
         6 => json!(-0.5),
-        _ => json!(STRINGS[rng.below(STRINGS.len() as u64) as usize]),
+        _ => pick(rng, strings),
     }
 }
 
-fn value(rng: &mut Rng, depth: u32) -> Value {
+fn value(rng: &mut Rng, depth: u32, strings: &[&'static str]) -> Value {
     if depth > 2 {
-        return scalar(rng);
+        return scalar(rng, strings);
     }
     match rng.below(8) {
-        0 => Value::Array((0..rng.below(3)).map(|_| value(rng, depth + 1)).collect()),
+        0 => Value::Array((0..rng.below(3)).map(|_| value(rng, depth + 1, strings)).collect()),
         1 => {
             let mut map = Map::new();
             for i in 0..rng.below(3) {
-                map.insert(format!("k{i}"), value(rng, depth + 1));
+                map.insert(format!("k{i}"), value(rng, depth + 1, strings));
             }
             Value::Object(map)
         }
-        _ => scalar(rng),
+        _ => scalar(rng, strings),
     }
 }
 
 /// An input built from the tool's own field names (so the parse often succeeds and the tool
 /// really runs), with hostile values, sometimes a field missing or an extra one.
-fn input_for(schema: &Value, rng: &mut Rng) -> Value {
+fn input_for(schema: &Value, rng: &mut Rng, strings: &[&'static str]) -> Value {
     let mut map = Map::new();
     if let Some(properties) = schema["properties"].as_object() {
         for (name, property) in properties {
@@ -114,16 +124,16 @@ fn input_for(schema: &Value, rng: &mut Rng) -> Value {
                 continue;
             }
             let typed = match property["type"].as_str() {
-                Some("string") if rng.below(3) > 0 => json!(STRINGS[rng.below(STRINGS.len() as u64) as usize]),
+                Some("string") if rng.below(3) > 0 => pick(rng, strings),
                 Some("integer" | "number") if rng.below(3) > 0 => json!(rng.below(300) as i64 - 5),
                 Some("boolean") if rng.below(3) > 0 => json!(rng.below(2) == 0),
-                _ => value(rng, 0),
+                _ => value(rng, 0, strings),
             };
             map.insert(name.clone(), typed);
         }
     }
     if rng.below(10) == 0 {
-        map.insert("unexpected".into(), value(rng, 0));
+        map.insert("unexpected".into(), value(rng, 0, strings));
     }
     Value::Object(map)
 }
@@ -138,15 +148,19 @@ async fn hostile_inputs_never_panic_or_hit_an_internal_error() {
     fs::write(root.join("bin.dat"), b"\x00\x01\x02\x03\xff\xfe\x00\x00").unwrap();
 
     let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
-    let ctx = ToolUseContext::new(root);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut calls = 0;
+    let safe = contained(STRINGS);
     for tool in &pool {
+        // Each tool gets its own session, so a Read of a system file can never license a Write
+        // of it; tools that write or run commands only ever see names inside the test folder.
+        let ctx = ToolUseContext::new(root);
+        let strings: &[&'static str] = if tool.flags().read_only { STRINGS } else { &safe };
         let schema = tool.input_schema().clone();
         let mut inputs: Vec<Value> =
             vec![Value::Null, json!([]), json!("not json"), json!("{\"half\": "), json!({}), json!(42)];
-        inputs.extend((0..150).map(|_| input_for(&schema, &mut rng)));
-        inputs.extend((0..30).map(|_| value(&mut rng, 0)));
+        inputs.extend((0..150).map(|_| input_for(&schema, &mut rng, strings)));
+        inputs.extend((0..30).map(|_| value(&mut rng, 0, strings)));
         for input in inputs {
             let block = ToolUseBlock { id: "toolu_fuzz".into(), name: tool.name().into(), input: input.clone() };
             let done = run_tool_use(&pool, &block, &ctx).await;

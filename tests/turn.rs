@@ -51,9 +51,9 @@ async fn the_example_turn_gives_results_in_order_with_clear_errors() {
     );
     assert!(!is_error(0) && !is_error(1) && !is_error(2));
 
-    // Bash is not in this pool yet: a clear error, not a crash.
+    // Not a git checkout: git's own error, with its exit code.
     assert!(is_error(3));
-    assert_eq!(text(3), "<tool_use_error>Error: No such tool available: Bash</tool_use_error>");
+    assert!(text(3).starts_with("Exit code 128\nfatal: not a git repository"), "{}", text(3));
     assert!(is_error(4));
     assert_eq!(text(4), "<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>");
     assert!(is_error(5));

@@ -39,6 +39,8 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 #[allow(clippy::vec_init_then_push)]
 pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    #[cfg(feature = "bash")]
+    tools.push(agent_tool_bash::tool());
     #[cfg(feature = "glob")]
     tools.push(agent_tool_glob::tool_with(agent_tool_glob::GlobConfig {
         walk: agent_tool_glob::WalkConfig { respect_ignore_files: !config.glob_no_ignore, ..Default::default() },
@@ -47,6 +49,10 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_grep::tool());
     #[cfg(feature = "file-read")]
     tools.push(agent_tool_file_read::tool());
+    #[cfg(feature = "file-edit")]
+    tools.push(agent_tool_file_edit::tool());
+    #[cfg(feature = "file-write")]
+    tools.push(agent_tool_file_write::tool());
     let _ = config;
     tools
 }

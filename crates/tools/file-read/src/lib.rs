@@ -8,7 +8,9 @@
 //! read is recorded in the context's file-read state, which Edit and Write consult.
 //!
 //! Binary files are refused by content, not by extension: a `.dat` file of plain text reads fine,
-//! and a text file with a stray NUL byte is still text.
+//! and a text file with a stray NUL byte is still text (its NULs shown as `\0`, with a note, as
+//! for text that is not UTF-8). UTF-16 with a byte-order mark is decoded. Jupyter notebooks
+//! (`.ipynb`) come back cell by cell with their outputs, images as image parts.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -21,6 +23,7 @@
 //! ```
 
 mod input;
+mod notebook;
 mod read;
 mod render;
 
@@ -37,8 +40,9 @@ use agent_tools_core::{
 };
 
 pub use crate::input::ReadInput;
+pub use crate::notebook::{Cell, CellOutput, OutputImage};
 use crate::read::{ReadError, read_text};
-pub use crate::render::{ReadOutput, TextFile, format_file_size};
+pub use crate::render::{EncodingNote, NotebookFile, ReadOutput, TextFile, format_file_size};
 
 /// The API name.
 pub const NAME: &str = "Read";
@@ -159,7 +163,9 @@ impl ToolDef for ReadTool {
         let path: PathBuf = ctx.resolve_path(&input.file_path);
         let max_size = ctx.limits.file_reading.max_size_bytes.unwrap_or(DEFAULT_MAX_SIZE_BYTES);
         let max_tokens = ctx.limits.file_reading.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        let (offset, limit) = (input.offset, input.limit);
+        let is_notebook = path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("ipynb"));
+        // A notebook is read whole: its cells, not its JSON lines, are what the model sees.
+        let (offset, limit) = if is_notebook { (None, None) } else { (input.offset, input.limit) };
         let read_path = path.clone();
         let (read, modified) = tokio::task::spawn_blocking(move || {
             let read = read_text(&read_path, offset, limit, max_size)?;
@@ -173,7 +179,15 @@ impl ToolDef for ReadTool {
             ReadError::TooLarge { size, max } => ToolError::failed(render::too_large(size, max)),
             ReadError::Io(error) => ToolError::failed(format!("Cannot read {}: {error}", path.display())),
         })?;
-        let tokens = estimate_tokens(&read.content);
+        let notebook = is_notebook
+            .then(|| notebook::parse(&read.content, &path.to_string_lossy()).ok())
+            .flatten()
+            .map(|cells| NotebookFile { file_path: input.file_path.clone(), cells });
+        let shown = match &notebook {
+            Some(notebook) => render::render(&ReadOutput::Notebook { file: notebook.clone() }).text(),
+            None => read.content.clone(),
+        };
+        let tokens = estimate_tokens(&shown);
         if tokens > max_tokens {
             return Err(ToolError::failed(render::too_many_tokens(tokens, max_tokens)));
         }
@@ -189,6 +203,16 @@ impl ToolDef for ReadTool {
                 content_hash: Some(read.hash),
             },
         );
+        if let Some(file) = notebook {
+            return Ok(ToolResult::new(ReadOutput::Notebook { file }));
+        }
+        let encoding_note = if read.has_nul {
+            Some(EncodingNote::NulBytes)
+        } else if read.not_utf8 {
+            Some(EncodingNote::NotUtf8)
+        } else {
+            None
+        };
         Ok(ToolResult::new(ReadOutput::Text {
             file: TextFile {
                 file_path: input.file_path,
@@ -197,11 +221,12 @@ impl ToolDef for ReadTool {
                 total_lines: read.total_lines,
                 requested_offset: input.offset,
                 content: read.content,
+                encoding_note,
             },
         }))
     }
 
     fn map_tool_result(&self, output: &ReadOutput, tool_use_id: &str) -> ToolResultBlock {
-        ToolResultBlock::text(tool_use_id, render::render(output))
+        ToolResultBlock { tool_use_id: tool_use_id.to_owned(), content: render::render(output), is_error: false }
     }
 }

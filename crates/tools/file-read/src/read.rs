@@ -1,10 +1,11 @@
 //! Reading a text file's lines: the range, the line count, and the limits. Free of the contract.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use agent_tools_core::context::{ContentHasher, content_hash};
+use agent_tools_core::text::{SNIFF_BYTES, utf16_bom};
 
 /// What was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,10 @@ pub struct TextRange {
     pub whole_text: Option<String>,
     /// `content_hash` of the whole file's bytes (the file is always read to its end).
     pub hash: u64,
+    /// The first [`SNIFF_BYTES`] bytes hold a NUL byte (shown to the model as `\0`).
+    pub has_nul: bool,
+    /// The text is neither UTF-8 nor UTF-16 with a byte-order mark: some bytes show as U+FFFD.
+    pub not_utf8: bool,
 }
 
 /// Why a read failed.
@@ -60,7 +65,7 @@ impl From<io::Error> for ReadError {
 /// # Errors
 /// [`ReadError`] for a missing path, a folder, a file too large, or an I/O failure.
 pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size: u64) -> Result<TextRange, ReadError> {
-    let file = File::open(path)?;
+    let mut file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(ReadError::IsDirectory);
@@ -74,10 +79,17 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
     let take = limit.unwrap_or(u64::MAX);
     let whole = offset.is_none() && limit.is_none();
 
-    if size <= max_size {
+    // UTF-16 cannot be split on `\n` bytes, so it is always decoded whole.
+    let mut mark = [0u8; 2];
+    let utf16 = file.read_exact(&mut mark).is_ok() && utf16_bom(&mark).is_some();
+    file.seek(SeekFrom::Start(0))?;
+    if size <= max_size || utf16 {
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-        file.take(max_size.saturating_add(1)).read_to_end(&mut bytes)?;
+        file.read_to_end(&mut bytes)?;
         let hash = content_hash(&bytes);
+        let utf16 = utf16_bom(&bytes).is_some();
+        let has_nul = !utf16 && bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0);
+        let not_utf8 = !utf16 && std::str::from_utf8(&bytes).is_err();
         let text = agent_tools_core::text::decode_lossy(&bytes);
         if text.is_empty() {
             return Ok(TextRange {
@@ -87,6 +99,8 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
                 total_lines: 0,
                 whole_text: whole.then(String::new),
                 hash,
+                has_nul,
+                not_utf8,
             });
         }
         let all: Vec<&str> = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
@@ -99,7 +113,16 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
             .collect();
         let content = lines.join("\n");
         let whole_text = if whole { Some(content.clone()) } else { None };
-        return Ok(TextRange { content, num_lines: lines.len(), start_line: start, total_lines, whole_text, hash });
+        return Ok(TextRange {
+            content,
+            num_lines: lines.len(),
+            start_line: start,
+            total_lines,
+            whole_text,
+            hash,
+            has_nul,
+            not_utf8,
+        });
     }
 
     // A large file with a limit: stream it.
@@ -109,10 +132,17 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
     let mut buffer = Vec::new();
     let mut first = true;
     let mut hasher = ContentHasher::default();
+    let mut seen = 0usize;
+    let mut has_nul = false;
+    let mut not_utf8 = false;
     loop {
         buffer.clear();
         let read = reader.read_until(b'\n', &mut buffer)?;
         hasher.update(&buffer);
+        if seen < SNIFF_BYTES {
+            has_nul |= buffer[..buffer.len().min(SNIFF_BYTES - seen)].contains(&0);
+        }
+        seen = seen.saturating_add(read);
         let ended_with_newline = buffer.last() == Some(&b'\n');
         if read == 0 {
             // After a final newline the split form has one more, empty line.
@@ -131,7 +161,9 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
             }
             let line = line.strip_suffix(b"\n").unwrap_or(line);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            lines.push(String::from_utf8_lossy(line).into_owned());
+            let text = String::from_utf8_lossy(line);
+            not_utf8 |= matches!(text, std::borrow::Cow::Owned(_));
+            lines.push(text.into_owned());
         }
         first = false;
         total_lines += 1;
@@ -146,6 +178,8 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
         total_lines,
         whole_text: None,
         hash: hasher.finish(),
+        has_nul,
+        not_utf8,
     })
 }
 
@@ -190,6 +224,18 @@ mod tests {
         let (_dir, path) = file(b"no final newline");
         assert_eq!(read_text(&path, None, Some(5), 1).unwrap().content, "no final newline");
         assert_eq!(read_text(&path, None, Some(5), 1).unwrap().total_lines, 1);
+    }
+
+    #[test]
+    fn notes_nul_bytes_and_non_utf8_text_whole_or_streamed() {
+        let (_dir, path) = file(b"hi\x00\nthere\xff\n");
+        let whole = read_text(&path, None, None, 1024).unwrap();
+        assert!(whole.has_nul && whole.not_utf8);
+        let streamed = read_text(&path, None, Some(5), 1).unwrap();
+        assert!(streamed.has_nul && streamed.not_utf8);
+        let (_dir, path) = file("plain ünïcode\n".as_bytes());
+        let plain = read_text(&path, None, None, 1024).unwrap();
+        assert!(!plain.has_nul && !plain.not_utf8);
     }
 
     #[test]

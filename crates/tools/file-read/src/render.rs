@@ -2,7 +2,11 @@
 
 use std::fmt::Write as _;
 
+use agent_tools_core::result::ImageSource;
+use agent_tools_core::{ContentPart, ToolResultContent};
 use serde::Serialize;
+
+use crate::notebook::{self, Cell, Piece};
 
 /// A text file's lines as read (Claude Code's `{type: "text", file: {…}}` output).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -21,6 +25,19 @@ pub struct TextFile {
     /// The `offset` asked for, if any (used to word the past-the-end warning).
     #[serde(skip)]
     pub requested_offset: Option<u64>,
+    /// A note about the file's bytes, shown after the lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding_note: Option<EncodingNote>,
+}
+
+/// Something the model should know about a text file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EncodingNote {
+    /// NUL bytes near the start (shown as `\0`).
+    NulBytes,
+    /// Bytes that are not UTF-8 (shown as U+FFFD).
+    NotUtf8,
 }
 
 /// What Read returns (the MCP `structuredContent`).
@@ -32,16 +49,45 @@ pub enum ReadOutput {
         /// The lines read.
         file: TextFile,
     },
+    /// A Jupyter notebook.
+    Notebook {
+        /// What was read.
+        file: NotebookFile,
+    },
 }
 
-/// The result text: `N<TAB>line` for each line, or a warning when no line was selected.
-pub fn render(output: &ReadOutput) -> String {
+/// A notebook as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotebookFile {
+    /// The path as the model gave it.
+    pub file_path: String,
+    /// Its cells.
+    pub cells: Vec<Cell>,
+}
+
+/// The result content: text for text files (see [`render_text`]); for notebooks, the cells and
+/// their outputs as text and image parts.
+pub fn render(output: &ReadOutput) -> ToolResultContent {
     match output {
-        ReadOutput::Text { file } => render_text(file),
+        ReadOutput::Text { file } => ToolResultContent::Text(render_text(file)),
+        ReadOutput::Notebook { file } => ToolResultContent::Parts(
+            notebook::render(&file.cells)
+                .into_iter()
+                .map(|piece| match piece {
+                    Piece::Text(text) => ContentPart::text(text),
+                    Piece::Image(media_type, data) => {
+                        ContentPart::Image { source: ImageSource::base64(media_type, data) }
+                    }
+                })
+                .collect(),
+        ),
     }
 }
 
-fn render_text(file: &TextFile) -> String {
+/// The text of a text read: `N<TAB>line` for each line (NUL bytes shown as `\0`) and the
+/// encoding note if any, or a warning when no line was selected.
+pub fn render_text(file: &TextFile) -> String {
     if file.num_lines == 0 {
         return if file.total_lines == 0 {
             "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>".to_owned()
@@ -53,7 +99,23 @@ fn render_text(file: &TextFile) -> String {
             )
         };
     }
-    number_lines(file.content.split('\n'), file.start_line)
+    let mut text = number_lines(file.content.split('\n'), file.start_line);
+    if text.contains('\0') {
+        text = text.replace('\0', "\\0");
+    }
+    match file.encoding_note {
+        Some(EncodingNote::NulBytes) => text.push_str(
+            "\n\n[Note: this file holds NUL bytes in its first 8 KB, shown above as \\0. It may be binary data, \
+             UTF-16/UTF-32 without a byte-order mark, or text with stray NULs. To change it, use a command that keeps \
+             its encoding, or ask the user whether to convert it to UTF-8.]",
+        ),
+        Some(EncodingNote::NotUtf8) => text.push_str(
+            "\n\n[Note: this file is not valid UTF-8; it is probably in a legacy encoding such as Windows-1252, \
+             Shift-JIS or GBK. Bytes that could not be decoded show above as U+FFFD (\u{fffd}).]",
+        ),
+        None => {}
+    }
+    text
 }
 
 /// Numbers lines as Claude Code's Read does: the number, a TAB, the line.

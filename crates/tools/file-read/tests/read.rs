@@ -273,3 +273,52 @@ async fn utf16_files_with_a_byte_order_mark_are_text() {
     fs::write(dir.path().join("wide.txt"), utf16).unwrap();
     assert_eq!(read(dir.path(), json!({"file_path": "wide.txt"})).await, "1\tcaf\u{e9}\n2\tline two\n3\t");
 }
+
+#[tokio::test]
+async fn oracle_notebook_is_read_cell_by_cell() {
+    let dir = fixture();
+    let ctx = ToolUseContext::new(dir.path());
+    let done = agent_tools_core::invoke::call_tool(
+        agent_tool_file_read::tool().as_ref(),
+        "toolu_nb",
+        json!({"file_path": dir.path().join("nb.ipynb")}),
+        &ctx,
+    )
+    .await;
+    assert!(!done.block.is_error);
+    // One text part, exactly as Claude Code renders it.
+    assert_eq!(
+        serde_json::to_value(&done.block.content).unwrap(),
+        json!([{"type": "text", "text": "<cell id=\"intro\"><cell_type>markdown</cell_type># Title\nSome text</cell id=\"intro\">\n<cell id=\"calc\">print(1 + 1)</cell id=\"calc\">\n\n2\n"}])
+    );
+    // Recorded whole, for NotebookEdit's read-before-edit rule.
+    let stamp = ctx.read_file_state.get(&dir.path().join("nb.ipynb")).unwrap();
+    assert_eq!(&*stamp.content, agent_tools_testkit::NOTEBOOK);
+}
+
+#[tokio::test]
+async fn nul_bytes_are_shown_escaped_with_a_note() {
+    let dir = fixture();
+    let text = read(dir.path(), json!({"file_path": "nul-bytes.txt"})).await;
+    assert_eq!(
+        text,
+        "1\thi\\0\n2\tthere\u{fffd}\n3\t\n\n[Note: this file holds NUL bytes in its first 8 KB, shown above as \\0. It may be binary data, UTF-16/UTF-32 without a byte-order mark, or text with stray NULs. To change it, use a command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+    );
+    assert!(!text.contains('\0'));
+}
+
+#[tokio::test]
+async fn text_that_is_not_utf8_gets_a_note() {
+    let dir = fixture();
+    assert_eq!(
+        read(dir.path(), json!({"file_path": "latin1.txt"})).await,
+        "1\tcaf\u{fffd}\u{fffd}\n2\t\n\n[Note: this file is not valid UTF-8; it is probably in a legacy encoding such as Windows-1252, Shift-JIS or GBK. Bytes that could not be decoded show above as U+FFFD (\u{fffd}).]"
+    );
+}
+
+#[tokio::test]
+async fn a_broken_notebook_reads_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("bad.ipynb"), "{\"cells\": [\n").unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": "bad.ipynb"})).await, "1\t{\"cells\": [\n2\t");
+}

@@ -1,0 +1,118 @@
+//! `agent-tools`: Claude Code's tools on the command line and over MCP.
+//!
+//! - `agent-tools list [--json]` — the tool pool, one line per tool, or the Messages API `tools`
+//!   array;
+//! - `agent-tools call <TOOL> <JSON>` — runs one call and prints its `tool_result` text (exit
+//!   status 1 for an error result);
+//! - `agent-tools run <FILE|->` — runs an assistant turn's `tool_use` blocks and prints the user
+//!   message with the `tool_result` blocks, as JSON;
+//! - `agent-tools serve` — an MCP server over stdio serving the whole pool.
+//!
+//! `--cwd DIR` sets the working directory. Logs go to stderr (`AGENT_TOOLS_LOG`, e.g. `debug`).
+//! The binary is a thin wrapper around [`main`], so tests can build the same program.
+
+mod commands;
+mod serve;
+mod session;
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Claude Code's tools, as a command-line program.
+#[derive(Debug, Parser)]
+#[command(name = "agent-tools", version, about)]
+struct Cli {
+    /// The working directory tools resolve relative paths against (default: the current one).
+    #[arg(long, global = true, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the tools: name, read-only, concurrency-safe, summary.
+    List {
+        /// Print the Anthropic Messages API `tools` array instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one tool call and print its result text.
+    Call {
+        /// The tool's name (or an alias), e.g. `Grep`.
+        tool: String,
+        /// The input as a JSON object, e.g. '{"pattern": "fn main"}'.
+        input: String,
+    },
+    /// Run the `tool_use` blocks of an assistant message and print the user message with the
+    /// results.
+    Run {
+        /// A file with an assistant message (or a bare array of `tool_use` blocks); `-` reads
+        /// standard input.
+        file: PathBuf,
+    },
+    /// Serve the tool pool over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor,
+    /// the MCP Inspector …).
+    Serve,
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AGENT_TOOLS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .init();
+}
+
+/// Whether the error is a closed output pipe (`agent-tools list | head`): not a failure.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|json| json.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
+}
+
+/// Writes a line to stderr, ignoring a closed stderr (never panics, unlike `eprintln!`).
+fn report(message: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+/// Runs the `agent-tools` program with the process's arguments and returns its exit status:
+/// 0 success, 1 an error `tool_result` (`call`), 2 a usage or setup error.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            report(format_args!("agent-tools: cannot start the async runtime: {error}"));
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime.block_on(async move {
+        let session = session::Session::from_env(cli.cwd.as_deref())?;
+        match cli.command {
+            Command::List { json } => commands::list(&session, json),
+            Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
+            Command::Run { file } => commands::run(&session, &file).await,
+            Command::Serve => serve::serve(session).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            report(format_args!("agent-tools: {error:#}"));
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! `agent-tools serve`: the tool pool as an MCP server over stdio (rmcp).
+//!
+//! - `tools/list` gives each tool's name, description (its model-facing prompt), input schema and
+//!   annotations from its [`ToolFlags`](agent_tools_core::ToolFlags): `readOnlyHint` only when
+//!   read-only for every input, `destructiveHint` when some input may destroy, `openWorldHint`
+//!   when it reaches the network or external processes.
+//! - `tools/call` runs the call through the same executor as `run` (parse, validate, permissions,
+//!   call) and returns the rendered `tool_result` content (text and images), `isError` for error
+//!   results, and the tool's output object as `structuredContent`. An unknown tool is an error
+//!   result naming it, not a protocol error.
+//! - One session per server: the file-read state and the working directory carry over from call
+//!   to call. Concurrency-safe calls run side by side on a snapshot of the session; any other call
+//!   runs alone and its context change (e.g. Bash's `cd`) applies before the next one.
+//! - Logs go to stderr only; stdout carries nothing but the protocol.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agent_tools_core::invoke::Invocation;
+use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolResultContent, ToolUseContext};
+use agent_tools_host::pool::find_in_pool;
+use agent_tools_host::run_tool_use;
+use anyhow::Context as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio::sync::RwLock;
+
+use crate::session::Session;
+
+/// The MCP server: the pool, its `tools/list` entries (built once), and the session.
+pub(crate) struct ToolServer {
+    pool: Arc<[Arc<dyn Tool>]>,
+    listing: Arc<Vec<rmcp::model::Tool>>,
+    session: Arc<RwLock<ToolUseContext>>,
+    calls: AtomicU64,
+}
+
+/// The MCP `tools/list` entry for a tool.
+fn describe(tool: &dyn Tool, options: &PromptOptions<'_>) -> rmcp::model::Tool {
+    let flags = tool.flags();
+    let schema = match tool.input_schema() {
+        Value::Object(map) => map.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let mut annotations = ToolAnnotations::new().read_only(flags.read_only);
+    if !flags.read_only {
+        annotations = annotations.destructive(flags.destructive);
+    }
+    annotations.open_world_hint = Some(flags.open_world);
+    rmcp::model::Tool::new(tool.name().to_owned(), tool.prompt(options), Arc::new(schema)).with_annotations(annotations)
+}
+
+impl ToolServer {
+    pub(crate) fn new(session: Session) -> Self {
+        let pool: Arc<[Arc<dyn Tool>]> = session.pool.into();
+        let options = PromptOptions { tools: &pool, permission_context: Some(&session.ctx.permission_context) };
+        let listing = pool.iter().map(|tool| describe(tool.as_ref(), &options)).collect();
+        Self { pool, listing: Arc::new(listing), session: Arc::new(RwLock::new(session.ctx)), calls: AtomicU64::new(0) }
+    }
+
+    /// Runs one call against the session (see the module docs for the locking rules).
+    async fn run(&self, block: ToolUseBlock, cancel: agent_tools_core::context::CancellationToken) -> Invocation {
+        let concurrent =
+            find_in_pool(&self.pool, &block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input));
+        if concurrent {
+            let mut ctx = self.session.read().await.clone();
+            ctx.cancel = cancel;
+            return run_tool_use(&self.pool, &block, &ctx).await;
+        }
+        let mut session = self.session.write().await;
+        let mut ctx = session.clone();
+        ctx.cancel = cancel;
+        let mut done = run_tool_use(&self.pool, &block, &ctx).await;
+        if let Some(modifier) = done.context_modifier.take() {
+            let session_cancel = session.cancel.clone();
+            let mut changed = modifier(ctx);
+            changed.cancel = session_cancel;
+            *session = changed;
+        }
+        done
+    }
+}
+
+/// Converts a finished call into the MCP result.
+fn to_mcp(done: &Invocation) -> CallToolResult {
+    let content = match &done.block.content {
+        ToolResultContent::Text(text) => vec![ContentBlock::text(text.clone())],
+        ToolResultContent::Parts(parts) => parts
+            .iter()
+            .map(|part| match part {
+                ContentPart::Text { text } => ContentBlock::text(text.clone()),
+                ContentPart::Image { source } => ContentBlock::image(source.data.clone(), source.media_type.clone()),
+            })
+            .collect(),
+    };
+    let mut result =
+        if done.block.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    // MCP's `structuredContent` is an object; other outputs are fully carried by the text.
+    result.structured_content = done.data.as_ref().map(|data| data.to_json()).filter(Value::is_object);
+    result
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Claude Code's tools (Read, Glob, Grep and more) for the server's working directory. \
+                 Relative paths resolve against it.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.listing.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let input = request.arguments.map_or_else(|| Value::Object(serde_json::Map::new()), Value::Object);
+        let block = ToolUseBlock { id: format!("mcp_call_{number}"), name: request.name.into_owned(), input };
+        tracing::debug!(tool = %block.name, id = %block.id, "tools/call");
+        let done = self.run(block, context.ct).await;
+        Ok(to_mcp(&done).into())
+    }
+}
+
+/// Serves the session's pool over stdio until the client disconnects.
+pub(crate) async fn serve(session: Session) -> anyhow::Result<ExitCode> {
+    let server = ToolServer::new(session);
+    let running = server.serve(rmcp::transport::stdio()).await.context("the MCP handshake failed")?;
+    running.waiting().await.context("the MCP server stopped with an error")?;
+    Ok(ExitCode::SUCCESS)
+}

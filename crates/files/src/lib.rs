@@ -1,0 +1,66 @@
+//! # agent-tools-files: what the file-changing tools share
+//!
+//! The machinery under Write and Edit (and later NotebookEdit), free of the Tool contract:
+//!
+//! - [`load_text_file`] → [`TextFile`]: a file's encoding ([`Encoding`]: UTF-8, UTF-8 with BOM,
+//!   UTF-16LE/BE with BOM, Windows-1252 for other non-UTF-8 text), its line-ending style
+//!   ([`LineEnding`]), the text with `\r\n` normalised to `\n` (what the model reads and matches
+//!   against), the hash of its bytes and its modification time. [`TextFile::raw_offset`] maps a
+//!   span of the normalised text back to the file's own text, so an edit can change that span
+//!   and not one byte besides; [`encode_text`] writes text back in the file's encoding;
+//! - [`check_freshness`]: the read-before-write rule against the context's file-read state —
+//!   not read, or changed since it was read (by content hash: a changed modification time alone
+//!   is not a change);
+//! - [`write_atomic`]: temporary file in the same folder, flushed and synced, permissions (and
+//!   owner) kept, renamed over the target; missing folders created; the original is never
+//!   half-written;
+//! - [`record_write`]: what a tool wrote becomes the model's known state, so a second edit needs
+//!   no new Read;
+//! - [`structured_patch`]: the line-diff hunks of the tools' output data;
+//! - [`messages`]: the texts these rules produce, shared so the tools word them identically.
+//!
+//! ## Where this mirrors Claude Code and where it differs
+//!
+//! Mirrored: the "not read yet" / "modified since read" rule and texts, normalising CRLF for
+//! matching and restoring it on write, keeping a UTF-16 file UTF-16, refreshing the read state
+//! after a write, the 1 GiB limit. Different, on purpose: freshness is decided by content, not
+//! timestamps (Claude Code refuses edits after a mere `touch`); non-UTF-8 files are read as
+//! Windows-1252 and written back byte-exact (Claude Code replaces every such byte with U+FFFD);
+//! UTF-16BE and UTF-8 BOMs are kept; writes are atomic and keep the file's mode; a symbolic link
+//! stays a link; a read-only file stays unwritten.
+//!
+//! ```
+//! use agent_tools_core::context::FileReadState;
+//! use agent_tools_files::{check_freshness, load_text_file, record_write, write_atomic, Freshness, MAX_FILE_BYTES};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("notes.txt");
+//! std::fs::write(&path, "one\r\ntwo\r\n").unwrap();
+//! let state = FileReadState::default();
+//! let file = load_text_file(&path, MAX_FILE_BYTES).unwrap().unwrap();
+//! assert_eq!(file.text, "one\ntwo\n");
+//! assert_eq!(check_freshness(&state, &file), Freshness::NotRead);
+//!
+//! let new_text = file.text.replace("two", "2");
+//! let bytes = agent_tools_files::encode_text(&file.line_ending.apply(&new_text), file.encoding).unwrap();
+//! write_atomic(&path, &bytes).unwrap();
+//! record_write(&state, &path, &new_text, &bytes);
+//! assert_eq!(std::fs::read(&path).unwrap(), b"one\r\n2\r\n");
+//! let again = load_text_file(&path, MAX_FILE_BYTES).unwrap().unwrap();
+//! assert_eq!(check_freshness(&state, &again), Freshness::Fresh);
+//! ```
+
+mod atomic;
+mod encoding;
+mod file;
+pub mod messages;
+mod patch;
+mod read_state;
+
+pub use crate::atomic::{write_atomic, write_target};
+pub use crate::encoding::{
+    Decoded, Encoding, LineEnding, Unrepresentable, decode, encode, normalize_newlines, unrepresentable,
+};
+pub use crate::file::{LoadError, MAX_FILE_BYTES, TextFile, encode_text, load_text_file};
+pub use crate::patch::{CONTEXT_LINES, Hunk, structured_patch};
+pub use crate::read_state::{Freshness, check_freshness, record_write};

@@ -1,0 +1,120 @@
+//! The read-before-write rule, and recording what a tool wrote.
+//!
+//! Claude Code refuses to change a file the model has not read, or one whose modification time is
+//! newer than the read (excused only when a full read's text is unchanged). Timestamps alone
+//! raise false alarms: a `touch`, an antivirus scan or a sync tool bumps the time of an unchanged
+//! file, and the model is told to read it again, and again (case 009). Here the rule compares the
+//! **content hash** recorded at the read with the file's bytes now; the timestamp rule is only the
+//! fallback for entries recorded without a hash.
+
+use std::path::Path;
+
+use agent_tools_core::context::{FileReadState, FileStamp, content_hash, mtime_ms};
+
+use crate::file::TextFile;
+
+/// Whether a file may be changed, given what the model read of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Read, and unchanged since.
+    Fresh,
+    /// Never read in this session (or only seen as a partial view).
+    NotRead,
+    /// Changed on disk since it was read.
+    Modified,
+}
+
+/// Checks `file` (as on disk now) against the file-read state.
+///
+/// - no entry, or an entry that is a partial view → [`Freshness::NotRead`] (a Read with
+///   `offset`/`limit` counts as a read);
+/// - an entry with a content hash → fresh exactly when the hash equals `file.content_hash`,
+///   whatever the modification times say;
+/// - an entry without a hash (recorded by older code) → Claude Code's rule: fresh when the file's
+///   modification time is not newer than the read, or when the entry is a full read whose text
+///   equals the file's text.
+pub fn check_freshness(state: &FileReadState, file: &TextFile) -> Freshness {
+    let Some(stamp) = state.get(&file.path) else {
+        return Freshness::NotRead;
+    };
+    if stamp.is_partial_view {
+        return Freshness::NotRead;
+    }
+    let fresh = match stamp.content_hash {
+        Some(hash) => hash == file.content_hash,
+        None => file.mtime_ms <= stamp.timestamp_ms || (stamp.is_full_read() && *stamp.content == *file.text),
+    };
+    if fresh { Freshness::Fresh } else { Freshness::Modified }
+}
+
+/// Records a file the tool has just written as fully known to the model: its text with line
+/// endings normalised to `\n`, the hash of `bytes` (what was written), its modification time now,
+/// no offset or limit. A following Edit or Write then needs no new Read.
+pub fn record_write(state: &FileReadState, path: &Path, text_lf: &str, bytes: &[u8]) {
+    let modified = std::fs::metadata(path).and_then(|meta| meta.modified());
+    state.set(
+        path,
+        FileStamp {
+            content: text_lf.into(),
+            timestamp_ms: mtime_ms(modified),
+            offset: None,
+            limit: None,
+            is_partial_view: false,
+            content_hash: Some(content_hash(bytes)),
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(content: &str, timestamp_ms: u64, hash: Option<u64>) -> FileStamp {
+        FileStamp {
+            content: content.into(),
+            timestamp_ms,
+            offset: None,
+            limit: None,
+            is_partial_view: false,
+            content_hash: hash,
+        }
+    }
+
+    #[test]
+    fn the_hash_decides_when_there_is_one() {
+        let state = FileReadState::default();
+        let file = TextFile::from_bytes("/nowhere/f", b"a\n", 5_000);
+        assert_eq!(check_freshness(&state, &file), Freshness::NotRead);
+        // A newer mtime with the same bytes is not a change.
+        state.set(&file.path, stamp("a\n", 1_000, Some(file.content_hash)));
+        assert_eq!(check_freshness(&state, &file), Freshness::Fresh);
+        // Different bytes are a change even with an older mtime.
+        let changed = TextFile::from_bytes("/nowhere/f", b"b\n", 10);
+        assert_eq!(check_freshness(&state, &changed), Freshness::Modified);
+        // A partial view does not count as a read.
+        state.set(&file.path, FileStamp { is_partial_view: true, ..stamp("a\n", 9_000, Some(file.content_hash)) });
+        assert_eq!(check_freshness(&state, &file), Freshness::NotRead);
+        // A read with offset/limit does.
+        state.set(
+            &file.path,
+            FileStamp { offset: Some(2), limit: Some(1), ..stamp("", 9_000, Some(file.content_hash)) },
+        );
+        assert_eq!(check_freshness(&state, &file), Freshness::Fresh);
+    }
+
+    #[test]
+    fn without_a_hash_claude_codes_timestamp_rule_applies() {
+        let state = FileReadState::default();
+        let file = TextFile::from_bytes("/nowhere/g", b"a\r\nb\r\n", 5_000);
+        state.set(&file.path, stamp("other", 5_000, None));
+        assert_eq!(check_freshness(&state, &file), Freshness::Fresh);
+        state.set(&file.path, stamp("other", 4_999, None));
+        assert_eq!(check_freshness(&state, &file), Freshness::Modified);
+        // A full read with the same text excuses a newer mtime.
+        state.set(&file.path, stamp("a\nb\n", 4_999, None));
+        assert_eq!(check_freshness(&state, &file), Freshness::Fresh);
+        // A partial read does not.
+        state.set(&file.path, FileStamp { limit: Some(1), ..stamp("a\nb\n", 4_999, None) });
+        assert_eq!(check_freshness(&state, &file), Freshness::Modified);
+    }
+}

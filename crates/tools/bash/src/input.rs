@@ -1,0 +1,76 @@
+//! Bash's input.
+
+use std::time::Duration;
+
+use agent_tools_core::input::semantic;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Bash's input (Claude Code's field names).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashInput {
+    /// The shell command line to run, exactly as you would type it into bash.
+    pub command: String,
+    /// How long the command may run, in milliseconds, before it is stopped. Leave it out (or
+    /// pass 0) for the default of 120000 (2 minutes); the most allowed is 600000 (10 minutes).
+    #[serde(default, deserialize_with = "semantic::opt_f64")]
+    pub timeout: Option<f64>,
+    /// A short summary of what the command does, in the active voice, e.g. "List files in the
+    /// current folder" or "Install the package's dependencies". Five to ten words is plenty.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+impl BashInput {
+    /// The time the command may run: `timeout` in milliseconds, with absent, zero, negative or
+    /// non-finite values meaning `default_ms`, and anything above `max_ms` clamped to it.
+    pub fn timeout(&self, default_ms: u64, max_ms: u64) -> Duration {
+        let max_ms = max_ms.max(1);
+        let ms = match self.timeout {
+            Some(ms) if ms.is_finite() && ms >= 1.0 => {
+                // `ms` is finite and at least 1 here; the cast saturates above u64::MAX.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let whole = ms.round() as u64;
+                whole
+            }
+            // Below one millisecond (0 included) means "the default", as in Claude Code.
+            _ => default_ms,
+        };
+        Duration::from_millis(ms.clamp(1, max_ms))
+    }
+
+    /// The `description` field when it says something, else `None`.
+    pub fn summary(&self) -> Option<&str> {
+        self.description.as_deref().map(str::trim).filter(|text| !text.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(timeout: Option<f64>) -> BashInput {
+        BashInput { command: "true".into(), timeout, description: None }
+    }
+
+    #[test]
+    fn timeouts_default_and_clamp() {
+        assert_eq!(input(None).timeout(120_000, 600_000), Duration::from_millis(120_000));
+        assert_eq!(input(Some(0.0)).timeout(120_000, 600_000), Duration::from_millis(120_000));
+        assert_eq!(input(Some(-5.0)).timeout(120_000, 600_000), Duration::from_millis(120_000));
+        assert_eq!(input(Some(1500.0)).timeout(120_000, 600_000), Duration::from_millis(1500));
+        assert_eq!(input(Some(1e12)).timeout(120_000, 600_000), Duration::from_millis(600_000));
+        assert_eq!(input(Some(f64::INFINITY)).timeout(120_000, 600_000), Duration::from_millis(120_000));
+    }
+
+    #[test]
+    fn blank_descriptions_are_absent() {
+        let mut with = input(None);
+        assert_eq!(with.summary(), None);
+        with.description = Some("  ".into());
+        assert_eq!(with.summary(), None);
+        with.description = Some("List files".into());
+        assert_eq!(with.summary(), Some("List files"));
+    }
+}

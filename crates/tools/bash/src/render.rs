@@ -1,0 +1,169 @@
+//! Bash's output → `tool_result` text. The exact strings live here.
+
+use serde::Serialize;
+
+/// What a Bash call produced (the MCP `structuredContent`; field names as Claude Code's `Out`
+/// where they exist).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BashOutput {
+    /// The command's stdout and stderr, merged in the order they were written, as shown to the
+    /// model: blank lines at both ends and trailing whitespace removed, cut in the middle when
+    /// too long.
+    pub stdout: String,
+    /// The tool's own notes, one per line (the timeout, a working-directory reset); empty when
+    /// there are none.
+    pub stderr: String,
+    /// True when the command was stopped before it finished (its timeout ran out).
+    pub interrupted: bool,
+    /// The exit code: the shell's own, 128 + N for a shell killed by signal N, and 143 when the
+    /// timeout stopped it.
+    pub exit_code: i32,
+    /// True when the timeout stopped the command.
+    pub timed_out: bool,
+    /// True when part of the output was left out to keep the result within its limit.
+    pub truncated: bool,
+    /// Size of the whole output in bytes (before any cut).
+    pub output_bytes: u64,
+    /// The working directory after the call (the session's working directory for the next one).
+    pub cwd: String,
+    /// How long the call took, in milliseconds.
+    pub duration_ms: u64,
+}
+
+impl BashOutput {
+    /// True when the result is an error: a non-zero exit code or a command that was stopped.
+    pub fn is_error(&self) -> bool {
+        self.exit_code != 0 || self.interrupted
+    }
+}
+
+/// The result text: `Exit code N` first for errors, then the output, then the notes, one part
+/// per line. Empty for a successful command that printed nothing (the executor then writes
+/// `(Bash completed with no output)`).
+pub fn render(output: &BashOutput) -> String {
+    let mut parts: Vec<String> = Vec::with_capacity(3);
+    if output.is_error() {
+        parts.push(exit_code_line(output.exit_code));
+    }
+    if !output.stdout.is_empty() {
+        parts.push(output.stdout.clone());
+    }
+    if !output.stderr.is_empty() {
+        parts.push(output.stderr.clone());
+    }
+    parts.join("\n")
+}
+
+/// The first line of an error result.
+pub fn exit_code_line(code: i32) -> String {
+    format!("Exit code {code}")
+}
+
+/// The exit code reported for a command stopped at its timeout (128 + SIGTERM).
+pub const TIMEOUT_EXIT_CODE: i32 = 143;
+
+/// The note for a command stopped at its timeout: `Command timed out after 1s`, `… 1.5s`.
+pub fn timed_out(timeout_ms: u64) -> String {
+    format!("Command timed out after {}", seconds(timeout_ms))
+}
+
+/// A duration in milliseconds as seconds without trailing zeros: `1s`, `1.5s`, `0.25s`.
+pub fn seconds(ms: u64) -> String {
+    let whole = ms / 1000;
+    let millis = ms % 1000;
+    if millis == 0 {
+        return format!("{whole}s");
+    }
+    let fraction = format!("{millis:03}");
+    format!("{whole}.{}s", fraction.trim_end_matches('0'))
+}
+
+/// The note for a call that started in the original directory because the working directory
+/// had disappeared.
+pub fn cwd_reset(original: &str) -> String {
+    format!("Shell cwd was reset to {original}")
+}
+
+/// The marker put where output was left out: `\n\n... [N lines (M characters) truncated] ...\n\n`.
+pub fn truncation_marker(lines: u64, chars: u64) -> String {
+    format!(
+        "\n\n... [{lines} {} ({chars} {}) truncated] ...\n\n",
+        if lines == 1 { "line" } else { "lines" },
+        if chars == 1 { "character" } else { "characters" }
+    )
+}
+
+/// The longest [`truncation_marker`] can be (both counts at `u64::MAX`).
+pub const MAX_MARKER_CHARS: usize = 100;
+
+/// The error for a shell that could not be started.
+pub fn spawn_failed(shell: &str, error: &str) -> String {
+    format!("Could not run {shell}: {error}")
+}
+
+/// The error for a call whose working directory and original directory are both gone.
+pub fn no_working_directory(cwd: &str, original: &str) -> String {
+    format!(
+        "The working directory {cwd} no longer exists, and neither does the original directory {original}. \
+         Nothing was run."
+    )
+}
+
+/// How a running call's progress is shown: the last lines so far, then the elapsed time and size.
+pub fn progress(tail: &str, elapsed_seconds: u64, total_bytes: u64) -> String {
+    let status = format!("(running for {elapsed_seconds}s, {total_bytes} bytes of output)");
+    if tail.is_empty() { status } else { format!("{tail}\n{status}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(stdout: &str, stderr: &str, exit_code: i32, interrupted: bool) -> BashOutput {
+        BashOutput {
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            interrupted,
+            exit_code,
+            timed_out: interrupted,
+            truncated: false,
+            output_bytes: 0,
+            cwd: "/".into(),
+            duration_ms: 0,
+        }
+    }
+
+    #[test]
+    fn renders_success_errors_and_notes() {
+        assert_eq!(render(&output("hello world", "", 0, false)), "hello world");
+        assert_eq!(render(&output("", "", 0, false)), "");
+        assert_eq!(render(&output("partial", "", 3, false)), "Exit code 3\npartial");
+        assert_eq!(render(&output("", "", 1, false)), "Exit code 1");
+        assert_eq!(render(&output("/w", "Shell cwd was reset to /w", 0, false)), "/w\nShell cwd was reset to /w");
+        assert_eq!(
+            render(&output("before", &timed_out(1000), TIMEOUT_EXIT_CODE, true)),
+            "Exit code 143\nbefore\nCommand timed out after 1s"
+        );
+        assert_eq!(
+            render(&output("", &timed_out(1000), TIMEOUT_EXIT_CODE, true)),
+            "Exit code 143\nCommand timed out after 1s"
+        );
+    }
+
+    #[test]
+    fn seconds_drop_trailing_zeros() {
+        assert_eq!(seconds(1000), "1s");
+        assert_eq!(seconds(1500), "1.5s");
+        assert_eq!(seconds(250), "0.25s");
+        assert_eq!(seconds(600_000), "600s");
+        assert_eq!(seconds(1), "0.001s");
+    }
+
+    #[test]
+    fn markers_count_lines_and_characters() {
+        assert_eq!(truncation_marker(5, 20), "\n\n... [5 lines (20 characters) truncated] ...\n\n");
+        assert_eq!(truncation_marker(1, 1), "\n\n... [1 line (1 character) truncated] ...\n\n");
+        assert!(truncation_marker(u64::MAX, u64::MAX).chars().count() <= MAX_MARKER_CHARS);
+    }
+}

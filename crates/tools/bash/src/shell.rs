@@ -1,0 +1,252 @@
+//! Running one command: a fresh `bash -c` in its own process group, stdin from `/dev/null`,
+//! stdout and stderr appended to one temporary file, the final working directory written to a
+//! second one by an `EXIT` trap. The call ends when the shell exits (background children that
+//! still hold the output file do not matter), at the timeout, or at cancellation; the last two
+//! kill the whole group.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use agent_tools_core::context::CancellationToken;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::process::{Child, Command};
+
+/// The script `bash -c` runs. `$1` is the file that receives the final working directory and
+/// `$2` the command; both are taken out of the positional parameters before the command runs,
+/// which `eval` reads from a variable (never spliced into the script). The `EXIT` trap records
+/// the directory however the shell ends: success, failure or `exit`.
+/// It is one line so that bash's error messages number the command's own lines from 1.
+const SCRIPT: &str = r#"__agent_tools_cwd_file=$1; __agent_tools_command=$2; shift 2; trap 'pwd -P 2>/dev/null >| "$__agent_tools_cwd_file"' EXIT; eval "$__agent_tools_command""#;
+
+/// Environment added to the inherited one so that nothing waits for a terminal: pagers print,
+/// editors return at once, git never prompts for credentials.
+pub const SHELL_ENV: &[(&str, &str)] = &[
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+    ("MANPAGER", "cat"),
+    ("GIT_EDITOR", "true"),
+    ("EDITOR", "true"),
+    ("VISUAL", "true"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+    ("CLAUDECODE", "1"),
+    ("AGENT_TOOLS", "1"),
+];
+
+/// What to run and how.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// The shell binary (bash).
+    pub shell: &'a Path,
+    /// The command line.
+    pub command: &'a str,
+    /// Where it runs.
+    pub cwd: &'a Path,
+    /// When it is stopped.
+    pub timeout: Duration,
+    /// Time between SIGTERM and SIGKILL when stopping it.
+    pub kill_grace: Duration,
+    /// Where the temporary files go (`None`: the system's temporary folder).
+    pub temp_dir: Option<&'a Path>,
+    /// When the first progress report is due, and how often after that.
+    pub progress_after: Duration,
+    /// Time between progress reports.
+    pub progress_every: Duration,
+}
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The shell exited with this code (128 + N when killed by signal N).
+    Exited(i32),
+    /// The timeout ran out and the group was killed.
+    TimedOut,
+    /// The cancellation token fired and the group was killed.
+    Cancelled,
+}
+
+/// A snapshot for a progress report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Time since the command started.
+    pub elapsed: Duration,
+    /// Bytes of output so far.
+    pub total_bytes: u64,
+    /// The last few lines of output.
+    pub tail: String,
+}
+
+/// A finished command: how it ended, and its files (deleted when this is dropped).
+#[derive(Debug)]
+pub struct Finished {
+    /// How it ended.
+    pub ending: Ending,
+    /// The temporary folder holding the output and cwd files.
+    pub files: CallFiles,
+}
+
+/// The per-call temporary folder: `output` (stdout + stderr) and `cwd` (the final directory).
+#[derive(Debug)]
+pub struct CallFiles {
+    dir: tempfile::TempDir,
+}
+
+impl CallFiles {
+    fn create(temp_dir: Option<&Path>) -> io::Result<Self> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("agent-tools-bash-");
+        let dir = match temp_dir {
+            Some(parent) => builder.tempdir_in(parent)?,
+            None => builder.tempdir()?,
+        };
+        Ok(Self { dir })
+    }
+
+    /// The merged output file.
+    pub fn output_path(&self) -> PathBuf {
+        self.dir.path().join("output")
+    }
+
+    /// The file the `EXIT` trap writes the final directory to.
+    pub fn cwd_path(&self) -> PathBuf {
+        self.dir.path().join("cwd")
+    }
+
+    /// The directory the shell ended in, when it recorded one that still exists.
+    pub fn final_cwd(&self) -> Option<PathBuf> {
+        let bytes = std::fs::read(self.cwd_path()).ok()?;
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        if bytes.is_empty() {
+            return None;
+        }
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
+        (path.is_absolute() && path.is_dir()).then_some(path)
+    }
+}
+
+/// Runs the command. `progress`, when given, is called about every `progress_every` once
+/// `progress_after` has passed.
+///
+/// # Errors
+/// When the temporary files cannot be made or the shell cannot be started.
+pub async fn run(
+    request: &Request<'_>,
+    cancel: &CancellationToken,
+    progress: Option<&(dyn Fn(Snapshot) + Send + Sync)>,
+) -> io::Result<Finished> {
+    let files = CallFiles::create(request.temp_dir)?;
+    let output = OpenOptions::new().create_new(true).append(true).open(files.output_path())?;
+    let errors = output.try_clone()?;
+    let mut command = Command::new(request.shell);
+    command
+        .arg("-c")
+        .arg(SCRIPT)
+        .arg("bash")
+        .arg(files.cwd_path())
+        .arg(request.command)
+        .current_dir(request.cwd)
+        .envs(SHELL_ENV.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(output))
+        .stderr(Stdio::from(errors))
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    // Dropping `command` closes our copies of the output file's descriptors.
+    drop(command);
+    let group = child.id().and_then(|pid| i32::try_from(pid).ok()).map(Pid::from_raw);
+    let mut guard = GroupGuard { group };
+    let started = Instant::now();
+    let deadline = tokio::time::sleep(request.timeout);
+    tokio::pin!(deadline);
+    let first_report = tokio::time::Instant::from_std(started) + request.progress_after;
+    let mut ticker = tokio::time::interval_at(first_report, request.progress_every.max(Duration::from_millis(10)));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let ending = loop {
+        tokio::select! {
+            status = child.wait() => break Ending::Exited(exit_code(status?)),
+            () = &mut deadline => break Ending::TimedOut,
+            () = cancel.cancelled() => break Ending::Cancelled,
+            _ = ticker.tick(), if progress.is_some() => {
+                if let Some(report) = progress {
+                    let path = files.output_path();
+                    if let Ok(Ok((total_bytes, tail))) = tokio::task::spawn_blocking(move || output_tail(&path)).await {
+                        report(Snapshot { elapsed: started.elapsed(), total_bytes, tail });
+                    }
+                }
+            }
+        }
+    };
+    if !matches!(ending, Ending::Exited(_)) {
+        if let Some(group) = group {
+            kill_group(&mut child, group, request.kill_grace).await;
+        } else {
+            let _ = child.kill().await;
+        }
+    }
+    guard.disarm();
+    Ok(Finished { ending, files })
+}
+
+/// The exit code of a status: its code, or 128 + the signal that killed it.
+fn exit_code(status: ExitStatus) -> i32 {
+    status.code().or_else(|| status.signal().map(|signal| 128 + signal)).unwrap_or(1)
+}
+
+/// Stops the whole process group: SIGTERM, up to `grace` for the shell to exit, then SIGKILL to
+/// whatever is left in the group, and the shell reaped.
+///
+/// The group's id is the shell's pid. While any member is alive the id cannot be reused; once the
+/// group is empty the final SIGKILL finds nothing (the kernel does not hand out a pid again that
+/// quickly, so it cannot hit an unrelated group).
+async fn kill_group(child: &mut Child, group: Pid, grace: Duration) {
+    let _ = killpg(group, Signal::SIGTERM);
+    let _ = tokio::time::timeout(grace, child.wait()).await;
+    let _ = killpg(group, Signal::SIGKILL);
+    let _ = child.wait().await;
+}
+
+/// Kills the process group if the call is dropped while the command runs (the future was
+/// abandoned), so nothing it started outlives it.
+struct GroupGuard {
+    group: Option<Pid>,
+}
+
+impl GroupGuard {
+    fn disarm(&mut self) {
+        self.group = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(group) = self.group.take() {
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+    }
+}
+
+/// Most bytes read from the end of the output for a progress report.
+const PROGRESS_TAIL_BYTES: u64 = 4096;
+/// Most lines shown in a progress report.
+const PROGRESS_TAIL_LINES: usize = 5;
+
+/// The output's size and its last few lines.
+fn output_tail(path: &Path) -> io::Result<(u64, String)> {
+    let mut file = File::open(path)?;
+    let total = file.metadata()?.len();
+    let start = total.saturating_sub(PROGRESS_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.take(PROGRESS_TAIL_BYTES).read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.trim_end();
+    let lines: Vec<&str> = text.lines().collect();
+    let keep = lines.len().saturating_sub(PROGRESS_TAIL_LINES);
+    Ok((total, lines[keep..].join("\n")))
+}

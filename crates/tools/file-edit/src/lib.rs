@@ -1,0 +1,232 @@
+//! # agent-tool-file-edit: the Edit tool
+//!
+//! Replaces an exact piece of a file's text, as Claude Code's `Edit` tool does: the same name,
+//! input fields (`file_path`, `old_string`, `new_string`, `replace_all`), checks in the same
+//! order with the same texts (`No changes to make: …`, `File does not exist. …`, `Cannot create
+//! new file - file already exists.`, the NotebookEdit hint, `File has not been read yet. …`,
+//! `File has been modified since read, …`, `String to replace not found in file.\nString: …`,
+//! `Found N matches of the string to replace, but replace_all is false. …`) and the same result
+//! texts. Matching is literal and counts non-overlapping occurrences; the replacement is literal
+//! too (no `$1`). An empty `old_string` creates a missing file or fills an empty one. Claude
+//! Code's curly-quote fallback is kept: when `old_string` is not found as written, straight quotes
+//! in it find curly ones in the file, and `new_string` then takes the file's quote style; the same
+//! fallback reads no-break spaces (U+00A0, U+2007, U+202F) in the file as plain spaces.
+//!
+//! Line endings: the model sees and writes `\n`. A CRLF file matches an `old_string` written with
+//! `\n` (or with `\r\n`); the replacement is written with `\r\n`; and the edit is spliced into
+//! the file's own text, so **no byte outside the replaced span changes** — not the other lines'
+//! endings, not the encoding (UTF-8, UTF-8 with BOM, UTF-16LE/BE, Windows-1252), not the final
+//! newline or its absence.
+//!
+//! Where this differs from Claude Code, on purpose:
+//! - the read-first rule is always enforced (Claude Code's `mcp serve` edits unread files), and
+//!   "changed since read" is decided by content, not modification time: a `touch` is not a
+//!   change, and an external change is never silently kept underneath an edit;
+//! - non-UTF-8 files are edited as Windows-1252 and stay byte-exact (Claude Code writes U+FFFD
+//!   over every such byte); a character the encoding lacks is refused rather than corrupted;
+//! - deleting text takes the following line break only when whole lines are deleted (Claude Code
+//!   also eats it after a deletion at the end of a line, joining two lines);
+//! - `new_string` is not stripped of trailing whitespace; the write is atomic and keeps the file's
+//!   permissions; binary files, folders and devices are refused.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! // (Read the file first with the Read tool, on the same context.)
+//! let edit = agent_tool_file_edit::tool();
+//! let input = serde_json::json!({"file_path": "src/main.rs", "old_string": "Hello", "new_string": "Hi"});
+//! let done = call_tool(edit.as_ref(), "toolu_1", input, &ctx).await;
+//! println!("{}", done.block.content.text());
+//! # }
+//! ```
+
+mod edit;
+mod input;
+mod render;
+mod tolerant;
+
+use std::sync::Arc;
+
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+use agent_tools_files::{messages, record_write, structured_patch, write_atomic};
+
+use crate::edit::{Refusal, Request};
+pub use crate::input::EditInput;
+pub use crate::render::EditOutput;
+
+/// The API name.
+pub const NAME: &str = "Edit";
+
+/// Result size past which the executor persists the result (Claude Code's 100,000).
+pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+/// `validate_input` error codes (Claude Code's numbers; ours from 11).
+pub mod error_codes {
+    /// `old_string` equals `new_string`.
+    pub const NO_CHANGE: i32 = 1;
+    /// An empty `old_string` for a file with content.
+    pub const ALREADY_EXISTS: i32 = 3;
+    /// No such file.
+    pub const FILE_MISSING: i32 = 4;
+    /// A notebook.
+    pub const NOTEBOOK: i32 = 5;
+    /// Not read.
+    pub const NOT_READ: i32 = 6;
+    /// Changed since read.
+    pub const MODIFIED_SINCE_READ: i32 = 7;
+    /// `old_string` not found.
+    pub const NOT_FOUND: i32 = 8;
+    /// Several matches without `replace_all`.
+    pub const AMBIGUOUS: i32 = 9;
+    /// Larger than 1 GiB.
+    pub const TOO_LARGE: i32 = 10;
+    /// A folder, device or binary file, or one that cannot be read.
+    pub const NOT_A_TEXT_FILE: i32 = 11;
+    /// The file's encoding cannot take the edit (broken bytes, or a character it lacks).
+    pub const ENCODING: i32 = 12;
+    /// The edit would change nothing.
+    pub const IDENTICAL: i32 = 13;
+}
+
+/// The Edit tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EditTool;
+
+/// Edit, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(EditTool)
+}
+
+/// The message and error code for a refusal; `at_call` words a change found in `call` (after
+/// validation passed) as Claude Code does.
+fn refusal_message(refusal: &Refusal, input: &EditInput, cwd: &std::path::Path, at_call: bool) -> (String, i32) {
+    use error_codes as code;
+    let path = &input.file_path;
+    match refusal {
+        Refusal::NoChange => (render::NO_CHANGES.to_owned(), code::NO_CHANGE),
+        Refusal::Load(error @ agent_tools_files::LoadError::TooLarge { .. }) => {
+            (messages::load_error("edit", path, error), code::TOO_LARGE)
+        }
+        Refusal::Load(error) => (messages::load_error("edit", path, error), code::NOT_A_TEXT_FILE),
+        Refusal::FileMissing => (messages::file_not_found(cwd.display()), code::FILE_MISSING),
+        Refusal::AlreadyExists => (render::ALREADY_EXISTS.to_owned(), code::ALREADY_EXISTS),
+        Refusal::Notebook => (render::NOTEBOOK.to_owned(), code::NOTEBOOK),
+        Refusal::NotRead => (render::NOT_READ.to_owned(), code::NOT_READ),
+        Refusal::Modified if at_call => (render::UNEXPECTEDLY_MODIFIED.to_owned(), code::MODIFIED_SINCE_READ),
+        Refusal::Modified => (render::MODIFIED_SINCE_READ.to_owned(), code::MODIFIED_SINCE_READ),
+        Refusal::Undecodable(encoding) => (messages::undecodable(path, encoding), code::ENCODING),
+        Refusal::NotFound => (render::not_found(&input.old_string), code::NOT_FOUND),
+        Refusal::Ambiguous(count) => (render::ambiguous(*count, &input.old_string), code::AMBIGUOUS),
+        Refusal::Unrepresentable(problem) => (messages::unrepresentable(path, problem), code::ENCODING),
+        Refusal::Identical => (render::IDENTICAL.to_owned(), code::IDENTICAL),
+    }
+}
+
+impl ToolDef for EditTool {
+    type Input = EditInput;
+    type Output = EditOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("replace exact text in a file")
+    }
+
+    fn description(&self, input: &EditInput) -> String {
+        format!("Edit {}", input.file_path)
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn strict(&self) -> bool {
+        true
+    }
+
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false }
+    }
+
+    fn get_path(&self, input: &EditInput) -> Option<String> {
+        Some(input.file_path.clone())
+    }
+
+    fn activity_description(&self, input: &EditInput) -> Option<String> {
+        Some(format!("Editing {}", input.file_path))
+    }
+
+    async fn validate_input(&self, input: &EditInput, ctx: &ToolUseContext) -> ValidationResult {
+        // The cheap check first, without touching the disk.
+        if input.old_string == input.new_string {
+            let (message, code) = refusal_message(&Refusal::NoChange, input, &ctx.cwd, false);
+            return ValidationResult::error(message, code);
+        }
+        let path = ctx.resolve_path(&input.file_path);
+        let state = ctx.read_file_state.clone();
+        let owned = input.clone();
+        let checked = tokio::task::spawn_blocking(move || {
+            let request = Request {
+                old_string: &owned.old_string,
+                new_string: &owned.new_string,
+                replace_all: owned.replace_all(),
+            };
+            edit::plan(&path, &state, request).err()
+        })
+        .await;
+        match checked {
+            Ok(None) => ValidationResult::Ok,
+            Ok(Some(refusal)) => {
+                let (message, code) = refusal_message(&refusal, input, &ctx.cwd, false);
+                ValidationResult::error(message, code)
+            }
+            // The check could not run; `call` checks again before writing anything.
+            Err(_) => ValidationResult::Ok,
+        }
+    }
+
+    async fn call(&self, input: EditInput, ctx: &ToolUseContext) -> Result<ToolResult<EditOutput>, ToolError> {
+        let path = ctx.resolve_path(&input.file_path);
+        let state = ctx.read_file_state.clone();
+        let cwd = ctx.cwd.clone();
+        tokio::task::spawn_blocking(move || {
+            let replace_all = input.replace_all();
+            let request = Request { old_string: &input.old_string, new_string: &input.new_string, replace_all };
+            // Everything is checked again: the file may have changed since validation.
+            let planned = edit::plan(&path, &state, request)
+                .map_err(|refusal| ToolError::failed(refusal_message(&refusal, &input, &cwd, true).0))?;
+            write_atomic(&path, &planned.bytes)
+                .map_err(|error| ToolError::failed(messages::cannot_write(&input.file_path, error)))?;
+            record_write(&state, &path, &planned.text, &planned.bytes);
+            let created = planned.creates();
+            let original_file = planned.original.map(|file| file.text).unwrap_or_default();
+            Ok(ToolResult::new(EditOutput {
+                structured_patch: structured_patch(&original_file, &planned.text),
+                file_path: input.file_path,
+                old_string: planned.actual_old,
+                new_string: input.new_string,
+                original_file,
+                user_modified: false,
+                replace_all,
+                created,
+            }))
+        })
+        .await
+        .map_err(|error| ToolError::internal(format!("edit worker failed: {error}")))?
+    }
+
+    fn map_tool_result(&self, output: &EditOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, render::render(output))
+    }
+}

@@ -1,0 +1,178 @@
+//! # agent-tool-file-write: the Write tool
+//!
+//! Creates a file or replaces its whole content, as Claude Code's `Write` tool does: the same name,
+//! input fields (`file_path`, `content`) and result texts (`File created successfully at: PATH …`,
+//! `The file PATH has been updated successfully. …`, with PATH as the model gave it). An existing
+//! file must have been read in this session and be unchanged since (`File has not been read yet.
+//! …`, `File has been modified since read, …`); a new file needs no read. Every write is recorded
+//! in the file-read state, so a following Edit or Write needs no new Read.
+//!
+//! Where this differs from Claude Code, on purpose:
+//! - the read-first rule is always enforced (Claude Code's `mcp serve` lets Write replace an
+//!   unread file; its own agent loop does not), and "changed since read" is decided by the file's
+//!   content, not its modification time, so a `touch` is not a change and a real change is caught;
+//! - replacing a CRLF file keeps CRLF (every line break of `content` is written `\r\n`, never
+//!   `\r\r\n`) and keeps the file's encoding and byte-order mark; a new file gets `content` byte
+//!   for byte, as UTF-8;
+//! - the write is atomic (temporary file, sync, rename), keeps the file's permissions, writes
+//!   through a symbolic link rather than replacing it, and refuses binary files, folders and
+//!   devices;
+//! - trailing whitespace is not stripped from `content` (Claude Code strips it before the call for
+//!   non-Markdown files): the file gets what the model wrote.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let write = agent_tool_file_write::tool();
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let input = serde_json::json!({"file_path": "notes/todo.txt", "content": "ship it\n"});
+//! let done = call_tool(write.as_ref(), "toolu_1", input, &ctx).await;
+//! println!("{}", done.block.content.text()); // File created successfully at: notes/todo.txt (…)
+//! # }
+//! ```
+
+mod input;
+mod render;
+mod write;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+use agent_tools_files::{messages, record_write, structured_patch, write_atomic};
+
+pub use crate::input::WriteInput;
+pub use crate::render::{WriteKind, WriteOutput};
+use crate::write::{Plan, Refusal};
+
+/// The API name.
+pub const NAME: &str = "Write";
+
+/// Result size past which the executor persists the result (Claude Code's 100,000).
+pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+/// `validate_input` error codes (Claude Code's numbers where it has the check).
+pub mod error_codes {
+    /// An existing file the model has not read.
+    pub const NOT_READ: i32 = 2;
+    /// A file changed since it was read.
+    pub const MODIFIED_SINCE_READ: i32 = 3;
+    /// A folder, device, binary or oversized file, or one that cannot be read.
+    pub const NOT_A_TEXT_FILE: i32 = 4;
+}
+
+/// The Write tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteTool;
+
+/// Write, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(WriteTool)
+}
+
+fn refusal_message(refusal: &Refusal, file_path: &str, at_call: bool) -> (String, i32) {
+    match refusal {
+        Refusal::NotRead => (render::NOT_READ.to_owned(), error_codes::NOT_READ),
+        Refusal::Modified if at_call => (render::UNEXPECTEDLY_MODIFIED.to_owned(), error_codes::MODIFIED_SINCE_READ),
+        Refusal::Modified => (render::MODIFIED_SINCE_READ.to_owned(), error_codes::MODIFIED_SINCE_READ),
+        Refusal::Load(error) => (messages::load_error("overwrite", file_path, error), error_codes::NOT_A_TEXT_FILE),
+    }
+}
+
+impl ToolDef for WriteTool {
+    type Input = WriteInput;
+    type Output = WriteOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("create or overwrite a whole file")
+    }
+
+    fn description(&self, input: &WriteInput) -> String {
+        format!("Write {}", input.file_path)
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn strict(&self) -> bool {
+        true
+    }
+
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false }
+    }
+
+    fn get_path(&self, input: &WriteInput) -> Option<String> {
+        Some(input.file_path.clone())
+    }
+
+    fn activity_description(&self, input: &WriteInput) -> Option<String> {
+        Some(format!("Writing {}", input.file_path))
+    }
+
+    async fn validate_input(&self, input: &WriteInput, ctx: &ToolUseContext) -> ValidationResult {
+        let path = ctx.resolve_path(&input.file_path);
+        let state = ctx.read_file_state.clone();
+        let checked = tokio::task::spawn_blocking(move || write::plan(&path, &state).err()).await;
+        match checked {
+            Ok(None) => ValidationResult::Ok,
+            Ok(Some(refusal)) => {
+                let (message, code) = refusal_message(&refusal, &input.file_path, false);
+                ValidationResult::error(message, code)
+            }
+            // The check could not run; `call` checks again before writing anything.
+            Err(_) => ValidationResult::Ok,
+        }
+    }
+
+    async fn call(&self, input: WriteInput, ctx: &ToolUseContext) -> Result<ToolResult<WriteOutput>, ToolError> {
+        let path: PathBuf = ctx.resolve_path(&input.file_path);
+        let state = ctx.read_file_state.clone();
+        let WriteInput { file_path, content } = input;
+        let display = file_path.clone();
+        tokio::task::spawn_blocking(move || {
+            // Check again: the file may have changed since validation.
+            let plan = write::plan(&path, &state)
+                .map_err(|refusal| ToolError::failed(refusal_message(&refusal, &display, true).0))?;
+            let (bytes, text) = write::encode(&plan, &content);
+            write_atomic(&path, &bytes).map_err(|error| ToolError::failed(messages::cannot_write(&display, error)))?;
+            record_write(&state, &path, &text, &bytes);
+            let output = match plan {
+                Plan::Create => WriteOutput {
+                    kind: WriteKind::Create,
+                    file_path,
+                    content,
+                    structured_patch: Vec::new(),
+                    original_file: None,
+                },
+                Plan::Update(original) => WriteOutput {
+                    kind: WriteKind::Update,
+                    file_path,
+                    content,
+                    structured_patch: structured_patch(&original.text, &text),
+                    original_file: Some(original.text),
+                },
+            };
+            Ok(ToolResult::new(output))
+        })
+        .await
+        .map_err(|error| ToolError::internal(format!("write worker failed: {error}")))?
+    }
+
+    fn map_tool_result(&self, output: &WriteOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, render::render(output))
+    }
+}

@@ -1,0 +1,126 @@
+//! `agent-tools serve` as a child process, driven by rmcp's MCP client: initialize, list, calls
+//! that succeed and calls that fail, and a session that remembers what was read.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::path::Path;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Map, Value, json};
+
+type Client = RunningService<rmcp::RoleClient, ()>;
+
+async fn connect(cwd: &Path) -> Client {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
+    command.arg("--cwd").arg(cwd).arg("serve");
+    let transport = TokioChildProcess::new(command).unwrap();
+    ().serve(transport).await.unwrap()
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("arguments must be an object, got {other}"),
+    }
+}
+
+async fn call(client: &Client, tool: &str, input: Value) -> CallToolResult {
+    client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(input))).await.unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.clone()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("notes.txt"), "alpha\nbeta needle\n").unwrap();
+    fs::create_dir(dir.path().join("src")).unwrap();
+    fs::write(dir.path().join("src/lib.rs"), "pub fn needle() {}\n").unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn initialize_and_list_give_the_pool_with_schemas_and_annotations() {
+    let dir = fixture();
+    let client = connect(dir.path()).await;
+    let info = client.peer_info().expect("the server answered initialize");
+    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("agent-tools"));
+    assert!(info.capabilities.tools.is_some());
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted, "built-ins come sorted by name");
+    for name in ["Glob", "Grep", "Read"] {
+        let tool = tools.iter().find(|tool| tool.name == name).unwrap_or_else(|| panic!("{name} listed"));
+        assert!(tool.description.as_deref().is_some_and(|d| d.len() > 100), "{name} has its prompt");
+        assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
+        assert_eq!(tool.input_schema.get("additionalProperties"), Some(&json!(false)));
+        let annotations = tool.annotations.as_ref().unwrap();
+        assert_eq!(annotations.read_only_hint, Some(true), "{name}");
+        assert_eq!(annotations.open_world_hint, Some(false), "{name}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn calls_return_the_tool_result_text_and_structured_content() {
+    let dir = fixture();
+    let client = connect(dir.path()).await;
+
+    let read = call(&client, "Read", json!({"file_path": "notes.txt"})).await;
+    assert_eq!(read.is_error, Some(false));
+    assert_eq!(text(&read), "1\talpha\n2\tbeta needle\n3\t");
+    let structured = read.structured_content.unwrap();
+    assert_eq!(structured["type"], "text");
+    assert_eq!(structured["file"]["totalLines"], 3);
+
+    let grep = call(&client, "Grep", json!({"pattern": "needle", "output_mode": "content"})).await;
+    assert_eq!(text(&grep), "notes.txt:2:beta needle\nsrc/lib.rs:1:pub fn needle() {}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn errors_are_results_the_model_can_read_not_protocol_errors() {
+    let dir = fixture();
+    let client = connect(dir.path()).await;
+
+    let unknown = call(&client, "NoSuchTool", json!({})).await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert_eq!(text(&unknown), "<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>");
+
+    let bad_input = call(&client, "Read", json!({"file_path": "notes.txt", "bogus": 1})).await;
+    assert_eq!(bad_input.is_error, Some(true));
+    assert_eq!(
+        text(&bad_input),
+        "<tool_use_error>InputValidationError: Read failed due to the following issue:\nAn unexpected parameter `bogus` was provided</tool_use_error>"
+    );
+
+    let missing = call(&client, "Read", json!({"file_path": "missing.txt"})).await;
+    assert_eq!(missing.is_error, Some(true));
+    let cwd = dir.path().canonicalize().unwrap();
+    assert_eq!(
+        text(&missing),
+        format!("File does not exist. Note: your current working directory is {}.", cwd.display())
+    );
+    assert!(missing.structured_content.is_none());
+
+    // The server is still there after errors.
+    let glob = call(&client, "Glob", json!({"pattern": "**/*.rs"})).await;
+    assert_eq!(text(&glob), "src/lib.rs");
+    client.cancel().await.unwrap();
+}
