@@ -124,3 +124,38 @@ async fn errors_are_results_the_model_can_read_not_protocol_errors() {
     assert_eq!(text(&glob), "src/lib.rs");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn one_session_per_server_keeps_the_cwd_and_what_was_read() {
+    let dir = fixture();
+    let cwd = dir.path().canonicalize().unwrap();
+    let client = connect(dir.path()).await;
+
+    // Bash's `cd` carries over to the next call, and relative paths follow it.
+    let cd = call(&client, "Bash", json!({"command": "mkdir -p sub && cd sub && pwd"})).await;
+    assert_eq!(text(&cd), format!("{}/sub", cwd.display()));
+    let pwd = call(&client, "Bash", json!({"command": "pwd"})).await;
+    assert_eq!(text(&pwd), format!("{}/sub", cwd.display()));
+    let back = call(&client, "Bash", json!({"command": format!("cd {} && echo ok", cwd.display())})).await;
+    assert_eq!(text(&back), "ok");
+
+    // Edit refuses a file that was not read, then works once Read has run in the same session.
+    let refused =
+        call(&client, "Edit", json!({"file_path": "notes.txt", "old_string": "alpha", "new_string": "ALPHA"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        text(&refused),
+        "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+    );
+    call(&client, "Read", json!({"file_path": "notes.txt"})).await;
+    let edited =
+        call(&client, "Edit", json!({"file_path": "notes.txt", "old_string": "alpha", "new_string": "ALPHA"})).await;
+    assert_eq!(edited.is_error, Some(false), "{}", text(&edited));
+    assert_eq!(fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "ALPHA\nbeta needle\n");
+
+    // A failed command is an error result with its exit code.
+    let failed = call(&client, "Bash", json!({"command": "echo partial; exit 3"})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(text(&failed), "Exit code 3\npartial");
+    client.cancel().await.unwrap();
+}

@@ -76,22 +76,6 @@ pub fn utf16_bom(bytes: &[u8]) -> Option<bool> {
     }
 }
 
-/// Decodes file bytes to text: UTF-16 (little- or big-endian) when it starts with a byte-order
-/// mark, otherwise UTF-8 without its byte-order mark. Undecodable bytes become U+FFFD.
-pub fn decode_lossy(bytes: &[u8]) -> String {
-    match utf16_bom(bytes) {
-        Some(little_endian) => {
-            let units = bytes[2..].chunks(2).map(|pair| match (pair, little_endian) {
-                ([low, high], true) => u16::from_le_bytes([*low, *high]),
-                ([high, low], false) => u16::from_be_bytes([*high, *low]),
-                _ => 0xFFFD,
-            });
-            char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
-        }
-        None => String::from_utf8_lossy(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)).into_owned(),
-    }
-}
-
 /// Counts the bytes of `bytes` that are not part of valid UTF-8 (a sequence cut at the end of the
 /// sample counts as valid).
 fn invalid_utf8_bytes(mut bytes: &[u8]) -> usize {
@@ -143,19 +127,5 @@ mod tests {
         let utf16: Vec<u8> = "plain ascii".encode_utf16().flat_map(u16::to_le_bytes).collect();
         assert!(looks_binary(&utf16));
         assert!(!looks_binary(&[&[0xFF, 0xFE][..], &utf16].concat()));
-    }
-
-    #[test]
-    fn decodes_utf8_and_utf16_with_their_marks() {
-        assert_eq!(decode_lossy(b"\xef\xbb\xbfhi"), "hi");
-        assert_eq!(decode_lossy(b"caf\xe9"), "caf\u{fffd}");
-        let le: Vec<u8> =
-            [&[0xFF, 0xFE][..], &"h\u{e9}".encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>()].concat();
-        assert_eq!(decode_lossy(&le), "h\u{e9}");
-        let be: Vec<u8> =
-            [&[0xFE, 0xFF][..], &"ok".encode_utf16().flat_map(u16::to_be_bytes).collect::<Vec<u8>>()].concat();
-        assert_eq!(decode_lossy(&be), "ok");
-        // An odd trailing byte becomes a replacement character.
-        assert_eq!(decode_lossy(&[0xFF, 0xFE, b'a', 0, b'b']), "a\u{fffd}");
     }
 }

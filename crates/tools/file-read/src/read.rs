@@ -6,6 +6,7 @@ use std::path::Path;
 
 use agent_tools_core::context::{ContentHasher, content_hash};
 use agent_tools_core::text::{SNIFF_BYTES, utf16_bom};
+use agent_tools_files::{Encoding, decode};
 
 /// What was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,10 +88,12 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         file.read_to_end(&mut bytes)?;
         let hash = content_hash(&bytes);
-        let utf16 = utf16_bom(&bytes).is_some();
+        // Decoded exactly as Edit decodes it, so text copied from here matches there.
+        let decoded = decode(&bytes);
+        let utf16 = matches!(decoded.encoding, Encoding::Utf16Le | Encoding::Utf16Be);
         let has_nul = !utf16 && bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0);
-        let not_utf8 = !utf16 && std::str::from_utf8(&bytes).is_err();
-        let text = agent_tools_core::text::decode_lossy(&bytes);
+        let not_utf8 = decoded.encoding == Encoding::Windows1252;
+        let text = decoded.text;
         if text.is_empty() {
             return Ok(TextRange {
                 content: String::new(),
@@ -161,9 +164,9 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, max_size:
             }
             let line = line.strip_suffix(b"\n").unwrap_or(line);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let text = String::from_utf8_lossy(line);
-            not_utf8 |= matches!(text, std::borrow::Cow::Owned(_));
-            lines.push(text.into_owned());
+            let text = decode(line);
+            not_utf8 |= text.encoding == Encoding::Windows1252;
+            lines.push(text.text);
         }
         first = false;
         total_lines += 1;

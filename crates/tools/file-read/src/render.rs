@@ -36,7 +36,7 @@ pub struct TextFile {
 pub enum EncodingNote {
     /// NUL bytes near the start (shown as `\0`).
     NulBytes,
-    /// Bytes that are not UTF-8 (shown as U+FFFD).
+    /// Bytes that are not UTF-8: the text was decoded as Windows-1252.
     NotUtf8,
 }
 
@@ -110,8 +110,8 @@ pub fn render_text(file: &TextFile) -> String {
              its encoding, or ask the user whether to convert it to UTF-8.]",
         ),
         Some(EncodingNote::NotUtf8) => text.push_str(
-            "\n\n[Note: this file is not valid UTF-8; it is probably in a legacy encoding such as Windows-1252, \
-             Shift-JIS or GBK. Bytes that could not be decoded show above as U+FFFD (\u{fffd}).]",
+            "\n\n[Note: this file is not valid UTF-8, so it was decoded as Windows-1252. If it uses another legacy \
+             encoding (Shift-JIS, GBK …), some characters above are wrong. Edit and Write keep the file's encoding.]",
         ),
         None => {}
     }

@@ -302,7 +302,7 @@ async fn nul_bytes_are_shown_escaped_with_a_note() {
     let text = read(dir.path(), json!({"file_path": "nul-bytes.txt"})).await;
     assert_eq!(
         text,
-        "1\thi\\0\n2\tthere\u{fffd}\n3\t\n\n[Note: this file holds NUL bytes in its first 8 KB, shown above as \\0. It may be binary data, UTF-16/UTF-32 without a byte-order mark, or text with stray NULs. To change it, use a command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+        "1\thi\\0\n2\tthere\u{ff}\n3\t\n\n[Note: this file holds NUL bytes in its first 8 KB, shown above as \\0. It may be binary data, UTF-16/UTF-32 without a byte-order mark, or text with stray NULs. To change it, use a command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
     );
     assert!(!text.contains('\0'));
 }
@@ -312,7 +312,7 @@ async fn text_that_is_not_utf8_gets_a_note() {
     let dir = fixture();
     assert_eq!(
         read(dir.path(), json!({"file_path": "latin1.txt"})).await,
-        "1\tcaf\u{fffd}\u{fffd}\n2\t\n\n[Note: this file is not valid UTF-8; it is probably in a legacy encoding such as Windows-1252, Shift-JIS or GBK. Bytes that could not be decoded show above as U+FFFD (\u{fffd}).]"
+        "1\tcaf\u{2c6}\u{e9}\n2\t\n\n[Note: this file is not valid UTF-8, so it was decoded as Windows-1252. If it uses another legacy encoding (Shift-JIS, GBK …), some characters above are wrong. Edit and Write keep the file's encoding.]"
     );
 }
 
