@@ -120,6 +120,8 @@ mod tests {
     fn sizes_are_written_like_claude_code() {
         assert_eq!(format_file_size(1023), "1023 bytes");
         assert_eq!(format_file_size(353_894), "345.6KB");
+        // Halves round up, as JavaScript's toFixed(1) does: 781.25 → 781.3.
+        assert_eq!(format_file_size(800_000), "781.3KB");
         assert_eq!(format_file_size(3 * 1024 * 1024 + 512 * 1024), "3.5MB");
         assert_eq!(
             too_large(2 * 1024 * 1024 * 1024, 1024 * 1024 * 1024),

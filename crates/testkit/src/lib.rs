@@ -139,3 +139,71 @@ pub async fn err(tool: &dyn Tool, cwd: &Path, input: Value) -> String {
     assert!(is_error, "expected an error for {input}, got: {text}");
     text
 }
+
+/// One conversation in a fresh folder: a context whose file-read state and working directory
+/// live across calls, as in an agent session.
+pub struct Session {
+    /// The folder (deleted when the session is dropped).
+    pub dir: tempfile::TempDir,
+    /// The context every call of the session uses.
+    pub ctx: ToolUseContext,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::in_dir(tempfile::tempdir().unwrap())
+    }
+}
+
+impl Session {
+    /// A session in a new empty folder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A session in `dir` (e.g. [`oracle_fixture`]).
+    pub fn in_dir(dir: tempfile::TempDir) -> Self {
+        let ctx = ToolUseContext::new(dir.path());
+        Self { dir, ctx }
+    }
+
+    /// `name` inside the folder.
+    pub fn path(&self, name: &str) -> std::path::PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `name` inside the folder, as a string (how a model would pass it).
+    pub fn abs(&self, name: &str) -> String {
+        self.path(name).to_string_lossy().into_owned()
+    }
+
+    /// Writes `bytes` to `name` (creating folders) and returns its absolute path.
+    pub fn put(&self, name: &str, bytes: impl AsRef<[u8]>) -> String {
+        write(self.dir.path(), name, bytes);
+        self.abs(name)
+    }
+
+    /// The bytes of `name`.
+    pub fn bytes(&self, name: &str) -> Vec<u8> {
+        fs::read(self.path(name)).unwrap()
+    }
+
+    /// One call of `tool` in this session: the result text and whether it is an error.
+    pub async fn run(&self, tool: &dyn Tool, input: Value) -> (String, bool) {
+        run(tool, &self.ctx, input).await
+    }
+
+    /// One call that must succeed; returns the text.
+    pub async fn ok(&self, tool: &dyn Tool, input: Value) -> String {
+        let (text, is_error) = self.run(tool, input.clone()).await;
+        assert!(!is_error, "{} failed for {input}: {text}", tool.name());
+        text
+    }
+
+    /// One call that must fail; returns the text.
+    pub async fn err(&self, tool: &dyn Tool, input: Value) -> String {
+        let (text, is_error) = self.run(tool, input.clone()).await;
+        assert!(is_error, "{} should have failed for {input}: {text}", tool.name());
+        text
+    }
+}

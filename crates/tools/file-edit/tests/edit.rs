@@ -5,9 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
-use std::path::PathBuf;
 
-use agent_tools_core::ToolUseContext;
+use agent_tools_testkit::Session;
 use serde_json::{Value, json};
 
 const STATE_IS_CURRENT: &str = "(file state is current in your context — no need to Read it back)";
@@ -15,59 +14,29 @@ const NOT_READ: &str =
     "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>";
 const MODIFIED: &str = "<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>";
 
-/// One conversation: a folder and a context whose file-read state lives across calls.
-struct Session {
-    dir: tempfile::TempDir,
-    ctx: ToolUseContext,
+/// Edit's calls in a testkit session.
+trait EditSession {
+    async fn read(&self, file_path: &str) -> String;
+    async fn edit(&self, input: Value) -> (String, bool);
+    async fn edit_ok(&self, input: Value) -> String;
+    async fn edit_err(&self, input: Value) -> String;
 }
 
-impl Session {
-    fn new() -> Self {
-        Self::in_dir(tempfile::tempdir().unwrap())
-    }
-
-    fn in_dir(dir: tempfile::TempDir) -> Self {
-        let ctx = ToolUseContext::new(dir.path());
-        Self { dir, ctx }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn put(&self, name: &str, bytes: &[u8]) -> String {
-        let path = self.path(name);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, bytes).unwrap();
-        path.to_string_lossy().into_owned()
-    }
-
-    fn bytes(&self, name: &str) -> Vec<u8> {
-        fs::read(self.path(name)).unwrap()
-    }
-
+impl EditSession for Session {
     async fn read(&self, file_path: &str) -> String {
-        let (text, is_error) =
-            agent_tools_testkit::run(agent_tool_file_read::tool().as_ref(), &self.ctx, json!({"file_path": file_path}))
-                .await;
-        assert!(!is_error, "Read failed: {text}");
-        text
+        self.ok(agent_tool_file_read::tool().as_ref(), json!({"file_path": file_path})).await
     }
 
     async fn edit(&self, input: Value) -> (String, bool) {
-        agent_tools_testkit::run(agent_tool_file_edit::tool().as_ref(), &self.ctx, input).await
+        self.run(agent_tool_file_edit::tool().as_ref(), input).await
     }
 
     async fn edit_ok(&self, input: Value) -> String {
-        let (text, is_error) = self.edit(input.clone()).await;
-        assert!(!is_error, "Edit failed for {input}: {text}");
-        text
+        self.ok(agent_tool_file_edit::tool().as_ref(), input).await
     }
 
     async fn edit_err(&self, input: Value) -> String {
-        let (text, is_error) = self.edit(input.clone()).await;
-        assert!(is_error, "Edit should have failed for {input}: {text}");
-        text
+        self.err(agent_tool_file_edit::tool().as_ref(), input).await
     }
 }
 

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use agent_tools_core::result::ImageSource;
 use agent_tools_core::{ContentPart, ToolResultContent};
+pub use agent_tools_files::messages::format_file_size;
 use serde::Serialize;
 
 use crate::notebook::{self, Cell, Piece};
@@ -168,43 +169,9 @@ pub fn blocked_device(path: &str) -> String {
     format!("Cannot read {path}: this device file blocks or never ends.")
 }
 
-/// A byte count as Claude Code's `formatFileSize` writes it: `N bytes` under 1 KiB, else one
-/// decimal (a trailing `.0` dropped) in KB, MB or GB of 1024.
-pub fn format_file_size(bytes: u64) -> String {
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    #[allow(clippy::cast_precision_loss)]
-    let mut value = bytes as f64 / 1024.0;
-    for unit in ["KB", "MB"] {
-        if value < 1024.0 {
-            return format!("{}{unit}", one_decimal(value));
-        }
-        value /= 1024.0;
-    }
-    format!("{}GB", one_decimal(value))
-}
-
-/// One decimal, rounding halves up as JavaScript's `toFixed(1)` does (781.25 → 781.3).
-fn one_decimal(value: f64) -> String {
-    let text = format!("{:.1}", (value * 10.0).round() / 10.0);
-    text.strip_suffix(".0").map_or(text.clone(), str::to_owned)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_are_written_like_claude_code() {
-        assert_eq!(format_file_size(5), "5 bytes");
-        assert_eq!(format_file_size(1024), "1KB");
-        assert_eq!(format_file_size(256 * 1024), "256KB");
-        assert_eq!(format_file_size(353_894), "345.6KB");
-        assert_eq!(format_file_size(800_000), "781.3KB");
-        assert_eq!(format_file_size(3 * 1024 * 1024 + 1024 * 512), "3.5MB");
-        assert_eq!(format_file_size(2 * 1024 * 1024 * 1024), "2GB");
-    }
 
     #[test]
     fn lines_are_numbered_with_a_tab() {

@@ -4,9 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
-use std::path::PathBuf;
 
-use agent_tools_core::ToolUseContext;
+use agent_tools_testkit::Session;
 use serde_json::{Value, json};
 
 const STATE_IS_CURRENT: &str = "(file state is current in your context — no need to Read it back)";
@@ -14,63 +13,29 @@ const NOT_READ: &str =
     "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>";
 const MODIFIED: &str = "<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>";
 
-/// One conversation: a folder and a context whose file-read state lives across calls.
-struct Session {
-    dir: tempfile::TempDir,
-    ctx: ToolUseContext,
+/// Write's calls in a testkit session.
+trait WriteSession {
+    async fn read(&self, file_path: &str) -> String;
+    async fn write(&self, input: Value) -> (String, bool);
+    async fn write_ok(&self, file_path: &str, content: &str) -> String;
+    async fn write_err(&self, file_path: &str, content: &str) -> String;
 }
 
-impl Session {
-    fn new() -> Self {
-        Self::in_dir(tempfile::tempdir().unwrap())
-    }
-
-    fn in_dir(dir: tempfile::TempDir) -> Self {
-        let ctx = ToolUseContext::new(dir.path());
-        Self { dir, ctx }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn abs(&self, name: &str) -> String {
-        self.path(name).to_string_lossy().into_owned()
-    }
-
-    fn put(&self, name: &str, bytes: &[u8]) -> String {
-        let path = self.path(name);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, bytes).unwrap();
-        self.abs(name)
-    }
-
-    fn bytes(&self, name: &str) -> Vec<u8> {
-        fs::read(self.path(name)).unwrap()
-    }
-
+impl WriteSession for Session {
     async fn read(&self, file_path: &str) -> String {
-        let (text, is_error) =
-            agent_tools_testkit::run(agent_tool_file_read::tool().as_ref(), &self.ctx, json!({"file_path": file_path}))
-                .await;
-        assert!(!is_error, "Read failed: {text}");
-        text
+        self.ok(agent_tool_file_read::tool().as_ref(), json!({"file_path": file_path})).await
     }
 
     async fn write(&self, input: Value) -> (String, bool) {
-        agent_tools_testkit::run(agent_tool_file_write::tool().as_ref(), &self.ctx, input).await
+        self.run(agent_tool_file_write::tool().as_ref(), input).await
     }
 
     async fn write_ok(&self, file_path: &str, content: &str) -> String {
-        let (text, is_error) = self.write(json!({"file_path": file_path, "content": content})).await;
-        assert!(!is_error, "Write failed for {file_path}: {text}");
-        text
+        self.ok(agent_tool_file_write::tool().as_ref(), json!({"file_path": file_path, "content": content})).await
     }
 
     async fn write_err(&self, file_path: &str, content: &str) -> String {
-        let (text, is_error) = self.write(json!({"file_path": file_path, "content": content})).await;
-        assert!(is_error, "Write should have failed for {file_path}: {text}");
-        text
+        self.err(agent_tool_file_write::tool().as_ref(), json!({"file_path": file_path, "content": content})).await
     }
 }
 
