@@ -101,6 +101,9 @@ pub struct FileStamp {
     /// Write compare it with the file on disk: a changed hash means the file changed since,
     /// whatever its modification time says (a `touch` alone is not a change).
     pub content_hash: Option<u64>,
+    /// True when Read made the entry (false after a write). Read's "file unchanged" answer to a
+    /// repeated read applies only to what the model saw through Read.
+    pub from_read: bool,
 }
 
 impl FileStamp {
@@ -408,6 +411,7 @@ mod tests {
             limit: None,
             is_partial_view: false,
             content_hash: None,
+            from_read: true,
         }
     }
 

@@ -61,6 +61,7 @@ pub fn record_write(state: &FileReadState, path: &Path, text_lf: &str, bytes: &[
             limit: None,
             is_partial_view: false,
             content_hash: Some(content_hash(bytes)),
+            from_read: false,
         },
     );
 }
@@ -77,6 +78,7 @@ mod tests {
             limit: None,
             is_partial_view: false,
             content_hash: hash,
+            from_read: true,
         }
     }
 

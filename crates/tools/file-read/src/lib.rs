@@ -201,6 +201,7 @@ impl ToolDef for ReadTool {
                 limit: input.limit,
                 is_partial_view: false,
                 content_hash: Some(read.hash),
+                from_read: true,
             },
         );
         if let Some(file) = notebook {
