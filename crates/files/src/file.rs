@@ -72,6 +72,90 @@ impl TextFile {
     pub fn is_blank(&self) -> bool {
         self.text.trim().is_empty()
     }
+
+    /// The same file with its text changed in memory (nothing is written): `raw` is the new
+    /// decoded text with its line endings as they are to be written. The normalised text, the
+    /// CRLF map and the dominant line ending are computed anew; the path, encoding, hash,
+    /// modification time and size stay those of the file as loaded, so a sequence of edits can
+    /// be applied one after another to the result of the previous one and written once.
+    ///
+    /// ```
+    /// use agent_tools_files::TextFile;
+    /// let file = TextFile::from_bytes("/f", b"a\r\nb\r\n", 0);
+    /// let next = file.edited("A\r\nb\r\n".to_owned());
+    /// assert_eq!((next.text.as_str(), next.raw_offset(2)), ("A\nb\n", 3));
+    /// assert_eq!(next.content_hash, file.content_hash);
+    /// ```
+    #[must_use]
+    pub fn edited(&self, raw: String) -> Self {
+        let line_ending = LineEnding::detect(&raw);
+        let (text, crlf_at) = split_crlf(&raw);
+        Self {
+            path: self.path.clone(),
+            encoding: self.encoding,
+            lossless: self.lossless,
+            line_ending,
+            raw,
+            text,
+            crlf_at,
+            content_hash: self.content_hash,
+            mtime_ms: self.mtime_ms,
+            size: self.size,
+        }
+    }
+
+    /// Whether the `\n` at `text_offset` of [`TextFile::text`] is written `\r\n` in the file.
+    pub fn is_crlf_break(&self, text_offset: usize) -> bool {
+        self.crlf_at.binary_search(&text_offset).is_ok()
+    }
+
+    /// True when the file ends some lines with `\r\n` and others with a bare `\n`.
+    pub fn has_mixed_line_endings(&self) -> bool {
+        let breaks = self.text.bytes().filter(|byte| *byte == b'\n').count();
+        !self.crlf_at.is_empty() && self.crlf_at.len() < breaks
+    }
+
+    /// The line ending to give new line breaks that replace `text[range]`, so that in a file with
+    /// mixed endings added lines look like the lines around them:
+    ///
+    /// 1. the style most of the line breaks inside the range have (when there is a majority);
+    /// 2. else the style of the line break that ends the line where the range ends;
+    /// 3. else that of the last line break before the range;
+    /// 4. else the file's dominant style ([`TextFile::line_ending`]).
+    ///
+    /// In a file with one style throughout, that style.
+    ///
+    /// ```
+    /// use agent_tools_files::{LineEnding, TextFile};
+    /// let file = TextFile::from_bytes("/f", b"a\nb\r\nc\r\nd\n", 0);
+    /// assert_eq!(file.text, "a\nb\nc\nd\n");
+    /// assert_eq!(file.line_ending_near(2..3), LineEnding::CrLf); // "b": its line ends in CRLF
+    /// assert_eq!(file.line_ending_near(6..7), LineEnding::Lf); // "d"
+    /// assert_eq!(file.line_ending_near(0..2), LineEnding::Lf); // "a\n"
+    /// ```
+    pub fn line_ending_near(&self, range: std::ops::Range<usize>) -> LineEnding {
+        let bytes = self.text.as_bytes();
+        let start = range.start.min(bytes.len());
+        let end = range.end.clamp(start, bytes.len());
+        let style = |at: usize| if self.is_crlf_break(at) { LineEnding::CrLf } else { LineEnding::Lf };
+        let (mut crlf, mut lf) = (0usize, 0usize);
+        for (at, _) in bytes[start..end].iter().enumerate().filter(|(_, byte)| **byte == b'\n') {
+            match style(start + at) {
+                LineEnding::CrLf => crlf += 1,
+                LineEnding::Lf => lf += 1,
+            }
+        }
+        if crlf != lf {
+            return if crlf > lf { LineEnding::CrLf } else { LineEnding::Lf };
+        }
+        if let Some(at) = bytes[end..].iter().position(|byte| *byte == b'\n') {
+            return style(end + at);
+        }
+        if let Some(at) = bytes[..start].iter().rposition(|byte| *byte == b'\n') {
+            return style(at);
+        }
+        self.line_ending
+    }
 }
 
 /// `raw` with `\r\n` → `\n`, and where each such `\n` sits in the result.

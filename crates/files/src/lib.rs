@@ -1,19 +1,27 @@
 //! # agent-tools-files: what the file-changing tools share
 //!
-//! The machinery under Write and Edit (and later NotebookEdit), free of the Tool contract:
+//! The machinery under Write, Edit and NotebookEdit, free of the Tool contract:
 //!
 //! - [`load_text_file`] → [`TextFile`]: a file's encoding ([`Encoding`]: UTF-8, UTF-8 with BOM,
 //!   UTF-16LE/BE with BOM, Windows-1252 for other non-UTF-8 text), its line-ending style
 //!   ([`LineEnding`]), the text with `\r\n` normalised to `\n` (what the model reads and matches
 //!   against), the hash of its bytes and its modification time. [`TextFile::raw_offset`] maps a
 //!   span of the normalised text back to the file's own text, so an edit can change that span
-//!   and not one byte besides; [`encode_text`] writes text back in the file's encoding;
+//!   and not one byte besides; [`TextFile::line_ending_near`] says which ending new line breaks
+//!   at a span take in a file with mixed endings; [`TextFile::edited`] applies edits in memory,
+//!   one after another, before a single write; [`encode_text`] writes text back in the file's
+//!   encoding;
+//! - [`restyle_like`]: a whole new text in the line endings of the file it replaces, line by
+//!   line (Write over a file with mixed endings);
+//! - [`strip_trailing_whitespace`] / [`keeps_trailing_whitespace`]: Claude Code's stripping of
+//!   trailing spaces from what the model writes, within limits that never touch what it did not
+//!   write;
 //! - [`check_freshness`]: the read-before-write rule against the context's file-read state —
 //!   not read, or changed since it was read (by content hash: a changed modification time alone
 //!   is not a change);
 //! - [`write_atomic`]: temporary file in the same folder, flushed and synced, permissions (and
 //!   owner) kept, renamed over the target; missing folders created; the original is never
-//!   half-written;
+//!   half-written (`tests/atomic.rs` kills a writer mid-write and reads during writes);
 //! - [`record_write`]: what a tool wrote becomes the model's known state, so a second edit needs
 //!   no new Read;
 //! - [`structured_patch`]: the line-diff hunks of the tools' output data;
@@ -23,11 +31,13 @@
 //!
 //! Mirrored: the "not read yet" / "modified since read" rule and texts, normalising CRLF for
 //! matching and restoring it on write, keeping a UTF-16 file UTF-16, refreshing the read state
-//! after a write, the 1 GiB limit. Different, on purpose: freshness is decided by content, not
-//! timestamps (Claude Code refuses edits after a mere `touch`); non-UTF-8 files are read as
-//! Windows-1252 and written back byte-exact (Claude Code replaces every such byte with U+FFFD);
-//! UTF-16BE and UTF-8 BOMs are kept; writes are atomic and keep the file's mode; a symbolic link
-//! stays a link; a read-only file stays unwritten.
+//! after a write, the 1 GiB limit, stripping trailing whitespace outside Markdown. Different, on
+//! purpose: freshness is decided by content, not timestamps (Claude Code refuses edits after a
+//! mere `touch`); non-UTF-8 files are read as Windows-1252 and written back byte-exact (Claude
+//! Code replaces every such byte with U+FFFD);
+//! UTF-16BE and UTF-8 BOMs are kept; mixed line endings are kept line by line; writes are atomic
+//! and keep the file's mode; a symbolic link stays a link; a read-only file stays unwritten;
+//! trailing whitespace is stripped only from lines the model wrote anew, where they end.
 //!
 //! ```
 //! use agent_tools_core::context::FileReadState;
@@ -56,6 +66,8 @@ mod file;
 pub mod messages;
 mod patch;
 mod read_state;
+mod restyle;
+mod whitespace;
 
 pub use crate::atomic::{write_atomic, write_target};
 pub use crate::encoding::{
@@ -64,3 +76,5 @@ pub use crate::encoding::{
 pub use crate::file::{LoadError, MAX_FILE_BYTES, TextFile, encode_text, load_text_file};
 pub use crate::patch::{CONTEXT_LINES, Hunk, structured_patch};
 pub use crate::read_state::{Freshness, check_freshness, record_write};
+pub use crate::restyle::restyle_like;
+pub use crate::whitespace::{keeps_trailing_whitespace, strip_trailing_whitespace};

@@ -19,4 +19,8 @@ pub struct ReadInput {
     #[serde(default, deserialize_with = "semantic::opt_u64")]
     #[schemars(extend("exclusiveMinimum" = 0))]
     pub limit: Option<u64>,
+    /// PDF files only: the pages to read, as one page ("3"), a range ("1-5") or a first page to
+    /// the end ("3-"); pages count from 1, and one call reads at most 20 pages.
+    #[serde(default)]
+    pub pages: Option<String>,
 }

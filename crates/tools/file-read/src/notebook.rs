@@ -12,6 +12,9 @@ use serde_json::Value;
 /// hint to inspect them with `jq` (Claude Code's limit).
 pub const LARGE_OUTPUTS_CHARS: usize = 10_000;
 
+/// Largest notebook file read, in bytes (its outputs are then bounded before the size limit).
+pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
 /// Most characters of one output's text (as for Bash output).
 pub const MAX_OUTPUT_CHARS: usize = 30_000;
 

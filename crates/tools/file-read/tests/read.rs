@@ -322,3 +322,219 @@ async fn a_broken_notebook_reads_as_text() {
     fs::write(dir.path().join("bad.ipynb"), "{\"cells\": [\n").unwrap();
     assert_eq!(read(dir.path(), json!({"file_path": "bad.ipynb"})).await, "1\t{\"cells\": [\n2\t");
 }
+
+/// Case 017's inputs (`make_inputs.sh`): one line of 600,000 `x`, and `short` / 300,000 `y` / `tail`.
+fn case_017() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("minified.txt"), "x".repeat(600_000) + "\n").unwrap();
+    fs::write(dir.path().join("three.js"), format!("short\n{}\ntail\n", "y".repeat(300_000))).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn case_017_a_huge_single_line_is_cut_not_refused() {
+    let dir = case_017();
+    let marker = |omitted: usize| format!(" [… line cut here: {omitted} more characters]");
+    let cut_x = format!("{}{}", "x".repeat(2000), marker(598_000));
+    for (input, expected) in [
+        (json!({"file_path": "minified.txt"}), format!("1\t{cut_x}\n2\t")),
+        (json!({"file_path": "minified.txt", "offset": 1, "limit": 1}), format!("1\t{cut_x}")),
+        (
+            json!({"file_path": "three.js"}),
+            format!("1\tshort\n2\t{}{}\n3\ttail\n4\t", "y".repeat(2000), marker(298_000)),
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let text = read(dir.path(), input.clone()).await;
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{input}: {:?}", started.elapsed());
+        assert!(text.len() <= 10 * 1024, "{input}: {} bytes", text.len());
+        assert_eq!(text, expected, "{input}");
+    }
+}
+
+#[tokio::test]
+async fn many_ordinary_lines_over_the_size_limit_are_still_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // 300 KB of 100-character lines: nothing to cut, so the size rule applies.
+    fs::write(dir.path().join("log.txt"), ("z".repeat(99) + "\n").repeat(3_000)).unwrap();
+    assert_eq!(
+        read_error(dir.path(), json!({"file_path": "log.txt"})).await,
+        "File content (293KB) exceeds maximum allowed size (256KB). Read it in parts with offset and limit, or search it with Grep."
+    );
+    // Long lines alone do not save a file whose cut lines are still too many.
+    fs::write(dir.path().join("wide.txt"), ("w".repeat(5_000) + "\n").repeat(200)).unwrap();
+    let text = read_error(dir.path(), json!({"file_path": "wide.txt"})).await;
+    assert!(text.starts_with("File content (976.8KB) exceeds maximum allowed size (256KB)."), "{text}");
+    // A limit makes the token rule the one that applies.
+    let text = read_error(dir.path(), json!({"file_path": "wide.txt", "limit": 60})).await;
+    assert!(text.starts_with("File content (30015 tokens) exceeds maximum allowed tokens (25000)."), "{text}");
+    // A range that fits shows its long lines whole.
+    let text = read(dir.path(), json!({"file_path": "wide.txt", "offset": 200, "limit": 2})).await;
+    assert!(text == format!("200\t{}\n201\t", "w".repeat(5000)), "{}", &text[..100]);
+}
+
+#[tokio::test]
+async fn case_003_tabs_are_shown_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = "func render(items []string) string {\n\tvar b strings.Builder\n\tfor _, it := range items {\n\t\tif it == \"\" {\n\t\t\tcontinue\n\t\t}\n\t\tb.WriteString(it)\n\t}\n\treturn b.String()\n}\n";
+    fs::write(dir.path().join("render.go"), go).unwrap();
+    let text = read(dir.path(), json!({"file_path": "render.go"})).await;
+    let line_4 = text.lines().nth(3).unwrap();
+    assert_eq!(line_4, "4\t\t\tif it == \"\" {");
+    assert_eq!(line_4.split_once('\t').unwrap().1, "\t\tif it == \"\" {");
+}
+
+#[tokio::test]
+async fn case_010_cp1252_is_shown_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("legacy.pas"),
+        b"// Configura\xe7\xe3o principal\nconst Title = 'Bot\xe3o';\nconst Mark = 'Acme\x99';\nconst Price = 10;\n",
+    )
+    .unwrap();
+    let text = read(dir.path(), json!({"file_path": "legacy.pas"})).await;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "1\t// Configura\u{e7}\u{e3}o principal");
+    assert_eq!(lines[2], "3\tconst Mark = 'Acme\u{2122}';");
+    assert!(!text.contains('\u{fffd}'));
+    assert!(text.ends_with("Edit and Write keep the file's encoding.]"));
+}
+
+#[tokio::test]
+async fn utf8_bom_is_not_shown_and_utf16_big_endian_is_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("bom.txt"), "\u{feff}first\nsecond").unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": "bom.txt"})).await, "1\tfirst\n2\tsecond");
+    let utf16be: Vec<u8> =
+        [&[0xFE, 0xFF][..], &"\u{e9}t\u{e9}\nhiver".encode_utf16().flat_map(u16::to_be_bytes).collect::<Vec<u8>>()]
+            .concat();
+    fs::write(dir.path().join("be.txt"), utf16be).unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": "be.txt", "offset": 2})).await, "2\thiver");
+}
+
+const STUB: &str = "has not changed since you last read it with the same offset and limit in this conversation, so that earlier result is still current. Refer to it instead of reading the file again.";
+
+#[tokio::test]
+async fn an_unchanged_repeat_read_gets_the_stub() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    fs::write(&path, "one\ntwo\nthree\n").unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let file_path = path.to_string_lossy().into_owned();
+    let full = "1\tone\n2\ttwo\n3\tthree\n4\t";
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path})).await, (full.to_owned(), false));
+    let stub = format!("{file_path} {STUB}");
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path})).await, (stub.clone(), false));
+    // `offset` 1 is the same range as no offset.
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path, "offset": 1})).await, (stub.clone(), false));
+    // Only the mtime moved: the content decides, so still the stub.
+    agent_tools_testkit::touch(dir.path(), "a.txt", 1_000_000);
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path})).await.0, stub);
+    // Another range: the lines, and that range becomes the last read.
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path, "offset": 2, "limit": 1})).await.0, "2\ttwo");
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path, "offset": 2, "limit": 1})).await.0, stub);
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path})).await.0, full);
+    // The file changed: the new content.
+    fs::write(&path, "one\nTWO\nthree\n").unwrap();
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path})).await.0, "1\tone\n2\tTWO\n3\tthree\n4\t");
+    // An entry made by a write: the content, never the stub.
+    let stamp = ctx.read_file_state.get(&path).unwrap();
+    ctx.read_file_state.set(&path, agent_tools_core::FileStamp { from_read: false, ..stamp });
+    assert_eq!(read_with(&ctx, json!({"file_path": file_path})).await.0, "1\tone\n2\tTWO\n3\tthree\n4\t");
+    // The stub's structured output names the file.
+    let done = agent_tools_core::invoke::call_tool(
+        agent_tool_file_read::tool().as_ref(),
+        "toolu_again",
+        json!({"file_path": file_path}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(done.data.unwrap().to_json(), json!({"type": "file_unchanged", "file": {"filePath": file_path}}));
+}
+
+#[tokio::test]
+async fn device_files_are_refused_without_being_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in ["/dev/random", "/dev/stdin", "/dev/tty", "/proc/self/fd/0", "/dev/fd/2"] {
+        let text = read_error(dir.path(), json!({"file_path": path})).await;
+        assert_eq!(
+            text,
+            format!("<tool_use_error>Cannot read {path}: this device file blocks or never ends.</tool_use_error>")
+        );
+    }
+    // Any other device, and a link to one, is refused after a stat.
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zeros")).unwrap();
+    for path in ["/dev/null", "zeros"] {
+        let text = read_error(dir.path(), json!({"file_path": path})).await;
+        assert_eq!(
+            text,
+            format!(
+                "<tool_use_error>Cannot read {path}: it is not a regular file (it is a device, FIFO or socket), so reading it could block or never end.</tool_use_error>"
+            )
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_fifo_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // Opening a FIFO with no writer blocks: a refusal within the timeout shows it was never opened.
+    let ctx = ToolUseContext::new(dir.path());
+    let tool = agent_tool_file_read::tool();
+    let parsed = tool.parse(json!({"file_path": "pipe"})).unwrap();
+    let verdict = tokio::time::timeout(std::time::Duration::from_secs(5), tool.validate_input(&parsed, &ctx))
+        .await
+        .expect("validate_input must not open the FIFO");
+    assert!(matches!(verdict, agent_tools_core::ValidationResult::Error { error_code: 9, .. }), "{verdict:?}");
+    // The call itself (had validation been skipped) refuses it as well.
+    let done = tokio::time::timeout(std::time::Duration::from_secs(5), tool.call(parsed, &ctx))
+        .await
+        .expect("call must not open the FIFO");
+    assert!(done.is_err());
+}
+
+#[tokio::test]
+async fn a_notebook_is_sized_by_its_cells_not_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // 400 KB of output in one cell: replaced by a hint, so the notebook reads.
+    let big_output = json!({
+        "cells": [{"cell_type": "code", "id": "plot", "source": "plot()", "outputs": [
+            {"output_type": "stream", "text": "o".repeat(400_000)}
+        ]}],
+        "metadata": {}
+    });
+    fs::write(dir.path().join("plot.ipynb"), big_output.to_string()).unwrap();
+    let path = dir.path().join("plot.ipynb");
+    let text = read(dir.path(), json!({"file_path": "plot.ipynb"})).await;
+    assert_eq!(
+        text,
+        format!(
+            "<cell id=\"plot\">plot()</cell id=\"plot\">\n\nThe outputs of this cell are too large to show. Inspect them with Bash: jq '.cells[0].outputs' {}",
+            path.display()
+        )
+    );
+    // 300 KB of source is too much: the message points to jq.
+    let big_source = json!({
+        "cells": (0..30).map(|i| json!({"cell_type": "code", "id": format!("c{i}"), "source": "s".repeat(10_000), "outputs": []})).collect::<Vec<_>>(),
+        "metadata": {}
+    });
+    fs::write(dir.path().join("long.ipynb"), big_source.to_string()).unwrap();
+    let text = read_error(dir.path(), json!({"file_path": "long.ipynb"})).await;
+    assert!(text.starts_with("Notebook content (29"), "{text}");
+    assert!(text.contains("exceeds maximum allowed size (256KB). Look at parts of it with jq through Bash"), "{text}");
+}
+
+#[tokio::test]
+async fn a_read_with_cut_lines_is_recorded_with_the_whole_files_hash() {
+    let dir = case_017();
+    let ctx = ToolUseContext::new(dir.path());
+    read_with(&ctx, json!({"file_path": "three.js", "offset": 2, "limit": 1})).await;
+    let stamp = ctx.read_file_state.get(&dir.path().join("three.js")).expect("recorded");
+    let bytes = fs::read(dir.path().join("three.js")).unwrap();
+    assert_eq!(stamp.content_hash, Some(agent_tools_core::content_hash(&bytes)));
+    assert_eq!((stamp.offset, stamp.limit, stamp.from_read, stamp.is_partial_view), (Some(2), Some(1), true, false));
+    assert!(stamp.content.starts_with("yyyy") && stamp.content.len() < 3000);
+}
