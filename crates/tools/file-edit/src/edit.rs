@@ -1,16 +1,24 @@
 //! Deciding an Edit: every check in Claude Code's order, the matches, and the file's new bytes.
 //! Free of the contract; [`plan`] runs in `validate_input` and again in `call`.
+//!
+//! The work is split so that a batch of edits (a MultiEdit) can reuse it: [`plan`] loads the file
+//! and runs the file-level checks (exists, not a notebook, read and unchanged, decodable) once,
+//! and [`apply`] makes one replacement **in memory** on a [`TextFile`] and returns the new text.
+//! A batch is a fold: `file = file.edited(apply(&file, edit, keep)?.raw)` for each edit in order,
+//! each matched against the result of the previous one; the first refusal ends the batch before
+//! anything is written, and [`finish`] encodes the last text once for a single atomic write.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 
 use agent_tools_core::context::FileReadState;
 use agent_tools_files::{
-    Encoding, Freshness, LineEnding, LoadError, MAX_FILE_BYTES, TextFile, Unrepresentable, check_freshness,
-    encode_text, load_text_file, normalize_newlines,
+    Encoding, Freshness, LoadError, MAX_FILE_BYTES, TextFile, Unrepresentable, check_freshness, encode_text,
+    keeps_trailing_whitespace, load_text_file, normalize_newlines, strip_trailing_whitespace,
 };
 
-use crate::tolerant::{find_loose, preserve_quote_style};
+use crate::tolerant::{desanitize, desanitize_with, find_loose, preserve_quote_style};
 
 /// What the model asked for.
 #[derive(Debug, Clone, Copy)]
@@ -73,41 +81,53 @@ impl Planned {
     }
 }
 
+/// One replacement made in memory.
+#[derive(Debug)]
+pub struct Applied {
+    /// The file's new decoded text, line endings as they are to be written.
+    pub raw: String,
+    /// The text replaced (the first match, in the file's own spelling).
+    pub actual_old: String,
+}
+
 /// Runs every check on the file at `path` and computes the edited file.
 ///
 /// # Errors
 /// The first [`Refusal`] that applies.
 pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<Planned, Refusal> {
-    let Request { old_string, new_string, replace_all } = request;
+    let Request { old_string, new_string, .. } = request;
     if old_string == new_string {
         return Err(Refusal::NoChange);
     }
+    let keep_whitespace = keeps_trailing_whitespace(path);
+    let whole = |text: &'_ str| -> String {
+        if keep_whitespace { text.to_owned() } else { strip_trailing_whitespace(text, true, |_| false).into_owned() }
+    };
     let Some(file) = load_text_file(path, MAX_FILE_BYTES).map_err(Refusal::Load)? else {
         if !old_string.is_empty() {
             return Err(Refusal::FileMissing);
         }
-        // A new file gets `new_string` byte for byte, like a Write of a new file.
+        // A new file gets `new_string` byte for byte (less trailing whitespace), like a Write of
+        // a new file.
+        let content = whole(new_string);
         return Ok(Planned {
             original: None,
-            bytes: new_string.as_bytes().to_vec(),
-            text: normalize_newlines(new_string),
+            bytes: content.as_bytes().to_vec(),
+            text: normalize_newlines(&content),
             actual_old: String::new(),
         });
     };
-    if old_string.is_empty() {
-        if !file.is_blank() {
-            return Err(Refusal::AlreadyExists);
-        }
-        // Filling an empty (or whitespace-only) file: nothing in it can be lost, so no Read is
-        // needed (as in Claude Code); if it gained content meanwhile, the check above refuses.
-        let raw = match file.line_ending {
-            LineEnding::CrLf => LineEnding::CrLf.apply(new_string),
-            LineEnding::Lf => new_string.to_owned(),
-        };
-        return finish(file, raw, String::new());
+    if old_string.is_empty() && !file.is_blank() {
+        return Err(Refusal::AlreadyExists);
     }
     if is_notebook(path) {
         return Err(Refusal::Notebook);
+    }
+    if old_string.is_empty() {
+        // Filling an empty (or whitespace-only) file: nothing in it can be lost, so no Read is
+        // needed (as in Claude Code); if it gained content meanwhile, the check above refuses.
+        let raw = file.line_ending.apply(&whole(new_string));
+        return finish(file, raw, String::new());
     }
     match check_freshness(state, &file) {
         Freshness::Fresh => {}
@@ -117,55 +137,113 @@ pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<
     if !file.lossless {
         return Err(Refusal::Undecodable(file.encoding));
     }
+    let Applied { raw, actual_old } = apply(&file, request, keep_whitespace)?;
+    finish(file, raw, actual_old)
+}
 
-    let old = normalize_newlines(old_string);
-    let new = normalize_newlines(new_string);
-    let mut found: Vec<Range<usize>> = file.text.match_indices(old.as_str()).map(|(at, s)| at..at + s.len()).collect();
+/// Makes one replacement in `file`'s text, in memory.
+///
+/// `old_string` is found as written (line breaks as `\n` or `\r\n`), else through the tolerant
+/// fallback (curly quotes, no-break spaces), else with the tags the API sanitises written out
+/// (`<fnr>` → `<function_results>` …, applied to `new_string` too). Each replacement is spliced
+/// into the file's own text, so nothing outside the replaced span changes; its line breaks take
+/// the ending of the lines around it ([`TextFile::line_ending_near`]); trailing whitespace is
+/// stripped from the lines it ends unless `keep_whitespace` (see
+/// `agent_tools_files::strip_trailing_whitespace`), and a deletion that empties a line removes
+/// the line ([`deletion_span`]).
+///
+/// # Errors
+/// [`Refusal::NotFound`], or [`Refusal::Ambiguous`] for several matches without `replace_all`.
+pub fn apply(file: &TextFile, request: Request<'_>, keep_whitespace: bool) -> Result<Applied, Refusal> {
+    let mut old = normalize_newlines(request.old_string);
+    let mut new = normalize_newlines(request.new_string);
+    let text = file.text.as_str();
+    let exact = |old: &str| -> Vec<Range<usize>> {
+        if old.is_empty() { Vec::new() } else { text.match_indices(old).map(|(at, s)| at..at + s.len()).collect() }
+    };
+    let mut found = exact(&old);
     if found.is_empty() {
-        found = find_loose(&file.text, &old);
+        found = find_loose(text, &old);
+    }
+    if found.is_empty()
+        && let Some((written_out, applied)) = desanitize(&old)
+    {
+        found = exact(&written_out);
+        if !found.is_empty() {
+            new = desanitize_with(&new, &applied);
+            old = written_out;
+        }
     }
     let Some(first) = found.first() else {
         return Err(Refusal::NotFound);
     };
-    if found.len() > 1 && !replace_all {
+    if found.len() > 1 && !request.replace_all {
         return Err(Refusal::Ambiguous(found.len()));
     }
-    let actual_old = file.text[first.clone()].to_owned();
-    if !replace_all {
+    let actual_old = text[first.clone()].to_owned();
+    if !request.replace_all {
         found.truncate(1);
     }
 
     let mut raw = String::with_capacity(file.raw.len() + new.len());
-    let mut copied = 0;
+    let mut copied_raw = 0;
+    let mut copied_text = 0;
     for (index, range) in found.iter().enumerate() {
         let next_start = found.get(index + 1).map_or(usize::MAX, |next| next.start);
-        let end = deletion_end(&file.text, range, &old, &new, next_start);
-        let replacement = preserve_quote_style(&old, &file.text[range.clone()], &new);
-        let (raw_start, raw_end) = (file.raw_offset(range.start), file.raw_offset(end));
-        raw.push_str(&file.raw[copied..raw_start]);
-        raw.push_str(&file.line_ending.apply(&replacement));
-        copied = raw_end;
+        let actual = &text[range.clone()];
+        let ends_line = range.end == text.len() || text.as_bytes().get(range.end) == Some(&b'\n');
+        let new_text: Cow<'_, str> = if keep_whitespace {
+            Cow::Borrowed(new.as_str())
+        } else {
+            strip_trailing_whitespace(&new, ends_line, |line| actual.split('\n').any(|kept| kept == line))
+        };
+        let replacement = preserve_quote_style(&old, actual, &new_text);
+        let span =
+            if replacement.is_empty() { deletion_span(text, range, copied_text, next_start) } else { range.clone() };
+        let ending = file.line_ending_near(span.clone());
+        let (raw_start, raw_end) = (file.raw_offset(span.start), file.raw_offset(span.end));
+        raw.push_str(file.raw.get(copied_raw..raw_start).unwrap_or_default());
+        raw.push_str(&ending.apply(&replacement));
+        copied_raw = raw_end;
+        copied_text = span.end;
     }
-    raw.push_str(&file.raw[copied..]);
-    finish(file, raw, actual_old)
+    raw.push_str(file.raw.get(copied_raw..).unwrap_or_default());
+    Ok(Applied { raw, actual_old })
 }
 
-/// Where a replaced span ends. Deleting whole lines (an empty `new_string`, a match starting a
-/// line and ending just before a line break, an `old_string` without a final line break) takes
-/// that line break too, so no blank line is left behind — Claude Code's rule, limited to whole
-/// lines so that deleting the end of a line never joins it to the next.
-fn deletion_end(text: &str, range: &Range<usize>, old: &str, new: &str, next_start: usize) -> usize {
-    let starts_line = range.start == 0 || text.as_bytes().get(range.start - 1) == Some(&b'\n');
-    let line_break_follows = text.as_bytes().get(range.end) == Some(&b'\n');
-    if new.is_empty() && !old.ends_with('\n') && starts_line && line_break_follows && next_start > range.end {
-        range.end + 1
-    } else {
-        range.end
+/// The span a deletion of `text[range]` removes. Claude Code's rule is that deleting text also
+/// deletes the line break after it, so that deleting a line leaves no blank line. Here that holds
+/// whenever the deletion empties its line: the match is followed by a line break and preceded on
+/// its line only by spaces or tabs — then the whole line goes, its indentation and its line break
+/// too. A deletion that leaves other text on the line (the end of a line, say `  # note`) keeps
+/// the line break: Claude Code would join the line to the next one, and deleting the text after
+/// an indentation would leave that indentation before the next line.
+///
+/// `done` is where the previous replacement ended and `next_start` where the next one starts: the
+/// span never reaches into either.
+pub fn deletion_span(text: &str, range: &Range<usize>, done: usize, next_start: usize) -> Range<usize> {
+    let bytes = text.as_bytes();
+    let start = range.start.min(bytes.len());
+    let matched = &bytes[start..range.end.clamp(start, bytes.len())];
+    if matched.first() == Some(&b'\n') || matched.last() == Some(&b'\n') {
+        return range.clone();
     }
+    if bytes.get(range.end) != Some(&b'\n') || next_start <= range.end {
+        return range.clone();
+    }
+    let line_start = bytes[..start].iter().rposition(|byte| *byte == b'\n').map_or(0, |at| at + 1);
+    if line_start < done || !bytes[line_start..start].iter().all(|byte| matches!(byte, b' ' | b'\t')) {
+        return range.clone();
+    }
+    line_start..range.end + 1
 }
 
 /// Encodes the new raw text in the file's encoding and builds the plan.
-fn finish(file: TextFile, raw: String, actual_old: String) -> Result<Planned, Refusal> {
+///
+/// # Errors
+/// [`Refusal::Identical`] when nothing changed, [`Refusal::Unrepresentable`] when the file's
+/// encoding lacks a character of the new text.
+pub fn finish(file: TextFile, raw: String, actual_old: String) -> Result<Planned, Refusal> {
     if raw == file.raw {
         return Err(Refusal::Identical);
     }
@@ -182,26 +260,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn deleting_whole_lines_takes_their_line_break() {
+    fn a_deletion_that_empties_its_line_removes_the_line() {
+        let max = usize::MAX;
         let text = "a\nremove me\nb\n";
-        let range = 2..11;
-        assert_eq!(deletion_end(text, &range, "remove me", "", usize::MAX), 12);
-        // Not for a replacement, nor an old_string with its own line break.
-        assert_eq!(deletion_end(text, &range, "remove me", "x", usize::MAX), 11);
-        // Not for the end of a line: "a = 1 # note" minus " # note" must not join the lines.
+        assert_eq!(deletion_span(text, &(2..11), 0, max), 2..12);
+        // An indented line: the indentation goes too, so the next line keeps its own.
+        let text = "if x:\n    foo()\n    bar()\n";
+        assert_eq!(deletion_span(text, &(10..15), 0, max), 6..16);
+        // The end of a line: "a = 1 # note" minus " # note" must not join the lines.
         let text = "a = 1 # note\nb = 2\n";
-        assert_eq!(deletion_end(text, &(5..12), " # note", "", usize::MAX), 12);
-        // Never into the next match.
-        assert_eq!(deletion_end("x\n\nx", &(0..1), "x", "", 1), 1);
+        assert_eq!(deletion_span(text, &(5..12), 0, max), 5..12);
+        // The start of a line with text after it.
+        assert_eq!(deletion_span(text, &(0..2), 0, max), 0..2);
+        // An old_string with its own line break at either end is taken as it is.
+        assert_eq!(deletion_span("a\nb\nc\n", &(1..3), 0, max), 1..3);
+        assert_eq!(deletion_span("a\nb\nc\n", &(2..4), 0, max), 2..4);
+        // The last line, without a line break after it.
+        assert_eq!(deletion_span("a\nb", &(2..3), 0, max), 2..3);
+        // Never into the next match, nor back over the previous one.
+        assert_eq!(deletion_span("x\n\nx", &(0..1), 0, 1), 0..1);
+        assert_eq!(deletion_span("xx\n", &(1..2), 1, max), 1..2);
     }
 
     /// Generated files and strings over an alphabet of line breaks, quotes and spaces: `plan`
-    /// never panics, and a literal single replacement changes exactly the matched text.
+    /// never panics, and a literal single replacement in a Markdown file (where trailing
+    /// whitespace is kept) changes exactly the matched text.
     #[test]
     fn generated_edits_never_panic_and_replace_exactly() {
         const PIECES: &[&str] = &["a", "b", "\n", "\r\n", "\r", "\u{2019}", "'", "\u{a0}", " ", "\u{e9}"];
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
+        let (markdown, plain) = (dir.path().join("f.md"), dir.path().join("f.txt"));
         let state = FileReadState::default();
         let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
         let mut next = move |bound: usize| {
@@ -214,18 +302,19 @@ mod tests {
             let mut pick = |max: usize| -> String { (0..next(max)).map(|_| PIECES[next(PIECES.len())]).collect() };
             let (content, old, new) = (pick(12), pick(4), pick(3));
             let replace_all = content.len() % 2 == 0;
-            std::fs::write(&path, &content).unwrap();
-            agent_tools_files::record_write(&state, &path, &normalize_newlines(&content), content.as_bytes());
+            let path = if old.len() % 2 == 0 { &markdown } else { &plain };
+            std::fs::write(path, &content).unwrap();
+            agent_tools_files::record_write(&state, path, &normalize_newlines(&content), content.as_bytes());
             let request = Request { old_string: &old, new_string: &new, replace_all };
-            let Ok(planned) = plan(&path, &state, request) else { continue };
+            let Ok(planned) = plan(path, &state, request) else { continue };
             // What is recorded is what is on disk.
-            let on_disk = TextFile::from_bytes(&path, &planned.bytes, 0).text;
+            let on_disk = TextFile::from_bytes(path, &planned.bytes, 0).text;
             assert_eq!(planned.text, on_disk, "{content:?} {old:?} {new:?}");
             let lone_cr = |s: &str| s.replace("\r\n", "").contains('\r');
             let (text, old_n, new_n) =
                 (normalize_newlines(&content), normalize_newlines(&old), normalize_newlines(&new));
             let literal = !old.is_empty() && !new.is_empty() && !replace_all && text.contains(&old_n);
-            if literal && !lone_cr(&content) && !lone_cr(&new) {
+            if literal && path == &markdown && !lone_cr(&content) && !lone_cr(&new) {
                 assert_eq!(planned.text, text.replacen(&old_n, &new_n, 1), "{content:?} {old:?} {new:?}");
             }
         }

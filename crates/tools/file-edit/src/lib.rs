@@ -10,13 +10,30 @@
 //! too (no `$1`). An empty `old_string` creates a missing file or fills an empty one. Claude
 //! Code's curly-quote fallback is kept: when `old_string` is not found as written, straight quotes
 //! in it find curly ones in the file, and `new_string` then takes the file's quote style; the same
-//! fallback reads no-break spaces (U+00A0, U+2007, U+202F) in the file as plain spaces.
+//! fallback reads no-break spaces (U+00A0, U+2007, U+202F) in the file as plain spaces. Last,
+//! like Claude Code, tags that the API spells differently in model output (`<fnr>`, `<n>`, `<o>`,
+//! `<e>`, `<s>`, `<r>` and their closers, `\n\nH:`, `\n\nA:`) are tried written out
+//! (`<function_results>`, `<name>` …), and `new_string` gets the same.
 //!
 //! Line endings: the model sees and writes `\n`. A CRLF file matches an `old_string` written with
-//! `\n` (or with `\r\n`); the replacement is written with `\r\n`; and the edit is spliced into
-//! the file's own text, so **no byte outside the replaced span changes** — not the other lines'
-//! endings, not the encoding (UTF-8, UTF-8 with BOM, UTF-16LE/BE, Windows-1252), not the final
-//! newline or its absence.
+//! `\n` (or with `\r\n`); the replacement's line breaks are written in the ending of the lines
+//! around it (`\r\n` in a CRLF file; in a file with mixed endings, the ending most of the
+//! replaced line breaks have, else that of the line the edit ends on); and the edit is spliced
+//! into the file's own text, so **no byte outside the replaced span changes** — not the other
+//! lines' endings, not the encoding (UTF-8, UTF-8 with BOM, UTF-16LE/BE, Windows-1252), not the
+//! final newline or its absence.
+//!
+//! Trailing whitespace, as Claude Code: spaces and tabs at the end of `new_string`'s lines are
+//! stripped, except in Markdown (`.md`, `.mdx`), where two trailing spaces are a line break.
+//! Within limits that keep the stripping to what the model wrote (see
+//! `agent_tools_files::strip_trailing_whitespace`): a line copied unchanged from the replaced
+//! text keeps its whitespace, the end of `new_string` is not stripped when the file's line goes
+//! on after it (Claude Code turns `x = 1  + 2` → `x = 3  + 2` into `x = 3+ 2`), and `.markdown`,
+//! `.diff` and `.patch` files are left alone too.
+//!
+//! Deletion, as Claude Code means it: deleting a line leaves no blank line. An empty
+//! `new_string` whose match empties its line (only indentation before it, a line break right
+//! after) removes the whole line, indentation and line break included.
 //!
 //! Where this differs from Claude Code, on purpose:
 //! - the read-first rule is always enforced (Claude Code's `mcp serve` edits unread files), and
@@ -24,10 +41,18 @@
 //!   change, and an external change is never silently kept underneath an edit;
 //! - non-UTF-8 files are edited as Windows-1252 and stay byte-exact (Claude Code writes U+FFFD
 //!   over every such byte); a character the encoding lacks is refused rather than corrupted;
-//! - deleting text takes the following line break only when whole lines are deleted (Claude Code
-//!   also eats it after a deletion at the end of a line, joining two lines);
-//! - `new_string` is not stripped of trailing whitespace; the write is atomic and keeps the file's
-//!   permissions; binary files, folders and devices are refused.
+//! - a deletion takes the following line break only when it empties the line: Claude Code takes
+//!   it whenever `old_string + "\n"` occurs, so deleting the end of a line (` # note`) joins the
+//!   line to the next one, and deleting an indented line's text leaves its indentation in front
+//!   of the next line (`    foo()` deleted from `if x:` code indents `bar()` twice); with
+//!   `replace_all` it also deletes only the occurrences followed by a line break;
+//! - the trailing-whitespace limits above;
+//! - the write is atomic and keeps the file's permissions; binary files, folders and devices are
+//!   refused.
+//!
+//! A batch of edits (Claude Code's old MultiEdit, case 014) is not a tool here, but the engine is
+//! ready for one: the file-level checks run once, each edit is applied in memory to the result of
+//! the previous one, and the file is written once, atomically, only if every edit applies.
 //!
 //! ```no_run
 //! # async fn demo() {

@@ -63,7 +63,7 @@ pub fn find_loose(text: &str, needle: &str) -> Vec<Range<usize>> {
 
 /// `new_string` in the quote style of `actual` (the file's text that an `old_string` with
 /// straight quotes matched): when `actual` has curly double or single quotes, the straight ones
-/// of that kind in `new_string` become curly — opening after a start, a space, an opening
+/// of that kind in `new_string` become curly — opening after a start, whitespace, an opening
 /// bracket or a dash, closing otherwise, and an apostrophe between two letters becomes ’.
 pub fn preserve_quote_style(old_string: &str, actual: &str, new_string: &str) -> String {
     if old_string == actual {
@@ -76,7 +76,9 @@ pub fn preserve_quote_style(old_string: &str, actual: &str, new_string: &str) ->
     }
     let chars: Vec<char> = new_string.chars().collect();
     let opening = |index: usize| {
-        index == 0 || matches!(chars[index - 1], ' ' | '\t' | '\n' | '\r' | '(' | '[' | '{' | '\u{2014}' | '\u{2013}')
+        index == 0
+            || chars[index - 1].is_whitespace()
+            || matches!(chars[index - 1], '(' | '[' | '{' | '\u{2014}' | '\u{2013}')
     };
     chars
         .iter()
@@ -105,6 +107,46 @@ pub fn preserve_quote_style(old_string: &str, actual: &str, new_string: &str) ->
         .collect()
 }
 
+/// Tags the API spells differently in model output, and what they stand for in a file
+/// (Claude Code's de-sanitisation table, the entries its documentation names).
+const SANITIZED: &[(&str, &str)] = &[
+    ("<fnr>", "<function_results>"),
+    ("</fnr>", "</function_results>"),
+    ("<n>", "<name>"),
+    ("</n>", "</name>"),
+    ("<o>", "<output>"),
+    ("</o>", "</output>"),
+    ("<e>", "<error>"),
+    ("</e>", "</error>"),
+    ("<s>", "<system>"),
+    ("</s>", "</system>"),
+    ("<r>", "<result>"),
+    ("</r>", "</result>"),
+    ("\n\nH:", "\n\nHuman:"),
+    ("\n\nA:", "\n\nAssistant:"),
+];
+
+/// `text` with the sanitised spellings of [`SANITIZED`] written out, and which entries applied;
+/// `None` when none did. Claude Code's last fallback for an `old_string` not found: when the
+/// written-out form is in the file, it is used, and the same entries are applied to `new_string`
+/// (see [`desanitize_with`]).
+pub fn desanitize(text: &str) -> Option<(String, Vec<usize>)> {
+    let applied: Vec<usize> =
+        SANITIZED.iter().enumerate().filter(|(_, (short, _))| text.contains(short)).map(|(index, _)| index).collect();
+    if applied.is_empty() {
+        return None;
+    }
+    Some((desanitize_with(text, &applied), applied))
+}
+
+/// `text` with the entries `applied` of [`SANITIZED`] written out.
+pub fn desanitize_with(text: &str, applied: &[usize]) -> String {
+    applied
+        .iter()
+        .filter_map(|index| SANITIZED.get(*index))
+        .fold(text.to_owned(), |text, (short, long)| text.replace(short, long))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +168,14 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(&text[found[0].clone()], "b \u{201C}c\u{202F}d\u{201D} e");
         assert_eq!(&text[find_loose(text, "a b")[0].clone()], "a\u{00A0}b");
+    }
+
+    #[test]
+    fn sanitised_tags_are_written_out() {
+        let (old, applied) = desanitize("<n>x</n>\n\nH: hi").unwrap();
+        assert_eq!(old, "<name>x</name>\n\nHuman: hi");
+        assert_eq!(desanitize_with("<n>y</n> <o>", &applied), "<name>y</name> <o>");
+        assert!(desanitize("plain <b>text</b>").is_none());
     }
 
     #[test]

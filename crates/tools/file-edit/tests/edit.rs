@@ -1,6 +1,7 @@
 //! Edit on real files: Claude Code's recorded results (`cc-results-basic.json`, run in order on
-//! one context as the oracle ran them) and the failure cases 001, 003, 005, 007, 009, 010, 012
-//! and 020, with the exact bytes each leaves.
+//! one context as the oracle ran them), the failure cases 001, 003, 004, 005, 007, 009, 010, 012
+//! and 020, deletions, trailing whitespace, mixed line endings and the output data, with the
+//! exact bytes each leaves. (`tests/proptest.rs` drives Edit with generated files.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -210,6 +211,20 @@ async fn straight_quotes_find_curly_text_and_keep_its_style() {
         .await;
     assert_eq!(text, updated(&path));
     assert_eq!(s.bytes("prose.txt"), "She said \u{201C}stop, it's late\u{201D} and left.\n".as_bytes());
+}
+
+#[tokio::test]
+async fn sanitised_tag_spellings_find_the_files_tags() {
+    let s = Session::new();
+    let path = s.put("prompt.txt", b"Wrap it in <name>x</name> and <result>y</result>.\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "<n>x</n>", "new_string": "<n>z</n>"})).await;
+    assert_eq!(s.bytes("prompt.txt"), b"Wrap it in <name>z</name> and <result>y</result>.\n");
+    // Found as written, a short tag is just text.
+    let path = s.put("html.txt", b"<s>old</s>\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "<s>old</s>", "new_string": "<s>new</s>"})).await;
+    assert_eq!(s.bytes("html.txt"), b"<s>new</s>\n");
 }
 
 // ----- case 004: a no-break space in the file, a plain space in old_string -----
@@ -535,6 +550,105 @@ async fn deleting_a_line_leaves_no_blank_line_and_deleting_a_tail_joins_nothing(
     s.read(&path).await;
     s.edit_ok(json!({"file_path": path, "old_string": "drop", "new_string": ""})).await;
     assert_eq!(s.bytes("w.txt"), b"keep\r\nkeep too\r\n");
+}
+
+#[tokio::test]
+async fn deleting_an_indented_line_removes_it_with_its_indentation() {
+    let s = Session::new();
+    let path = s.put("f.py", b"if x:\n    foo()\n    bar()\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "foo()", "new_string": ""})).await;
+    assert_eq!(s.bytes("f.py"), b"if x:\n    bar()\n");
+    // Every occurrence, each on its own line: the lines go; one with other text keeps its line.
+    let path = s.put("g.py", b"log()\nx = 1\n    log()\ny = 2  # log()\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "log()", "new_string": "", "replace_all": true})).await;
+    assert_eq!(s.bytes("g.py"), b"x = 1\ny = 2  # \n");
+    // An old_string with its own line break is taken as it is.
+    let path = s.put("h.txt", b"a\nb\nc\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "\nb", "new_string": ""})).await;
+    assert_eq!(s.bytes("h.txt"), b"a\nc\n");
+}
+
+// ----- trailing whitespace -----
+
+#[tokio::test]
+async fn trailing_whitespace_goes_from_new_lines_but_not_from_copied_ones_or_markdown() {
+    let s = Session::new();
+    let path = s.put("app.py", b"def f():\n    x = 1  \n    return x\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "    x = 1  \n    return x", "new_string": "    x = 1  \n    \n    y = 2 \t\n    return x + y  "}))
+        .await;
+    // The line copied from the file keeps its spaces; the blank line and new lines lose theirs.
+    assert_eq!(s.bytes("app.py"), b"def f():\n    x = 1  \n\n    y = 2\n    return x + y\n");
+    // In the middle of a line, the end of new_string is not a line end.
+    let path = s.put("calc.py", b"a = 1  + 2\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "1  ", "new_string": "3  "})).await;
+    assert_eq!(s.bytes("calc.py"), b"a = 3  + 2\n");
+    // Markdown: two trailing spaces are a line break.
+    let path = s.put("notes.md", b"one\ntwo\n");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "one\n", "new_string": "one  \nand a half  \n"})).await;
+    assert_eq!(s.bytes("notes.md"), b"one  \nand a half  \ntwo\n");
+    // A file made by Edit too.
+    let made = s.abs("made.txt");
+    s.edit_ok(json!({"file_path": made, "old_string": "", "new_string": "a \nb\t"})).await;
+    assert_eq!(s.bytes("made.txt"), b"a\nb");
+}
+
+// ----- mixed line endings -----
+
+#[tokio::test]
+async fn added_lines_take_the_ending_of_the_lines_around_them() {
+    let s = Session::new();
+    let original: &[u8] = b"first\nsecond\nwin one\r\nwin two\r\nlast\n";
+    let path = s.put("mixed.txt", original);
+    s.read(&path).await;
+    // Inside the CRLF block: CRLF.
+    s.edit_ok(json!({"file_path": path, "old_string": "win one", "new_string": "win one\nwin one and a half"})).await;
+    assert_eq!(s.bytes("mixed.txt"), b"first\nsecond\nwin one\r\nwin one and a half\r\nwin two\r\nlast\n");
+    // In the LF part: LF.
+    s.edit_ok(json!({"file_path": path, "old_string": "first", "new_string": "first\nfirst b"})).await;
+    assert_eq!(s.bytes("mixed.txt"), b"first\nfirst b\nsecond\nwin one\r\nwin one and a half\r\nwin two\r\nlast\n");
+    // Across the border, the replaced line breaks decide (here the CRLF ending "win two").
+    s.edit_ok(json!({"file_path": path, "old_string": "win two\nlast", "new_string": "X\nY\nZ"})).await;
+    assert_eq!(s.bytes("mixed.txt"), b"first\nfirst b\nsecond\nwin one\r\nwin one and a half\r\nX\r\nY\r\nZ\n");
+    // The last line, no line break after it: the one before decides.
+    let path = s.put("tail.txt", b"a\nb\r\nc");
+    s.read(&path).await;
+    s.edit_ok(json!({"file_path": path, "old_string": "c", "new_string": "c\nd"})).await;
+    assert_eq!(s.bytes("tail.txt"), b"a\nb\r\nc\r\nd");
+}
+
+// ----- output data -----
+
+#[tokio::test]
+async fn output_data_carries_the_structured_patch() {
+    let s = Session::new();
+    let path = s.put("f.txt", b"a\r\nb\r\nc\r\n");
+    s.read(&path).await;
+    let done = agent_tools_core::invoke::call_tool(
+        agent_tool_file_edit::tool().as_ref(),
+        "toolu_1",
+        json!({"file_path": path, "old_string": "b", "new_string": "B\nB2"}),
+        &s.ctx,
+    )
+    .await;
+    assert!(!done.block.is_error);
+    assert_eq!(
+        done.data.unwrap().to_json(),
+        json!({
+            "filePath": path,
+            "oldString": "b",
+            "newString": "B\nB2",
+            "originalFile": "a\nb\nc\n",
+            "structuredPatch": [{"oldStart": 1, "oldLines": 3, "newStart": 1, "newLines": 4, "lines": [" a", "-b", "+B", "+B2", " c"]}],
+            "userModified": false,
+            "replaceAll": false
+        })
+    );
 }
 
 // ----- refusals -----

@@ -7,18 +7,25 @@
 //! …`, `File has been modified since read, …`); a new file needs no read. Every write is recorded
 //! in the file-read state, so a following Edit or Write needs no new Read.
 //!
+//! Trailing whitespace, as Claude Code: spaces and tabs at the end of `content`'s lines are
+//! stripped, except in Markdown (`.md`, `.mdx`), where two trailing spaces are a line break.
+//!
 //! Where this differs from Claude Code, on purpose:
 //! - the read-first rule is always enforced (Claude Code's `mcp serve` lets Write replace an
 //!   unread file; its own agent loop does not), and "changed since read" is decided by the file's
 //!   content, not its modification time, so a `touch` is not a change and a real change is caught;
 //! - replacing a CRLF file keeps CRLF (every line break of `content` is written `\r\n`, never
-//!   `\r\r\n`) and keeps the file's encoding and byte-order mark; a new file gets `content` byte
-//!   for byte, as UTF-8;
+//!   `\r\r\n`); in a file with mixed line endings each line `content` keeps unchanged keeps its
+//!   ending and new lines take the ending of the lines around them (a line diff decides which
+//!   lines stayed); the file keeps its encoding and byte-order mark (Windows-1252 too, unless
+//!   the new content has characters it lacks); a new file gets `content` byte for byte, as UTF-8;
 //! - the write is atomic (temporary file, sync, rename), keeps the file's permissions, writes
 //!   through a symbolic link rather than replacing it, and refuses binary files, folders and
 //!   devices;
-//! - trailing whitespace is not stripped from `content` (Claude Code strips it before the call for
-//!   non-Markdown files): the file gets what the model wrote.
+//! - the trailing-whitespace stripping keeps lines that are in the replaced file exactly as
+//!   written (a heredoc or a fixture with significant spaces survives a rewrite around it), and
+//!   leaves `.markdown`, `.diff` and `.patch` files alone too (in a patch, a line holding one
+//!   space is an unchanged empty line).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -42,7 +49,7 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_files::{messages, record_write, structured_patch, write_atomic};
+use agent_tools_files::{keeps_trailing_whitespace, messages, record_write, structured_patch, write_atomic};
 
 pub use crate::input::WriteInput;
 pub use crate::render::{WriteKind, WriteOutput};
@@ -147,7 +154,7 @@ impl ToolDef for WriteTool {
             // Check again: the file may have changed since validation.
             let plan = write::plan(&path, &state)
                 .map_err(|refusal| ToolError::failed(refusal_message(&refusal, &display, true).0))?;
-            let (bytes, text) = write::encode(&plan, &content);
+            let (bytes, text) = write::encode(&plan, &content, keeps_trailing_whitespace(&path));
             write_atomic(&path, &bytes).map_err(|error| ToolError::failed(messages::cannot_write(&display, error)))?;
             record_write(&state, &path, &text, &bytes);
             let output = match plan {

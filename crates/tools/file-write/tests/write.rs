@@ -1,5 +1,7 @@
 //! Write on real files: Claude Code's recorded results (`cc-results-basic.json`, in order on one
-//! context) and the failure cases 009 (step 4) and 015, with the exact bytes each leaves.
+//! context), the failure cases 009 (step 4) and 015, mixed line endings, trailing whitespace and
+//! symbolic links, with the exact bytes each leaves. (`tests/proptest.rs` drives Write with
+//! generated files.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -129,6 +131,53 @@ async fn overwrites_keep_the_encoding_and_its_mark() {
     s.read(&legacy).await;
     s.write_ok(&legacy, "na\u{ef}ve\n").await;
     assert_eq!(s.bytes("legacy.txt"), b"na\xefve\n");
+}
+
+#[tokio::test]
+async fn mixed_line_endings_stay_on_the_lines_that_stay() {
+    let s = Session::new();
+    let path = s.put("mixed.txt", b"first\nsecond\nwin one\r\nwin two\r\nlast\n");
+    s.read(&path).await;
+    s.write_ok(&path, "first\nsecond\nSECOND b\nwin one\nwin 1.5\nwin two\nlast\nafter\n").await;
+    assert_eq!(s.bytes("mixed.txt"), b"first\nsecond\nSECOND b\nwin one\r\nwin 1.5\r\nwin two\r\nlast\nafter\n");
+    // A changed line keeps the ending of the line it replaces.
+    s.write_ok(&path, "first\nsecond\nSECOND b\nWIN ONE\nwin 1.5\nwin two\nlast\nafter\n").await;
+    assert_eq!(s.bytes("mixed.txt"), b"first\nsecond\nSECOND b\nWIN ONE\r\nwin 1.5\r\nwin two\r\nlast\nafter\n");
+}
+
+// ----- trailing whitespace -----
+
+#[tokio::test]
+async fn trailing_whitespace_goes_except_in_markdown_and_on_lines_that_were_there() {
+    let s = Session::new();
+    let script = s.abs("new.py");
+    s.write_ok(&script, "def f():  \n    \n    return 1\t\n").await;
+    assert_eq!(s.bytes("new.py"), b"def f():\n\n    return 1\n");
+    let notes = s.abs("notes.md");
+    s.write_ok(&notes, "line one  \nline two\n").await;
+    assert_eq!(s.bytes("notes.md"), b"line one  \nline two\n");
+    let patch = s.abs("fix.patch");
+    s.write_ok(&patch, "@@ -1,2 +1,2 @@\n \n-a\n+b\n").await;
+    assert_eq!(s.bytes("fix.patch"), b"@@ -1,2 +1,2 @@\n \n-a\n+b\n");
+    // Lines kept from the file keep their whitespace (here a significant one in a heredoc).
+    let path = s.put("gen.sh", b"cat <<EOF\nkeep me  \nEOF\n");
+    s.read(&path).await;
+    s.write_ok(&path, "cat <<EOF\nkeep me  \nnew  \nEOF\n").await;
+    assert_eq!(s.bytes("gen.sh"), b"cat <<EOF\nkeep me  \nnew\nEOF\n");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symbolic_link_is_written_through() {
+    let s = Session::new();
+    s.put("real.txt", b"old\n");
+    let link = s.path("link.txt");
+    std::os::unix::fs::symlink("real.txt", &link).unwrap();
+    let link = link.to_string_lossy().into_owned();
+    s.read(&link).await;
+    assert_eq!(s.write_ok(&link, "new\n").await, updated(&link));
+    assert!(fs::symlink_metadata(s.path("link.txt")).unwrap().file_type().is_symlink());
+    assert_eq!(s.bytes("real.txt"), b"new\n");
 }
 
 // ----- case 009 (Write's step): a change on disk since the read is caught -----
