@@ -209,12 +209,14 @@ impl LoadedSettings {
         cli_deny: &[String],
         sources: &SettingsSources,
     ) -> Result<ToolPermissionContext, SettingsError> {
+        let mode = match mode {
+            Some(mode) => mode,
+            None => self.default_mode()?.unwrap_or_default(),
+        };
+        // As in Claude Code, bypass is "available" only to a session that starts in it.
         let mut context = ToolPermissionContext {
-            mode: match mode {
-                Some(mode) => mode,
-                None => self.default_mode()?.unwrap_or_default(),
-            },
-            is_bypass_permissions_mode_available: true,
+            mode,
+            is_bypass_permissions_mode_available: mode == PermissionMode::BypassPermissions,
             ..ToolPermissionContext::default()
         };
         for (source, file) in &self.files {
