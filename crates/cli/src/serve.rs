@@ -22,24 +22,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::{ContentBlock as AnyBlock, KnownBlock, Message, MessageContent, ToolUseBlock};
 use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolResultContent, ToolUseContext};
+use agent_tools_host::Executor;
 use agent_tools_host::pool::find_in_pool;
-use agent_tools_host::run_tool_use;
 use anyhow::Context as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ResourceContents, ServerCapabilities, ServerConfig, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::sync::RwLock;
 
 use crate::session::Session;
 
-/// The MCP server: the pool, its `tools/list` entries (built once), and the session.
+/// The MCP server: the pool, its `tools/list` entries (built once), the executor, and the
+/// session.
 pub(crate) struct ToolServer {
     pool: Arc<[Arc<dyn Tool>]>,
     listing: Arc<Vec<rmcp::model::Tool>>,
+    executor: Executor,
     session: Arc<RwLock<ToolUseContext>>,
     calls: AtomicU64,
 }
@@ -64,22 +66,35 @@ impl ToolServer {
         let pool: Arc<[Arc<dyn Tool>]> = session.pool.into();
         let options = PromptOptions { tools: &pool, permission_context: Some(&session.ctx.permission_context) };
         let listing = pool.iter().map(|tool| describe(tool.as_ref(), &options)).collect();
-        Self { pool, listing: Arc::new(listing), session: Arc::new(RwLock::new(session.ctx)), calls: AtomicU64::new(0) }
+        Self {
+            pool,
+            listing: Arc::new(listing),
+            executor: session.executor,
+            session: Arc::new(RwLock::new(session.ctx)),
+            calls: AtomicU64::new(0),
+        }
     }
 
-    /// Runs one call against the session (see the module docs for the locking rules).
-    async fn run(&self, block: ToolUseBlock, cancel: agent_tools_core::context::CancellationToken) -> Invocation {
+    /// Runs one call against the session (see the module docs for the locking rules); questions
+    /// go to the client through MCP elicitation when it supports it.
+    async fn run(
+        &self,
+        block: ToolUseBlock,
+        cancel: agent_tools_core::context::CancellationToken,
+        peer: Peer<RoleServer>,
+    ) -> Invocation {
+        let executor = self.executor.clone().with_prompter(Arc::new(crate::prompt::ElicitationPrompter::new(peer)));
         let concurrent =
             find_in_pool(&self.pool, &block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input));
         if concurrent {
             let mut ctx = self.session.read().await.clone();
             ctx.cancel = cancel;
-            return run_tool_use(&self.pool, &block, &ctx).await;
+            return executor.run_tool_use(&block, &ctx).await;
         }
         let mut session = self.session.write().await;
         let mut ctx = session.clone();
         ctx.cancel = cancel;
-        let mut done = run_tool_use(&self.pool, &block, &ctx).await;
+        let mut done = executor.run_tool_use(&block, &ctx).await;
         if let Some(modifier) = done.context_modifier.take() {
             let session_cancel = session.cancel.clone();
             let mut changed = modifier(ctx);
@@ -172,7 +187,7 @@ impl ServerHandler for ToolServer {
         let input = request.arguments.map_or_else(|| Value::Object(serde_json::Map::new()), Value::Object);
         let block = ToolUseBlock { id: format!("mcp_call_{number}"), name: request.name.into_owned(), input };
         tracing::debug!(tool = %block.name, id = %block.id, "tools/call");
-        let done = self.run(block, context.ct).await;
+        let done = self.run(block, context.ct, context.peer).await;
         Ok(to_mcp(&done).into())
     }
 }

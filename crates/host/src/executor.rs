@@ -104,7 +104,7 @@ impl Executor {
     pub async fn run_tool_use(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
         let id = tool_use.id.as_str();
         let Some(tool) = find_in_pool(&self.pool, &tool_use.name) else {
-            return unknown_tool(&self.pool, id, &tool_use.name);
+            return unknown_tool(&self.pool, id, &tool_use.name, ctx);
         };
         let tool = tool.as_ref();
         if ctx.cancel.is_cancelled() {
@@ -298,15 +298,24 @@ fn chain(first: Option<ContextModifier>, second: Option<ContextModifier>) -> Opt
     }
 }
 
-/// The unknown-tool result, with a hint when the name differs from a pooled tool only in case
-/// (`grep` for `Grep`).
-fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str) -> Invocation {
+/// The unknown-tool result, saying so when a deny rule removed the tool, or hinting when the name
+/// differs from a pooled tool only in case (`grep` for `Grep`).
+fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str, ctx: &ToolUseContext) -> Invocation {
     let mut block = unknown_tool_result(id, name);
-    if let Some(near) = pool.iter().find(|tool| tool.name().eq_ignore_ascii_case(name)) {
-        block.content = ToolResultContent::Text(wrap_tool_use_error(&format!(
-            "Error: No such tool available: {name}. Tool names are case-sensitive: did you mean {}?",
-            near.name()
-        )));
+    let denied = ctx.permission_context.rules(agent_tools_core::permissions::PermissionBehavior::Deny).any(|rule| {
+        rule.rule_value.rule_content.is_none()
+            && agent_tools_core::permissions::normalize_legacy_tool_name(name) == rule.rule_value.tool_name
+    });
+    let note = if denied {
+        Some(format!("{name} is disabled for this session by a permission rule."))
+    } else {
+        pool.iter()
+            .find(|tool| tool.name().eq_ignore_ascii_case(name))
+            .map(|near| format!("Tool names are case-sensitive: did you mean {}?", near.name()))
+    };
+    if let Some(note) = note {
+        block.content =
+            ToolResultContent::Text(wrap_tool_use_error(&format!("Error: No such tool available: {name}. {note}")));
     }
     Invocation::refused(block)
 }
