@@ -15,8 +15,14 @@ use serde_json::{Map, Value, json};
 type Client = RunningService<rmcp::RoleClient, ()>;
 
 async fn connect(cwd: &Path) -> Client {
+    connect_with(cwd, &[]).await
+}
+
+/// Starts the server in `cwd` with extra arguments, in a clean environment (no user settings).
+async fn connect_with(cwd: &Path, extra: &[&str]) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
-    command.arg("--cwd").arg(cwd).arg("serve");
+    command.env("HOME", cwd.join(".home")).env("XDG_STATE_HOME", cwd.join(".state"));
+    command.arg("--cwd").arg(cwd).args(extra).arg("serve");
     let transport = TokioChildProcess::new(command).unwrap();
     ().serve(transport).await.unwrap()
 }

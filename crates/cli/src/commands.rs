@@ -4,9 +4,14 @@ use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::process::ExitCode;
 
+use std::io::IsTerminal as _;
+use std::sync::Arc;
+
+use agent_tools_core::context::ProgressEvent;
 use agent_tools_core::result::ToolUseBlock;
 use agent_tools_core::{ContentPart, PromptOptions, ToolResultContent};
-use agent_tools_host::{run_tool_use, run_tool_uses, tool_result_message};
+use agent_tools_host::pool::find_in_pool;
+use agent_tools_host::tool_result_message;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
@@ -67,7 +72,9 @@ fn content_text(content: &ToolResultContent) -> String {
 pub(crate) async fn call(session: &Session, tool: &str, input: &str) -> anyhow::Result<ExitCode> {
     let input: Value = serde_json::from_str(input).context("the input is not valid JSON")?;
     let block = ToolUseBlock { id: "toolu_cli".into(), name: tool.into(), input };
-    let done = run_tool_use(&session.pool, &block, &session.ctx).await;
+    let activity = Activity::start(session, &block);
+    let done = session.executor.run_tool_use(&block, &session.ctx).await;
+    activity.finish();
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", content_text(&done.block.content))?;
     out.flush()?;
@@ -100,7 +107,9 @@ fn tool_uses(turn: Value) -> anyhow::Result<Vec<ToolUseBlock>> {
 }
 
 /// `run`: the turn's `tool_use` blocks in, the user message with the `tool_result` blocks out.
-pub(crate) async fn run(session: &Session, file: &Path) -> anyhow::Result<ExitCode> {
+/// With `stream`, JSON lines: each progress event and each result as it is known, then the
+/// message.
+pub(crate) async fn run(session: &Session, file: &Path, stream: bool) -> anyhow::Result<ExitCode> {
     let text = if file == Path::new("-") {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
@@ -111,9 +120,66 @@ pub(crate) async fn run(session: &Session, file: &Path) -> anyhow::Result<ExitCo
     let turn: Value = serde_json::from_str(&text).context("the turn is not valid JSON")?;
     let uses = tool_uses(turn)?;
     let mut ctx = session.ctx.clone();
-    let done = run_tool_uses(&session.pool, &uses, &mut ctx).await;
+    if stream {
+        ctx.progress = Some(Arc::new(|event: ProgressEvent| {
+            let line = json!({"type": "progress", "tool_use_id": event.tool_use_id, "tool": event.tool_name, "data": event.data});
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }));
+    }
+    let done = session.executor.run_turn(&uses, &mut ctx).await;
+    let message = tool_result_message(&done);
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &tool_result_message(&done))?;
-    writeln!(out)?;
+    if stream {
+        for invocation in &done {
+            writeln!(
+                out,
+                "{}",
+                json!({"type": "tool_result", "block": invocation.block, "messages": invocation.new_messages})
+            )?;
+        }
+        writeln!(out, "{}", json!({"type": "message", "message": message}))?;
+    } else {
+        serde_json::to_writer_pretty(&mut out, &message)?;
+        writeln!(out)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A spinner on stderr for calls that take a while (only when stderr is a terminal).
+struct Activity {
+    task: Option<tokio::task::JoinHandle<()>>,
+    bar: indicatif::ProgressBar,
+}
+
+impl Activity {
+    fn start(session: &Session, block: &ToolUseBlock) -> Self {
+        let bar = indicatif::ProgressBar::hidden();
+        if !std::io::stderr().is_terminal() {
+            return Self { task: None, bar };
+        }
+        let label = find_in_pool(&session.pool, &block.name)
+            .and_then(|tool| tool.parse(block.input.clone()).ok().and_then(|parsed| tool.activity_description(&parsed)))
+            .unwrap_or_else(|| format!("Running {}", block.name));
+        let shown = bar.clone();
+        let task = tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            shown.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            shown.set_message(label);
+            shown.enable_steady_tick(std::time::Duration::from_millis(120));
+        });
+        Self { task: Some(task), bar }
+    }
+
+    fn finish(self) {
+        if let Some(task) = self.task {
+            task.abort();
+        }
+        self.bar.finish_and_clear();
+    }
 }

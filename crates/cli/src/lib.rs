@@ -12,6 +12,7 @@
 //! The binary is a thin wrapper around [`main`], so tests can build the same program.
 
 mod commands;
+mod prompt;
 mod serve;
 mod session;
 
@@ -25,12 +26,47 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "agent-tools", version, about)]
 struct Cli {
-    /// The working directory tools resolve relative paths against (default: the current one).
-    #[arg(long, global = true, value_name = "DIR")]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    options: GlobalOptions,
 
     #[command(subcommand)]
     command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct GlobalOptions {
+    /// The working directory tools resolve relative paths against (default: the current one).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Permission mode: default, acceptEdits, plan, bypassPermissions or dontAsk (default: the
+    /// settings' `defaultMode`, else `default`; `serve` defaults to bypassPermissions, since the
+    /// MCP client asks its user before each call).
+    #[arg(long, global = true, value_name = "MODE", value_parser = parse_mode)]
+    pub(crate) permission_mode: Option<agent_tools_core::PermissionMode>,
+    /// The same as `--permission-mode bypassPermissions` (deny rules and the safety checks on
+    /// `.git/`, shell start-up files and the like still apply).
+    #[arg(long, global = true)]
+    pub(crate) dangerously_skip_permissions: bool,
+    /// A settings file, or settings as JSON text, on top of `~/.claude/settings.json`,
+    /// `.claude/settings.json` and `.claude/settings.local.json` (Claude Code's format).
+    #[arg(long, global = true, value_name = "FILE|JSON")]
+    pub(crate) settings: Option<String>,
+    /// Allow rules, comma or space separated, e.g. `"Write Bash(git status:*)"` (repeatable).
+    #[arg(long = "allowed-tools", alias = "allowedTools", global = true, value_name = "RULES")]
+    pub(crate) allowed_tools: Vec<String>,
+    /// Deny rules, comma or space separated, e.g. `"Bash WebFetch"` (repeatable; a rule naming a
+    /// whole tool removes it).
+    #[arg(long = "disallowed-tools", alias = "disallowedTools", global = true, value_name = "RULES")]
+    pub(crate) disallowed_tools: Vec<String>,
+    /// Ignore the settings files (only the command-line rules apply).
+    #[arg(long, global = true)]
+    pub(crate) no_settings: bool,
+}
+
+fn parse_mode(text: &str) -> Result<agent_tools_core::PermissionMode, String> {
+    agent_tools_core::PermissionMode::parse(text)
+        .ok_or_else(|| format!("unknown mode {text:?} (default, acceptEdits, plan, bypassPermissions or dontAsk)"))
 }
 
 #[derive(Debug, Subcommand)]
@@ -54,6 +90,9 @@ enum Command {
         /// A file with an assistant message (or a bare array of `tool_use` blocks); `-` reads
         /// standard input.
         file: PathBuf,
+        /// Print JSON lines as things happen: progress events, each result, then the message.
+        #[arg(long)]
+        stream: bool,
     },
     /// Serve the tool pool over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor,
     /// the MCP Inspector …).
@@ -99,11 +138,15 @@ pub fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(async move {
-        let session = session::Session::from_env(cli.cwd.as_deref())?;
+        let kind = match cli.command {
+            Command::Serve => session::Kind::Server,
+            _ => session::Kind::Command,
+        };
+        let session = session::Session::from_env(&cli.options, kind)?;
         match cli.command {
             Command::List { json } => commands::list(&session, json),
             Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
-            Command::Run { file } => commands::run(&session, &file).await,
+            Command::Run { file, stream } => commands::run(&session, &file, stream).await,
             Command::Serve => serve::serve(session).await,
         }
     });

@@ -6,8 +6,10 @@
 //!   when it reaches the network or external processes.
 //! - `tools/call` runs the call through the same executor as `run` (parse, validate, permissions,
 //!   call) and returns the rendered `tool_result` content (text and images), `isError` for error
-//!   results, and the tool's output object as `structuredContent`. An unknown tool is an error
-//!   result naming it, not a protocol error.
+//!   results, and the tool's output object as `structuredContent`. What a tool adds to the
+//!   conversation beside its result (Read's PDF documents and page images) follows as more content:
+//!   an MCP client has no other way to see it. An unknown tool is an error result naming it, not a
+//!   protocol error.
 //! - One session per server: the file-read state and the working directory carry over from call
 //!   to call. Concurrency-safe calls run side by side on a snapshot of the session; any other call
 //!   runs alone and its context change (e.g. Bash's `cd`) applies before the next one.
@@ -18,26 +20,28 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use agent_tools_core::invoke::Invocation;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::result::{ContentBlock as AnyBlock, KnownBlock, Message, MessageContent, ToolUseBlock};
 use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolResultContent, ToolUseContext};
+use agent_tools_host::Executor;
 use agent_tools_host::pool::find_in_pool;
-use agent_tools_host::run_tool_use;
 use anyhow::Context as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
+    PaginatedRequestParams, ResourceContents, ServerCapabilities, ServerConfig, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::sync::RwLock;
 
 use crate::session::Session;
 
-/// The MCP server: the pool, its `tools/list` entries (built once), and the session.
+/// The MCP server: the pool, its `tools/list` entries (built once), the executor, and the
+/// session.
 pub(crate) struct ToolServer {
     pool: Arc<[Arc<dyn Tool>]>,
     listing: Arc<Vec<rmcp::model::Tool>>,
+    executor: Executor,
     session: Arc<RwLock<ToolUseContext>>,
     calls: AtomicU64,
 }
@@ -62,22 +66,35 @@ impl ToolServer {
         let pool: Arc<[Arc<dyn Tool>]> = session.pool.into();
         let options = PromptOptions { tools: &pool, permission_context: Some(&session.ctx.permission_context) };
         let listing = pool.iter().map(|tool| describe(tool.as_ref(), &options)).collect();
-        Self { pool, listing: Arc::new(listing), session: Arc::new(RwLock::new(session.ctx)), calls: AtomicU64::new(0) }
+        Self {
+            pool,
+            listing: Arc::new(listing),
+            executor: session.executor,
+            session: Arc::new(RwLock::new(session.ctx)),
+            calls: AtomicU64::new(0),
+        }
     }
 
-    /// Runs one call against the session (see the module docs for the locking rules).
-    async fn run(&self, block: ToolUseBlock, cancel: agent_tools_core::context::CancellationToken) -> Invocation {
+    /// Runs one call against the session (see the module docs for the locking rules); questions
+    /// go to the client through MCP elicitation when it supports it.
+    async fn run(
+        &self,
+        block: ToolUseBlock,
+        cancel: agent_tools_core::context::CancellationToken,
+        peer: Peer<RoleServer>,
+    ) -> Invocation {
+        let executor = self.executor.clone().with_prompter(Arc::new(crate::prompt::ElicitationPrompter::new(peer)));
         let concurrent =
             find_in_pool(&self.pool, &block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input));
         if concurrent {
             let mut ctx = self.session.read().await.clone();
             ctx.cancel = cancel;
-            return run_tool_use(&self.pool, &block, &ctx).await;
+            return executor.run_tool_use(&block, &ctx).await;
         }
         let mut session = self.session.write().await;
         let mut ctx = session.clone();
         ctx.cancel = cancel;
-        let mut done = run_tool_use(&self.pool, &block, &ctx).await;
+        let mut done = executor.run_tool_use(&block, &ctx).await;
         if let Some(modifier) = done.context_modifier.take() {
             let session_cancel = session.cancel.clone();
             let mut changed = modifier(ctx);
@@ -88,9 +105,44 @@ impl ToolServer {
     }
 }
 
+/// The parts of a tool's extra messages that an MCP client must see too: images and documents
+/// (Read sends PDF pages and image size notes that way, as Claude Code does), and their text.
+fn extra_content(messages: &[Message]) -> Vec<ContentBlock> {
+    let mut content = Vec::new();
+    for message in messages {
+        let MessageContent::Blocks(blocks) = &message.content else {
+            if let MessageContent::Text(text) = &message.content {
+                content.push(ContentBlock::text(text.clone()));
+            }
+            continue;
+        };
+        for block in blocks {
+            match block {
+                AnyBlock::Known(KnownBlock::Text { text }) => content.push(ContentBlock::text(text.clone())),
+                AnyBlock::Known(KnownBlock::Image { source }) => {
+                    content.push(ContentBlock::image(source.data.clone(), source.media_type.clone()));
+                }
+                AnyBlock::Other(other) if other.get("type").and_then(Value::as_str) == Some("document") => {
+                    let source = &other["source"];
+                    if let (Some(data), Some(media_type)) =
+                        (source.get("data").and_then(Value::as_str), source.get("media_type").and_then(Value::as_str))
+                    {
+                        let uri = format!("agent-tools://document/{}", content.len());
+                        content.push(ContentBlock::resource(
+                            ResourceContents::blob(data.to_owned(), uri).with_mime_type(media_type.to_owned()),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    content
+}
+
 /// Converts a finished call into the MCP result.
 fn to_mcp(done: &Invocation) -> CallToolResult {
-    let content = match &done.block.content {
+    let mut content = match &done.block.content {
         ToolResultContent::Text(text) => vec![ContentBlock::text(text.clone())],
         ToolResultContent::Parts(parts) => parts
             .iter()
@@ -100,6 +152,7 @@ fn to_mcp(done: &Invocation) -> CallToolResult {
             })
             .collect(),
     };
+    content.extend(extra_content(&done.new_messages));
     let mut result =
         if done.block.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
     // MCP's `structuredContent` is an object; other outputs are fully carried by the text.
@@ -134,7 +187,7 @@ impl ServerHandler for ToolServer {
         let input = request.arguments.map_or_else(|| Value::Object(serde_json::Map::new()), Value::Object);
         let block = ToolUseBlock { id: format!("mcp_call_{number}"), name: request.name.into_owned(), input };
         tracing::debug!(tool = %block.name, id = %block.id, "tools/call");
-        let done = self.run(block, context.ct).await;
+        let done = self.run(block, context.ct, context.peer).await;
         Ok(to_mcp(&done).into())
     }
 }
@@ -145,4 +198,32 @@ pub(crate) async fn serve(session: Session) -> anyhow::Result<ExitCode> {
     let running = server.serve(rmcp::transport::stdio()).await.context("the MCP handshake failed")?;
     running.waiting().await.context("the MCP server stopped with an error")?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_tools_core::result::ImageSource;
+    use serde_json::json;
+
+    #[test]
+    fn images_documents_and_text_of_extra_messages_become_mcp_content() {
+        let message = Message::user(vec![
+            AnyBlock::text("Image size changed"),
+            AnyBlock::Known(KnownBlock::Image { source: ImageSource::base64("image/jpeg", "AAAA") }),
+            AnyBlock::Other(
+                json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="}}),
+            ),
+            AnyBlock::Other(json!({"type": "thinking", "thinking": "skipped"})),
+        ]);
+        let content = serde_json::to_value(extra_content(&[message])).unwrap();
+        assert_eq!(
+            content,
+            json!([
+                {"type": "text", "text": "Image size changed"},
+                {"type": "image", "data": "AAAA", "mimeType": "image/jpeg"},
+                {"type": "resource", "resource": {"uri": "agent-tools://document/2", "mimeType": "application/pdf", "blob": "JVBERi0="}}
+            ])
+        );
+    }
 }

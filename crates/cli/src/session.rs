@@ -1,17 +1,30 @@
-//! Turning the environment and flags into a tool pool and a context (library code never reads
-//! the environment; this is where it happens).
+//! Turning the environment and flags into a tool pool, a context and an executor (library code
+//! never reads the environment; this is where it happens).
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::{Tool, ToolPermissionContext, ToolUseContext};
-use agent_tools_host::{HostConfig, assemble_tool_pool};
+use agent_tools_core::{PermissionMode, Tool, ToolUseContext};
+use agent_tools_host::{Executor, Hooks, HostConfig, assemble_tool_pool};
+use agent_tools_permissions::settings::{LoadedSettings, SettingsSources, parse_tool_list};
 use anyhow::Context as _;
 
-/// The pool and the context a command runs with.
+use crate::GlobalOptions;
+
+/// Which kind of program runs: a one-shot command, or the MCP server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `list`, `call`, `run`.
+    Command,
+    /// `serve`.
+    Server,
+}
+
+/// The pool, the context and the executor a command runs with.
 pub(crate) struct Session {
     pub(crate) pool: Vec<Arc<dyn Tool>>,
     pub(crate) ctx: ToolUseContext,
+    pub(crate) executor: Executor,
 }
 
 fn env_flag(name: &str) -> bool {
@@ -19,26 +32,71 @@ fn env_flag(name: &str) -> bool {
         .is_ok_and(|value| matches!(value.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
 }
 
+/// A fresh session id: time and process, enough to keep sessions' folders apart.
+fn session_id() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{nanos:x}-{:x}", std::process::id())
+}
+
+/// Where this session's files go: `$XDG_STATE_HOME/agent-tools/sessions/<id>`, else
+/// `~/.local/state/agent-tools/sessions/<id>`, else the temp folder.
+fn session_dir(id: &str, home: Option<&PathBuf>) -> PathBuf {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .or_else(|| home.map(|home| home.join(".local/state")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("agent-tools").join("sessions").join(id)
+}
+
 impl Session {
-    /// Builds the session: working directory from `--cwd` (or the current one), home from `HOME`,
-    /// Claude Code's switches from its environment variables.
-    pub(crate) fn from_env(cwd: Option<&Path>) -> anyhow::Result<Self> {
-        let cwd = match cwd {
+    /// Builds the session: the working directory from `--cwd` (or the current one), home from
+    /// `HOME`, settings files and rules, the mode, hooks, and Claude Code's environment switches.
+    pub(crate) fn from_env(options: &GlobalOptions, kind: Kind) -> anyhow::Result<Self> {
+        let cwd = match &options.cwd {
             Some(dir) => dir.canonicalize().with_context(|| format!("--cwd {}", dir.display()))?,
             None => std::env::current_dir().context("cannot read the current directory")?,
         };
         anyhow::ensure!(cwd.is_dir(), "--cwd {} is not a directory", cwd.display());
+        let home: Option<PathBuf> = std::env::var_os("HOME").map(Into::into);
+        let sources = SettingsSources {
+            home: if options.no_settings { None } else { home.clone() },
+            project: if options.no_settings { None } else { Some(cwd.clone()) },
+            flag: options.settings.clone(),
+        };
+        let settings = LoadedSettings::load(&sources).context("cannot use the settings")?;
+        let mode = if options.dangerously_skip_permissions {
+            Some(PermissionMode::BypassPermissions)
+        } else {
+            options.permission_mode
+        };
+        let mode = match (mode, kind) {
+            (Some(mode), _) => Some(mode),
+            (None, Kind::Server) => Some(PermissionMode::BypassPermissions),
+            (None, Kind::Command) => None,
+        };
+        let allow: Vec<String> = options.allowed_tools.iter().flat_map(|text| parse_tool_list(text)).collect();
+        let deny: Vec<String> = options.disallowed_tools.iter().flat_map(|text| parse_tool_list(text)).collect();
+        let permissions =
+            settings.permission_context(mode, &allow, &deny, &sources).context("cannot use the settings")?;
         let config = HostConfig {
             simple: env_flag("CLAUDE_CODE_SIMPLE"),
             glob_no_ignore: std::env::var("CLAUDE_CODE_GLOB_NO_IGNORE").is_ok_and(|v| v.trim() == "true"),
         };
-        let permissions = ToolPermissionContext::default();
         let pool = assemble_tool_pool(&permissions, Vec::new(), &config);
+        let id = session_id();
         let mut ctx = ToolUseContext::new(cwd);
-        ctx.home_dir = std::env::var_os("HOME").map(Into::into);
+        ctx.home_dir = home.clone();
         ctx.permission_context = Arc::new(permissions);
         ctx.options.tools = pool.clone().into();
-        ctx.options.is_non_interactive_session = true;
-        Ok(Self { pool, ctx })
+        ctx.options.is_non_interactive_session = kind == Kind::Server || !crate::prompt::terminal_available();
+        ctx.options.session_dir = Some(session_dir(&id, home.as_ref()));
+        ctx.options.session_id = id;
+        let hooks = Hooks { pre_tool_use: settings.hooks("PreToolUse"), post_tool_use: settings.hooks("PostToolUse") };
+        let mut executor = Executor::new(pool.clone()).with_hooks(hooks);
+        if kind == Kind::Command && crate::prompt::terminal_available() {
+            executor = executor.with_prompter(Arc::new(crate::prompt::TerminalPrompter));
+        }
+        Ok(Self { pool, ctx, executor })
     }
 }

@@ -9,8 +9,15 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+/// The program with a clean environment: no user settings, no state outside the test folder.
+fn command(cwd: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-tools"));
+    command.env("HOME", cwd.join(".home")).env("XDG_STATE_HOME", cwd.join(".state")).arg("--cwd").arg(cwd);
+    command
+}
+
 fn agent_tools(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-tools")).arg("--cwd").arg(cwd).args(args).output().unwrap()
+    command(cwd).args(args).output().unwrap()
 }
 
 fn stdout(output: &Output) -> String {
@@ -104,14 +111,8 @@ fn run_answers_a_turn_from_a_file_or_stdin() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(serde_json::from_str::<Value>(&stdout(&output)).unwrap(), expected);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
-        .arg("--cwd")
-        .arg(dir.path())
-        .args(["run", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        command(dir.path()).args(["run", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     // A bare array of tool_use blocks works too.
     let bare = r#"[{"type": "tool_use", "id": "toolu_a", "name": "Glob", "input": {"pattern": "*.txt"}},
                    {"type": "tool_use", "id": "toolu_b", "name": "Nope", "input": {}}]"#;
@@ -127,4 +128,67 @@ fn a_bad_cwd_is_a_usage_error() {
     let output = agent_tools(&dir.path().join("nope"), &["list"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--cwd"));
+}
+
+#[test]
+fn a_disallowed_tool_is_gone_and_says_why() {
+    let dir = fixture();
+    let listed = stdout(&agent_tools(dir.path(), &["--disallowed-tools", "Bash", "list"]));
+    assert!(!listed.lines().any(|line| line.starts_with("Bash ")), "{listed}");
+    let output = agent_tools(dir.path(), &["--disallowed-tools", "Bash", "call", "Bash", r#"{"command": "echo hi"}"#]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "<tool_use_error>Error: No such tool available: Bash. Bash is disabled for this session by a permission rule.</tool_use_error>\n"
+    );
+}
+
+#[test]
+fn project_settings_hooks_run_around_calls() {
+    let dir = fixture();
+    fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    fs::write(
+        dir.path().join(".claude/settings.json"),
+        r#"{"model": "whatever", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo 'no shell today' >&2; exit 2"}]}]}}"#,
+    )
+    .unwrap();
+    let output = agent_tools(
+        dir.path(),
+        &["--permission-mode", "bypassPermissions", "call", "Bash", r#"{"command": "echo hi"}"#],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout(&output), "PreToolUse:Bash hook error: [echo 'no shell today' >&2; exit 2]: no shell today\n\n");
+    // --no-settings leaves the project's file out.
+    let output = agent_tools(
+        dir.path(),
+        &["--no-settings", "--permission-mode", "bypassPermissions", "call", "Bash", r#"{"command": "echo hi"}"#],
+    );
+    assert_eq!(stdout(&output), "hi\n");
+}
+
+#[test]
+fn broken_settings_and_unknown_modes_are_usage_errors() {
+    let dir = fixture();
+    let output = agent_tools(dir.path(), &["--permission-mode", "yolo", "list"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown mode \"yolo\""));
+    let output = agent_tools(dir.path(), &["--settings", "{not json", "list"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--settings is not valid settings JSON"));
+}
+
+#[test]
+fn run_stream_prints_json_lines() {
+    let dir = fixture();
+    let turn = r#"[{"type": "tool_use", "id": "toolu_a", "name": "Glob", "input": {"pattern": "*.txt"}}]"#;
+    let file = dir.path().join("turn.json");
+    fs::write(&file, turn).unwrap();
+    let output = agent_tools(dir.path(), &["run", "--stream", file.to_str().unwrap()]);
+    assert!(output.status.success());
+    let lines: Vec<Value> = stdout(&output).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["type"], "tool_result");
+    assert_eq!(lines[0]["block"]["content"], "notes.txt");
+    assert_eq!(lines[1]["type"], "message");
+    assert_eq!(lines[1]["message"]["content"][0]["tool_use_id"], "toolu_a");
 }

@@ -37,6 +37,9 @@ pub struct ToolUseOptions {
     pub max_budget_usd: Option<f64>,
     /// The session id (used to name per-session files).
     pub session_id: String,
+    /// The session's own folder, if any: oversized results are saved under
+    /// `<session_dir>/tool-results/`. Without one they are cut instead.
+    pub session_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for ToolUseOptions {
@@ -50,6 +53,7 @@ impl fmt::Debug for ToolUseOptions {
             .field("is_non_interactive_session", &self.is_non_interactive_session)
             .field("max_budget_usd", &self.max_budget_usd)
             .field("session_id", &self.session_id)
+            .field("session_dir", &self.session_dir)
             .finish()
     }
 }
@@ -317,6 +321,9 @@ pub struct ToolUseContext {
     pub options: ToolUseOptions,
     /// Fires when the call (or the whole turn) is cancelled; long-running tools must watch it.
     pub cancel: CancellationToken,
+    /// Fires when the user interrupts the turn (types a new message). Only calls whose tool's
+    /// `interrupt_behavior` is `Cancel` are stopped by it; the executor links it to their `cancel`.
+    pub interrupt: CancellationToken,
     /// The `tool_use` id of the current call (set by the executor).
     pub tool_use_id: Option<String>,
     /// Set inside sub-agents only.
@@ -365,6 +372,7 @@ impl ToolUseContext {
         Self {
             options: ToolUseOptions::default(),
             cancel: CancellationToken::new(),
+            interrupt: CancellationToken::new(),
             tool_use_id: None,
             agent_id: None,
             agent_type: None,

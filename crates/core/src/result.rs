@@ -247,6 +247,9 @@ pub enum Role {
     User,
     /// An assistant message (tool_use blocks travel in these).
     Assistant,
+    /// A system message inside the conversation (hook output, environment updates), as Claude
+    /// Code sends them.
+    System,
 }
 
 /// A `tool_use` content block: the model asks for one tool call.
@@ -336,6 +339,11 @@ impl Message {
     /// A user message made of blocks.
     pub fn user(blocks: Vec<ContentBlock>) -> Self {
         Self { role: Role::User, content: MessageContent::Blocks(blocks) }
+    }
+
+    /// A system message with one text block (hook feedback and the like).
+    pub fn system_text(text: impl Into<String>) -> Self {
+        Self { role: Role::System, content: MessageContent::Blocks(vec![ContentBlock::text(text)]) }
     }
 
     /// The `tool_use` blocks of the message, in order.

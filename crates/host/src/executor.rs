@@ -1,94 +1,341 @@
 //! The executor: runs an assistant turn's `tool_use` blocks and returns their `tool_result`s.
 //!
 //! Each block goes through Claude Code's `runToolUse` stages: find the tool (aliases too) →
-//! strict parse → `validate_input` → permission decision → `call` → map the output to a
-//! `tool_result` → the empty-result text. Unknown tools, parse and validation failures come back
-//! wrapped in `<tool_use_error>…</tool_use_error>`; permission denials and failed calls come back
-//! as plain error text. Blocks run one after another, in order; a tool's context modifier
-//! applies before the next block runs.
+//! strict parse → `validate_input` → PreToolUse hooks → the permission decision (and, if it comes
+//! to that, the [`PermissionPrompter`]) → `call`, with progress and cancellation → PostToolUse
+//! hooks → map the output to a `tool_result` → the empty-result text → size control (an oversized
+//! result is saved to a file and replaced by a preview).
+//!
+//! Envelopes: unknown tools, parse and validation failures come back wrapped in
+//! `<tool_use_error>…</tool_use_error>`; permission denials, hook refusals and failed calls come
+//! back as plain error text.
+//!
+//! A turn ([`Executor::run_turn`]): consecutive concurrency-safe calls run together as one batch
+//! (at most [`Executor::max_concurrency`] at once), any other call runs alone, and results come
+//! back in the order of the blocks. A serial call's context change (a `cd`, an "allow always")
+//! applies before the next block; a batch's changes apply after the batch, in block order. When a
+//! Bash call in a batch fails, its still-running siblings are cancelled. A user interrupt (the
+//! context's `interrupt` token) stops only the calls whose tool's `interrupt_behavior` is
+//! `Cancel`.
 
 use std::sync::Arc;
 
 use agent_tools_core::invoke::{
     Invocation, input_error_result, parse_and_validate, unknown_tool_result, wrap_tool_use_error,
 };
-use agent_tools_core::result::{ContentBlock, Message, ToolUseBlock};
-use agent_tools_core::{Tool, ToolResultBlock, ToolUseContext};
+use agent_tools_core::result::{ContentBlock, ContextModifier, Message, ToolUseBlock};
+use agent_tools_core::tool::InterruptBehavior;
+use agent_tools_core::{Tool, ToolError, ToolResultBlock, ToolResultContent, ToolUseContext};
+use futures_util::StreamExt as _;
+use serde_json::Value;
 
-use crate::permissions::{PermissionDecision, has_permissions_to_use_tool, resolve_ask};
+use crate::hooks::{self, HookDecision, Hooks};
+use crate::permissions::{PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask};
 use crate::pool::find_in_pool;
+use crate::size;
 
 /// What the model reads when a call is skipped because the turn was cancelled.
 pub const CANCEL_MESSAGE: &str = "The user does not want this action to run now. Stop and wait for their instructions.";
 
-/// Runs one `tool_use` block against the pool and returns its finished result.
-///
-/// `ctx` is the session's context; the call sees a copy with `tool_use_id` set. Nothing here
-/// panics on any input: every failure is an error result.
-pub async fn run_tool_use(pool: &[Arc<dyn Tool>], tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
-    let id = tool_use.id.as_str();
-    let Some(tool) = find_in_pool(pool, &tool_use.name) else {
-        return unknown_tool(pool, id, &tool_use.name);
-    };
-    let tool = tool.as_ref();
-    if ctx.cancel.is_cancelled() {
-        return Invocation::refused(ToolResultBlock::error(id, CANCEL_MESSAGE));
-    }
-    let (parsed, call_ctx) = match parse_and_validate(tool, id, tool_use.input.clone(), ctx).await {
-        Ok(prepared) => prepared,
-        Err(refused) => return refused,
-    };
-    let decision = match has_permissions_to_use_tool(tool, &parsed, &call_ctx).await {
-        PermissionDecision::Ask { message } => resolve_ask(tool.name(), &message, &call_ctx.permission_context),
-        other => other,
-    };
-    let parsed = match decision {
-        PermissionDecision::Deny { message, .. } => return Invocation::refused(ToolResultBlock::error(id, message)),
-        PermissionDecision::Ask { message } => return Invocation::refused(ToolResultBlock::error(id, message)),
-        PermissionDecision::Allow { updated_input: None } => parsed,
-        PermissionDecision::Allow { updated_input: Some(updated) } => match tool.parse(updated) {
-            Ok(reparsed) => reparsed,
-            Err(error) => return Invocation::refused(input_error_result(id, &error)),
-        },
-    };
-    tracing::debug!(tool = tool.name(), id, "calling tool");
-    let outcome = tool.call(parsed, &call_ctx).await;
-    Invocation::from_call(id, tool.name(), outcome)
+/// What the model reads when the user interrupted a call that stops on interrupt.
+pub const INTERRUPTED_MESSAGE: &str =
+    "The user interrupted this tool call, so it was stopped before it finished. Wait for the user's instructions.";
+
+/// Default number of concurrency-safe calls run at once (Claude Code's 10).
+pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
+
+/// Runs tool calls for a pool: hooks, permissions (and whoever answers questions), batching.
+#[derive(Clone)]
+pub struct Executor {
+    pool: Arc<[Arc<dyn Tool>]>,
+    hooks: Arc<Hooks>,
+    prompter: Option<Arc<dyn PermissionPrompter>>,
+    max_concurrency: usize,
 }
 
-/// The unknown-tool result, with a hint when the name differs from a pooled tool only in case
-/// (`grep` for `Grep`).
-fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str) -> Invocation {
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("tools", &self.pool.iter().map(|tool| tool.name()).collect::<Vec<_>>())
+            .field("hooks", &self.hooks)
+            .field("prompter", &self.prompter.is_some())
+            .field("max_concurrency", &self.max_concurrency)
+            .finish()
+    }
+}
+
+impl Executor {
+    /// An executor for `pool`, with no hooks, nobody to ask (asks are refused), and
+    /// [`DEFAULT_MAX_CONCURRENCY`].
+    pub fn new(pool: impl Into<Arc<[Arc<dyn Tool>]>>) -> Self {
+        Self { pool: pool.into(), hooks: Arc::default(), prompter: None, max_concurrency: DEFAULT_MAX_CONCURRENCY }
+    }
+
+    /// Runs these hooks around every call.
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = Arc::new(hooks);
+        self
+    }
+
+    /// Asks `prompter` when a call needs approval.
+    pub fn with_prompter(mut self, prompter: Arc<dyn PermissionPrompter>) -> Self {
+        self.prompter = Some(prompter);
+        self
+    }
+
+    /// At most `max` concurrency-safe calls at once (at least 1).
+    pub fn with_max_concurrency(mut self, max: usize) -> Self {
+        self.max_concurrency = max.max(1);
+        self
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &[Arc<dyn Tool>] {
+        &self.pool
+    }
+
+    /// The cap on concurrent calls.
+    pub fn max_concurrency(&self) -> usize {
+        self.max_concurrency
+    }
+
+    /// Runs one `tool_use` block and returns its finished result. `ctx` is the session's context;
+    /// the call sees a copy with `tool_use_id` set. Nothing here panics on any input.
+    pub async fn run_tool_use(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
+        let id = tool_use.id.as_str();
+        let Some(tool) = find_in_pool(&self.pool, &tool_use.name) else {
+            return unknown_tool(&self.pool, id, &tool_use.name, ctx);
+        };
+        let tool = tool.as_ref();
+        if ctx.cancel.is_cancelled() {
+            return Invocation::refused(ToolResultBlock::error(id, CANCEL_MESSAGE));
+        }
+        let (mut parsed, call_ctx) = match parse_and_validate(tool, id, tool_use.input.clone(), ctx).await {
+            Ok(prepared) => prepared,
+            Err(refused) => return refused,
+        };
+        let mut messages = Vec::new();
+        let mut hook_decision = None;
+        if !self.hooks.pre_tool_use.is_empty() {
+            let mut observed = parsed.json().clone();
+            tool.backfill_observable_input(&mut observed);
+            let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), &observed, &call_ctx).await;
+            messages.extend(pre.messages);
+            if let Some(blocked) = pre.blocked {
+                return Invocation {
+                    new_messages: messages,
+                    ..Invocation::refused(ToolResultBlock::error(id, blocked))
+                };
+            }
+            if let Some(updated) = pre.updated_input {
+                parsed = match tool.parse(updated) {
+                    Ok(reparsed) => reparsed,
+                    Err(error) => return Invocation::refused(input_error_result(id, &error)),
+                };
+            }
+            hook_decision = pre.decision;
+        }
+        let mut decision = has_permissions_to_use_tool(tool, &parsed, &call_ctx).await;
+        // A hook's "allow" skips the question, never a deny; its "ask" asks even what rules allow.
+        match (&hook_decision, &decision) {
+            (Some(HookDecision::Allow), PermissionDecision::Ask { .. }) => {
+                decision = PermissionDecision::Allow { updated_input: None };
+            }
+            (Some(HookDecision::Ask(reason)), PermissionDecision::Allow { .. }) => {
+                decision = PermissionDecision::Ask { message: reason.clone(), suggestions: Vec::new() };
+            }
+            _ => {}
+        }
+        let mut permission_modifier = None;
+        if let PermissionDecision::Ask { message, suggestions } = decision {
+            let resolved = resolve_ask(tool, &parsed, message, suggestions, &call_ctx, self.prompter.as_deref()).await;
+            permission_modifier = resolved.modifier;
+            decision = resolved.decision;
+        }
+        let parsed = match decision {
+            PermissionDecision::Deny { message, .. } | PermissionDecision::Ask { message, .. } => {
+                return Invocation {
+                    new_messages: messages,
+                    ..Invocation::refused(ToolResultBlock::error(id, message))
+                };
+            }
+            PermissionDecision::Allow { updated_input: None } => parsed,
+            PermissionDecision::Allow { updated_input: Some(updated) } => match tool.parse(updated) {
+                Ok(reparsed) => reparsed,
+                Err(error) => return Invocation::refused(input_error_result(id, &error)),
+            },
+        };
+        let input_json = parsed.json().clone();
+        tracing::debug!(tool = tool.name(), id, "calling tool");
+        let outcome = self.call(tool, parsed, &call_ctx).await;
+        let mut done = Invocation::from_call(id, tool.name(), outcome);
+        done.block = size::control(done.block, tool.max_result_size_chars(), ctx.options.session_dir.as_deref());
+        if !self.hooks.post_tool_use.is_empty() && !done.block.is_error {
+            let response = done.data.as_ref().map_or(Value::Null, |data| data.to_json());
+            messages
+                .extend(hooks::run_post_tool_use(&self.hooks, tool.name(), &input_json, &response, &call_ctx).await);
+        }
+        messages.append(&mut done.new_messages);
+        done.new_messages = messages;
+        done.context_modifier = chain(permission_modifier, done.context_modifier.take());
+        done
+    }
+
+    /// Calls the tool; a user interrupt stops it only when its tool says `Cancel`.
+    async fn call(
+        &self,
+        tool: &dyn Tool,
+        parsed: agent_tools_core::ParsedInput,
+        ctx: &ToolUseContext,
+    ) -> Result<agent_tools_core::ToolResult<agent_tools_core::tool::CallOutput>, ToolError> {
+        if tool.interrupt_behavior() == InterruptBehavior::Block {
+            return tool.call(parsed, ctx).await;
+        }
+        let mut call_ctx = ctx.clone();
+        call_ctx.cancel = ctx.cancel.child_token();
+        let stop = call_ctx.cancel.clone();
+        let interrupt = ctx.interrupt.clone();
+        let mut running = std::pin::pin!(tool.call(parsed, &call_ctx));
+        tokio::select! {
+            outcome = &mut running => outcome,
+            () = interrupt.cancelled() => {
+                stop.cancel();
+                // Let the tool clean up, then report the interrupt whatever it returned.
+                let _ = running.await;
+                Err(ToolError::failed(INTERRUPTED_MESSAGE))
+            }
+        }
+    }
+
+    /// Runs a turn's blocks (see the module docs) and returns their results in block order.
+    /// Context changes are applied to `ctx` as they take effect.
+    pub async fn run_turn(&self, tool_uses: &[ToolUseBlock], ctx: &mut ToolUseContext) -> Vec<Invocation> {
+        let mut done = Vec::with_capacity(tool_uses.len());
+        let mut index = 0;
+        while index < tool_uses.len() {
+            let safe = |block: &ToolUseBlock| {
+                find_in_pool(&self.pool, &block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
+            };
+            let batch_end = if safe(&tool_uses[index]) {
+                index + tool_uses[index..].iter().take_while(|b| safe(b)).count()
+            } else {
+                index + 1
+            };
+            let batch = &tool_uses[index..batch_end];
+            if batch.len() == 1 && !safe(&batch[0]) {
+                let mut invocation = self.run_tool_use(&batch[0], ctx).await;
+                if let Some(modifier) = invocation.context_modifier.take() {
+                    *ctx = modifier(ctx.clone());
+                }
+                done.push(invocation);
+            } else {
+                let mut results = self.run_batch(batch, ctx).await;
+                for invocation in &mut results {
+                    if let Some(modifier) = invocation.context_modifier.take() {
+                        *ctx = modifier(ctx.clone());
+                    }
+                }
+                done.extend(results);
+            }
+            index = batch_end;
+        }
+        done
+    }
+
+    /// Runs concurrency-safe calls together; a failing Bash call cancels the others.
+    async fn run_batch(&self, batch: &[ToolUseBlock], ctx: &ToolUseContext) -> Vec<Invocation> {
+        let mut batch_ctx = ctx.clone();
+        batch_ctx.cancel = ctx.cancel.child_token();
+        let failed_bash: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+        let runs = batch.iter().map(|block| {
+            let batch_ctx = &batch_ctx;
+            let failed_bash = &failed_bash;
+            async move {
+                let invocation = self.run_tool_use(block, batch_ctx).await;
+                if invocation.block.is_error && block.name == "Bash" && !batch_ctx.cancel.is_cancelled() {
+                    let command = block.input.get("command").and_then(Value::as_str).unwrap_or_default().to_owned();
+                    if let Ok(mut slot) = failed_bash.lock() {
+                        slot.get_or_insert(command);
+                    }
+                    batch_ctx.cancel.cancel();
+                }
+                invocation
+            }
+        });
+        let mut results: Vec<Invocation> =
+            futures_util::stream::iter(runs).buffered(self.max_concurrency).collect().await;
+        let failed = failed_bash.lock().ok().and_then(|slot| slot.clone());
+        if let Some(command) = failed {
+            for invocation in &mut results {
+                let cancelled = invocation.block.is_error
+                    && matches!(&invocation.block.content, ToolResultContent::Text(text)
+                        if text == CANCEL_MESSAGE || text == &ToolError::Cancelled.to_string());
+                if cancelled {
+                    invocation.block.content = ToolResultContent::Text(wrap_tool_use_error(&format!(
+                        "Cancelled: parallel tool call Bash({}) errored",
+                        short_command(&command)
+                    )));
+                }
+            }
+        }
+        results
+    }
+}
+
+/// The first 40 characters of a command, with `…` when cut.
+fn short_command(command: &str) -> String {
+    let mut chars = command.chars();
+    let head: String = chars.by_ref().take(40).collect();
+    if chars.next().is_some() { format!("{head}…") } else { head }
+}
+
+/// Runs `first` then `second`.
+fn chain(first: Option<ContextModifier>, second: Option<ContextModifier>) -> Option<ContextModifier> {
+    match (first, second) {
+        (None, None) => None,
+        (Some(only), None) | (None, Some(only)) => Some(only),
+        (Some(first), Some(second)) => Some(Box::new(move |ctx| second(first(ctx)))),
+    }
+}
+
+/// The unknown-tool result, saying so when a deny rule removed the tool, or hinting when the name
+/// differs from a pooled tool only in case (`grep` for `Grep`).
+fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str, ctx: &ToolUseContext) -> Invocation {
     let mut block = unknown_tool_result(id, name);
-    if let Some(near) = pool.iter().find(|tool| tool.name().eq_ignore_ascii_case(name)) {
-        block.content = agent_tools_core::ToolResultContent::Text(wrap_tool_use_error(&format!(
-            "Error: No such tool available: {name}. Tool names are case-sensitive: did you mean {}?",
-            near.name()
-        )));
+    let denied = ctx.permission_context.rules(agent_tools_core::permissions::PermissionBehavior::Deny).any(|rule| {
+        rule.rule_value.rule_content.is_none()
+            && agent_tools_core::permissions::normalize_legacy_tool_name(name) == rule.rule_value.tool_name
+    });
+    let note = if denied {
+        Some(format!("{name} is disabled for this session by a permission rule."))
+    } else {
+        pool.iter()
+            .find(|tool| tool.name().eq_ignore_ascii_case(name))
+            .map(|near| format!("Tool names are case-sensitive: did you mean {}?", near.name()))
+    };
+    if let Some(note) = note {
+        block.content =
+            ToolResultContent::Text(wrap_tool_use_error(&format!("Error: No such tool available: {name}. {note}")));
     }
     Invocation::refused(block)
 }
 
-/// Runs the blocks in order, applying each call's context modifier to `ctx` before the next one
-/// runs, and returns the results in block order.
+/// Runs one block with a default [`Executor`] (no hooks, nobody to ask).
+pub async fn run_tool_use(pool: &[Arc<dyn Tool>], tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
+    Executor::new(pool.to_vec()).run_tool_use(tool_use, ctx).await
+}
+
+/// Runs a turn with a default [`Executor`] (no hooks, nobody to ask).
 pub async fn run_tool_uses(
     pool: &[Arc<dyn Tool>],
     tool_uses: &[ToolUseBlock],
     ctx: &mut ToolUseContext,
 ) -> Vec<Invocation> {
-    let mut done = Vec::with_capacity(tool_uses.len());
-    for tool_use in tool_uses {
-        let mut invocation = run_tool_use(pool, tool_use, ctx).await;
-        if let Some(modifier) = invocation.context_modifier.take() {
-            *ctx = modifier(ctx.clone());
-        }
-        done.push(invocation);
-    }
-    done
+    Executor::new(pool.to_vec()).run_turn(tool_uses, ctx).await
 }
 
 /// The user message that answers a turn: one `tool_result` block per call, in block order. (Extra
-/// messages a tool adds stay in its [`Invocation::new_messages`].)
+/// messages a tool or hook adds stay in its [`Invocation::new_messages`].)
 pub fn tool_result_message(invocations: &[Invocation]) -> Message {
     Message::user(invocations.iter().map(|done| ContentBlock::from(done.block.clone())).collect())
 }

@@ -1,20 +1,28 @@
-//! The permission decision for one call: rules, the tool's own check, and the mode.
+//! The permission decision for one call: rules, the tool's own check, the mode, and — when it
+//! comes to asking — whoever can answer.
 //!
-//! Mirrors the order of Claude Code's `hasPermissionsToUseTool`:
+//! [`has_permissions_to_use_tool`] mirrors the order of Claude Code's `hasPermissionsToUseTool`:
 //! 1. a whole-tool **deny** rule → deny;
 //! 2. a whole-tool **ask** rule → ask;
 //! 3. the tool's `check_permissions`: deny → deny; an ask from a tool that requires user
-//!    interaction → ask;
+//!    interaction, from a content ask rule, or from a safety check (`.git/`, shell start-up files)
+//!    → ask, even in bypass mode;
 //! 4. mode `bypassPermissions` → allow;
 //! 5. a whole-tool **allow** rule → allow;
 //! 6. the tool's allow → allow (with its updated input); its passthrough → ask.
 //!
-//! What happens to an "ask" is the caller's business: [`resolve_ask`] applies the session's
-//! policy (`dontAsk` and sessions that cannot prompt turn it into a denial).
+//! [`resolve_ask`] then settles an ask: `dontAsk` mode and sessions that must not prompt refuse,
+//! a [`PermissionPrompter`] (the terminal, an MCP client) answers, and with nobody to answer the
+//! call is refused with a message the model can act on.
+
+use std::sync::Arc;
 
 use agent_tools_core::permissions::{
-    PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, ToolPermissionContext,
+    PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRuleSource,
+    PermissionRuleValue, PermissionUpdate, ToolPermissionContext,
 };
+use agent_tools_core::result::ContextModifier;
+use agent_tools_core::tool::BoxFuture;
 use agent_tools_core::{ParsedInput, Tool, ToolUseContext};
 use serde_json::Value;
 
@@ -30,6 +38,8 @@ pub enum PermissionDecision {
     Ask {
         /// What to ask.
         message: String,
+        /// Rule changes to offer with the question.
+        suggestions: Vec<PermissionUpdate>,
     },
     /// Refuse; `message` is what the model reads.
     Deny {
@@ -40,7 +50,7 @@ pub enum PermissionDecision {
     },
 }
 
-/// The text for a call refused by a whole-tool deny rule.
+/// The text for a call refused by a whole-tool deny rule (Claude Code's text).
 pub fn denied_message(tool_name: &str) -> String {
     format!("Permission to use {tool_name} has been denied.")
 }
@@ -50,7 +60,17 @@ pub fn needs_approval_message(tool_name: &str) -> String {
     format!("Permission to use {tool_name} is required, and it has not been granted.")
 }
 
-/// Decides whether a parsed call may run.
+/// What the model reads when the user says no.
+pub fn rejected_message(feedback: Option<&str>) -> String {
+    let base = "The user declined this tool use, so it did not run (a file edit, for example, was not written). \
+                Stop and wait for the user to say how to go on.";
+    match feedback.map(str::trim).filter(|text| !text.is_empty()) {
+        Some(feedback) => format!("{base} The user said: {feedback}"),
+        None => base.to_owned(),
+    }
+}
+
+/// Decides whether a parsed call may run (see the module docs for the order).
 pub async fn has_permissions_to_use_tool(
     tool: &dyn Tool,
     input: &ParsedInput,
@@ -64,20 +84,29 @@ pub async fn has_permissions_to_use_tool(
         };
     }
     if permissions.tool_wide_rule(tool, PermissionBehavior::Ask).is_some() {
-        return PermissionDecision::Ask { message: needs_approval_message(tool.name()) };
+        return PermissionDecision::Ask { message: needs_approval_message(tool.name()), suggestions: Vec::new() };
     }
     let tool_says = tool.check_permissions(input, ctx).await;
     match &tool_says {
         PermissionResult::Deny { message, decision_reason } => {
             return PermissionDecision::Deny { message: message.clone(), reason: decision_reason.clone() };
         }
-        PermissionResult::Ask { message, .. } if tool.requires_user_interaction() => {
-            return PermissionDecision::Ask { message: message.clone() };
-        }
-        PermissionResult::Ask {
-            message, decision_reason: Some(PermissionDecisionReason::SafetyCheck { .. }), ..
-        } => {
-            return PermissionDecision::Ask { message: message.clone() };
+        PermissionResult::Ask { message, decision_reason, suggestions, .. }
+            if tool.requires_user_interaction()
+                || matches!(
+                    decision_reason,
+                    Some(
+                        PermissionDecisionReason::SafetyCheck { .. }
+                            | PermissionDecisionReason::Rule {
+                                rule: agent_tools_core::permissions::PermissionRule {
+                                    rule_behavior: PermissionBehavior::Ask,
+                                    ..
+                                }
+                            }
+                    )
+                ) =>
+        {
+            return PermissionDecision::Ask { message: message.clone(), suggestions: suggestions.clone() };
         }
         _ => {}
     }
@@ -87,6 +116,8 @@ pub async fn has_permissions_to_use_tool(
         }
         _ => None,
     };
+    // Plan mode entered from a bypass session keeps bypassing (writes are still refused by the
+    // write check above).
     let bypass = permissions.mode == PermissionMode::BypassPermissions
         || (permissions.mode == PermissionMode::Plan && permissions.is_bypass_permissions_mode_available);
     if bypass || permissions.tool_wide_rule(tool, PermissionBehavior::Allow).is_some() {
@@ -94,26 +125,163 @@ pub async fn has_permissions_to_use_tool(
     }
     match tool_says {
         PermissionResult::Allow { updated_input, .. } => PermissionDecision::Allow { updated_input },
-        PermissionResult::Ask { message, .. } | PermissionResult::Passthrough { message, .. } => {
-            PermissionDecision::Ask {
-                message: if message.is_empty() { needs_approval_message(tool.name()) } else { message },
-            }
-        }
+        PermissionResult::Ask { message, suggestions, .. }
+        | PermissionResult::Passthrough { message, suggestions, .. } => PermissionDecision::Ask {
+            message: if message.is_empty() { needs_approval_message(tool.name()) } else { message },
+            suggestions,
+        },
         PermissionResult::Deny { message, decision_reason } => {
             PermissionDecision::Deny { message, reason: decision_reason }
         }
     }
 }
 
-/// What to do with an "ask" when nobody can be asked: `dontAsk` mode, or a session that cannot
-/// prompt, turns it into a denial the model can read.
-pub fn resolve_ask(tool_name: &str, message: &str, permissions: &ToolPermissionContext) -> PermissionDecision {
-    let reason = if permissions.mode == PermissionMode::DontAsk {
-        format!("Permission to use {tool_name} has been denied because the session runs in don't-ask mode. {message}")
-    } else {
-        format!(
-            "Permission to use {tool_name} has been denied: this call needs approval and no one is available to give it. {message}"
-        )
+/// A permission question for whoever can answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionRequest {
+    /// The tool's name.
+    pub tool_name: String,
+    /// The call's `tool_use` id.
+    pub tool_use_id: String,
+    /// The call's input.
+    pub input: Value,
+    /// A one-line summary of the call (the tool's description of it).
+    pub summary: String,
+    /// Why it needs approval.
+    pub message: String,
+    /// Rule changes that would allow it from now on.
+    pub suggestions: Vec<PermissionUpdate>,
+}
+
+/// An answer to a [`PermissionRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    /// Run it this once.
+    AllowOnce,
+    /// Run it, and allow such calls for the rest of the session.
+    AllowAlways,
+    /// Do not run it; the user may say why.
+    Deny {
+        /// What the user said, passed on to the model.
+        feedback: Option<String>,
+    },
+}
+
+/// Someone who can answer permission questions: the CLI's terminal, an MCP client's elicitation.
+/// The host's `can_use_tool`.
+pub trait PermissionPrompter: Send + Sync {
+    /// Asks, and waits for the answer.
+    fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer>;
+}
+
+/// How an ask was settled.
+pub struct Resolved {
+    /// The decision (never `Ask`).
+    pub decision: PermissionDecision,
+    /// For "allow always": the change to the session's permission context.
+    pub modifier: Option<ContextModifier>,
+}
+
+/// The session rule "allow always" adds: the first rule suggestion, else `Tool(command)` for
+/// tools whose input has a `command`, else the whole tool.
+fn always_rule(request: &PermissionRequest) -> PermissionUpdate {
+    request
+        .suggestions
+        .iter()
+        .find(|update| matches!(update, PermissionUpdate::AddRules { .. } | PermissionUpdate::SetMode { .. }))
+        .cloned()
+        .unwrap_or_else(|| {
+            let content = request.input.get("command").and_then(Value::as_str).map(str::to_owned);
+            PermissionUpdate::AddRules {
+                destination: agent_tools_core::permissions::PermissionUpdateDestination::Session,
+                rules: vec![PermissionRuleValue { tool_name: request.tool_name.clone(), rule_content: content }],
+                behavior: PermissionBehavior::Allow,
+            }
+        })
+}
+
+/// Applies a permission update to a context (for "allow always").
+pub fn apply_update(permissions: &mut ToolPermissionContext, update: &PermissionUpdate) {
+    match update {
+        PermissionUpdate::AddRules { rules, behavior, .. } => {
+            let list = match behavior {
+                PermissionBehavior::Allow => &mut permissions.always_allow_rules,
+                PermissionBehavior::Deny => &mut permissions.always_deny_rules,
+                PermissionBehavior::Ask => &mut permissions.always_ask_rules,
+            };
+            list.entry(PermissionRuleSource::Session).or_default().extend(rules.iter().map(ToString::to_string));
+        }
+        PermissionUpdate::SetMode { mode, .. } => permissions.mode = *mode,
+        PermissionUpdate::AddDirectories { directories, .. } => {
+            for dir in directories {
+                permissions.additional_working_directories.insert(dir.clone(), PermissionRuleSource::Session);
+            }
+        }
+        PermissionUpdate::RemoveDirectories { directories, .. } => {
+            for dir in directories {
+                permissions.additional_working_directories.remove(dir);
+            }
+        }
+        PermissionUpdate::ReplaceRules { .. } | PermissionUpdate::RemoveRules { .. } => {}
+    }
+}
+
+/// Settles an ask (see the module docs).
+pub async fn resolve_ask(
+    tool: &dyn Tool,
+    input: &ParsedInput,
+    message: String,
+    suggestions: Vec<PermissionUpdate>,
+    ctx: &ToolUseContext,
+    prompter: Option<&dyn PermissionPrompter>,
+) -> Resolved {
+    let permissions = &ctx.permission_context;
+    let refuse = |text: String| Resolved {
+        decision: PermissionDecision::Deny {
+            message: text,
+            reason: PermissionDecisionReason::Mode { mode: permissions.mode },
+        },
+        modifier: None,
     };
-    PermissionDecision::Deny { message: reason, reason: PermissionDecisionReason::Mode { mode: permissions.mode } }
+    let tool_name = tool.name();
+    if permissions.mode == PermissionMode::DontAsk {
+        return refuse(format!(
+            "Permission to use {tool_name} has been denied because the session runs in don't-ask mode. {message}"
+        ));
+    }
+    let Some(prompter) = prompter.filter(|_| !permissions.should_avoid_permission_prompts) else {
+        return refuse(format!(
+            "Permission to use {tool_name} has been denied: this call needs approval and no one is available to give it. {message}"
+        ));
+    };
+    let request = PermissionRequest {
+        tool_name: tool_name.to_owned(),
+        tool_use_id: ctx.tool_use_id.clone().unwrap_or_default(),
+        input: input.json().clone(),
+        summary: tool.description(input),
+        message,
+        suggestions,
+    };
+    match prompter.ask(&request).await {
+        PermissionAnswer::AllowOnce => {
+            Resolved { decision: PermissionDecision::Allow { updated_input: None }, modifier: None }
+        }
+        PermissionAnswer::AllowAlways => {
+            let update = always_rule(&request);
+            Resolved {
+                decision: PermissionDecision::Allow { updated_input: None },
+                modifier: Some(Box::new(move |mut ctx: ToolUseContext| {
+                    apply_update(Arc::make_mut(&mut ctx.permission_context), &update);
+                    ctx
+                })),
+            }
+        }
+        PermissionAnswer::Deny { feedback } => Resolved {
+            decision: PermissionDecision::Deny {
+                message: rejected_message(feedback.as_deref()),
+                reason: PermissionDecisionReason::Other { reason: "the user declined".into() },
+            },
+            modifier: None,
+        },
+    }
 }

@@ -1,0 +1,120 @@
+//! Asking the user on the terminal whether a call may run (`call` and `run` in a terminal).
+//!
+//! The question goes to `/dev/tty`, not stdin/stdout, so piped input and output stay clean.
+
+use std::io::{BufRead as _, BufReader, IsTerminal as _, Write as _};
+
+use agent_tools_core::tool::BoxFuture;
+use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
+
+/// Whether a terminal is there to ask (stderr is one and `/dev/tty` opens).
+pub(crate) fn terminal_available() -> bool {
+    std::io::stderr().is_terminal() && std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").is_ok()
+}
+
+/// Asks on `/dev/tty`: allow once, always (this session), or no (optionally with a reason).
+pub(crate) struct TerminalPrompter;
+
+fn input_line(request: &PermissionRequest) -> String {
+    let compact = request.input.to_string();
+    if compact.chars().count() > 300 {
+        format!("{}…", compact.chars().take(300).collect::<String>())
+    } else {
+        compact
+    }
+}
+
+fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer> {
+    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
+    let mut out = tty.try_clone()?;
+    writeln!(out, "\n{} wants to run: {}", request.tool_name, request.summary)?;
+    writeln!(out, "  input: {}", input_line(request))?;
+    writeln!(out, "  why:   {}", request.message)?;
+    write!(out, "Allow? [y] once, [a] always this session, [n] no (then a reason, optional): ")?;
+    out.flush()?;
+    let mut line = String::new();
+    BufReader::new(tty).read_line(&mut line)?;
+    let answer = line.trim();
+    let (word, rest) = answer.split_once(char::is_whitespace).unwrap_or((answer, ""));
+    Ok(match word.to_ascii_lowercase().as_str() {
+        "y" | "yes" => PermissionAnswer::AllowOnce,
+        "a" | "always" => PermissionAnswer::AllowAlways,
+        _ => PermissionAnswer::Deny { feedback: Some(rest.trim().to_owned()).filter(|text| !text.is_empty()) },
+    })
+}
+
+impl PermissionPrompter for TerminalPrompter {
+    fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
+        let request = request.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || ask_blocking(&request))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or(PermissionAnswer::Deny { feedback: None })
+        })
+    }
+}
+
+/// Asks an MCP client's user through elicitation (a form with the choice and a reason). A client
+/// without elicitation support gets a refusal the model can act on.
+pub(crate) struct ElicitationPrompter {
+    peer: rmcp::service::Peer<rmcp::RoleServer>,
+}
+
+impl ElicitationPrompter {
+    pub(crate) fn new(peer: rmcp::service::Peer<rmcp::RoleServer>) -> Self {
+        Self { peer }
+    }
+}
+
+/// The answer form an MCP client shows.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub(crate) struct PermissionForm {
+    /// allow_once, allow_always (for the rest of this session), or deny.
+    pub(crate) decision: FormDecision,
+    /// Why not, if denying (passed on to the model).
+    #[serde(default)]
+    pub(crate) reason: Option<String>,
+}
+
+/// The choices of [`PermissionForm`].
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FormDecision {
+    /// Run it this once.
+    AllowOnce,
+    /// Run it and allow such calls for the rest of the session.
+    AllowAlways,
+    /// Do not run it.
+    Deny,
+}
+
+rmcp::elicit_safe!(PermissionForm);
+
+impl PermissionPrompter for ElicitationPrompter {
+    fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
+        Box::pin(async move {
+            let question = format!(
+                "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",
+                request.tool_name,
+                request.summary,
+                input_line(request),
+                request.message
+            );
+            match self.peer.elicit::<PermissionForm>(question).await {
+                Ok(Some(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
+                Ok(Some(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
+                Ok(Some(PermissionForm { decision: FormDecision::Deny, reason })) => PermissionAnswer::Deny { feedback: reason },
+                Err(rmcp::service::ElicitationError::CapabilityNotSupported) => PermissionAnswer::Deny {
+                    feedback: Some(
+                        "This MCP client cannot show permission questions, so calls that need approval are refused. \
+                         Start the server with a permission mode or rules that allow them (see --permission-mode and --allowed-tools)."
+                            .into(),
+                    ),
+                },
+                Ok(None) | Err(_) => PermissionAnswer::Deny { feedback: None },
+            }
+        })
+    }
+}

@@ -1,0 +1,287 @@
+//! PreToolUse and PostToolUse command hooks, in Claude Code's format.
+//!
+//! Hooks come from the settings files (`"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks":
+//! [{"type": "command", "command": "…", "timeout": 60}]}]}`). A hook runs as `sh -c COMMAND` in the
+//! session's working directory, its own process group, with the event as JSON on stdin
+//! (`session_id`, `cwd`, `permission_mode`, `hook_event_name`, `tool_name`, `tool_input`,
+//! `tool_use_id`, and `tool_response` after the call) and `CLAUDE_PROJECT_DIR` set.
+//!
+//! - Exit 0: stdout may be JSON with `hookSpecificOutput` (`permissionDecision` `allow` | `deny` |
+//!   `ask`, `permissionDecisionReason`, `updatedInput`, `additionalContext`), the legacy
+//!   `decision`/`reason`, or `systemMessage`; anything else on stdout is ignored.
+//! - Exit 2: a blocking error. Before the call it refuses the call and the model reads stderr;
+//!   after the call stderr reaches the model as a system message (the result stands).
+//! - Any other exit, a crash or a timeout (default 60 s, then the whole process group is killed):
+//!   logged, and the call goes on. A hook can never hang a call.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use agent_tools_core::ToolUseContext;
+use agent_tools_core::result::Message;
+use regex::Regex;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+pub use agent_tools_permissions::settings::{CommandHook, HookMatcher};
+
+/// Seconds a hook may run when its settings give no `timeout`.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
+
+/// Most bytes kept of a hook's stdout or stderr.
+const MAX_OUTPUT_BYTES: usize = 1 << 20;
+
+/// The hooks of a session.
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    /// `PreToolUse` matchers, in settings order.
+    pub pre_tool_use: Vec<HookMatcher>,
+    /// `PostToolUse` matchers, in settings order.
+    pub post_tool_use: Vec<HookMatcher>,
+}
+
+impl Hooks {
+    /// True when there is nothing to run.
+    pub fn is_empty(&self) -> bool {
+        self.pre_tool_use.is_empty() && self.post_tool_use.is_empty()
+    }
+}
+
+/// Whether a matcher selects `tool`: empty or `*` selects every tool, otherwise the matcher is an
+/// anchored regular expression (`Edit|Write`, `mcp__github__.*`), or failing that an exact name.
+pub fn matcher_selects(matcher: &str, tool: &str) -> bool {
+    let matcher = matcher.trim();
+    if matcher.is_empty() || matcher == "*" {
+        return true;
+    }
+    match Regex::new(&format!("^(?:{matcher})$")) {
+        Ok(regex) => regex.is_match(tool),
+        Err(_) => matcher == tool,
+    }
+}
+
+/// A hook's permission answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookDecision {
+    /// Run without asking (deny rules and safety checks still apply).
+    Allow,
+    /// Refuse, with the hook's reason.
+    Deny(String),
+    /// Ask the user.
+    Ask(String),
+}
+
+/// What the PreToolUse hooks decided.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PreToolUse {
+    /// A refusal the model reads (exit 2 or a JSON deny), as Claude Code words it.
+    pub blocked: Option<String>,
+    /// A permission answer.
+    pub decision: Option<HookDecision>,
+    /// A replacement input.
+    pub updated_input: Option<Value>,
+    /// System messages for the conversation (additional context).
+    pub messages: Vec<Message>,
+}
+
+/// How one hook process ended.
+struct HookRun {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+async fn run_command(hook: &CommandHook, input: &Value, ctx: &ToolUseContext) -> Option<HookRun> {
+    let mut command = tokio::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(&hook.command)
+        .current_dir(&ctx.cwd)
+        .env("CLAUDE_PROJECT_DIR", &ctx.original_cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            tracing::warn!(command = %hook.command, %error, "hook could not start");
+            return None;
+        }
+    };
+    let pid = child.id();
+    let payload = input.to_string();
+    let mut stdin = child.stdin.take();
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let seconds = hook.timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(DEFAULT_TIMEOUT_SECS);
+    let work = async {
+        if let Some(mut pipe) = stdin.take() {
+            // A hook that does not read its stdin must not block us.
+            let _ = pipe.write_all(payload.as_bytes()).await;
+            drop(pipe);
+        }
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let read_out = async {
+            if let Some(pipe) = stdout.as_mut() {
+                let _ = pipe.take(MAX_OUTPUT_BYTES as u64).read_to_end(&mut out).await;
+            }
+        };
+        let read_err = async {
+            if let Some(pipe) = stderr.as_mut() {
+                let _ = pipe.take(MAX_OUTPUT_BYTES as u64).read_to_end(&mut err).await;
+            }
+        };
+        tokio::join!(read_out, read_err);
+        let status = child.wait().await.ok().and_then(|status| status.code());
+        (status, out, err)
+    };
+    match tokio::time::timeout(Duration::from_secs_f64(seconds), work).await {
+        Ok((status, out, err)) => Some(HookRun {
+            status,
+            stdout: String::from_utf8_lossy(&out).into_owned(),
+            stderr: String::from_utf8_lossy(&err).into_owned(),
+        }),
+        Err(_) => {
+            tracing::warn!(command = %hook.command, seconds, "hook timed out; its process group was killed");
+            if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
+                let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+            }
+            None
+        }
+    }
+}
+
+fn event_input(event: &str, tool: &str, input: &Value, ctx: &ToolUseContext) -> Value {
+    json!({
+        "session_id": ctx.options.session_id,
+        "transcript_path": "",
+        "cwd": ctx.cwd,
+        "permission_mode": ctx.permission_context.mode.as_str(),
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": input,
+        "tool_use_id": ctx.tool_use_id,
+    })
+}
+
+fn selected<'a>(matchers: &'a [HookMatcher], tool: &str) -> impl Iterator<Item = &'a CommandHook> {
+    matchers
+        .iter()
+        .filter(move |matcher| matcher_selects(&matcher.matcher, tool))
+        .flat_map(|matcher| matcher.hooks.iter())
+        .filter(|hook| hook.kind == "command" && !hook.command.trim().is_empty())
+}
+
+fn json_output(stdout: &str) -> Option<Value> {
+    let text = stdout.trim();
+    text.starts_with('{').then(|| serde_json::from_str(text).ok()).flatten()
+}
+
+/// Runs the PreToolUse hooks that select `tool` for a call with `input`, in order; the first
+/// refusal ends the run.
+pub async fn run_pre_tool_use(hooks: &Hooks, tool: &str, input: &Value, ctx: &ToolUseContext) -> PreToolUse {
+    let mut outcome = PreToolUse::default();
+    let mut current = input.clone();
+    for hook in selected(&hooks.pre_tool_use, tool) {
+        let Some(run) = run_command(hook, &event_input("PreToolUse", tool, &current, ctx), ctx).await else { continue };
+        match run.status {
+            Some(2) => {
+                outcome.blocked = Some(format!("PreToolUse:{tool} hook error: [{}]: {}", hook.command, run.stderr));
+                return outcome;
+            }
+            Some(0) => {}
+            other => {
+                tracing::warn!(command = %hook.command, status = ?other, stderr = %run.stderr.trim(), "hook failed; the call goes on");
+                continue;
+            }
+        }
+        let Some(output) = json_output(&run.stdout) else { continue };
+        let specific = output.get("hookSpecificOutput").cloned().unwrap_or(Value::Null);
+        let reason = specific
+            .get("permissionDecisionReason")
+            .or_else(|| output.get("reason"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let decision = specific.get("permissionDecision").and_then(Value::as_str).or_else(|| {
+            match output.get("decision").and_then(Value::as_str) {
+                Some("approve") => Some("allow"),
+                Some("block") => Some("deny"),
+                _ => None,
+            }
+        });
+        if let Some(context) = specific.get("additionalContext").and_then(Value::as_str) {
+            outcome
+                .messages
+                .push(Message::system_text(format!("PreToolUse:{tool} hook additional context: {context}")));
+        }
+        if let Some(updated) = specific.get("updatedInput").filter(|value| value.is_object()) {
+            current = updated.clone();
+            outcome.updated_input = Some(updated.clone());
+        }
+        match decision {
+            Some("deny") => {
+                outcome.blocked = Some(format!("PreToolUse:{tool} hook error: {reason}"));
+                return outcome;
+            }
+            Some("ask") => outcome.decision = Some(HookDecision::Ask(reason)),
+            Some("allow") => outcome.decision = Some(HookDecision::Allow),
+            _ => {}
+        }
+    }
+    outcome
+}
+
+/// Runs the PostToolUse hooks that select `tool` after a call; returns the system messages they
+/// add (blocking feedback and additional context). The tool's result is never changed.
+pub async fn run_post_tool_use(
+    hooks: &Hooks,
+    tool: &str,
+    input: &Value,
+    response: &Value,
+    ctx: &ToolUseContext,
+) -> Vec<Message> {
+    let mut messages = Vec::new();
+    for hook in selected(&hooks.post_tool_use, tool) {
+        let mut payload = event_input("PostToolUse", tool, input, ctx);
+        payload["tool_response"] = response.clone();
+        let Some(run) = run_command(hook, &payload, ctx).await else { continue };
+        match run.status {
+            Some(2) => messages.push(Message::system_text(format!(
+                "PostToolUse:{tool} hook blocking error from command: \"{0}\": [{0}]: {1}",
+                hook.command, run.stderr
+            ))),
+            Some(0) => {
+                let context = json_output(&run.stdout).and_then(|output| {
+                    output.pointer("/hookSpecificOutput/additionalContext").and_then(Value::as_str).map(str::to_owned)
+                });
+                if let Some(context) = context {
+                    messages
+                        .push(Message::system_text(format!("PostToolUse:{tool} hook additional context: {context}")));
+                }
+            }
+            other => tracing::warn!(command = %hook.command, status = ?other, "post hook failed"),
+        }
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matchers_select_like_claude_code() {
+        assert!(matcher_selects("", "Bash"));
+        assert!(matcher_selects("*", "Read"));
+        assert!(matcher_selects("Bash", "Bash"));
+        assert!(!matcher_selects("Bash", "BashOutput"));
+        assert!(matcher_selects("Edit|Write", "Write"));
+        assert!(matcher_selects("mcp__github__.*", "mcp__github__list"));
+        assert!(!matcher_selects("Edit|Write", "Read"));
+        assert!(matcher_selects("(", "("), "an invalid regex falls back to the exact name");
+    }
+}

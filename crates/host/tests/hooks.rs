@@ -1,0 +1,130 @@
+//! PreToolUse and PostToolUse command hooks, run as real shell commands.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use agent_tools_core::ToolUseContext;
+use agent_tools_core::result::{MessageContent, ToolUseBlock};
+use agent_tools_host::hooks::{CommandHook, HookMatcher};
+use agent_tools_host::{Executor, Hooks};
+use serde_json::json;
+
+fn hook(matcher: &str, command: &str, timeout: Option<f64>) -> HookMatcher {
+    HookMatcher {
+        matcher: matcher.into(),
+        hooks: vec![CommandHook { kind: "command".into(), command: command.into(), timeout }],
+    }
+}
+
+fn executor(pre: Vec<HookMatcher>, post: Vec<HookMatcher>) -> Executor {
+    Executor::new(vec![common::tool("Echo"), common::tool("Other")])
+        .with_hooks(Hooks { pre_tool_use: pre, post_tool_use: post })
+}
+
+fn call(text: &str) -> ToolUseBlock {
+    ToolUseBlock { id: "toolu_1".into(), name: "Echo".into(), input: json!({"text": text}) }
+}
+
+fn system_texts(done: &agent_tools_core::invoke::Invocation) -> Vec<String> {
+    done.new_messages
+        .iter()
+        .map(|message| match &message.content {
+            MessageContent::Blocks(blocks) => {
+                serde_json::to_value(blocks).unwrap()[0]["text"].as_str().unwrap().to_owned()
+            }
+            MessageContent::Text(text) => text.clone(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn exit_2_blocks_the_call_and_feeds_stderr_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let command = "echo 'blocked by the test hook' >&2; exit 2";
+    let done = executor(vec![hook("Echo", command, None)], vec![]).run_tool_use(&call("hi"), &ctx).await;
+    assert!(done.block.is_error);
+    assert_eq!(
+        done.block.content.text(),
+        format!("PreToolUse:Echo hook error: [{command}]: blocked by the test hook\n")
+    );
+    // Another tool is not matched.
+    let other = ToolUseBlock { name: "Other".into(), ..call("x") };
+    let done = executor(vec![hook("Echo", command, None)], vec![]).run_tool_use(&other, &ctx).await;
+    assert!(!done.block.is_error);
+}
+
+#[tokio::test]
+async fn exit_1_and_crashes_are_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let done = executor(vec![hook("*", "echo oops >&2; exit 1", None), hook("", "kill -9 $$", None)], vec![])
+        .run_tool_use(&call("hi"), &ctx)
+        .await;
+    assert!(!done.block.is_error);
+    assert!(done.block.content.text().starts_with("Echo: hi"));
+}
+
+#[tokio::test]
+async fn json_answers_deny_or_rewrite_the_input_and_the_hook_sees_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let deny = r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "Writes are frozen by the test hook"}}'"#;
+    let done = executor(vec![hook("Echo", deny, None)], vec![]).run_tool_use(&call("hi"), &ctx).await;
+    assert_eq!(
+        (done.block.content.text().as_str(), done.block.is_error),
+        ("PreToolUse:Echo hook error: Writes are frozen by the test hook", true)
+    );
+
+    let rewrite = r#"cat > seen.json; echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"text": "rewritten-by-hook"}}}'"#;
+    let done = executor(vec![hook("Echo", rewrite, None)], vec![]).run_tool_use(&call("original"), &ctx).await;
+    assert!(done.block.content.text().starts_with("Echo: rewritten-by-hook"), "{}", done.block.content.text());
+    let seen: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("seen.json")).unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "PreToolUse");
+    assert_eq!(seen["tool_name"], "Echo");
+    assert_eq!(seen["tool_input"], json!({"text": "original"}));
+    assert_eq!(seen["tool_use_id"], "toolu_1");
+    assert_eq!(seen["permission_mode"], "default");
+}
+
+#[tokio::test]
+async fn a_hanging_hook_is_killed_at_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let started = Instant::now();
+    let done = executor(vec![hook("Echo", "sleep 30", Some(0.3))], vec![]).run_tool_use(&call("hi"), &ctx).await;
+    assert!(!done.block.is_error);
+    assert!(started.elapsed() < Duration::from_secs(10), "the hook's timeout must bound the call");
+}
+
+#[tokio::test]
+async fn post_hooks_add_system_messages_and_never_change_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let feedback = "echo 'post hook feedback' >&2; exit 2";
+    let context = r#"echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "Context added by the test hook"}}'"#;
+    let response = "cat > response.json";
+    let done =
+        executor(vec![], vec![hook("Echo", feedback, None), hook("Echo", context, None), hook("Echo", response, None)])
+            .run_tool_use(&call("ran"), &ctx)
+            .await;
+    assert!(!done.block.is_error);
+    assert!(done.block.content.text().starts_with("Echo: ran"));
+    assert_eq!(
+        system_texts(&done),
+        [
+            format!(
+                "PostToolUse:Echo hook blocking error from command: \"{feedback}\": [{feedback}]: post hook feedback\n"
+            ),
+            "PostToolUse:Echo hook additional context: Context added by the test hook".to_owned(),
+        ]
+    );
+    let seen: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("response.json")).unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "PostToolUse");
+    assert!(seen["tool_response"].as_str().unwrap().starts_with("Echo: ran"));
+}

@@ -1,0 +1,237 @@
+//! The read and write checks file tools run in `check_permissions`.
+//!
+//! Mirrors Claude Code's `checkReadPermissionForTool` and `checkWritePermissionForTool`:
+//! `Read(…)` rules govern the reading tools (Read, Glob, Grep …) and `Edit(…)` rules the writing
+//! ones (Edit, Write, NotebookEdit); an `Edit` allow implies read access.
+
+use std::path::Path;
+
+use agent_tools_core::ToolUseContext;
+use agent_tools_core::permissions::{
+    PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRule,
+    PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
+};
+
+use crate::messages;
+use crate::paths::{is_inside_working_directories, rule_covers, safety_concern};
+
+/// The tool name whose content rules govern reading (`Read(…)`).
+pub const READ_RULES: &str = "Read";
+/// The tool name whose content rules govern writing (`Edit(…)`).
+pub const EDIT_RULES: &str = "Edit";
+
+/// The first `family(…)` content rule of `behavior` that covers `path`.
+pub fn matching_rule(
+    family: &str,
+    behavior: PermissionBehavior,
+    path: &Path,
+    ctx: &ToolUseContext,
+) -> Option<PermissionRule> {
+    ctx.permission_context.content_rules(family, behavior).find(|rule| rule_covers(rule, path, ctx))
+}
+
+/// Whether a `Read(…)` deny rule covers `path` (Read refuses such a file in `validate_input`;
+/// Glob and Grep leave such files out).
+pub fn is_read_denied(path: &Path, ctx: &ToolUseContext) -> bool {
+    matching_rule(READ_RULES, PermissionBehavior::Deny, path, ctx).is_some()
+}
+
+/// Whether an `Edit(…)` deny rule covers `path`.
+pub fn is_edit_denied(path: &Path, ctx: &ToolUseContext) -> bool {
+    matching_rule(EDIT_RULES, PermissionBehavior::Deny, path, ctx).is_some()
+}
+
+fn rule_reason(rule: PermissionRule) -> Option<PermissionDecisionReason> {
+    Some(PermissionDecisionReason::Rule { rule })
+}
+
+/// A session rule allowing `family` under `dir`, offered with an "ask".
+fn directory_suggestion(family: &str, dir: &Path) -> PermissionUpdate {
+    PermissionUpdate::AddRules {
+        destination: PermissionUpdateDestination::Session,
+        rules: vec![PermissionRuleValue {
+            tool_name: family.to_owned(),
+            rule_content: Some(format!("/{}/**", dir.display())),
+        }],
+        behavior: PermissionBehavior::Allow,
+    }
+}
+
+/// May a reading tool read `path`? Deny and ask rules first, then an `Edit` allow, then the
+/// working directories, then `Read` allow rules; anything else asks.
+pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
+    if let Some(rule) = matching_rule(READ_RULES, PermissionBehavior::Deny, path, ctx) {
+        return PermissionResult::Deny {
+            message: messages::READ_DENIED.to_owned(),
+            decision_reason: PermissionDecisionReason::Rule { rule },
+        };
+    }
+    if let Some(rule) = matching_rule(READ_RULES, PermissionBehavior::Ask, path, ctx) {
+        return PermissionResult::Ask {
+            message: messages::read_needs_approval(path),
+            updated_input: None,
+            decision_reason: rule_reason(rule),
+            suggestions: Vec::new(),
+            blocked_path: Some(path.display().to_string()),
+        };
+    }
+    if let Some(rule) = matching_rule(EDIT_RULES, PermissionBehavior::Allow, path, ctx) {
+        return PermissionResult::Allow { updated_input: None, decision_reason: rule_reason(rule) };
+    }
+    if is_inside_working_directories(path, ctx) {
+        return PermissionResult::allow();
+    }
+    if let Some(rule) = matching_rule(READ_RULES, PermissionBehavior::Allow, path, ctx) {
+        return PermissionResult::Allow { updated_input: None, decision_reason: rule_reason(rule) };
+    }
+    let folder = if path.is_dir() { path } else { path.parent().unwrap_or(path) };
+    PermissionResult::Passthrough {
+        message: messages::read_needs_approval(path),
+        decision_reason: Some(PermissionDecisionReason::WorkingDir {
+            reason: messages::outside_working_directories(path),
+        }),
+        suggestions: vec![directory_suggestion(READ_RULES, folder)],
+        blocked_path: Some(path.display().to_string()),
+    }
+}
+
+/// May a writing tool change `path`? Deny rules, plan mode, the safety check (which survives
+/// bypass mode), ask rules, `acceptEdits` inside the working directories, allow rules; anything
+/// else asks.
+pub fn check_write_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
+    let permissions = &ctx.permission_context;
+    if let Some(rule) = matching_rule(EDIT_RULES, PermissionBehavior::Deny, path, ctx) {
+        return PermissionResult::Deny {
+            message: messages::EDIT_DENIED.to_owned(),
+            decision_reason: PermissionDecisionReason::Rule { rule },
+        };
+    }
+    if permissions.mode == PermissionMode::Plan {
+        return PermissionResult::Deny {
+            message: messages::plan_mode_write(path),
+            decision_reason: PermissionDecisionReason::Mode { mode: PermissionMode::Plan },
+        };
+    }
+    if let Some(reason) = safety_concern(path) {
+        return PermissionResult::Ask {
+            message: messages::write_needs_approval(path),
+            updated_input: None,
+            decision_reason: Some(PermissionDecisionReason::SafetyCheck { reason, classifier_approvable: false }),
+            suggestions: Vec::new(),
+            blocked_path: Some(path.display().to_string()),
+        };
+    }
+    if let Some(rule) = matching_rule(EDIT_RULES, PermissionBehavior::Ask, path, ctx) {
+        return PermissionResult::Ask {
+            message: messages::write_needs_approval(path),
+            updated_input: None,
+            decision_reason: rule_reason(rule),
+            suggestions: Vec::new(),
+            blocked_path: Some(path.display().to_string()),
+        };
+    }
+    let inside = is_inside_working_directories(path, ctx);
+    if permissions.mode == PermissionMode::AcceptEdits && inside {
+        return PermissionResult::Allow {
+            updated_input: None,
+            decision_reason: Some(PermissionDecisionReason::Mode { mode: PermissionMode::AcceptEdits }),
+        };
+    }
+    if let Some(rule) = matching_rule(EDIT_RULES, PermissionBehavior::Allow, path, ctx) {
+        return PermissionResult::Allow { updated_input: None, decision_reason: rule_reason(rule) };
+    }
+    let mut suggestions = vec![PermissionUpdate::SetMode {
+        destination: PermissionUpdateDestination::Session,
+        mode: PermissionMode::AcceptEdits,
+    }];
+    if !inside {
+        let folder = path.parent().unwrap_or(path).to_path_buf();
+        suggestions.push(PermissionUpdate::AddDirectories {
+            destination: PermissionUpdateDestination::Session,
+            directories: vec![folder],
+        });
+    }
+    PermissionResult::Passthrough {
+        message: messages::write_needs_approval(path),
+        decision_reason: (!inside)
+            .then(|| PermissionDecisionReason::WorkingDir { reason: messages::outside_working_directories(path) }),
+        suggestions,
+        blocked_path: Some(path.display().to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_tools_core::permissions::{PermissionRuleSource, ToolPermissionContext};
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    fn ctx(mode: PermissionMode, rules: &[(PermissionBehavior, &str)]) -> ToolUseContext {
+        let mut permissions = ToolPermissionContext { mode, ..Default::default() };
+        for (behavior, rule) in rules {
+            permissions = permissions.with_rule(*behavior, PermissionRuleSource::Session, *rule);
+        }
+        let mut ctx = ToolUseContext::new("/proj");
+        ctx.permission_context = Arc::new(permissions);
+        ctx.home_dir = Some(PathBuf::from("/home/me"));
+        ctx
+    }
+
+    fn behavior(result: &PermissionResult) -> &'static str {
+        result.behavior()
+    }
+
+    #[test]
+    fn reads_inside_the_project_are_allowed_outside_ask_and_denied_files_deny() {
+        let c = ctx(PermissionMode::Default, &[(PermissionBehavior::Deny, "Read(./secret.txt)")]);
+        assert_eq!(behavior(&check_read_permission(Path::new("/proj/a.txt"), &c)), "allow");
+        assert_eq!(behavior(&check_read_permission(Path::new("/etc/hosts"), &c)), "passthrough");
+        let denied = check_read_permission(Path::new("/proj/secret.txt"), &c);
+        assert_eq!(denied.message(), Some(messages::READ_DENIED));
+        let c = ctx(PermissionMode::Default, &[(PermissionBehavior::Allow, "Read(//etc/**)")]);
+        assert_eq!(behavior(&check_read_permission(Path::new("/etc/hosts"), &c)), "allow");
+        let c = ctx(PermissionMode::Default, &[(PermissionBehavior::Allow, "Edit(//data/**)")]);
+        assert_eq!(behavior(&check_read_permission(Path::new("/data/x"), &c)), "allow", "an Edit allow implies read");
+        let c = ctx(PermissionMode::Default, &[(PermissionBehavior::Ask, "Read(*.pem)")]);
+        assert_eq!(behavior(&check_read_permission(Path::new("/proj/k.pem"), &c)), "ask");
+    }
+
+    #[test]
+    fn writes_follow_claude_codes_order() {
+        let plain = ctx(PermissionMode::Default, &[]);
+        let result = check_write_permission(Path::new("/proj/new.txt"), &plain);
+        assert_eq!(behavior(&result), "passthrough");
+        assert_eq!(
+            result.message(),
+            Some("Claude requested permissions to write to /proj/new.txt, but you haven't granted it yet.")
+        );
+        let accept = ctx(PermissionMode::AcceptEdits, &[]);
+        assert_eq!(behavior(&check_write_permission(Path::new("/proj/new.txt"), &accept)), "allow");
+        assert_eq!(behavior(&check_write_permission(Path::new("/elsewhere/new.txt"), &accept)), "passthrough");
+        let plan = ctx(PermissionMode::Plan, &[]);
+        assert_eq!(
+            check_write_permission(Path::new("/proj/x"), &plan).message(),
+            Some("Cannot write to /proj/x while in plan mode.")
+        );
+        let denied = ctx(PermissionMode::BypassPermissions, &[(PermissionBehavior::Deny, "Edit(src/**)")]);
+        assert_eq!(behavior(&check_write_permission(Path::new("/proj/src/a.rs"), &denied)), "deny");
+        let allowed = ctx(PermissionMode::Default, &[(PermissionBehavior::Allow, "Edit(docs/**)")]);
+        assert_eq!(behavior(&check_write_permission(Path::new("/proj/docs/a.md"), &allowed)), "allow");
+    }
+
+    #[test]
+    fn protected_files_ask_even_in_accept_edits_and_allow_rules() {
+        let c = ctx(PermissionMode::AcceptEdits, &[(PermissionBehavior::Allow, "Edit(**)")]);
+        for path in ["/proj/.git/hooks/pre-commit", "/home/me/.bashrc", "/proj/.claude/settings.json"] {
+            let result = check_write_permission(Path::new(path), &c);
+            assert!(
+                matches!(
+                    result,
+                    PermissionResult::Ask { decision_reason: Some(PermissionDecisionReason::SafetyCheck { .. }), .. }
+                ),
+                "{path}: {result:?}"
+            );
+        }
+    }
+}

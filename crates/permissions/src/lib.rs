@@ -1,0 +1,25 @@
+//! # agent-tools-permissions: Claude Code's permission rules
+//!
+//! The permission engine's parts that tools and the host share:
+//!
+//! - [`settings`]: Claude Code's `settings.json` files (user, project, local, `--settings`) and
+//!   command-line rules, read into a [`ToolPermissionContext`](agent_tools_core::ToolPermissionContext)
+//!   and hook lists;
+//! - [`paths`]: `Read(…)` / `Edit(…)` rules as gitignore patterns with Claude Code's roots,
+//!   working directories, and the paths that always need approval (`.git/`, shell start-up files);
+//! - [`filesystem`]: the read and write checks file tools run in `check_permissions`;
+//! - [`shell`]: `Bash(…)` rules (exact, `prefix:*`, wildcards) over every part of a compound
+//!   command.
+//!
+//! The decision order (deny rules, ask rules, the tool's check, the mode, allow rules) lives in
+//! the host's executor.
+
+pub mod filesystem;
+pub mod messages;
+pub mod paths;
+pub mod settings;
+pub mod shell;
+
+pub use filesystem::{check_read_permission, check_write_permission, is_edit_denied, is_read_denied};
+pub use settings::{LoadedSettings, SettingsSources, parse_tool_list};
+pub use shell::check_shell_command;

@@ -1,0 +1,401 @@
+//! Claude Code's settings files, read as they are: `~/.claude/settings.json` (user),
+//! `.claude/settings.json` (project), `.claude/settings.local.json` (local), a `--settings` file
+//! or JSON text (flag), plus rules from the command line (`--allowedTools`, `--disallowedTools`).
+//!
+//! Only what the tool layer needs is read — `permissions` (`allow`, `deny`, `ask`, `defaultMode`,
+//! `additionalDirectories`, `disableBypassPermissionsMode`) and `hooks` — and every other key is
+//! ignored, so a user's existing file works unchanged.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agent_tools_core::permissions::{PermissionMode, PermissionRuleSource, ToolPermissionContext};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The `permissions` object of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionsSettings {
+    /// Allow rules.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Deny rules.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Ask rules.
+    #[serde(default)]
+    pub ask: Vec<String>,
+    /// The mode a session starts in.
+    #[serde(default)]
+    pub default_mode: Option<String>,
+    /// Extra working directories.
+    #[serde(default)]
+    pub additional_directories: Vec<String>,
+    /// `"disable"` forbids `bypassPermissions`.
+    #[serde(default)]
+    pub disable_bypass_permissions_mode: Option<String>,
+}
+
+/// One command hook: `{"type": "command", "command": "…", "timeout": seconds}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CommandHook {
+    /// Always `command` (other types are skipped).
+    #[serde(rename = "type", default = "command_type")]
+    pub kind: String,
+    /// The shell command to run.
+    #[serde(default)]
+    pub command: String,
+    /// Seconds before the hook is stopped (default 60).
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+fn command_type() -> String {
+    "command".to_owned()
+}
+
+/// Hooks for the tools a matcher selects.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct HookMatcher {
+    /// Tool names: exact, `A|B`, a regular expression, or empty / `*` for every tool.
+    #[serde(default)]
+    pub matcher: String,
+    /// The hooks to run.
+    #[serde(default)]
+    pub hooks: Vec<CommandHook>,
+}
+
+/// Hooks by event name (`PreToolUse`, `PostToolUse`, …).
+pub type HooksSettings = BTreeMap<String, Vec<HookMatcher>>;
+
+/// One settings file as far as the tool layer reads it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct SettingsFile {
+    /// Permission settings.
+    #[serde(default)]
+    pub permissions: PermissionsSettings,
+    /// Hook settings.
+    #[serde(default)]
+    pub hooks: HooksSettings,
+}
+
+/// A settings file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file exists but cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file (or text) is not valid settings JSON.
+    #[error("{origin} is not valid settings JSON: {source}")]
+    Parse {
+        /// The file or `--settings` text.
+        origin: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// `defaultMode` names no mode.
+    #[error(
+        "{origin}: unknown defaultMode {mode:?} (expected default, acceptEdits, plan, bypassPermissions or dontAsk)"
+    )]
+    Mode {
+        /// The file.
+        origin: String,
+        /// What it says.
+        mode: String,
+    },
+}
+
+/// Where to look for settings. Paths that do not exist are skipped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SettingsSources {
+    /// The user's home directory (for `~/.claude/settings.json` and `~` in directories).
+    pub home: Option<PathBuf>,
+    /// The project root (for `.claude/settings.json` and `.claude/settings.local.json`).
+    pub project: Option<PathBuf>,
+    /// A `--settings` argument: a file path, or JSON text starting with `{`.
+    pub flag: Option<String>,
+}
+
+/// Settings files found, in Claude Code's source order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadedSettings {
+    /// Each file's source and content.
+    pub files: Vec<(PermissionRuleSource, SettingsFile)>,
+}
+
+fn parse(text: &str, origin: &str) -> Result<SettingsFile, SettingsError> {
+    // Leave unknown keys alone; but the keys we read must have the right shape.
+    let value: Value =
+        serde_json::from_str(text).map_err(|source| SettingsError::Parse { origin: origin.to_owned(), source })?;
+    serde_json::from_value(value).map_err(|source| SettingsError::Parse { origin: origin.to_owned(), source })
+}
+
+fn read(path: &Path) -> Result<Option<SettingsFile>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(&text, &path.display().to_string()).map(Some),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SettingsError::Read { path: path.to_owned(), source }),
+    }
+}
+
+impl LoadedSettings {
+    /// Reads the user, project, local and flag settings.
+    ///
+    /// # Errors
+    /// A file that exists but cannot be read or parsed.
+    pub fn load(sources: &SettingsSources) -> Result<Self, SettingsError> {
+        let mut files = Vec::new();
+        if let Some(home) = &sources.home
+            && let Some(file) = read(&home.join(".claude/settings.json"))?
+        {
+            files.push((PermissionRuleSource::UserSettings, file));
+        }
+        if let Some(project) = &sources.project {
+            if let Some(file) = read(&project.join(".claude/settings.json"))? {
+                files.push((PermissionRuleSource::ProjectSettings, file));
+            }
+            if let Some(file) = read(&project.join(".claude/settings.local.json"))? {
+                files.push((PermissionRuleSource::LocalSettings, file));
+            }
+        }
+        if let Some(flag) = &sources.flag {
+            let file = if flag.trim_start().starts_with('{') {
+                parse(flag, "--settings")?
+            } else {
+                read(Path::new(flag))?.ok_or_else(|| SettingsError::Read {
+                    path: PathBuf::from(flag),
+                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                })?
+            };
+            files.push((PermissionRuleSource::FlagSettings, file));
+        }
+        Ok(Self { files })
+    }
+
+    /// The mode the settings ask for (the last file that names one wins, as later sources
+    /// override earlier ones).
+    ///
+    /// # Errors
+    /// A `defaultMode` that names no mode.
+    pub fn default_mode(&self) -> Result<Option<PermissionMode>, SettingsError> {
+        let mut mode = None;
+        for (source, file) in &self.files {
+            if let Some(name) = &file.permissions.default_mode {
+                mode = Some(
+                    PermissionMode::parse(name)
+                        .ok_or_else(|| SettingsError::Mode { origin: format!("{source:?}"), mode: name.clone() })?,
+                );
+            }
+        }
+        Ok(mode)
+    }
+
+    /// The permission context these settings describe, plus command-line rules, in `mode`
+    /// (`None`: the settings' `defaultMode`, else `default`). `project` resolves relative
+    /// `additionalDirectories`; `home` expands `~`.
+    ///
+    /// # Errors
+    /// A `defaultMode` that names no mode.
+    pub fn permission_context(
+        &self,
+        mode: Option<PermissionMode>,
+        cli_allow: &[String],
+        cli_deny: &[String],
+        sources: &SettingsSources,
+    ) -> Result<ToolPermissionContext, SettingsError> {
+        let mode = match mode {
+            Some(mode) => mode,
+            None => self.default_mode()?.unwrap_or_default(),
+        };
+        // As in Claude Code, bypass is "available" only to a session that starts in it.
+        let mut context = ToolPermissionContext {
+            mode,
+            is_bypass_permissions_mode_available: mode == PermissionMode::BypassPermissions,
+            ..ToolPermissionContext::default()
+        };
+        for (source, file) in &self.files {
+            let permissions = &file.permissions;
+            if !permissions.allow.is_empty() {
+                context.always_allow_rules.entry(*source).or_default().extend(permissions.allow.iter().cloned());
+            }
+            if !permissions.deny.is_empty() {
+                context.always_deny_rules.entry(*source).or_default().extend(permissions.deny.iter().cloned());
+            }
+            if !permissions.ask.is_empty() {
+                context.always_ask_rules.entry(*source).or_default().extend(permissions.ask.iter().cloned());
+            }
+            if permissions.disable_bypass_permissions_mode.as_deref() == Some("disable") {
+                context.is_bypass_permissions_mode_available = false;
+            }
+            for dir in &permissions.additional_directories {
+                let path = expand_dir(dir, sources);
+                context.additional_working_directories.insert(path, *source);
+            }
+        }
+        if !cli_allow.is_empty() {
+            context
+                .always_allow_rules
+                .entry(PermissionRuleSource::CliArg)
+                .or_default()
+                .extend(cli_allow.iter().cloned());
+        }
+        if !cli_deny.is_empty() {
+            context.always_deny_rules.entry(PermissionRuleSource::CliArg).or_default().extend(cli_deny.iter().cloned());
+        }
+        if context.mode == PermissionMode::BypassPermissions && !context.is_bypass_permissions_mode_available {
+            context.mode = PermissionMode::Default;
+        }
+        Ok(context)
+    }
+
+    /// The hook matchers of one event (`PreToolUse`, `PostToolUse`), from every file in order.
+    pub fn hooks(&self, event: &str) -> Vec<HookMatcher> {
+        self.files.iter().flat_map(|(_, file)| file.hooks.get(event).cloned().unwrap_or_default()).collect()
+    }
+}
+
+fn expand_dir(dir: &str, sources: &SettingsSources) -> PathBuf {
+    let path = match (dir.strip_prefix("~/"), &sources.home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(dir),
+    };
+    match (&sources.project, path.is_absolute()) {
+        (Some(project), false) => agent_tools_core::path::normalize(&project.join(path)),
+        _ => agent_tools_core::path::normalize(&path),
+    }
+}
+
+/// Splits a `--allowedTools` / `--disallowedTools` value into rules, on commas and spaces outside
+/// parentheses (Claude Code's `parseToolListFromCLI`): `Bash(git status, git diff)` stays one rule.
+///
+/// ```
+/// use agent_tools_permissions::settings::parse_tool_list;
+/// assert_eq!(parse_tool_list("Read Write,Bash(git status, git diff)"), ["Read", "Write", "Bash(git status, git diff)"]);
+/// ```
+pub fn parse_tool_list(text: &str) -> Vec<String> {
+    let mut rules = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            ',' | ' ' if depth == 0 => {
+                if !current.trim().is_empty() {
+                    rules.push(current.trim().to_owned());
+                }
+                current.clear();
+            }
+            _ => current.push(c),
+        }
+    }
+    if !current.trim().is_empty() {
+        rules.push(current.trim().to_owned());
+    }
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_tools_core::permissions::PermissionBehavior;
+
+    #[test]
+    fn a_real_settings_file_loads_with_its_unknown_keys_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"model": "opus", "theme": "dark", "permissions": {"allow": ["Bash(npm test:*)"], "defaultMode": "acceptEdits"},
+               "env": {"X": "1"}, "statusLine": {"type": "command", "command": "x"}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(".claude/settings.json"),
+            r#"{"permissions": {"deny": ["Read(./.env)", "Bash(rm:*)"], "additionalDirectories": ["../shared", "~/data"]},
+               "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi", "timeout": 5}]}]}}"#,
+        )
+        .unwrap();
+        std::fs::write(project.join(".claude/settings.local.json"), r#"{"permissions": {"ask": ["Write"]}}"#).unwrap();
+        let sources = SettingsSources {
+            home: Some(home),
+            project: Some(project),
+            flag: Some(r#"{"permissions": {"allow": ["Edit"]}}"#.into()),
+        };
+        let loaded = LoadedSettings::load(&sources).unwrap();
+        assert_eq!(loaded.files.len(), 4);
+        let context = loaded.permission_context(None, &["Glob".into()], &["WebFetch".into()], &sources).unwrap();
+        assert_eq!(context.mode, PermissionMode::AcceptEdits);
+        let rules = |behavior| {
+            context.rules(behavior).map(|rule| (rule.source, rule.rule_value.to_string())).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rules(PermissionBehavior::Allow),
+            [
+                (PermissionRuleSource::UserSettings, "Bash(npm test:*)".into()),
+                (PermissionRuleSource::FlagSettings, "Edit".into()),
+                (PermissionRuleSource::CliArg, "Glob".into())
+            ]
+        );
+        assert_eq!(rules(PermissionBehavior::Deny).len(), 3);
+        assert_eq!(rules(PermissionBehavior::Ask), [(PermissionRuleSource::LocalSettings, "Write".into())]);
+        let dirs: Vec<&PathBuf> = context.additional_working_directories.keys().collect();
+        assert_eq!(dirs, [&dir.path().join("home/data"), &dir.path().join("shared")]);
+        let hooks = loaded.hooks("PreToolUse");
+        assert_eq!(hooks[0].matcher, "Bash");
+        assert_eq!(hooks[0].hooks[0].command, "echo hi");
+        assert_eq!(hooks[0].hooks[0].timeout, Some(5.0));
+        // A mode given on the command line wins.
+        assert_eq!(
+            loaded.permission_context(Some(PermissionMode::Plan), &[], &[], &sources).unwrap().mode,
+            PermissionMode::Plan
+        );
+    }
+
+    #[test]
+    fn broken_files_and_modes_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::fs::write(dir.path().join(".claude/settings.json"), "{ not json").unwrap();
+        let sources = SettingsSources { project: Some(dir.path().to_owned()), ..Default::default() };
+        assert!(
+            LoadedSettings::load(&sources)
+                .unwrap_err()
+                .to_string()
+                .contains("settings.json is not valid settings JSON")
+        );
+        std::fs::write(dir.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "yolo"}}"#)
+            .unwrap();
+        let loaded = LoadedSettings::load(&sources).unwrap();
+        assert!(loaded.permission_context(None, &[], &[], &sources).is_err());
+        std::fs::write(dir.path().join(".claude/settings.json"), r#"{"permissions": {"allow": "Bash"}}"#).unwrap();
+        assert!(LoadedSettings::load(&sources).is_err(), "allow must be a list");
+    }
+
+    #[test]
+    fn bypass_can_be_disabled() {
+        let sources = SettingsSources {
+            flag: Some(r#"{"permissions": {"disableBypassPermissionsMode": "disable"}}"#.into()),
+            ..Default::default()
+        };
+        let loaded = LoadedSettings::load(&sources).unwrap();
+        let context = loaded.permission_context(Some(PermissionMode::BypassPermissions), &[], &[], &sources).unwrap();
+        assert_eq!(context.mode, PermissionMode::Default);
+        assert!(!context.is_bypass_permissions_mode_available);
+    }
+}
