@@ -6,6 +6,10 @@
 //!   tool feature, so no crate silently depends on another's features.
 //! - `tidy`: repository rules — every tool crate has a host feature of the same short name and
 //!   the reverse, the host's pool registers every feature, and every tool crate has its own tests.
+//! - `bench search`: times Grep and Glob (in process through the host's executor, and through the
+//!   release `agent-tools call` binary) side by side with `rg` on a generated 5,000-file tree and
+//!   on the sources under `~/.cargo/registry/src`, and prints medians, ratios and peak memory.
+//!   Speed is measured here, never in tests. See [`bench`].
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -15,16 +19,31 @@ use std::process::Command;
 use anyhow::{Context as _, bail, ensure};
 use serde_json::Value;
 
+mod bench;
+#[cfg(feature = "bench")]
+mod bench_run;
+
 fn main() -> anyhow::Result<()> {
-    let task = std::env::args().nth(1).unwrap_or_default();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let task = args.first().cloned().unwrap_or_default();
+    #[cfg(feature = "bench")]
+    match task.as_str() {
+        // The release build's own entry points (started by `bench`; they keep the caller's cwd).
+        "bench-run" => return bench_run::run(&args[1..]),
+        "bench-rss" => return bench_run::peak_rss_of_child(&args[1..]),
+        _ => {}
+    }
     let root = workspace_root()?;
     std::env::set_current_dir(&root)?;
     match task.as_str() {
         "ci" => ci(),
         "features" => features(),
         "tidy" => tidy().map(|_| ()),
+        "bench" => bench::bench(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci|features|tidy>");
+            eprintln!(
+                "usage: cargo xtask <ci|features|tidy|bench search [--runs N] [--large DIR|--no-large] [--no-build]>"
+            );
             bail!("unknown task {task:?}")
         }
     }

@@ -9,6 +9,8 @@
 //! - hidden files and folders are included, but VCS folders ([`VCS_DIRECTORIES`]) never are;
 //! - symbolic links are not followed, so link loops end and each real file is seen once; dangling
 //!   links and unreadable folders are skipped quietly;
+//! - files and folders named by the session's `Read(…)` deny rules ([`ReadDenyRules`]) are left
+//!   out, so what a session may not read never shows up in a search;
 //! - the walk is parallel (`ignore`'s parallel walker), and stops promptly when the
 //!   cancellation token fires.
 //!
@@ -29,12 +31,18 @@
 //! assert_eq!(names, ["a.txt"]);
 //! ```
 
+mod deny;
+mod folder;
+
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 pub use ignore::{DirEntry, WalkBuilder};
 use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use tokio_util::sync::CancellationToken;
+
+pub use crate::deny::ReadDenyRules;
+pub use crate::folder::OpenFolder;
 
 /// Version-control folders that are never searched (what Claude Code's Grep excludes with
 /// `--glob !.git` and friends).
@@ -61,6 +69,12 @@ impl WalkConfig {
     /// A walk builder rooted at `root` with these rules. Callers may add overrides or file types
     /// before passing it to [`collect_files`].
     pub fn builder(&self, root: &Path) -> WalkBuilder {
+        self.builder_excluding(root, &ReadDenyRules::default())
+    }
+
+    /// [`Self::builder`], leaving out what `deny` names. The walk's root itself is not checked:
+    /// callers check it first (see [`ReadDenyRules`]).
+    pub fn builder_excluding(&self, root: &Path, deny: &ReadDenyRules) -> WalkBuilder {
         let mut builder = WalkBuilder::new(root);
         let ignore_files = self.respect_ignore_files;
         builder
@@ -71,9 +85,30 @@ impl WalkConfig {
             .git_global(ignore_files)
             .git_exclude(ignore_files)
             .follow_links(false)
-            .threads(self.threads)
-            .filter_entry(|entry| !is_vcs_directory(entry));
+            .threads(self.threads);
+        if ignore_files {
+            builder.add_custom_ignore_filename(".rgignore");
+        }
+        if deny.is_empty() {
+            builder.filter_entry(|entry| !is_vcs_directory(entry));
+        } else {
+            let deny = deny.clone();
+            let root = deny::Spellings::of(root);
+            builder.filter_entry(move |entry| {
+                let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+                !is_vcs_directory(entry) && !root.entry_denied(&deny, entry.path(), is_dir)
+            });
+        }
         builder
+    }
+
+    /// The number of walker threads this configuration runs: [`Self::threads`], or when that is
+    /// 0 the available cores, at most 12 (`ignore`'s own choice).
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+            threads => threads,
+        }
     }
 }
 
@@ -142,6 +177,7 @@ where
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
             state: Some((self.init)()),
+            visits: 0,
             found: Vec::new(),
             visit: self.visit,
             cancel: self.cancel,
@@ -150,9 +186,16 @@ where
     }
 }
 
+/// How many entries a walker thread visits between two looks at the cancellation token: a few
+/// dozen small files, well under a millisecond.
+const CANCEL_CHECK_EVERY: u32 = 16;
+
 struct Visitor<'a, S, T, F> {
     // `Option` only so the state can be dropped before the results are handed over.
     state: Option<S>,
+    /// Entries seen, to look at the cancellation token every [`CANCEL_CHECK_EVERY`] of them
+    /// (looking takes a lock the other walker threads want too).
+    visits: u32,
     found: Vec<T>,
     visit: &'a F,
     cancel: &'a CancellationToken,
@@ -166,7 +209,8 @@ where
     S: Send,
 {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if self.cancel.is_cancelled() {
+        self.visits = self.visits.wrapping_add(1);
+        if self.visits % CANCEL_CHECK_EVERY == 1 && self.cancel.is_cancelled() {
             return WalkState::Quit;
         }
         let Ok(entry) = entry else { return WalkState::Continue };
@@ -279,6 +323,73 @@ mod tests {
         std::os::unix::fs::symlink(root.join("a"), root.join("a/b/up")).unwrap();
         std::os::unix::fs::symlink(root.join("missing"), root.join("a/dangling.txt")).unwrap();
         assert_eq!(names(root, WalkConfig::default()), ["a/b/file.txt"]);
+    }
+
+    #[test]
+    fn rgignore_files_count_too() {
+        let dir = tree();
+        fs::write(dir.path().join(".rgignore"), "src/\n").unwrap();
+        assert!(!names(dir.path(), WalkConfig::default()).contains(&"src/a.rs".to_owned()));
+    }
+
+    #[test]
+    fn read_deny_rules_prune_folders_and_leave_out_files() {
+        use agent_tools_core::ToolUseContext;
+        use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+        let dir = tree();
+        let mut ctx = ToolUseContext::new(dir.path());
+        ctx.permission_context = std::sync::Arc::new(
+            agent_tools_core::ToolPermissionContext::default()
+                .with_rule(PermissionBehavior::Deny, PermissionRuleSource::LocalSettings, "Read(.hidden/**)")
+                .with_rule(PermissionBehavior::Deny, PermissionRuleSource::LocalSettings, "Read(*.md)"),
+        );
+        let deny = ReadDenyRules::from_context(&ctx);
+        let builder = WalkConfig::default().builder_excluding(dir.path(), &deny);
+        let mut found = collect_files(
+            &builder,
+            &CancellationToken::new(),
+            || (),
+            |_, entry| entry.path().strip_prefix(dir.path()).ok().map(|p| p.to_string_lossy().into_owned()),
+        )
+        .unwrap();
+        found.sort();
+        assert_eq!(found, [".env", ".gitignore", "docs/.gitignore", "src/a.rs"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn rules_on_the_real_folder_apply_through_a_link_to_it() {
+        use agent_tools_core::ToolUseContext;
+        use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+        let dir = tree();
+        let real = fs::canonicalize(dir.path()).unwrap();
+        let links = tempfile::tempdir().unwrap();
+        let via = links.path().join("via");
+        std::os::unix::fs::symlink(&real, &via).unwrap();
+        let mut ctx = ToolUseContext::new(&via);
+        let rule = format!("Read(/{}/docs/**)", real.display());
+        ctx.permission_context = std::sync::Arc::new(agent_tools_core::ToolPermissionContext::default().with_rule(
+            PermissionBehavior::Deny,
+            PermissionRuleSource::Session,
+            rule,
+        ));
+        let deny = ReadDenyRules::from_context(&ctx);
+        let builder = WalkConfig::default().builder_excluding(&via, &deny);
+        let found = collect_files(
+            &builder,
+            &CancellationToken::new(),
+            || (),
+            |_, entry| Some(entry.path().to_string_lossy().into_owned()),
+        )
+        .unwrap();
+        assert!(!found.is_empty());
+        assert!(found.iter().all(|path| !path.contains("/docs/")), "{found:?}");
+    }
+
+    #[test]
+    fn the_thread_count_is_the_cores_unless_set() {
+        assert!(WalkConfig::default().thread_count() >= 1);
+        assert_eq!(WalkConfig { threads: 3, ..WalkConfig::default() }.thread_count(), 3);
     }
 
     #[test]

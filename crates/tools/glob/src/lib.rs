@@ -8,8 +8,12 @@
 //! Where this differs from Claude Code, on purpose: `.gitignore` is respected by default, so
 //! Glob and Grep agree on which files exist (Claude Code's Glob passes `--no-ignore`; users
 //! reported vendored folders flooding results). [`GlobConfig::walk`] switches that back.
-//! Patterns with folders are relative to `path`, brace alternatives work, and symbolic link
-//! loops end with each real file listed once.
+//! Patterns with folders are relative to `path`, brace alternatives work, `~/` patterns start
+//! from the home directory, and symbolic link loops end with each real file listed once. Files
+//! named by the session's `Read(…)` deny rules are never listed (Claude Code passes them to
+//! ripgrep as exclusions too), and the searched folder goes through the read permission check
+//! ([`agent_tools_permissions::check_read_permission`]). The search stops promptly when the
+//! context's cancellation token fires.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -30,9 +34,10 @@ use std::time::Instant;
 
 use agent_tools_core::path::display_relative;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
+    ToolUseContext, ValidationResult, build_tool,
 };
+use agent_tools_walk::ReadDenyRules;
 pub use agent_tools_walk::WalkConfig;
 
 pub use crate::input::GlobInput;
@@ -129,27 +134,45 @@ impl ToolDef for GlobTool {
             let dir = ctx.resolve_path(path);
             match std::fs::metadata(&dir) {
                 Ok(meta) if meta.is_dir() => {}
-                Ok(_) => return ValidationResult::error(render::not_a_directory(path), 2),
+                Ok(_) => return ValidationResult::error(render::not_a_directory(path, &ctx.cwd.to_string_lossy()), 2),
                 Err(_) => {
                     return ValidationResult::error(render::missing_directory(path, &ctx.cwd.to_string_lossy()), 1);
                 }
             }
         }
-        match search::plan(&input.pattern, &ctx.cwd) {
+        match search::plan(&input.pattern, &ctx.cwd, ctx.home_dir.as_deref()) {
             Ok(_) => ValidationResult::Ok,
             Err(error) => ValidationResult::error(render::invalid_pattern(&input.pattern, &error.to_string()), 3),
         }
     }
 
+    /// The read check on the searched folder (deny and ask rules, the working directories,
+    /// allow rules), as Claude Code's Glob does.
+    async fn check_permissions(&self, input: &GlobInput, ctx: &ToolUseContext) -> PermissionResult {
+        let dir = input.search_path().map_or_else(|| ctx.cwd.clone(), |path| ctx.resolve_path(path));
+        agent_tools_permissions::check_read_permission(&dir, ctx)
+    }
+
     async fn call(&self, input: GlobInput, ctx: &ToolUseContext) -> Result<ToolResult<GlobOutput>, ToolError> {
         let started = Instant::now();
         let search_dir = input.search_path().map_or_else(|| ctx.cwd.clone(), |path| ctx.resolve_path(path));
-        let plan = search::plan(&input.pattern, &search_dir)
+        let plan = search::plan(&input.pattern, &search_dir, ctx.home_dir.as_deref())
             .map_err(|error| ToolError::failed(render::invalid_pattern(&input.pattern, &error.to_string())))?;
         let walk = self.config.walk;
+        let deny = ReadDenyRules::from_context(ctx);
+        // The walk's root (the search folder, or an absolute pattern's fixed part) when a deny
+        // rule names it: nothing is listed from there.
+        let root_denied = agent_tools_permissions::is_read_denied(&plan.walk_root, ctx);
         let cancel = ctx.cancel.clone();
-        let found = tokio::task::spawn_blocking(move || search::run(&plan, walk, &cancel))
+        let worker = tokio::task::spawn_blocking(move || {
+            if root_denied { Ok(Vec::new()) } else { search::run(&plan, walk, &deny, &cancel) }
+        });
+        // Answer as soon as the token fires; the walk sees it too and stops on its own.
+        let found = ctx
+            .cancel
+            .run_until_cancelled(worker)
             .await
+            .ok_or(ToolError::Cancelled)?
             .map_err(|error| ToolError::internal(format!("glob worker failed: {error}")))?
             .map_err(|_| ToolError::Cancelled)?;
         let limit = ctx.limits.glob.max_results.unwrap_or(DEFAULT_MAX_RESULTS);

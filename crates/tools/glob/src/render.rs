@@ -43,8 +43,8 @@ pub fn missing_directory(path: &str, cwd: &str) -> String {
 }
 
 /// The validation message for a `path` that is a file.
-pub fn not_a_directory(path: &str) -> String {
-    format!("Path is not a directory: {path}")
+pub fn not_a_directory(path: &str, cwd: &str) -> String {
+    format!("Path is not a directory: {path}. Note: your current working directory is {cwd}.")
 }
 
 /// The validation message for a pattern that is not a valid glob.

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use agent_tools_core::context::CancellationToken;
-use agent_tools_walk::{Cancelled, VCS_DIRECTORIES, WalkConfig, collect_files};
+use agent_tools_walk::{Cancelled, OpenFolder, ReadDenyRules, VCS_DIRECTORIES, WalkConfig, collect_files};
 use globset::{GlobBuilder, GlobMatcher};
 
 /// A compiled search: where to walk and what to match against paths relative to that folder.
@@ -17,6 +17,9 @@ pub struct Plan {
     /// The pattern's fixed folders go into a version-control folder (`.git/*`): nothing is listed
     /// from there, as from any other VCS folder.
     pub inside_vcs: bool,
+    /// How deep below `walk_root` a match can be (`None`: any depth, the pattern has `**`), so
+    /// `*.md` reads one folder, not the whole tree.
+    pub max_depth: Option<usize>,
 }
 
 /// Characters that make a pattern component a glob rather than a literal name.
@@ -25,16 +28,18 @@ const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\'];
 /// Builds the plan for `pattern` searched from `search_dir` (absolute).
 ///
 /// An absolute pattern searches from its fixed leading folders (Claude Code splits absolute
-/// patterns the same way); a relative one from `search_dir`. Leading folder names without glob
-/// characters are moved into the walk root, so `src/lib/*.ts` walks only `src/lib`.
+/// patterns the same way); so does one starting with `~/` when `home` is known; a relative one
+/// searches from `search_dir`. Leading folder names without glob characters are moved into the
+/// walk root, so `src/lib/*.ts` walks only `src/lib`.
 ///
 /// # Errors
 /// The glob's syntax error (e.g. an unclosed `{`).
-pub fn plan(pattern: &str, search_dir: &Path) -> Result<Plan, globset::Error> {
+pub fn plan(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<Plan, globset::Error> {
     let pattern = pattern.trim();
-    let (mut root, relative) = match pattern.strip_prefix('/') {
-        Some(rest) => (PathBuf::from("/"), rest),
-        None => (search_dir.to_path_buf(), pattern.strip_prefix("./").unwrap_or(pattern)),
+    let (mut root, relative) = match (pattern.strip_prefix('/'), pattern.strip_prefix("~/"), home) {
+        (Some(rest), _, _) => (PathBuf::from("/"), rest),
+        (None, Some(rest), Some(home)) => (home.to_path_buf(), rest),
+        _ => (search_dir.to_path_buf(), pattern.strip_prefix("./").unwrap_or(pattern)),
     };
     let components: Vec<&str> = relative.split('/').collect();
     let literal = components
@@ -48,35 +53,70 @@ pub fn plan(pattern: &str, search_dir: &Path) -> Result<Plan, globset::Error> {
     }
     let rest = components[literal..].join("/");
     let matcher = GlobBuilder::new(&rest).literal_separator(true).backslash_escape(true).build()?.compile_matcher();
-    Ok(Plan { walk_root: agent_tools_core::path::normalize(&root), matcher, inside_vcs })
+    Ok(Plan { walk_root: agent_tools_core::path::normalize(&root), matcher, inside_vcs, max_depth: max_depth(&rest) })
 }
 
-/// Walks the plan's root and returns every matching file with its modification time, sorted
-/// least recently modified first, ties by path.
+/// The most folder levels a path matching `glob` can have: its number of components, unless `**`
+/// (any depth) or a brace group holding a `/` (alternatives of different depths) makes that
+/// unknown.
+fn max_depth(glob: &str) -> Option<usize> {
+    if glob.contains("**") {
+        return None;
+    }
+    for group in glob.split('{').skip(1) {
+        if group.split('}').next().is_some_and(|inside| inside.contains('/')) {
+            return None;
+        }
+    }
+    Some(glob.matches('/').count() + 1)
+}
+
+/// Walks the plan's root, leaving out what `deny` names, and returns every matching file with its
+/// modification time, sorted least recently modified first, ties by path.
 ///
 /// # Errors
 /// [`Cancelled`] when the token fired.
-pub fn run(plan: &Plan, walk: WalkConfig, cancel: &CancellationToken) -> Result<Vec<(PathBuf, SystemTime)>, Cancelled> {
+pub fn run(
+    plan: &Plan,
+    walk: WalkConfig,
+    deny: &ReadDenyRules,
+    cancel: &CancellationToken,
+) -> Result<Vec<(PathBuf, SystemTime)>, Cancelled> {
     if plan.inside_vcs || !plan.walk_root.is_dir() {
         return Ok(Vec::new());
     }
-    let builder = walk.builder(&plan.walk_root);
-    let mut found = collect_files(
-        &builder,
-        cancel,
-        || (),
-        |(), entry| {
-            let relative = entry.path().strip_prefix(&plan.walk_root).ok()?;
-            if !plan.matcher.is_match(relative) {
-                return None;
-            }
-            let modified =
-                entry.metadata().ok().and_then(|meta| meta.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
-            Some((entry.path().to_path_buf(), modified))
-        },
-    )?;
-    found.sort_unstable_by(|(a_path, a_time), (b_path, b_time)| a_time.cmp(b_time).then_with(|| a_path.cmp(b_path)));
+    let mut builder = walk.builder_excluding(&plan.walk_root, deny);
+    builder.max_depth(plan.max_depth);
+    let mut found = collect_files(&builder, cancel, OpenFolder::default, |folder, entry| {
+        if !plan.matcher.is_match(relative_to(entry.path(), &plan.walk_root)?) {
+            return None;
+        }
+        let modified = folder.modified(entry.path()).unwrap_or(SystemTime::UNIX_EPOCH);
+        Some((entry.path().to_path_buf(), modified))
+    })?;
+    found.sort_unstable_by(|(a_path, a_time), (b_path, b_time)| {
+        a_time
+            .cmp(b_time)
+            .then_with(|| a_path.as_os_str().as_encoded_bytes().cmp(b_path.as_os_str().as_encoded_bytes()))
+    });
     Ok(found)
+}
+
+/// `path` relative to `root`, for a path the walk built by joining names onto `root`: the bytes
+/// after `root` and its separator (quicker than [`Path::strip_prefix`], which compares component
+/// by component, and this runs once per file).
+#[cfg(unix)]
+fn relative_to<'a>(path: &'a Path, root: &Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let root = root.as_os_str().as_bytes();
+    let rest = path.as_os_str().as_bytes().strip_prefix(root)?;
+    let rest = if root.ends_with(b"/") { rest } else { rest.strip_prefix(b"/")? };
+    Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
+}
+
+#[cfg(not(unix))]
+fn relative_to<'a>(path: &'a Path, root: &Path) -> Option<&'a Path> {
+    path.strip_prefix(root).ok()
 }
 
 #[cfg(test)]
@@ -97,7 +137,7 @@ mod tests {
             ("*.md", "/w", "*.md"),
         ];
         for (pattern, root, rest) in cases {
-            let plan = plan(pattern, base).unwrap();
+            let plan = plan(pattern, base, None).unwrap();
             assert_eq!(plan.walk_root, Path::new(root), "{pattern}");
             assert_eq!(plan.matcher.glob().glob(), rest, "{pattern}");
         }
@@ -105,16 +145,42 @@ mod tests {
 
     #[test]
     fn star_does_not_cross_folders_but_double_star_does() {
-        let plan = plan("*.ts", Path::new("/w")).unwrap();
+        let plan = plan("*.ts", Path::new("/w"), None).unwrap();
         assert!(plan.matcher.is_match("a.ts"));
         assert!(!plan.matcher.is_match("src/a.ts"));
-        let deep = super::plan("**/*.ts", Path::new("/w")).unwrap();
+        let deep = super::plan("**/*.ts", Path::new("/w"), None).unwrap();
         assert!(deep.matcher.is_match("a.ts") && deep.matcher.is_match("src/lib/a.ts"));
     }
 
     #[test]
+    fn depth_is_bounded_unless_the_pattern_can_cross_folders() {
+        let depth = |pattern: &str| plan(pattern, Path::new("/w"), None).unwrap().max_depth;
+        assert_eq!(depth("*.md"), Some(1));
+        assert_eq!(depth("src/lib/*.ts"), Some(1));
+        assert_eq!(depth("*/x/*.rs"), Some(3));
+        assert_eq!(depth("{a,b}/*.rs"), Some(2));
+        assert_eq!(depth("{a/b,c}/*.rs"), None);
+        assert_eq!(depth("src/**/*.rs"), None);
+    }
+
+    #[test]
+    fn a_tilde_pattern_starts_from_home_when_known() {
+        let home = Path::new("/home/me");
+        let plan = plan("~/notes/*.md", Path::new("/w"), Some(home)).unwrap();
+        assert_eq!(plan.walk_root, Path::new("/home/me/notes"));
+        assert_eq!(super::plan("~/notes/*.md", Path::new("/w"), None).unwrap().walk_root, Path::new("/w/~/notes"));
+    }
+
+    #[test]
+    fn walk_paths_are_made_relative_to_the_root() {
+        assert_eq!(relative_to(Path::new("/w/src/a.rs"), Path::new("/w")), Some(Path::new("src/a.rs")));
+        assert_eq!(relative_to(Path::new("/etc/hosts"), Path::new("/")), Some(Path::new("etc/hosts")));
+        assert_eq!(relative_to(Path::new("/wx/a.rs"), Path::new("/w")), None);
+    }
+
+    #[test]
     fn bad_globs_are_errors() {
-        let error = plan("*.{md", Path::new("/w")).unwrap_err();
+        let error = plan("*.{md", Path::new("/w"), None).unwrap_err();
         assert!(error.to_string().contains("unclosed alternate group"), "{error}");
     }
 }

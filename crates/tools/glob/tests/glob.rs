@@ -6,10 +6,13 @@
 use std::fs;
 use std::path::Path;
 
+use std::sync::Arc;
+
 use agent_tool_glob::{GlobConfig, WalkConfig};
 use agent_tools_core::context::GlobLimits;
 use agent_tools_core::invoke::call_tool;
-use agent_tools_core::{Tool, ToolUseContext};
+use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+use agent_tools_core::{PermissionResult, Tool, ToolPermissionContext, ToolUseContext};
 use agent_tools_testkit::{oracle_fixture, run, write};
 use serde_json::{Value, json};
 
@@ -216,7 +219,13 @@ async fn a_missing_or_file_path_is_a_validation_error_naming_it() {
     );
     let (text, is_error) = glob_in(tool.as_ref(), root, json!({"pattern": "*", "path": "proj/README.md"})).await;
     assert!(is_error);
-    assert_eq!(text, "<tool_use_error>Path is not a directory: proj/README.md</tool_use_error>");
+    assert_eq!(
+        text,
+        format!(
+            "<tool_use_error>Path is not a directory: proj/README.md. Note: your current working directory is {}.</tool_use_error>",
+            root.display()
+        )
+    );
 }
 
 #[tokio::test]
@@ -234,6 +243,77 @@ async fn undefined_path_means_the_working_directory() {
         glob(dir.path(), json!({"pattern": "proj/src/*.rs", "path": "undefined"})).await,
         "proj/src/lib.rs\nproj/src/main.rs"
     );
+}
+
+#[tokio::test]
+async fn a_cancelled_call_is_an_error_result() {
+    let dir = oracle_fixture();
+    let ctx = ToolUseContext::new(dir.path());
+    ctx.cancel.cancel();
+    let (text, is_error) = glob_in(agent_tool_glob::tool().as_ref(), dir.path(), json!({"pattern": "**/*"})).await;
+    assert!(!is_error, "{text}");
+    let (text, is_error) = run(agent_tool_glob::tool().as_ref(), &ctx, json!({"pattern": "**/*"})).await;
+    assert!(is_error);
+    assert_eq!(text, "[Request interrupted by user for tool use]");
+}
+
+#[tokio::test]
+async fn a_pattern_without_double_star_matches_at_its_own_depth_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    for path in ["a.md", "x/b.md", "x/y/c.md", "x/y/z/d.md"] {
+        write(w, path, "x\n");
+    }
+    assert_eq!(glob(w, json!({"pattern": "*.md"})).await, "a.md");
+    assert_eq!(glob(w, json!({"pattern": "*/*/*.md"})).await, "x/y/c.md");
+    assert_eq!(sorted_lines(&glob(w, json!({"pattern": "{x,x/y}/*.md"})).await), ["x/b.md", "x/y/c.md"]);
+}
+
+#[tokio::test]
+async fn a_tilde_pattern_starts_from_the_home_directory() {
+    let dir = oracle_fixture();
+    let mut ctx = ToolUseContext::new(dir.path().join("many"));
+    ctx.home_dir = Some(dir.path().join("proj"));
+    let (text, is_error) = run(agent_tool_glob::tool().as_ref(), &ctx, json!({"pattern": "~/src/*.rs"})).await;
+    assert!(!is_error, "{text}");
+    let src = dir.path().join("proj/src");
+    assert_eq!(text, format!("{0}/lib.rs\n{0}/main.rs", src.display()));
+}
+
+/// A context for `cwd` whose project settings deny reading with these `Read(…)` rules.
+fn denying(cwd: &Path, rules: &[&str]) -> ToolUseContext {
+    let mut permissions = ToolPermissionContext::default();
+    for rule in rules {
+        permissions = permissions.with_rule(PermissionBehavior::Deny, PermissionRuleSource::ProjectSettings, *rule);
+    }
+    let mut ctx = ToolUseContext::new(cwd);
+    ctx.permission_context = Arc::new(permissions);
+    ctx
+}
+
+#[tokio::test]
+async fn read_deny_rules_exclude_the_files_they_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    for path in [".env", "config/prod.env", "secrets/key.txt", "secrets/deep/more.txt", "src/main.rs"] {
+        write(w, path, "x\n");
+    }
+    let tool = agent_tool_glob::tool();
+    let ctx = denying(w, &["Read(*.env)", "Read(/secrets/**)", "Edit(src/**)"]);
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"pattern": "**/*"})).await;
+    assert_eq!(sorted_lines(&text), ["src/main.rs"]);
+    // A pattern pointing into a denied folder lists nothing, and the folder as `path` is refused.
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"pattern": "secrets/deep/*.txt"})).await;
+    assert_eq!(text, "No files found");
+    let parsed = tool.parse(json!({"pattern": "*", "path": "secrets"})).unwrap();
+    match tool.check_permissions(&parsed, &ctx).await {
+        PermissionResult::Deny { message, .. } => {
+            assert_eq!(message, "File is in a directory that is denied by your permission settings.");
+        }
+        other => panic!("expected a denial, got {other:?}"),
+    }
+    let parsed = tool.parse(json!({"pattern": "*", "path": "src"})).unwrap();
+    assert!(matches!(tool.check_permissions(&parsed, &ctx).await, PermissionResult::Allow { .. }));
 }
 
 #[test]

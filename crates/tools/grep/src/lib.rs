@@ -16,8 +16,19 @@
 //! - a pattern with `\n` while `multiline` is off is an error telling the model to set it;
 //! - a text file with a stray NUL byte is searched as text (ripgrep calls it binary and shows
 //!   nothing); NUL bytes are shown as `\0`. Files that really are binary are skipped;
+//! - a matching line longer than [`MAX_LINE_BYTES`] is shown cut to a window around its match,
+//!   with markers saying how many characters were left out on each side (`[… 1200 chars
+//!   before] …NEEDLE… [3000 chars after …]`), where ripgrep's `--max-columns` hides the whole
+//!   line behind `[Omitted long matching line]`; long context lines still get a short notice;
 //! - `content` output lists files in path order and `count` output too, so results are the same
-//!   from one run to the next.
+//!   from one run to the next;
+//! - a `path` that is neither a file nor a folder (a FIFO, a socket) is a validation error, not a
+//!   search that waits forever.
+//!
+//! As in Claude Code, the searched path goes through the read permission check
+//! ([`agent_tools_permissions::check_read_permission`]), and files named by the session's
+//! `Read(…)` deny rules are left out of every search ([`agent_tools_walk::ReadDenyRules`]). The
+//! search stops promptly when the context's cancellation token fires.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -40,9 +51,10 @@ use std::sync::Arc;
 use agent_tools_core::path::display_relative;
 use agent_tools_core::tool::SearchOrRead;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
+    ToolUseContext, ValidationResult, build_tool,
 };
+use agent_tools_walk::ReadDenyRules;
 pub use agent_tools_walk::WalkConfig;
 
 pub use crate::input::{DEFAULT_HEAD_LIMIT, GrepInput, OutputMode};
@@ -140,12 +152,23 @@ impl ToolDef for GrepTool {
     }
 
     async fn validate_input(&self, input: &GrepInput, ctx: &ToolUseContext) -> ValidationResult {
-        if let Some(path) = input.search_path()
-            && std::fs::metadata(ctx.resolve_path(path)).is_err()
-        {
-            return ValidationResult::error(render::missing_path(path, &ctx.cwd.to_string_lossy()), 1);
+        if let Some(path) = input.search_path() {
+            match std::fs::metadata(ctx.resolve_path(path)) {
+                Err(_) => return ValidationResult::error(render::missing_path(path, &ctx.cwd.to_string_lossy()), 1),
+                Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+                    return ValidationResult::error(render::not_searchable(path, &ctx.cwd.to_string_lossy()), 2);
+                }
+                Ok(_) => {}
+            }
         }
         ValidationResult::Ok
+    }
+
+    /// The read check on the searched file or folder (deny and ask rules, the working
+    /// directories, allow rules), as Claude Code's Grep does.
+    async fn check_permissions(&self, input: &GrepInput, ctx: &ToolUseContext) -> PermissionResult {
+        let root = input.search_path().map_or_else(|| ctx.cwd.clone(), |path| ctx.resolve_path(path));
+        agent_tools_permissions::check_read_permission(&root, ctx)
     }
 
     async fn call(&self, input: GrepInput, ctx: &ToolUseContext) -> Result<ToolResult<GrepOutput>, ToolError> {
@@ -184,10 +207,21 @@ impl ToolDef for GrepTool {
             line_cap,
         };
         let single_file = !root.is_dir();
+        if agent_tools_permissions::is_read_denied(&root, ctx) {
+            // Refused at the permission stage already when the host runs the call; a caller
+            // that skips that stage still gets nothing from a denied file or folder.
+            return Ok(ToolResult::new(assemble(Vec::new(), &input, single_file, &ctx.cwd)));
+        }
         let walk = self.config.walk;
+        let deny = ReadDenyRules::from_context(ctx);
         let cancel = ctx.cancel.clone();
-        let found = tokio::task::spawn_blocking(move || search::run(&root, &request, &filters, walk, &cancel))
+        let worker = tokio::task::spawn_blocking(move || search::run(&root, &request, &filters, walk, &deny, &cancel));
+        // Answer as soon as the token fires; the worker sees it too and winds down on its own.
+        let found = ctx
+            .cancel
+            .run_until_cancelled(worker)
             .await
+            .ok_or(ToolError::Cancelled)?
             .map_err(|error| ToolError::internal(format!("grep worker failed: {error}")))?
             .map_err(|_| ToolError::Cancelled)?;
         Ok(ToolResult::new(assemble(found, &input, single_file, &ctx.cwd)))

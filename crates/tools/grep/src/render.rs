@@ -3,11 +3,15 @@
 use serde::Serialize;
 
 use crate::input::OutputMode;
-use crate::search::Entry;
+use crate::search::{Entry, LineText};
 
-/// Lines longer than this many bytes are replaced by a notice (ripgrep's `--max-columns 500`,
-/// as Claude Code runs it).
+/// Lines longer than this many bytes are not shown whole (ripgrep's `--max-columns 500`, as
+/// Claude Code runs it): a matching line is cut to a window of about this many bytes around its
+/// match, with [`window_text`]'s markers; a context line is replaced by [`OMITTED_CONTEXT_LINE`].
 pub const MAX_LINE_BYTES: usize = 500;
+
+/// What stands in for a context line longer than [`MAX_LINE_BYTES`].
+pub const OMITTED_CONTEXT_LINE: &str = "[Omitted long context line]";
 
 /// What Grep found (the MCP `structuredContent`; field names as Claude Code's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -145,21 +149,45 @@ pub fn content_lines<'a>(files: impl IntoIterator<Item = (&'a str, &'a [Entry])>
                 out.push_str(&line.to_string());
                 out.push(mark);
             }
-            out.push_str(&line_text(text, is_match));
+            push_line_text(&mut out, text);
             lines.push(out);
         }
     }
     lines
 }
 
-/// A line's text as shown: lossy UTF-8, each NUL byte as the two characters `\0`, or a notice
-/// in place of lines longer than [`MAX_LINE_BYTES`].
-pub fn line_text(text: &[u8], is_match: bool) -> String {
-    if text.len() > MAX_LINE_BYTES {
-        let kind = if is_match { "matching" } else { "context" };
-        return format!("[Omitted long {kind} line]");
+/// Appends a line's text as shown: lossy UTF-8 with each NUL byte as the two characters `\0`; a
+/// window of a long line with its markers; the notice for a long context line.
+fn push_line_text(out: &mut String, text: &LineText) {
+    match text {
+        LineText::Whole(bytes) => push_escaped(out, bytes),
+        LineText::Window { text, before, after } => out.push_str(&window_text(text, *before, *after)),
+        LineText::Omitted => out.push_str(OMITTED_CONTEXT_LINE),
     }
-    String::from_utf8_lossy(text).replace('\0', "\\0")
+}
+
+fn push_escaped(out: &mut String, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    if text.contains('\0') {
+        out.push_str(&text.replace('\0', "\\0"));
+    } else {
+        out.push_str(&text);
+    }
+}
+
+/// A part of a long matching line with markers saying how much was left out on each side:
+/// `[… 1200 chars before] <part> [3000 chars after …]` (a side with nothing left out has no
+/// marker).
+pub fn window_text(part: &[u8], before: usize, after: usize) -> String {
+    let mut out = String::new();
+    if before > 0 {
+        out.push_str(&format!("[… {before} chars before] "));
+    }
+    push_escaped(&mut out, part);
+    if after > 0 {
+        out.push_str(&format!(" [{after} chars after …]"));
+    }
+    out
 }
 
 /// One `count` entry: `path:N`.
@@ -170,6 +198,14 @@ pub fn count_line(path: &str, count: u64) -> String {
 /// The validation message for a `path` that does not exist.
 pub fn missing_path(path: &str, cwd: &str) -> String {
     format!("Path does not exist: {path}. Note: your current working directory is {cwd}.")
+}
+
+/// The validation message for a `path` that is neither a file nor a folder.
+pub fn not_searchable(path: &str, cwd: &str) -> String {
+    format!(
+        "Path is not a file or a folder: {path}. Only regular files and folders can be searched. \
+         Note: your current working directory is {cwd}."
+    )
 }
 
 /// The error for a pattern that is not a valid regular expression.
@@ -270,10 +306,10 @@ mod tests {
     #[test]
     fn lines_are_prefixed_like_ripgrep() {
         let entries = vec![
-            Entry::Context { line: 1, text: b"k-2-v".to_vec() },
-            Entry::Match { line: 2, text: b"MATCHX".to_vec() },
+            Entry::Context { line: 1, text: LineText::Whole(b"k-2-v".to_vec()) },
+            Entry::Match { line: 2, text: LineText::Whole(b"MATCHX".to_vec()) },
             Entry::Break,
-            Entry::Match { line: 9, text: b"a\0b".to_vec() },
+            Entry::Match { line: 9, text: LineText::Whole(b"a\0b".to_vec()) },
         ];
         let style = LineStyle { show_path: true, show_numbers: true, separate_files: true };
         assert_eq!(
@@ -285,9 +321,22 @@ mod tests {
     }
 
     #[test]
-    fn long_lines_are_omitted() {
-        assert_eq!(line_text(&[b'x'; 501], true), "[Omitted long matching line]");
-        assert_eq!(line_text(&[b'x'; 501], false), "[Omitted long context line]");
-        assert_eq!(line_text(&[b'x'; 500], true).len(), 500);
+    fn long_lines_show_a_window_with_markers_and_long_context_a_notice() {
+        let style = LineStyle { show_path: false, show_numbers: true, separate_files: false };
+        let entries = [
+            Entry::Match { line: 2, text: LineText::Window { text: b"ab\0".to_vec(), before: 1200, after: 3000 } },
+            Entry::Match { line: 3, text: LineText::Window { text: b"head".to_vec(), before: 0, after: 7 } },
+            Entry::Match { line: 4, text: LineText::Window { text: b"tail".to_vec(), before: 7, after: 0 } },
+            Entry::Context { line: 5, text: LineText::Omitted },
+        ];
+        assert_eq!(
+            content_lines([("f", &entries[..])], style),
+            [
+                "2:[… 1200 chars before] ab\\0 [3000 chars after …]",
+                "3:head [7 chars after …]",
+                "4:[… 7 chars before] tail",
+                "5-[Omitted long context line]"
+            ]
+        );
     }
 }

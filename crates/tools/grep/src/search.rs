@@ -2,16 +2,18 @@
 //! process with `grep-searcher`, and return per-file hits in path order. Free of the contract.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::text::{SNIFF_BYTES, looks_binary};
-use agent_tools_walk::{Cancelled, WalkConfig, collect_files};
+use agent_tools_walk::{Cancelled, OpenFolder, ReadDenyRules, WalkConfig, collect_files};
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{ErrorKind, RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+
+use crate::render::MAX_LINE_BYTES;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
 
@@ -138,6 +140,24 @@ pub struct Request {
     pub line_cap: Option<usize>,
 }
 
+/// The text of one `content` line as it will be shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineText {
+    /// The whole line (without its terminator).
+    Whole(Vec<u8>),
+    /// A part of a line longer than [`MAX_LINE_BYTES`], around its (first) match.
+    Window {
+        /// The part shown.
+        text: Vec<u8>,
+        /// Characters left out before it.
+        before: usize,
+        /// Characters left out after it.
+        after: usize,
+    },
+    /// A context line longer than [`MAX_LINE_BYTES`], left out.
+    Omitted,
+}
+
 /// One line of `content` output, before formatting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
@@ -145,15 +165,15 @@ pub enum Entry {
     Match {
         /// 1-based line number.
         line: u64,
-        /// The text, without its line terminator.
-        text: Vec<u8>,
+        /// The text.
+        text: LineText,
     },
     /// A context line.
     Context {
         /// 1-based line number.
         line: u64,
-        /// The text, without its line terminator.
-        text: Vec<u8>,
+        /// The text.
+        text: LineText,
     },
     /// A gap between two groups of lines that are not adjacent.
     Break,
@@ -175,14 +195,15 @@ pub enum Hits {
 pub struct FileHits {
     /// Absolute path of the file.
     pub path: PathBuf,
-    /// Its modification time (the epoch when unknown).
+    /// Its modification time, read for [`Collect::Files`] only (the epoch otherwise, or when
+    /// unknown).
     pub modified: SystemTime,
     /// What it yielded.
     pub hits: Hits,
 }
 
-/// Searches `root` (a file, or a folder walked with `walk`'s rules and `filters`) and returns
-/// the files with matches sorted by path (byte-wise).
+/// Searches `root` (a file, or a folder walked with `walk`'s rules and `filters`, leaving out
+/// what `deny` names below it) and returns the files with matches sorted by path (byte-wise).
 ///
 /// In folder searches, files whose first bytes look binary are skipped; text with a stray NUL is
 /// searched as text. A file named as `root` is always searched. Files that cannot be read are
@@ -195,10 +216,11 @@ pub fn run(
     request: &Request,
     filters: &Filters,
     walk: WalkConfig,
+    deny: &ReadDenyRules,
     cancel: &CancellationToken,
 ) -> Result<Vec<FileHits>, Cancelled> {
     let mut found = if root.is_dir() {
-        let mut builder = walk.builder(root);
+        let mut builder = walk.builder_excluding(root, deny);
         builder.overrides(filters.overrides.clone());
         if let Some(types) = &filters.types {
             builder.types(types.clone());
@@ -206,12 +228,11 @@ pub fn run(
         collect_files(
             &builder,
             cancel,
-            || searcher_for(request),
-            |searcher, entry| search_file(searcher, request, entry.path(), true, cancel),
+            || Worker::new(request),
+            |worker, entry| worker.search(request, entry.path(), true, cancel),
         )?
     } else {
-        let mut searcher = searcher_for(request);
-        search_file(&mut searcher, request, root, false, cancel).into_iter().collect()
+        Worker::new(request).search(request, root, false, cancel).into_iter().collect()
     };
     if cancel.is_cancelled() {
         return Err(Cancelled);
@@ -220,53 +241,163 @@ pub fn run(
     Ok(found)
 }
 
-fn searcher_for(request: &Request) -> Searcher {
-    SearcherBuilder::new()
-        .line_number(true)
-        .line_terminator(LineTerminator::crlf())
-        .multi_line(request.multiline)
-        .before_context(request.before)
-        .after_context(request.after)
-        .build()
+/// Bytes read from the start of each file before searching. A file that fits is searched as one
+/// slice, read by a single `read` (plus the one that sees the end); a longer one is searched as
+/// a stream that continues from these bytes, so no byte is read twice.
+const HEAD_BYTES: usize = 64 * 1024;
+
+/// A walker thread's reusable state: the searcher, the buffer file heads are read into, and the
+/// folder the last file was opened from.
+struct Worker {
+    searcher: Searcher,
+    head: Vec<u8>,
+    folder: OpenFolder,
 }
 
-fn search_file(
-    searcher: &mut Searcher,
-    request: &Request,
-    path: &Path,
-    skip_binary: bool,
-    cancel: &CancellationToken,
-) -> Option<FileHits> {
-    if cancel.is_cancelled() {
-        return None;
+impl Worker {
+    fn new(request: &Request) -> Self {
+        let searcher = SearcherBuilder::new()
+            .line_number(true)
+            .line_terminator(LineTerminator::crlf())
+            .multi_line(request.multiline)
+            .before_context(request.before)
+            .after_context(request.after)
+            .build();
+        Self { searcher, head: Vec::new(), folder: OpenFolder::default() }
     }
-    let mut file = File::open(path).ok()?;
-    if skip_binary {
-        let mut sample = Vec::with_capacity(SNIFF_BYTES);
-        (&mut file).take(SNIFF_BYTES as u64).read_to_end(&mut sample).ok()?;
-        if looks_binary(&sample) {
+
+    fn search(
+        &mut self,
+        request: &Request,
+        path: &Path,
+        skip_binary: bool,
+        cancel: &CancellationToken,
+    ) -> Option<FileHits> {
+        let mut file = self.folder.open(path).ok()?;
+        let (filled, complete) = read_head(&mut file, &mut self.head).ok()?;
+        let head = &self.head[..filled];
+        if skip_binary && is_binary(head) {
             return None;
         }
-        file.seek(SeekFrom::Start(0)).ok()?;
+        let mut sink = Collector { request, cancel, matched: false, count: 0, entries: Vec::new(), lines: 0, calls: 0 };
+        let searched = if complete {
+            self.searcher.search_slice(&request.matcher, head, &mut sink)
+        } else {
+            let rest = CancellableRead { inner: io::Cursor::new(head).chain(&mut file), cancel };
+            self.searcher.search_reader(&request.matcher, rest, &mut sink)
+        };
+        searched.ok()?;
+        if !sink.matched {
+            return None;
+        }
+        let (hits, modified) = match request.collect {
+            // Only this mode sorts by modification time, and only files that match need it.
+            Collect::Files => {
+                let modified = file.metadata().and_then(|meta| meta.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+                (Hits::Matched, modified)
+            }
+            Collect::Counts => (Hits::Count(sink.count), SystemTime::UNIX_EPOCH),
+            Collect::Lines => (Hits::Lines(sink.entries), SystemTime::UNIX_EPOCH),
+        };
+        Some(FileHits { path: path.to_path_buf(), modified, hits })
     }
-    let mut sink = Collector { request, cancel, matched: false, count: 0, entries: Vec::new(), lines: 0 };
-    searcher.search_file(&request.matcher, &file, &mut sink).ok()?;
-    if !sink.matched {
-        return None;
+}
+
+/// [`looks_binary`] on a file's first bytes, quicker for text: without a NUL byte among them
+/// only a leading signature can make them binary, and the longest signature is 16 bytes, so
+/// [`SIGNATURE_BYTES`] of them are all that need a look (`memchr` finds the NUL much faster
+/// than the byte-by-byte scan inside `looks_binary`).
+fn is_binary(head: &[u8]) -> bool {
+    let sample = &head[..head.len().min(SNIFF_BYTES)];
+    match memchr::memchr(0, sample) {
+        Some(_) => looks_binary(sample),
+        None => looks_binary(&sample[..sample.len().min(SIGNATURE_BYTES)]),
     }
-    let hits = match request.collect {
-        Collect::Files => Hits::Matched,
-        Collect::Counts => Hits::Count(sink.count),
-        Collect::Lines => Hits::Lines(sink.entries),
-    };
-    let modified = file.metadata().and_then(|meta| meta.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
-    Some(FileHits { path: path.to_path_buf(), modified, hits })
+}
+
+/// More than the longest binary signature `looks_binary` knows (with room to spare).
+const SIGNATURE_BYTES: usize = 64;
+
+/// Reads up to [`HEAD_BYTES`] from the start of `file` into `buf` (grown once, then reused).
+/// Returns how many bytes were read and whether that is the whole file.
+fn read_head(file: &mut File, buf: &mut Vec<u8>) -> io::Result<(usize, bool)> {
+    if buf.len() < HEAD_BYTES {
+        buf.resize(HEAD_BYTES, 0);
+    }
+    let mut filled = 0;
+    while filled < HEAD_BYTES {
+        match file.read(&mut buf[filled..HEAD_BYTES]) {
+            Ok(0) => return Ok((filled, true)),
+            Ok(read) => filled += read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok((filled, false))
+}
+
+/// A reader that fails once the token fired, so a long file's search stops promptly even when
+/// it finds nothing (the sink, which checks the token too, only hears of matches).
+struct CancellableRead<'a, R> {
+    inner: R,
+    cancel: &'a CancellationToken,
+}
+
+impl<R: Read> Read for CancellableRead<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.is_cancelled() {
+            return Err(io::Error::other(Cancelled));
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// The text of a line without its terminator (`\n`, or `\r\n`).
 fn strip_terminator(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Whether `byte` starts a UTF-8 character (is not a continuation byte).
+fn starts_char(byte: u8) -> bool {
+    byte & 0xC0 != 0x80
+}
+
+/// Characters in `bytes` (UTF-8; each invalid byte counts as one).
+fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|byte| starts_char(**byte)).count()
+}
+
+/// The text of a line to show. A matching line longer than [`MAX_LINE_BYTES`] is cut to that
+/// many bytes (fewer at character boundaries) around the match at byte range `span` — centred
+/// when the match is shorter, from its start when not, from the line's start without a span; a
+/// long context line is left out.
+pub fn line_text(text: &[u8], span: Option<(usize, usize)>, is_match: bool) -> LineText {
+    if text.len() <= MAX_LINE_BYTES {
+        return LineText::Whole(text.to_vec());
+    }
+    if !is_match {
+        return LineText::Omitted;
+    }
+    let (match_start, match_end) = span.map_or((0, 0), |(start, end)| {
+        let start = start.min(text.len());
+        (start, end.clamp(start, text.len()))
+    });
+    let spare = MAX_LINE_BYTES.saturating_sub(match_end - match_start);
+    let mut start = match_start.saturating_sub(spare / 2);
+    let mut end = (start + MAX_LINE_BYTES).min(text.len());
+    start = start.min(end.saturating_sub(MAX_LINE_BYTES));
+    while start < end && !starts_char(text[start]) {
+        start += 1;
+    }
+    while end > start && end < text.len() && !starts_char(text[end]) {
+        end -= 1;
+    }
+    LineText::Window {
+        text: text[start..end].to_vec(),
+        before: char_count(&text[..start]),
+        after: char_count(&text[end..]),
+    }
 }
 
 /// Collects one file's hits.
@@ -278,6 +409,9 @@ struct Collector<'a> {
     entries: Vec<Entry>,
     /// Match and context lines collected so far.
     lines: usize,
+    /// Sink calls so far, to look at the cancellation token only every so often (looking takes
+    /// a lock the other walker threads want too).
+    calls: u32,
 }
 
 impl Collector<'_> {
@@ -289,8 +423,29 @@ impl Collector<'_> {
     }
 
     /// Whether to keep reading the file.
-    fn keep_going(&self) -> bool {
-        !self.cancel.is_cancelled() && self.request.line_cap.is_none_or(|cap| self.lines < cap)
+    fn keep_going(&mut self) -> bool {
+        self.calls = self.calls.wrapping_add(1);
+        if self.calls.is_multiple_of(64) && self.cancel.is_cancelled() {
+            return false;
+        }
+        self.request.line_cap.is_none_or(|cap| self.lines < cap)
+    }
+
+    /// Where the first match touching the line at `bytes[line_start..line_start + len]` lies,
+    /// relative to the line: a match starting on it, or one that began on an earlier line of a
+    /// multi-line match (from the line's start). `None` when none is found.
+    fn span_in(&self, bytes: &[u8], line_start: usize, len: usize) -> Option<(usize, usize)> {
+        let line_end = line_start + len;
+        let mut span = None;
+        let _ = self.request.matcher.find_iter(bytes, |found| {
+            if found.end() > line_start && found.start() < line_end && !found.is_empty() {
+                let start = found.start().max(line_start) - line_start;
+                span = Some((start, found.end().min(line_end) - line_start));
+                return false;
+            }
+            found.start() < line_end
+        });
+        span
     }
 
     /// Calls `each(offset, match)` for every non-empty match inside `bytes`.
@@ -327,17 +482,29 @@ impl Sink for Collector<'_> {
                     let mut found = Vec::new();
                     self.each_match(bytes, |text, start| {
                         let line = first + bytes[..start].iter().filter(|b| **b == b'\n').count() as u64;
-                        found.push((line, text.to_vec()));
-                    });
-                    for (line, text) in found {
                         // A match spanning lines is shown one line at a time.
-                        for (i, piece) in strip_terminator(&text).split(|b| *b == b'\n').enumerate() {
-                            self.push(Entry::Match { line: line + i as u64, text: strip_terminator(piece).to_vec() });
+                        for (i, piece) in strip_terminator(text).split(|b| *b == b'\n').enumerate() {
+                            let piece = strip_terminator(piece);
+                            let span = (i == 0).then_some((0, piece.len()));
+                            found.push(Entry::Match { line: line + i as u64, text: line_text(piece, span, true) });
                         }
+                    });
+                    for entry in found {
+                        self.push(entry);
                     }
                 } else {
+                    let bytes = mat.bytes();
+                    let mut line_start = 0;
                     for (i, line) in mat.lines().enumerate() {
-                        self.push(Entry::Match { line: first + i as u64, text: strip_terminator(line).to_vec() });
+                        let text = strip_terminator(line);
+                        // Only a line too long to show whole needs to know where its match is.
+                        let span = if text.len() > MAX_LINE_BYTES {
+                            self.span_in(bytes, line_start, text.len())
+                        } else {
+                            None
+                        };
+                        line_start += line.len();
+                        self.push(Entry::Match { line: first + i as u64, text: line_text(text, span, true) });
                     }
                 }
             }
@@ -348,7 +515,7 @@ impl Sink for Collector<'_> {
     fn context(&mut self, _searcher: &Searcher, context: &SinkContext<'_>) -> Result<bool, io::Error> {
         if self.request.collect == Collect::Lines {
             let line = context.line_number().unwrap_or(1);
-            self.push(Entry::Context { line, text: strip_terminator(context.bytes()).to_vec() });
+            self.push(Entry::Context { line, text: line_text(strip_terminator(context.bytes()), None, false) });
         }
         Ok(self.keep_going())
     }
@@ -413,6 +580,66 @@ mod tests {
         assert_eq!(page(vec![1, 2, 3], Some(2), 1), (vec![2, 3], None));
         assert_eq!(page(vec![1, 2, 3], None, 1), (vec![2, 3], None));
         assert_eq!(page(vec![1, 2, 3], Some(5), 9), (vec![], None));
+    }
+
+    #[test]
+    fn long_matching_lines_are_cut_around_the_match() {
+        let mut line = "a".repeat(1200).into_bytes();
+        line.extend_from_slice(b"NEEDLE");
+        line.extend(std::iter::repeat_n(b'z', 3000));
+        let LineText::Window { text, before, after } = line_text(&line, Some((1200, 1206)), true) else {
+            panic!("expected a window")
+        };
+        assert_eq!(text.len(), MAX_LINE_BYTES);
+        assert_eq!((before, after), (1200 - 247, 3000 - 247));
+        assert_eq!(&text[247..253], b"NEEDLE");
+        // Near the start or end the window leans on that edge.
+        let LineText::Window { text, before, after } = line_text(&line, Some((3, 4)), true) else { panic!() };
+        assert_eq!((text.len(), before, after), (500, 0, line.len() - 500));
+        let end = line.len();
+        let LineText::Window { before, after, .. } = line_text(&line, Some((end - 1, end)), true) else { panic!() };
+        assert_eq!((before, after), (end - 500, 0));
+        // A match longer than the window is shown from its start.
+        let LineText::Window { text, before, .. } = line_text(&line, Some((100, 4000)), true) else { panic!() };
+        assert_eq!((text.len(), before), (500, 100));
+        // Short lines are whole; long context lines are left out.
+        assert_eq!(line_text(b"short", None, true), LineText::Whole(b"short".to_vec()));
+        assert_eq!(line_text(&line, None, false), LineText::Omitted);
+        assert_eq!(line_text(&[b'x'; 500], None, false), LineText::Whole(vec![b'x'; 500]));
+    }
+
+    #[test]
+    fn windows_cut_on_character_boundaries_and_count_characters() {
+        let line = "é".repeat(600); // 1,200 bytes, 600 characters
+        let LineText::Window { text, before, after } = line_text(line.as_bytes(), Some((600, 602)), true) else {
+            panic!("expected a window")
+        };
+        let shown = std::str::from_utf8(&text).unwrap();
+        assert_eq!(before + shown.chars().count() + after, 600);
+        assert!(text.len() <= MAX_LINE_BYTES);
+    }
+
+    #[test]
+    fn the_quick_binary_check_agrees_with_looks_binary() {
+        let mut samples: Vec<Vec<u8>> = vec![
+            b"fn main() {}\n".to_vec(),
+            b"hello TOKEN here\x00more text\nsecond line TOKEN\n".to_vec(),
+            b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00".to_vec(),
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj".to_vec(),
+            b"\x89PNG\r\n\x1a\nabc".to_vec(),
+            b"SQLite format 3\x00rest".to_vec(),
+            b"BZh91AY&SY".to_vec(),
+            vec![0xFF, 0xFE, b'a', 0, b'b', 0],
+            vec![0u8, 1, 2, 3, 0, 0, 200, 17, 0, 9],
+            Vec::new(),
+        ];
+        let mut long = "text ".repeat(3000).into_bytes();
+        samples.push(long.clone());
+        long[9000] = 0; // past the sniffed part
+        samples.push(long);
+        for sample in samples {
+            assert_eq!(is_binary(&sample), looks_binary(&sample[..sample.len().min(SNIFF_BYTES)]), "{sample:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,42 @@
+//! `cargo xtask bench search`: the launcher.
+//!
+//! The measuring half needs the host and its tools compiled with optimisations, so this builds
+//! the release `agent-tools` binary and a release xtask with the `bench` feature in one cargo run,
+//! then hands over to `target/release/xtask bench-run` (see `bench_run.rs`).
+//!
+//! Options (passed through):
+//! - `--runs N`: timed runs per row (default 10 on the 5,000-file tree, at most 5 on the large
+//!   tree), after one warm-up run;
+//! - `--large DIR`: the large tree (default `$CARGO_HOME/registry/src`, else
+//!   `~/.cargo/registry/src`); `--no-large` skips it;
+//! - `--no-build`: use the release binaries as they are;
+//! - for profiling: `--only TEXT` runs the rows whose title contains TEXT, `--in-process-only`
+//!   skips the binary and `rg`.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context as _, bail, ensure};
+
+pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
+    let Some((suite, options)) = args.split_first() else {
+        bail!("usage: cargo xtask bench search [--runs N] [--large DIR | --no-large] [--no-build]")
+    };
+    ensure!(suite == "search", "unknown benchmark {suite:?}: the only one is `search`");
+    if !options.iter().any(|option| option == "--no-build") {
+        crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
+    }
+    let runner = Path::new("target/release/xtask");
+    let binary = std::fs::canonicalize("target/release/agent-tools")
+        .context("target/release/agent-tools is missing: run `cargo build --release -p agent-tools-cli`")?;
+    ensure!(runner.is_file(), "{} is missing: run without --no-build", runner.display());
+    let status = Command::new(runner)
+        .arg("bench-run")
+        .arg("--bin")
+        .arg(&binary)
+        .args(options)
+        .status()
+        .with_context(|| format!("cannot run {}", runner.display()))?;
+    ensure!(status.success(), "the benchmark failed ({status})");
+    Ok(())
+}
