@@ -53,6 +53,8 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_file_edit::tool());
     #[cfg(feature = "file-write")]
     tools.push(agent_tool_file_write::tool());
+    #[cfg(feature = "notebook-edit")]
+    tools.push(agent_tool_notebook_edit::tool());
     let _ = config;
     tools
 }

@@ -36,6 +36,9 @@ fn compiled() -> Vec<&'static str> {
     if cfg!(feature = "file-write") {
         expected.push("Write");
     }
+    if cfg!(feature = "notebook-edit") {
+        expected.push("NotebookEdit");
+    }
     expected
 }
 

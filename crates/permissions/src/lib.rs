@@ -22,4 +22,4 @@ pub mod shell;
 
 pub use filesystem::{check_read_permission, check_write_permission, is_edit_denied, is_read_denied};
 pub use settings::{LoadedSettings, SettingsSources, parse_tool_list};
-pub use shell::check_shell_command;
+pub use shell::{check_shell_command, is_read_only_command};

@@ -124,11 +124,11 @@ pub fn working_directories(ctx: &ToolUseContext) -> Vec<PathBuf> {
     dirs
 }
 
-/// Whether `path` lies inside one of the working directories (symbolic links resolved on both
-/// sides).
+/// Whether `path` lies inside one of the working directories — as written **and** with symbolic
+/// links resolved (a link inside the project that points outside is outside).
 pub fn is_inside_working_directories(path: &Path, ctx: &ToolUseContext) -> bool {
     let dirs: Vec<PathBuf> = working_directories(ctx).iter().flat_map(|dir| candidates(dir)).collect();
-    candidates(path).iter().any(|spelling| dirs.iter().any(|dir| spelling.starts_with(dir)))
+    candidates(path).iter().all(|spelling| dirs.iter().any(|dir| spelling.starts_with(dir)))
 }
 
 /// Folders whose files always need the user's approval to change, even in bypass mode.

@@ -345,18 +345,29 @@ impl ShellPattern {
     }
 }
 
-fn rule_matches_part(tool_name: &str, behavior: PermissionBehavior, part: &str, ctx: &ToolUseContext) -> bool {
+/// The first `tool_name(…)` rule of `behavior` matching some spelling of `part`.
+fn matching_rule(
+    tool_name: &str,
+    behavior: PermissionBehavior,
+    part: &str,
+    ctx: &ToolUseContext,
+) -> Option<agent_tools_core::permissions::PermissionRule> {
     let spellings = candidates(part, behavior);
-    ctx.permission_context.content_rules(tool_name, behavior).any(|rule| {
+    ctx.permission_context.content_rules(tool_name, behavior).find(|rule| {
         let pattern = ShellPattern::parse(rule.rule_value.rule_content.as_deref().unwrap_or_default());
         spellings.iter().any(|spelling| pattern.matches(spelling))
     })
 }
 
+fn rule_matches_part(tool_name: &str, behavior: PermissionBehavior, part: &str, ctx: &ToolUseContext) -> bool {
+    matching_rule(tool_name, behavior, part, ctx).is_some()
+}
+
 /// The permission decision for a shell command from the `tool_name(…)` rules: deny if any part
 /// (or the whole) hits a deny rule, ask if any hits an ask rule, allow only when every part of
-/// a command that can be split hits an allow rule and writes no file; otherwise passthrough
-/// (the general permission system decides, and asks in default mode).
+/// a command that can be split writes no file and either hits an allow rule or only reads
+/// ([`is_read_only_command`]'s test); otherwise passthrough (the general permission system
+/// decides, and asks in default mode).
 pub fn check_shell_command(tool_name: &str, command: &str, ctx: &ToolUseContext) -> PermissionResult {
     let split = split_command(command);
     let parts: Vec<String> = match &split {
@@ -364,27 +375,39 @@ pub fn check_shell_command(tool_name: &str, command: &str, ctx: &ToolUseContext)
         Split::Complex(_) => Vec::new(),
     };
     let everything = std::iter::once(command.trim().to_owned()).chain(parts.iter().cloned()).collect::<Vec<_>>();
-    if everything.iter().any(|part| rule_matches_part(tool_name, PermissionBehavior::Deny, part, ctx)) {
+    if let Some(rule) = everything.iter().find_map(|part| matching_rule(tool_name, PermissionBehavior::Deny, part, ctx))
+    {
         return PermissionResult::Deny {
             message: messages::command_denied(command),
-            decision_reason: PermissionDecisionReason::Other { reason: "a deny rule matches".into() },
+            decision_reason: PermissionDecisionReason::Rule { rule },
         };
     }
-    if everything.iter().any(|part| rule_matches_part(tool_name, PermissionBehavior::Ask, part, ctx)) {
-        return PermissionResult::ask(messages::command_needs_approval(command));
+    // An ask rule's question survives bypass mode and whole-tool allow rules, as Claude Code's.
+    if let Some(rule) = everything.iter().find_map(|part| matching_rule(tool_name, PermissionBehavior::Ask, part, ctx))
+    {
+        return PermissionResult::Ask {
+            message: messages::command_needs_approval(command),
+            updated_input: None,
+            decision_reason: Some(PermissionDecisionReason::Rule { rule }),
+            suggestions: Vec::new(),
+            blocked_path: None,
+        };
     }
     match split {
         Split::Complex(why) => PermissionResult::passthrough(messages::command_too_complex(command, why)),
         Split::Parts(parts) => {
+            // Each part must be allowed on its own: by an allow rule, or by only reading.
             let allowed = !parts.is_empty()
                 && parts.iter().all(|part| {
-                    !part.writes_file && rule_matches_part(tool_name, PermissionBehavior::Allow, &part.text, ctx)
+                    !part.writes_file
+                        && (rule_matches_part(tool_name, PermissionBehavior::Allow, &part.text, ctx)
+                            || part_is_read_only(&part.text, Some(ctx)))
                 });
             if allowed {
                 PermissionResult::Allow {
                     updated_input: None,
                     decision_reason: Some(PermissionDecisionReason::Other {
-                        reason: "allow rules cover every part".into(),
+                        reason: "every part is allowed by a rule or only reads".into(),
                     }),
                 }
             } else {
@@ -392,6 +415,142 @@ pub fn check_shell_command(tool_name: &str, command: &str, ctx: &ToolUseContext)
             }
         }
     }
+}
+
+/// Commands that only read, whatever their (non-path) arguments: the conservative core of Claude
+/// Code's read-only list. Anything not here is not read-only.
+const READ_ONLY_COMMANDS: &[&str] = &[
+    "pwd",
+    "whoami",
+    "id",
+    "uname",
+    "echo",
+    "printf",
+    "true",
+    "false",
+    "which",
+    "type",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "nproc",
+    "uptime",
+    "wc",
+    "head",
+    "tail",
+    "cat",
+    "ls",
+    "stat",
+    "file",
+    "du",
+    "df",
+    "tree",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "cut",
+    "tr",
+    "diff",
+    "cmp",
+    "comm",
+    "nl",
+    "od",
+    "hexdump",
+    "strings",
+    "tac",
+    "rev",
+    "fold",
+    "expand",
+    "unexpand",
+    "column",
+    "paste",
+    "seq",
+    "sleep",
+    "test",
+    "[",
+    "groups",
+    "locale",
+    "cal",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "base64",
+    "jq",
+    "uniq",
+];
+
+/// `git` subcommands that only read.
+const READ_ONLY_GIT: &[&str] =
+    &["status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "grep", "describe", "shortlog", "cat-file"];
+
+/// Flags that make an otherwise read-only command write, run something, or never end.
+const WRITING_FLAGS: &[&str] = &[
+    "-exec",
+    "-execdir",
+    "-ok",
+    "-okdir",
+    "-delete",
+    "-fprint",
+    "-fprint0",
+    "-fprintf",
+    "-fls",
+    "-f",
+    "--follow",
+    "-F",
+    "--output-dir",
+    "--ext-diff",
+    "--textconv",
+];
+
+/// Whether every part of `command` only reads: no hidden commands, no file redirections, each
+/// part a known read-only command (git only with a read-only subcommand), no writing flags, no
+/// `$` expansions, and no path argument outside the working directories (`ctx`; without one, no
+/// absolute path, `~` or `..` at all). Leading variable assignments make a part not read-only.
+///
+/// This is deliberately narrow: a command it cannot prove read-only simply needs approval.
+pub fn is_read_only_command(command: &str, ctx: Option<&ToolUseContext>) -> bool {
+    let Split::Parts(parts) = split_command(command) else { return false };
+    !parts.is_empty() && parts.iter().all(|part| !part.writes_file && part_is_read_only(&part.text, ctx))
+}
+
+fn part_is_read_only(part: &str, ctx: Option<&ToolUseContext>) -> bool {
+    let words: Vec<&str> = part.split_whitespace().collect();
+    let Some(first) = words.first() else { return false };
+    if is_assignment(first).is_some() || first.contains('/') {
+        return false;
+    }
+    let arguments = &words[1..];
+    let allowed = match *first {
+        "git" => {
+            arguments.iter().find(|word| !word.starts_with('-')).is_some_and(|sub| READ_ONLY_GIT.contains(sub))
+                && !arguments.iter().any(|word| word.starts_with("-c") || word.starts_with("--exec") || *word == "-C")
+        }
+        "find" => true,
+        "sort" => !arguments.iter().any(|word| word.starts_with("-o") || word.starts_with("--output")),
+        "date" | "hostname" => arguments.iter().all(|word| word.starts_with('+') || *word == "-u" || *word == "-R"),
+        name => READ_ONLY_COMMANDS.contains(&name),
+    };
+    allowed
+        && !arguments.iter().any(|word| WRITING_FLAGS.contains(word) || word.contains('$'))
+        && arguments.iter().all(|word| path_argument_is_inside(word, ctx))
+}
+
+/// Whether a word that may be a path stays inside the working directories.
+fn path_argument_is_inside(word: &str, ctx: Option<&ToolUseContext>) -> bool {
+    let word = word.trim_matches(|c| c == '\'' || c == '"');
+    let word = word.split_once('=').map_or(word, |(_, value)| value);
+    let looks_like_path = word.starts_with('/') || word.starts_with('~') || word.split('/').any(|part| part == "..");
+    if !looks_like_path {
+        return true;
+    }
+    let Some(ctx) = ctx else { return false };
+    if word.starts_with('~') {
+        return false;
+    }
+    crate::paths::is_inside_working_directories(&ctx.resolve_path(word), ctx)
 }
 
 #[cfg(test)]
@@ -453,6 +612,53 @@ mod tests {
         let literal_star = ShellPattern::parse("echo \\*");
         assert!(literal_star.matches("echo *"));
         assert!(!literal_star.matches("echo x"));
+    }
+
+    #[test]
+    fn only_provably_read_only_commands_are_read_only() {
+        let ctx = ToolUseContext::new("/proj");
+        for command in [
+            "ls -la",
+            "git status",
+            "git log --oneline | head -5",
+            "cat a.txt && wc -l b.txt",
+            "grep -rni foo src",
+            "grep -o x f",
+            "find . -name '*.rs'",
+            "echo hi",
+            "pwd",
+            "cat /proj/x",
+            "date +%s",
+        ] {
+            assert!(is_read_only_command(command, Some(&ctx)), "{command}");
+        }
+        for command in [
+            "rm x",
+            "touch x",
+            "ls > out.txt",
+            "echo $(rm x)",
+            "git push",
+            "git commit -m x",
+            "git -c core.pager=x log",
+            "find . -delete",
+            "find . -exec rm {} ;",
+            "sort -o out x",
+            "sed -n p f",
+            "cat /etc/passwd",
+            "cat ../../etc/passwd",
+            "cat ~/.ssh/id_rsa",
+            "tail -f log",
+            "FOO=1 ls",
+            "./script.sh",
+            "ls; rm x",
+            "echo $HOME",
+            "date -s 2020-01-01",
+            "npm test",
+            "",
+        ] {
+            assert!(!is_read_only_command(command, Some(&ctx)), "{command}");
+        }
+        assert!(!is_read_only_command("cat /proj/x", None), "without a context, no absolute paths");
     }
 
     #[test]

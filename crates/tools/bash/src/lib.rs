@@ -235,6 +235,21 @@ impl ToolDef for BashTool {
         Some(render::progress(&progress.output, progress.elapsed_time_seconds, progress.total_bytes))
     }
 
+    /// Read-only when every part of the command provably only reads (a conservative allow-list,
+    /// see `agent_tools_permissions::is_read_only_command`); such calls may run side by side.
+    fn is_read_only(&self, input: &BashInput) -> bool {
+        agent_tools_permissions::is_read_only_command(&input.command, None)
+    }
+
+    fn is_concurrency_safe(&self, input: &BashInput) -> bool {
+        self.is_read_only(input)
+    }
+
+    /// `Bash(…)` rules over every part of the command; read-only parts need no rule.
+    async fn check_permissions(&self, input: &BashInput, ctx: &ToolUseContext) -> agent_tools_core::PermissionResult {
+        agent_tools_permissions::check_shell_command(NAME, &input.command, ctx)
+    }
+
     async fn call(&self, input: BashInput, ctx: &ToolUseContext) -> Result<ToolResult<BashOutput>, ToolError> {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);

@@ -546,8 +546,11 @@ async fn contract_members() {
         ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: true }
     );
     let parsed = tool.parse(json!({"command": "ls", "description": "List files"})).unwrap();
-    assert!(!tool.is_read_only(&parsed));
-    assert!(!tool.is_concurrency_safe(&parsed));
+    // Input-driven: a listing only reads and may run beside other reads; a write does not.
+    assert!(tool.is_read_only(&parsed));
+    assert!(tool.is_concurrency_safe(&parsed));
+    let writes = tool.parse(json!({"command": "touch x"})).unwrap();
+    assert!(!tool.is_read_only(&writes) && !tool.is_concurrency_safe(&writes));
     assert_eq!(tool.description(&parsed), "List files");
     assert_eq!(tool.get_path(&parsed), None);
     assert_eq!(tool.activity_description(&parsed).as_deref(), Some("Running List files"));
@@ -639,4 +642,28 @@ async fn temporary_files_are_removed() {
     let (text, _, _) = session.run(json!({"command": "sleep 5", "timeout": 200})).await;
     assert!(text.starts_with("Exit code 143"));
     assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+}
+
+#[tokio::test]
+async fn permissions_follow_bash_rules_and_read_only_commands() {
+    use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+    let dir = tempfile::tempdir().unwrap();
+    let mut ctx = ToolUseContext::new(dir.path());
+    ctx.permission_context = std::sync::Arc::new(
+        ToolPermissionContext::default()
+            .with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, "Bash(rm:*)")
+            .with_rule(PermissionBehavior::Allow, PermissionRuleSource::Session, "Bash(make test:*)"),
+    );
+    let tool = agent_tool_bash::tool();
+    let decide = |command: &str| {
+        let parsed = tool.parse(json!({"command": command})).unwrap();
+        let ctx = ctx.clone();
+        let tool = tool.clone();
+        async move { tool.check_permissions(&parsed, &ctx).await.behavior() }
+    };
+    assert_eq!(decide("FOO=1 rm -rf x").await, "deny");
+    assert_eq!(decide("ls -la && git status").await, "allow");
+    assert_eq!(decide("make test -j2").await, "allow");
+    assert_eq!(decide("make test; touch x").await, "passthrough");
+    assert_eq!(decide("echo $(id)").await, "passthrough");
 }

@@ -192,7 +192,14 @@ impl ToolDef for EditTool {
         Some(format!("Editing {}", input.file_path))
     }
 
+    async fn check_permissions(&self, input: &EditInput, ctx: &ToolUseContext) -> agent_tools_core::PermissionResult {
+        agent_tools_permissions::check_write_permission(&ctx.resolve_path(&input.file_path), ctx)
+    }
+
     async fn validate_input(&self, input: &EditInput, ctx: &ToolUseContext) -> ValidationResult {
+        if agent_tools_permissions::is_edit_denied(&ctx.resolve_path(&input.file_path), ctx) {
+            return ValidationResult::error(agent_tools_permissions::messages::EDIT_DENIED, 2);
+        }
         // The cheap check first, without touching the disk.
         if input.old_string == input.new_string {
             let (message, code) = refusal_message(&Refusal::NoChange, input, &ctx.cwd, false);

@@ -374,6 +374,10 @@ impl ToolDef for ReadTool {
         Some(format!("Reading {}", input.file_path))
     }
 
+    async fn check_permissions(&self, input: &ReadInput, ctx: &ToolUseContext) -> agent_tools_core::PermissionResult {
+        agent_tools_permissions::check_read_permission(&ctx.resolve_path(&input.file_path), ctx)
+    }
+
     async fn validate_input(&self, input: &ReadInput, ctx: &ToolUseContext) -> ValidationResult {
         if let Some(pages) = &input.pages {
             match PageRange::parse(pages) {
@@ -385,6 +389,9 @@ impl ToolDef for ReadTool {
             }
         }
         let path = ctx.resolve_path(&input.file_path);
+        if agent_tools_permissions::is_read_denied(&path, ctx) {
+            return ValidationResult::error(agent_tools_permissions::messages::READ_DENIED, 1);
+        }
         if is_blocked_device(&path) {
             return ValidationResult::error(render::blocked_device(&input.file_path), 9);
         }

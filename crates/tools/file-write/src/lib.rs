@@ -130,7 +130,14 @@ impl ToolDef for WriteTool {
         Some(format!("Writing {}", input.file_path))
     }
 
+    async fn check_permissions(&self, input: &WriteInput, ctx: &ToolUseContext) -> agent_tools_core::PermissionResult {
+        agent_tools_permissions::check_write_permission(&ctx.resolve_path(&input.file_path), ctx)
+    }
+
     async fn validate_input(&self, input: &WriteInput, ctx: &ToolUseContext) -> ValidationResult {
+        if agent_tools_permissions::is_edit_denied(&ctx.resolve_path(&input.file_path), ctx) {
+            return ValidationResult::error(agent_tools_permissions::messages::EDIT_DENIED, 1);
+        }
         let path = ctx.resolve_path(&input.file_path);
         let state = ctx.read_file_state.clone();
         let checked = tokio::task::spawn_blocking(move || write::plan(&path, &state).err()).await;

@@ -191,7 +191,18 @@ impl ToolDef for NotebookEditTool {
         Some(format!("Editing notebook {}", input.notebook_path))
     }
 
+    async fn check_permissions(
+        &self,
+        input: &NotebookEditInput,
+        ctx: &ToolUseContext,
+    ) -> agent_tools_core::PermissionResult {
+        agent_tools_permissions::check_write_permission(&ctx.resolve_path(&input.notebook_path), ctx)
+    }
+
     async fn validate_input(&self, input: &NotebookEditInput, ctx: &ToolUseContext) -> ValidationResult {
+        if agent_tools_permissions::is_edit_denied(&ctx.resolve_path(&input.notebook_path), ctx) {
+            return ValidationResult::error(agent_tools_permissions::messages::EDIT_DENIED, 1);
+        }
         let path = ctx.resolve_path(&input.notebook_path);
         let state = ctx.read_file_state.clone();
         let owned = input.clone();
