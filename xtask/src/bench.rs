@@ -1,4 +1,7 @@
-//! `cargo xtask bench search`: the launcher.
+//! `cargo xtask bench search | executor`: the launchers.
+//!
+//! `executor` runs the host's `executor` bench target (what the pipeline adds to one permitted
+//! Read). `search` is below.
 //!
 //! The measuring half needs the host and its tools compiled with optimisations, so this builds
 //! the release `agent-tools` binary and a release xtask with the `bench` feature in one cargo run,
@@ -20,9 +23,12 @@ use anyhow::{Context as _, bail, ensure};
 
 pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
     let Some((suite, options)) = args.split_first() else {
-        bail!("usage: cargo xtask bench search [--runs N] [--large DIR | --no-large] [--no-build]")
+        bail!("usage: cargo xtask bench search [--runs N] [--large DIR | --no-large] [--no-build] | bench executor")
     };
-    ensure!(suite == "search", "unknown benchmark {suite:?}: the only one is `search`");
+    if suite == "executor" {
+        return crate::cargo(&["bench", "-p", "agent-tools-host", "--bench", "executor"]);
+    }
+    ensure!(suite == "search", "unknown benchmark {suite:?}: the benchmarks are `search` and `executor`");
     if !options.iter().any(|option| option == "--no-build") {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
     }

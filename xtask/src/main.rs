@@ -10,6 +10,8 @@
 //!   release `agent-tools call` binary) side by side with `rg` on a generated 5,000-file tree and
 //!   on the sources under `~/.cargo/registry/src`, and prints medians, ratios and peak memory.
 //!   Speed is measured here, never in tests. See [`bench`].
+//! - `bench executor`: what the executor's pipeline (find, parse, validate, permissions, call,
+//!   map, size control) adds to a permitted Read of a small file.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -42,7 +44,7 @@ fn main() -> anyhow::Result<()> {
         "bench" => bench::bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci|features|tidy|bench search [--runs N] [--large DIR|--no-large] [--no-build]>"
+                "usage: cargo xtask <ci|features|tidy|bench search [--runs N] [--large DIR|--no-large] [--no-build]|bench executor>"
             );
             bail!("unknown task {task:?}")
         }
