@@ -8,11 +8,66 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{PermissionBehavior, PermissionMode, PermissionRuleSource, ToolPermissionContext};
-use agent_tools_core::{Tool, ToolUseContext};
+use agent_tools_core::permissions::{
+    PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleSource, ToolPermissionContext,
+};
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
+};
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool};
 use agent_tools_host::{HostConfig, get_all_base_tools};
+use agent_tools_permissions::{PreapprovedHosts, check_web_fetch_permission};
 use serde_json::{Value, json};
+
+/// The input of the two probe tools below.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct ProbeInput {
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    prompt: String,
+}
+
+/// Stands in for the tools this corpus needs that the pool does not hold yet: `WebFetch`
+/// (its permission check is the real `domain:` check, `docs.rs` pre-approved) and an MCP tool
+/// (no check of its own, as Claude Code's MCP tools: it asks unless a rule allows).
+struct Probe(&'static str);
+
+impl ToolDef for Probe {
+    type Input = ProbeInput;
+    type Output = ();
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn description(&self, input: &ProbeInput) -> String {
+        format!("{} {}", input.url, input.prompt)
+    }
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        String::new()
+    }
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(1000)
+    }
+    async fn call(&self, _input: ProbeInput, _ctx: &ToolUseContext) -> Result<ToolResult<()>, ToolError> {
+        Ok(ToolResult::new(()))
+    }
+    fn map_tool_result(&self, _output: &(), tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, "")
+    }
+    async fn check_permissions(&self, input: &ProbeInput, ctx: &ToolUseContext) -> PermissionResult {
+        if self.0 == "WebFetch" {
+            check_web_fetch_permission(self.0, &input.url, &PreapprovedHosts::new(["docs.rs"]), ctx)
+        } else {
+            PermissionResult::passthrough(format!("{} needs approval", self.0))
+        }
+    }
+}
+
+fn fetch(url: &str) -> Value {
+    json!({"url": url, "prompt": "summarise"})
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Expect {
@@ -277,6 +332,60 @@ fn corpus(root: &Path) -> Vec<Row> {
         rows.push(row(&[], DEFAULT, tool, input(home_rc), Ask, "a shell start-up file, default mode"));
         rows.push(row(&[], PLAN, tool, input(p(".git/config")), Deny, "plan mode refuses before the safety check"));
     }
+    // --- WebFetch: `domain:` rules match the exact host; deny wins; ask rules survive bypass. ---
+    let example = [(A, "WebFetch(domain:example.com)")];
+    for (rules, mode, url, expect, note) in [
+        (&example[..], DEFAULT, "https://example.com/page", Allow, "a domain allow rule"),
+        (&example[..], DEFAULT, "https://EXAMPLE.com/page", Allow, "host names compare in lower case"),
+        (&example[..], DEFAULT, "https://docs.example.com/", Ask, "no sub-domain matching"),
+        (&example[..], DEFAULT, "https://example.com.evil.net/", Ask, "a look-alike host"),
+        (&example[..], DEFAULT, "https://example.com@evil.net/", Ask, "user-info that looks like a host"),
+        (&example[..], DEFAULT, "https://evil.net/?u=https://example.com", Ask, "the host in the query"),
+        (&[(A, "WebFetch(domain:*.example.com)")][..], DEFAULT, "https://a.example.com/", Ask, "no wildcards"),
+        (&[(A, "WebFetch")][..], DEFAULT, "https://anything.net/", Allow, "a whole-tool allow"),
+        (
+            &[(D, "WebFetch(domain:example.com)"), (A, "WebFetch")][..],
+            DEFAULT,
+            "https://example.com/",
+            Deny,
+            "deny wins",
+        ),
+        (&[(D, "WebFetch(domain:docs.rs)")][..], DEFAULT, "https://docs.rs/url", Deny, "deny beats pre-approval"),
+        (
+            &[(K, "WebFetch(domain:example.com)")][..],
+            BYPASS,
+            "https://example.com/",
+            Ask,
+            "an ask rule survives bypass",
+        ),
+        (&[][..], DEFAULT, "https://docs.rs/url", Allow, "a pre-approved host"),
+        (&[][..], DEFAULT, "https://docs.rs.evil.net/", Ask, "not the pre-approved host"),
+        (&[][..], DEFAULT, "https://crates.io/", Ask, "an unknown host asks"),
+        (&[][..], BYPASS, "https://crates.io/", Allow, "bypass fetches"),
+        (&[][..], PLAN, "https://crates.io/", Ask, "plan mode asks before fetching"),
+        (&[(D, "WebFetch")][..], BYPASS, "https://docs.rs/", Deny, "a whole-tool deny"),
+        (&example[..], BYPASS, "file:///etc/passwd", Deny, "no host: never fetched"),
+    ] {
+        rows.push(row(rules, mode, "WebFetch", fetch(url), expect, note));
+    }
+
+    // --- MCP tools: whole-tool and whole-server rules only. ---
+    const MCP: &str = "mcp__github__create_issue";
+    for (rules, mode, expect, note) in [
+        (&[][..], DEFAULT, Ask, "an MCP tool asks by default"),
+        (&[][..], BYPASS, Allow, "bypass runs MCP tools"),
+        (&[(A, MCP)][..], DEFAULT, Allow, "the tool's own rule"),
+        (&[(A, "mcp__github")][..], DEFAULT, Allow, "a server rule"),
+        (&[(A, "mcp__github__*")][..], DEFAULT, Allow, "a server wildcard rule"),
+        (&[(A, "mcp__gitlab")][..], DEFAULT, Ask, "another server's rule"),
+        (&[(A, "mcp__git")][..], DEFAULT, Ask, "a server-name prefix is not the server"),
+        (&[(A, "mcp__github__create")][..], DEFAULT, Ask, "a tool-name prefix is not the tool"),
+        (&[(D, "mcp__github"), (A, MCP)][..], DEFAULT, Deny, "a server deny beats a tool allow"),
+        (&[(D, "mcp__github__*")][..], BYPASS, Deny, "a server deny in bypass mode"),
+        (&[(K, MCP)][..], BYPASS, Ask, "an ask rule in bypass mode"),
+    ] {
+        rows.push(row(rules, mode, MCP, json!({}), expect, note));
+    }
     rows
 }
 
@@ -284,13 +393,15 @@ fn corpus(root: &Path) -> Vec<Row> {
 async fn the_corpus_holds_and_nothing_is_wrongly_allowed() {
     let dir = fixture();
     let root = dir.path().canonicalize().unwrap();
-    let tools = get_all_base_tools(&HostConfig::default());
+    let mut tools = get_all_base_tools(&HostConfig::default());
+    tools.push(build_tool(Probe("WebFetch")));
+    tools.push(build_tool(Probe("mcp__github__create_issue")));
     let rows = corpus(&root);
     assert!(rows.len() >= 200, "the corpus has {} rows", rows.len());
     let mut wrong = Vec::new();
     let mut wrong_allows = 0;
     for row in &rows {
-        let Some(tool) = tools.iter().find(|tool| tool.name() == row.tool) else { continue };
+        let tool = tools.iter().find(|tool| tool.name() == row.tool).unwrap_or_else(|| panic!("no tool {}", row.tool));
         let mut permissions = ToolPermissionContext { mode: row.mode, ..Default::default() };
         if row.mode == BYPASS {
             permissions.is_bypass_permissions_mode_available = true;

@@ -9,7 +9,8 @@
 //!   working directories, and the paths that always need approval (`.git/`, shell start-up files);
 //! - [`filesystem`]: the read and write checks file tools run in `check_permissions`;
 //! - [`shell`]: `Bash(…)` rules (exact, `prefix:*`, wildcards) over every part of a compound
-//!   command.
+//!   command;
+//! - [`web`]: `WebFetch(domain:…)` rules and pre-approved hosts.
 //!
 //! The decision order (deny rules, ask rules, the tool's check, the mode, allow rules) lives in
 //! the host's executor.
@@ -19,7 +20,9 @@ pub mod messages;
 pub mod paths;
 pub mod settings;
 pub mod shell;
+pub mod web;
 
 pub use filesystem::{check_read_permission, check_write_permission, is_edit_denied, is_read_denied};
 pub use settings::{LoadedSettings, SettingsSources, parse_tool_list};
 pub use shell::{check_shell_command, is_read_only_command};
+pub use web::{PreapprovedHosts, check_web_fetch_permission, domain_rule_key};

@@ -45,3 +45,13 @@ pub fn command_too_complex(command: &str, why: &str) -> String {
         "The command `{command}` needs approval: it uses {why}, so its parts cannot be checked against the permission rules one by one."
     )
 }
+
+/// A fetch refused by a `WebFetch(domain:…)` deny rule.
+pub fn fetch_denied(tool_name: &str, key: &str) -> String {
+    format!("Permission to use {tool_name} with {key} has been denied by your permission settings.")
+}
+
+/// A fetch that needs approval.
+pub fn fetch_needs_approval(tool_name: &str, key: &str) -> String {
+    format!("Claude requested permissions to use {tool_name} on {key}, but you haven't granted it yet.")
+}
