@@ -34,7 +34,7 @@ fn args(value: Value) -> Map<String, Value> {
     }
 }
 
-async fn call(client: &Client, tool: &str, input: Value) -> CallToolResult {
+async fn call(client: &rmcp::service::Peer<rmcp::RoleClient>, tool: &str, input: Value) -> CallToolResult {
     client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(input))).await.unwrap()
 }
 
@@ -163,5 +163,90 @@ async fn one_session_per_server_keeps_the_cwd_and_what_was_read() {
     let failed = call(&client, "Bash", json!({"command": "echo partial; exit 3"})).await;
     assert_eq!(failed.is_error, Some(true));
     assert_eq!(text(&failed), "Exit code 3\npartial");
+    client.cancel().await.unwrap();
+}
+
+/// An MCP client whose user answers permission questions from a script, and which records the
+/// questions it was asked.
+#[derive(Clone, Default)]
+struct ScriptedUser {
+    answers: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<Value>>>,
+    questions: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for ScriptedUser {
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            self.questions.lock().unwrap().push(message);
+        }
+        Ok(match self.answers.lock().unwrap().pop_front() {
+            Some(content) => ElicitResult::new(ElicitationAction::Accept).with_content(content),
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
+        rmcp::model::ClientConfig::new(capabilities, rmcp::model::Implementation::new("scripted-user", "1"))
+    }
+}
+
+#[tokio::test]
+async fn in_default_mode_the_server_asks_the_clients_user_through_elicitation() {
+    let dir = fixture();
+    let user = ScriptedUser::default();
+    user.answers.lock().unwrap().extend([
+        json!({"decision": "allow_once"}),
+        json!({"decision": "deny", "reason": "write it under docs/ instead"}),
+        json!({"decision": "allow_always"}),
+    ]);
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
+    command.env("HOME", dir.path().join(".home")).env("XDG_STATE_HOME", dir.path().join(".state"));
+    command.arg("--cwd").arg(dir.path()).args(["--permission-mode", "default"]).arg("serve");
+    let client = user.clone().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+
+    // Reads inside the working directory need no question.
+    let read = call(&client, "Read", json!({"file_path": "notes.txt"})).await;
+    assert_eq!(read.is_error, Some(false));
+    assert!(user.questions.lock().unwrap().is_empty());
+
+    // allow_once: the write happens, and the question named the tool and the file.
+    let first = call(&client, "Write", json!({"file_path": "a.txt", "content": "one\n"})).await;
+    assert_eq!(first.is_error, Some(false), "{}", text(&first));
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
+    let question = user.questions.lock().unwrap()[0].clone();
+    assert!(question.starts_with("Write wants to run:"), "{question}");
+    assert!(question.contains("a.txt"), "{question}");
+
+    // deny with a reason: nothing is written and the model reads the user's words.
+    let second = call(&client, "Write", json!({"file_path": "b.txt", "content": "two\n"})).await;
+    assert_eq!(second.is_error, Some(true));
+    assert!(text(&second).contains("The user said: write it under docs/ instead"), "{}", text(&second));
+    assert!(!dir.path().join("b.txt").exists());
+
+    // allow_always: this write and every later Write to the project run without asking again.
+    let third = call(&client, "Write", json!({"file_path": "c.txt", "content": "three\n"})).await;
+    assert_eq!(third.is_error, Some(false), "{}", text(&third));
+    let fourth = call(&client, "Write", json!({"file_path": "d.txt", "content": "four\n"})).await;
+    assert_eq!(fourth.is_error, Some(false), "{}", text(&fourth));
+    assert_eq!(fs::read_to_string(dir.path().join("d.txt")).unwrap(), "four\n");
+    assert_eq!(user.questions.lock().unwrap().len(), 3, "allow_always stopped the questions");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_client_without_elicitation_gets_a_refusal_the_model_can_act_on() {
+    let dir = fixture();
+    let client = connect_with(dir.path(), &["--permission-mode", "default"]).await;
+    let refused = call(&client, "Write", json!({"file_path": "a.txt", "content": "x"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("cannot show permission questions"), "{}", text(&refused));
+    assert!(text(&refused).contains("--permission-mode"), "{}", text(&refused));
+    assert!(!dir.path().join("a.txt").exists());
     client.cancel().await.unwrap();
 }

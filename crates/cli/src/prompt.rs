@@ -68,8 +68,8 @@ impl ElicitationPrompter {
     }
 }
 
-/// The answer form an MCP client shows.
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+/// The answer an MCP client sends back for the [`permission_form`].
+#[derive(Debug, serde::Deserialize)]
 pub(crate) struct PermissionForm {
     /// allow_once, allow_always (for the rest of this session), or deny.
     pub(crate) decision: FormDecision,
@@ -79,7 +79,7 @@ pub(crate) struct PermissionForm {
 }
 
 /// The choices of [`PermissionForm`].
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Debug, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum FormDecision {
     /// Run it this once.
@@ -90,31 +90,100 @@ pub(crate) enum FormDecision {
     Deny,
 }
 
-rmcp::elicit_safe!(PermissionForm);
+/// The form an MCP client shows: a required single choice with readable titles, and an optional
+/// reason. Written out rather than derived, because an elicitation schema allows only flat
+/// primitive properties (a derived `Option<String>` or documented enum is not one).
+pub(crate) fn permission_form() -> rmcp::model::ElicitationSchema {
+    use rmcp::model::{ElicitationSchema, EnumSchema, PrimitiveSchemaDefinition, StringSchema};
+    let choices = ["allow_once", "allow_always", "deny"].map(String::from).to_vec();
+    let titles = ["Allow once", "Allow for the rest of this session", "Deny"].map(String::from).to_vec();
+    let decision = match EnumSchema::builder(choices.clone()).enum_titles(titles) {
+        Ok(titled) => titled.build(),
+        Err(_) => EnumSchema::builder(choices).build(),
+    };
+    let mut schema = ElicitationSchema::new(
+        [
+            ("decision".to_owned(), PrimitiveSchemaDefinition::Enum(decision)),
+            (
+                "reason".to_owned(),
+                PrimitiveSchemaDefinition::String(
+                    StringSchema::new().description("If denying: what to do instead (the model reads this)."),
+                ),
+            ),
+        ]
+        .into(),
+    );
+    schema = schema.with_required(vec!["decision".to_owned()]);
+    schema
+}
 
 impl PermissionPrompter for ElicitationPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
         Box::pin(async move {
-            let question = format!(
+            use rmcp::model::{ElicitRequestParams, ElicitationAction};
+            use rmcp::service::ElicitationMode;
+            if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+                return PermissionAnswer::Deny {
+                    feedback: Some(
+                        "This MCP client cannot show permission questions, so calls that need approval are refused. \
+                         Start the server with a permission mode or rules that allow them (see --permission-mode and --allowed-tools)."
+                            .into(),
+                    ),
+                };
+            }
+            let message = format!(
                 "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",
                 request.tool_name,
                 request.summary,
                 input_line(request),
                 request.message
             );
-            match self.peer.elicit::<PermissionForm>(question).await {
-                Ok(Some(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
-                Ok(Some(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
-                Ok(Some(PermissionForm { decision: FormDecision::Deny, reason })) => PermissionAnswer::Deny { feedback: reason },
-                Err(rmcp::service::ElicitationError::CapabilityNotSupported) => PermissionAnswer::Deny {
-                    feedback: Some(
-                        "This MCP client cannot show permission questions, so calls that need approval are refused. \
-                         Start the server with a permission mode or rules that allow them (see --permission-mode and --allowed-tools)."
-                            .into(),
-                    ),
-                },
-                Ok(None) | Err(_) => PermissionAnswer::Deny { feedback: None },
+            let params =
+                ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: permission_form() };
+            let answer = match self.peer.create_elicitation(params).await {
+                Ok(result) if result.action == ElicitationAction::Accept => result.content,
+                Ok(_) => None,
+                Err(err) => {
+                    tracing::warn!("the permission question could not be asked: {err}");
+                    None
+                }
+            };
+            match answer.map(serde_json::from_value::<PermissionForm>) {
+                Some(Ok(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
+                Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
+                Some(Ok(PermissionForm { decision: FormDecision::Deny, reason })) => {
+                    PermissionAnswer::Deny { feedback: reason }
+                }
+                Some(Err(err)) => {
+                    tracing::warn!("the permission answer was not understood: {err}");
+                    PermissionAnswer::Deny { feedback: None }
+                }
+                None => PermissionAnswer::Deny { feedback: None },
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod elicitation_tests {
+    use super::*;
+
+    #[test]
+    fn the_permission_form_is_a_flat_schema_with_a_required_titled_choice() {
+        let schema = serde_json::to_value(permission_form()).unwrap();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], serde_json::json!(["decision"]));
+        let choices: Vec<&str> = schema["properties"]["decision"]["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["const"].as_str())
+            .collect();
+        assert_eq!(choices, ["allow_once", "allow_always", "deny"]);
+        assert_eq!(schema["properties"]["reason"]["type"], "string");
+        // What a client sends back parses into the answer.
+        let answer: PermissionForm =
+            serde_json::from_value(serde_json::json!({"decision": "deny", "reason": "no"})).unwrap();
+        assert!(matches!(answer, PermissionForm { decision: FormDecision::Deny, reason: Some(ref r) } if r == "no"));
     }
 }
