@@ -37,6 +37,7 @@ mod folder;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
+use ignore::overrides::Override;
 pub use ignore::{DirEntry, WalkBuilder};
 use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use tokio_util::sync::CancellationToken;
@@ -75,6 +76,18 @@ impl WalkConfig {
     /// [`Self::builder`], leaving out what `deny` names. The walk's root itself is not checked:
     /// callers check it first (see [`ReadDenyRules`]).
     pub fn builder_excluding(&self, root: &Path, deny: &ReadDenyRules) -> WalkBuilder {
+        self.builder_filtered(root, deny, None)
+    }
+
+    /// [`Self::builder_excluding`], keeping only what `globs` admits, as a filter *on top of*
+    /// the ignore files: a file must pass both.
+    ///
+    /// ripgrep's own `--glob` overrides take precedence over `.gitignore`, so `rg -g '*.md'`
+    /// lists a `draft.md` that a nested `.gitignore` names, while a Glob call does not; Claude
+    /// Code's Grep inherits that disagreement. Here a `!pattern` glob prunes matching folders and
+    /// files, and with any positive glob a file must match one, but no glob brings back a
+    /// file the ignore files (or `deny`) leave out.
+    pub fn builder_filtered(&self, root: &Path, deny: &ReadDenyRules, globs: Option<Override>) -> WalkBuilder {
         let mut builder = WalkBuilder::new(root);
         let ignore_files = self.respect_ignore_files;
         builder
@@ -89,16 +102,28 @@ impl WalkConfig {
         if ignore_files {
             builder.add_custom_ignore_filename(".rgignore");
         }
-        if deny.is_empty() {
-            builder.filter_entry(|entry| !is_vcs_directory(entry));
-        } else {
-            let deny = deny.clone();
-            let root = deny::Spellings::of(root);
-            builder.filter_entry(move |entry| {
-                let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
-                !is_vcs_directory(entry) && !root.entry_denied(&deny, entry.path(), is_dir)
-            });
-        }
+        let deny = (!deny.is_empty()).then(|| (deny.clone(), deny::Spellings::of(root)));
+        let globs = globs.filter(|globs| !globs.is_empty());
+        builder.filter_entry(move |entry| {
+            if is_vcs_directory(entry) {
+                return false;
+            }
+            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+            if let Some((deny, root)) = &deny
+                && root.entry_denied(deny, entry.path(), is_dir)
+            {
+                return false;
+            }
+            match &globs {
+                // The walk's root is never filtered out (a file root is searched as named).
+                Some(globs) if entry.depth() > 0 => match globs.matched(entry.path(), is_dir) {
+                    ignore::Match::Ignore(_) => false,
+                    ignore::Match::Whitelist(_) => true,
+                    ignore::Match::None => is_dir || globs.num_whitelists() == 0,
+                },
+                _ => true,
+            }
+        });
         builder
     }
 

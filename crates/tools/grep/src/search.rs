@@ -79,7 +79,8 @@ pub enum FilterError {
     UnknownType(String),
 }
 
-/// The file filters of a search: `glob` as ripgrep overrides, `type` as ripgrep file types.
+/// The file filters of a search: `glob` in ripgrep's `--glob` syntax (applied on top of the
+/// ignore files, see [`WalkConfig::builder_filtered`]), `type` as ripgrep file types.
 #[derive(Debug, Clone)]
 pub struct Filters {
     overrides: Override,
@@ -220,8 +221,7 @@ pub fn run(
     cancel: &CancellationToken,
 ) -> Result<Vec<FileHits>, Cancelled> {
     let mut found = if root.is_dir() {
-        let mut builder = walk.builder_excluding(root, deny);
-        builder.overrides(filters.overrides.clone());
+        let mut builder = walk.builder_filtered(root, deny, Some(filters.overrides.clone()));
         if let Some(types) = &filters.types {
             builder.types(types.clone());
         }

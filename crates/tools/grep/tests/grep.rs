@@ -550,6 +550,37 @@ async fn gitignore_is_respected_hidden_files_searched_and_vcs_folders_skipped() 
     assert_eq!(text, ".github/ci.yml:1\nsrc/a.txt:1\n\nFound 2 total occurrences across 2 files.");
 }
 
+/// Case 021: a `glob` narrows what the ignore files leave; it never brings back an ignored file
+/// (ripgrep's `-g` would list `docs/draft.md`, which `docs/.gitignore` names), so Grep and Glob
+/// agree on which files exist.
+#[tokio::test]
+async fn glob_filters_never_bring_back_ignored_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    fs::create_dir(w.join(".git")).unwrap();
+    write(w, ".gitignore", "node_modules/\ndist/\n");
+    write(w, "README.md", "# readme\n");
+    write(w, "docs/guide.md", "# guide\n");
+    write(w, "docs/.gitignore", "draft.md\n");
+    write(w, "docs/draft.md", "# draft\n");
+    write(w, "docs/notes.txt", "# notes\n");
+    write(w, "node_modules/pkg/README.md", "# pkg\n");
+    write(w, "dist/out.md", "# out\n");
+    let files = |glob: &str| {
+        let input = json!({"pattern": "#", "glob": glob, "output_mode": "count"});
+        async move { sorted_lines(&grep(w, input).await).into_iter().map(str::to_owned).collect::<Vec<_>>() }
+    };
+    let md = files("*.md").await;
+    assert_eq!(md, ["", "Found 2 total occurrences across 2 files.", "README.md:1", "docs/guide.md:1"]);
+    assert_eq!(files("**/*.md").await, md);
+    assert_eq!(files("{*.md,*.txt}").await[3..], ["docs/guide.md:1", "docs/notes.txt:1"]);
+    // A negated glob still leaves things out, folders included.
+    let not_docs = files("!docs").await;
+    assert_eq!(not_docs, ["", "Found 1 total occurrence across 1 file.", "README.md:1"]);
+    let not_md = files("!*.md").await;
+    assert_eq!(not_md, ["", "Found 1 total occurrence across 1 file.", "docs/notes.txt:1"]);
+}
+
 #[tokio::test]
 async fn paths_outside_the_working_directory_are_absolute() {
     let dir = oracle_fixture();
