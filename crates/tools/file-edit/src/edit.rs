@@ -72,6 +72,8 @@ pub struct Planned {
     /// The text actually replaced: `old_string`, or the file's own spelling of it when only the
     /// curly-quote fallback found it.
     pub actual_old: String,
+    /// How many occurrences were replaced (0 when the Edit creates or fills a file).
+    pub replacements: usize,
 }
 
 impl Planned {
@@ -88,6 +90,8 @@ pub struct Applied {
     pub raw: String,
     /// The text replaced (the first match, in the file's own spelling).
     pub actual_old: String,
+    /// How many occurrences were replaced.
+    pub replacements: usize,
 }
 
 /// Runs every check on the file at `path` and computes the edited file.
@@ -115,6 +119,7 @@ pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<
             bytes: content.as_bytes().to_vec(),
             text: normalize_newlines(&content),
             actual_old: String::new(),
+            replacements: 0,
         });
     };
     if old_string.is_empty() && !file.is_blank() {
@@ -127,7 +132,7 @@ pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<
         // Filling an empty (or whitespace-only) file: nothing in it can be lost, so no Read is
         // needed (as in Claude Code); if it gained content meanwhile, the check above refuses.
         let raw = file.line_ending.apply(&whole(new_string));
-        return finish(file, raw, String::new());
+        return finish(file, raw, String::new(), 0);
     }
     match check_freshness(state, &file) {
         Freshness::Fresh => {}
@@ -137,8 +142,8 @@ pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<
     if !file.lossless {
         return Err(Refusal::Undecodable(file.encoding));
     }
-    let Applied { raw, actual_old } = apply(&file, request, keep_whitespace)?;
-    finish(file, raw, actual_old)
+    let Applied { raw, actual_old, replacements } = apply(&file, request, keep_whitespace)?;
+    finish(file, raw, actual_old, replacements)
 }
 
 /// Makes one replacement in `file`'s text, in memory.
@@ -208,7 +213,7 @@ pub fn apply(file: &TextFile, request: Request<'_>, keep_whitespace: bool) -> Re
         copied_text = span.end;
     }
     raw.push_str(file.raw.get(copied_raw..).unwrap_or_default());
-    Ok(Applied { raw, actual_old })
+    Ok(Applied { raw, actual_old, replacements: found.len() })
 }
 
 /// The span a deletion of `text[range]` removes. Claude Code's rule is that deleting text also
@@ -243,12 +248,12 @@ pub fn deletion_span(text: &str, range: &Range<usize>, done: usize, next_start: 
 /// # Errors
 /// [`Refusal::Identical`] when nothing changed, [`Refusal::Unrepresentable`] when the file's
 /// encoding lacks a character of the new text.
-pub fn finish(file: TextFile, raw: String, actual_old: String) -> Result<Planned, Refusal> {
+pub fn finish(file: TextFile, raw: String, actual_old: String, replacements: usize) -> Result<Planned, Refusal> {
     if raw == file.raw {
         return Err(Refusal::Identical);
     }
     let bytes = encode_text(&raw, file.encoding).map_err(Refusal::Unrepresentable)?;
-    Ok(Planned { text: normalize_newlines(&raw), original: Some(Box::new(file)), bytes, actual_old })
+    Ok(Planned { text: normalize_newlines(&raw), original: Some(Box::new(file)), bytes, actual_old, replacements })
 }
 
 fn is_notebook(path: &Path) -> bool {

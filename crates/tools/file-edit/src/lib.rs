@@ -252,6 +252,7 @@ impl ToolDef for EditTool {
                 user_modified: false,
                 replace_all,
                 created,
+                replacements: planned.replacements,
             }))
         })
         .await

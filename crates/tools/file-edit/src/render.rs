@@ -28,6 +28,10 @@ pub struct EditOutput {
     /// Whether the Edit created the file (not in Claude Code's output; used for the result text).
     #[serde(skip)]
     pub created: bool,
+    /// How many occurrences were replaced (not in Claude Code's output; used for the result
+    /// text of a `replace_all` edit).
+    #[serde(skip)]
+    pub replacements: usize,
 }
 
 /// Said after every successful edit: the model already knows the file's content.
@@ -39,7 +43,16 @@ pub fn render(output: &EditOutput) -> String {
     if output.created {
         format!("File created successfully at: {path} {STATE_IS_CURRENT}")
     } else if output.replace_all {
-        format!("The file {path} has been updated. All occurrences were successfully replaced. {STATE_IS_CURRENT}")
+        // Claude Code says only "All occurrences were successfully replaced."; the count lets
+        // the model check that the edit touched as many places as it meant to.
+        match output.replacements {
+            1 => format!(
+                "The file {path} has been updated. The only occurrence was successfully replaced. {STATE_IS_CURRENT}"
+            ),
+            n => format!(
+                "The file {path} has been updated. All {n} occurrences were successfully replaced. {STATE_IS_CURRENT}"
+            ),
+        }
     } else {
         format!("The file {path} has been updated successfully. {STATE_IS_CURRENT}")
     }
@@ -83,6 +96,7 @@ mod tests {
             user_modified: false,
             replace_all,
             created,
+            replacements: 2,
         }
     }
 
@@ -94,7 +108,11 @@ mod tests {
         );
         assert_eq!(
             render(&output(true, false)),
-            "The file /w/f.txt has been updated. All occurrences were successfully replaced. (file state is current in your context — no need to Read it back)"
+            "The file /w/f.txt has been updated. All 2 occurrences were successfully replaced. (file state is current in your context — no need to Read it back)"
+        );
+        assert_eq!(
+            render(&EditOutput { replacements: 1, ..output(true, false) }),
+            "The file /w/f.txt has been updated. The only occurrence was successfully replaced. (file state is current in your context — no need to Read it back)"
         );
         assert_eq!(
             render(&output(false, true)),

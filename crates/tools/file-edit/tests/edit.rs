@@ -75,10 +75,10 @@ async fn oracle_edit_cases_in_order() {
     );
     assert_eq!(s.bytes("edit.txt"), b"foo bar\nfoo baz\nQUX\n");
 
-    // edit-replace-all.
+    // edit-replace-all: Claude Code says "All occurrences were…"; we give the count (case 007).
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": "foo", "new_string": "FOO", "replace_all": true})).await,
-        format!("The file {path} has been updated. All occurrences were successfully replaced. {STATE_IS_CURRENT}")
+        format!("The file {path} has been updated. All 2 occurrences were successfully replaced. {STATE_IS_CURRENT}")
     );
     assert_eq!(s.bytes("edit.txt"), b"FOO bar\nFOO baz\nQUX\n");
 
@@ -261,10 +261,10 @@ async fn case_007_ambiguous_old_string() {
         ))
     );
     assert_eq!(s.bytes("stats.py"), STATS);
-    // Step 2: replace_all (sent as a string, as models sometimes do).
+    // Step 2: replace_all (sent as a string, as models sometimes do); the result reports 2.
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": old, "new_string": new, "replace_all": "true"})).await,
-        format!("The file {path} has been updated. All occurrences were successfully replaced. {STATE_IS_CURRENT}")
+        format!("The file {path} has been updated. All 2 occurrences were successfully replaced. {STATE_IS_CURRENT}")
     );
     let after = String::from_utf8(s.bytes("stats.py")).unwrap();
     assert_eq!(after, String::from_utf8(STATS.to_vec()).unwrap().replace(old, new));
