@@ -162,6 +162,7 @@ impl Activity {
         let label = find_in_pool(&session.pool, &block.name)
             .and_then(|tool| tool.parse(block.input.clone()).ok().and_then(|parsed| tool.activity_description(&parsed)))
             .unwrap_or_else(|| format!("Running {}", block.name));
+        crate::prompt::set_activity_line(Some(bar.clone()));
         let shown = bar.clone();
         let task = tokio::spawn(async move {
             tokio::time::sleep(std::time::Duration::from_secs(1)).await;
@@ -179,6 +180,7 @@ impl Activity {
     fn finish(self) {
         if let Some(task) = self.task {
             task.abort();
+            crate::prompt::set_activity_line(None);
         }
         self.bar.finish_and_clear();
     }

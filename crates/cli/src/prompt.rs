@@ -24,34 +24,67 @@ fn input_line(request: &PermissionRequest) -> String {
     }
 }
 
+/// The activity line (spinner) on the terminal, if one is showing: a question hides it while it
+/// waits for the answer, so the spinner's redraws cannot overwrite the question.
+static ACTIVITY_LINE: std::sync::Mutex<Option<indicatif::ProgressBar>> = std::sync::Mutex::new(None);
+
+/// Registers (or with `None`, forgets) the activity line a question must hide.
+pub(crate) fn set_activity_line(bar: Option<indicatif::ProgressBar>) {
+    *ACTIVITY_LINE.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = bar;
+}
+
+/// Reads one answer: `y`/`yes` once, `a`/`always` for the session, `n`/`no` or an empty line
+/// for no (words after `n` are the reason). Anything else is `None`: ask again.
+fn parse_answer(line: &str) -> Option<PermissionAnswer> {
+    let answer = line.trim();
+    let (word, rest) = answer.split_once(char::is_whitespace).unwrap_or((answer, ""));
+    match word.to_ascii_lowercase().as_str() {
+        "y" | "yes" => Some(PermissionAnswer::AllowOnce),
+        "a" | "always" => Some(PermissionAnswer::AllowAlways),
+        "" | "n" | "no" => {
+            Some(PermissionAnswer::Deny { feedback: Some(rest.trim().to_owned()).filter(|text| !text.is_empty()) })
+        }
+        _ => None,
+    }
+}
+
 fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer> {
     let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
     let mut out = tty.try_clone()?;
+    let mut input = BufReader::new(tty);
     writeln!(out, "\n{} wants to run: {}", request.tool_name, request.summary)?;
     writeln!(out, "  input: {}", input_line(request))?;
     writeln!(out, "  why:   {}", request.message)?;
-    write!(out, "Allow? [y] once, [a] always this session, [n] no (then a reason, optional): ")?;
-    out.flush()?;
-    let mut line = String::new();
-    BufReader::new(tty).read_line(&mut line)?;
-    let answer = line.trim();
-    let (word, rest) = answer.split_once(char::is_whitespace).unwrap_or((answer, ""));
-    Ok(match word.to_ascii_lowercase().as_str() {
-        "y" | "yes" => PermissionAnswer::AllowOnce,
-        "a" | "always" => PermissionAnswer::AllowAlways,
-        _ => PermissionAnswer::Deny { feedback: Some(rest.trim().to_owned()).filter(|text| !text.is_empty()) },
-    })
+    for _ in 0..5 {
+        write!(out, "Allow? [y] once, [a] always this session, [n] no (then a reason, optional): ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        if let Some(answer) = parse_answer(&line) {
+            return Ok(answer);
+        }
+        writeln!(out, "Please answer y, a or n.")?;
+    }
+    Ok(PermissionAnswer::Deny { feedback: None })
 }
 
 impl PermissionPrompter for TerminalPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
         let request = request.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || ask_blocking(&request))
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or(PermissionAnswer::Deny { feedback: None })
+            tokio::task::spawn_blocking(move || {
+                let bar = ACTIVITY_LINE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                match bar {
+                    Some(bar) => bar.suspend(|| ask_blocking(&request)),
+                    None => ask_blocking(&request),
+                }
+            })
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or(PermissionAnswer::Deny { feedback: None })
         })
     }
 }
@@ -167,6 +200,21 @@ impl PermissionPrompter for ElicitationPrompter {
 #[cfg(test)]
 mod elicitation_tests {
     use super::*;
+
+    #[test]
+    fn terminal_answers_are_read_strictly() {
+        assert!(matches!(parse_answer("y\n"), Some(PermissionAnswer::AllowOnce)));
+        assert!(matches!(parse_answer(" YES "), Some(PermissionAnswer::AllowOnce)));
+        assert!(matches!(parse_answer("a"), Some(PermissionAnswer::AllowAlways)));
+        assert!(matches!(parse_answer("n"), Some(PermissionAnswer::Deny { feedback: None })));
+        assert!(matches!(parse_answer("\n"), Some(PermissionAnswer::Deny { feedback: None })));
+        assert!(
+            matches!(parse_answer("no use docs/ instead"), Some(PermissionAnswer::Deny { feedback: Some(ref f) }) if f == "use docs/ instead")
+        );
+        for unclear in ["1", "ok", "sure", "yy", "allow"] {
+            assert!(parse_answer(unclear).is_none(), "{unclear} is asked again");
+        }
+    }
 
     #[test]
     fn the_permission_form_is_a_flat_schema_with_a_required_titled_choice() {
