@@ -91,6 +91,7 @@ impl Session {
         ctx.options.tools = pool.clone().into();
         ctx.options.is_non_interactive_session = kind == Kind::Server || !crate::prompt::terminal_available();
         ctx.options.session_dir = Some(session_dir(&id, home.as_ref()));
+        ctx.options.sandbox = settings.sandbox();
         ctx.options.session_id = id;
         let hooks = Hooks { pre_tool_use: settings.hooks("PreToolUse"), post_tool_use: settings.hooks("PostToolUse") };
         let mut executor = Executor::new(pool.clone()).with_hooks(hooks);

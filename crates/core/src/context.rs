@@ -40,6 +40,37 @@ pub struct ToolUseOptions {
     /// The session's own folder, if any: oversized results are saved under
     /// `<session_dir>/tool-results/`. Without one they are cut instead.
     pub session_dir: Option<PathBuf>,
+    /// Whether and how shell commands run in a sandbox (Claude Code's `sandbox` settings).
+    pub sandbox: SandboxSettings,
+}
+
+/// Claude Code's `sandbox` settings, merged over the settings files: whether shell commands run
+/// sandboxed (file system read-only outside the working directories and the temporary folder,
+/// no network), and the ways out of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// `sandbox.enabled` (default false).
+    pub enabled: bool,
+    /// `sandbox.autoAllowBashIfSandboxed` (default true): a command that will run sandboxed needs
+    /// no approval unless a deny or ask rule matches it.
+    pub auto_allow_bash_if_sandboxed: bool,
+    /// `sandbox.allowUnsandboxedCommands` (default true): whether `dangerouslyDisableSandbox`
+    /// is honoured (the call then goes through the normal approval instead).
+    pub allow_unsandboxed_commands: bool,
+    /// `sandbox.excludedCommands`: commands (in `Bash(…)` rule syntax: exact, `prefix:*`,
+    /// wildcards) that always run outside the sandbox.
+    pub excluded_commands: Vec<String>,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            auto_allow_bash_if_sandboxed: true,
+            allow_unsandboxed_commands: true,
+            excluded_commands: Vec::new(),
+        }
+    }
 }
 
 impl fmt::Debug for ToolUseOptions {
@@ -54,6 +85,7 @@ impl fmt::Debug for ToolUseOptions {
             .field("max_budget_usd", &self.max_budget_usd)
             .field("session_id", &self.session_id)
             .field("session_dir", &self.session_dir)
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }

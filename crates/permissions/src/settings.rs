@@ -3,12 +3,14 @@
 //! or JSON text (flag), plus rules from the command line (`--allowedTools`, `--disallowedTools`).
 //!
 //! Only what the tool layer needs is read — `permissions` (`allow`, `deny`, `ask`, `defaultMode`,
-//! `additionalDirectories`, `disableBypassPermissionsMode`) and `hooks` — and every other key is
-//! ignored, so a user's existing file works unchanged.
+//! `additionalDirectories`, `disableBypassPermissionsMode`), `hooks` and `sandbox` (`enabled`,
+//! `autoAllowBashIfSandboxed`, `allowUnsandboxedCommands`, `excludedCommands`) — and every
+//! other key is ignored, so a user's existing file works unchanged.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agent_tools_core::SandboxSettings;
 use agent_tools_core::permissions::{PermissionMode, PermissionRuleSource, ToolPermissionContext};
 use serde::Deserialize;
 use serde_json::Value;
@@ -78,6 +80,27 @@ pub struct SettingsFile {
     /// Hook settings.
     #[serde(default)]
     pub hooks: HooksSettings,
+    /// Sandbox settings.
+    #[serde(default)]
+    pub sandbox: SandboxFileSettings,
+}
+
+/// The `sandbox` object of one settings file; a key left out keeps the value of earlier files.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxFileSettings {
+    /// Run shell commands sandboxed.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Sandboxed commands need no approval unless a deny or ask rule matches.
+    #[serde(default)]
+    pub auto_allow_bash_if_sandboxed: Option<bool>,
+    /// Honour `dangerouslyDisableSandbox`.
+    #[serde(default)]
+    pub allow_unsandboxed_commands: Option<bool>,
+    /// Commands that run outside the sandbox (added to those of earlier files).
+    #[serde(default)]
+    pub excluded_commands: Vec<String>,
 }
 
 /// A settings file that could not be used.
@@ -254,6 +277,26 @@ impl LoadedSettings {
         Ok(context)
     }
 
+    /// The sandbox settings, merged: later files override earlier ones key by key;
+    /// `excludedCommands` accumulate.
+    pub fn sandbox(&self) -> SandboxSettings {
+        let mut merged = SandboxSettings::default();
+        for (_, file) in &self.files {
+            let sandbox = &file.sandbox;
+            if let Some(enabled) = sandbox.enabled {
+                merged.enabled = enabled;
+            }
+            if let Some(auto_allow) = sandbox.auto_allow_bash_if_sandboxed {
+                merged.auto_allow_bash_if_sandboxed = auto_allow;
+            }
+            if let Some(allow) = sandbox.allow_unsandboxed_commands {
+                merged.allow_unsandboxed_commands = allow;
+            }
+            merged.excluded_commands.extend(sandbox.excluded_commands.iter().cloned());
+        }
+        merged
+    }
+
     /// The hook matchers of one event (`PreToolUse`, `PostToolUse`), from every file in order.
     pub fn hooks(&self, event: &str) -> Vec<HookMatcher> {
         self.files.iter().flat_map(|(_, file)| file.hooks.get(event).cloned().unwrap_or_default()).collect()
@@ -385,6 +428,38 @@ mod tests {
         assert!(loaded.permission_context(None, &[], &[], &sources).is_err());
         std::fs::write(dir.path().join(".claude/settings.json"), r#"{"permissions": {"allow": "Bash"}}"#).unwrap();
         assert!(LoadedSettings::load(&sources).is_err(), "allow must be a list");
+    }
+
+    #[test]
+    fn sandbox_settings_merge_key_by_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"sandbox": {"enabled": true, "excludedCommands": ["docker:*"], "network": {"allowedDomains": ["x.org"]}}}"#,
+        )
+        .unwrap();
+        let sources = SettingsSources {
+            home: Some(home),
+            project: None,
+            flag: Some(r#"{"sandbox": {"autoAllowBashIfSandboxed": false, "excludedCommands": ["podman"]}}"#.into()),
+        };
+        let sandbox = LoadedSettings::load(&sources).unwrap().sandbox();
+        assert_eq!(
+            sandbox,
+            SandboxSettings {
+                enabled: true,
+                auto_allow_bash_if_sandboxed: false,
+                allow_unsandboxed_commands: true,
+                excluded_commands: vec!["docker:*".into(), "podman".into()],
+            }
+        );
+        let none = SettingsSources { home: None, project: None, flag: None };
+        assert_eq!(LoadedSettings::load(&none).unwrap().sandbox(), SandboxSettings::default());
+        assert!(!SandboxSettings::default().enabled);
+        let bad = SettingsSources { flag: Some(r#"{"sandbox": {"enabled": "yes"}}"#.into()), ..none };
+        assert!(LoadedSettings::load(&bad).is_err(), "a sandbox key of the wrong type is reported");
     }
 
     #[test]

@@ -1,0 +1,241 @@
+//! # agent-tools-sandbox: shell commands in a bubblewrap sandbox
+//!
+//! Claude Code can run Bash commands sandboxed (`sandbox.enabled` in its settings): the command
+//! sees the file system read-only except the working directories and the temporary folder, and
+//! has no network. On Linux this crate does that with [bubblewrap](https://github.com/containers/bubblewrap)
+//! (`bwrap`, `apt-get install bubblewrap`):
+//!
+//! - the whole file system is bound read-only, then each writable folder is bound read-write
+//!   over it;
+//! - fresh `/dev` and `/proc`; a new network namespace (only a loopback of its own) and a new
+//!   PID namespace, so the command can neither reach the network nor signal processes outside;
+//! - `--die-with-parent`, and killing `bwrap` ends the PID namespace, so stopping the command's
+//!   process group still ends everything it started.
+//!
+//! Without a working `bwrap` there is no sandbox, and [`Bubblewrap::find`] says why: callers
+//! refuse to run the command rather than run it unsandboxed.
+//!
+//! ```no_run
+//! use agent_tools_sandbox::{Bubblewrap, Policy};
+//! # fn main() -> Result<(), agent_tools_sandbox::SandboxUnavailable> {
+//! let bwrap = Bubblewrap::find(std::env::var_os("PATH").as_deref())?;
+//! let policy = Policy::new("/work/project").writable(["/tmp"]);
+//! let (program, args) = bwrap.wrap(&policy, "bash".as_ref(), &["-c".into(), "make".into()]);
+//! let status = std::process::Command::new(program).args(args).current_dir("/work/project").status();
+//! # Ok(()) }
+//! ```
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
+
+/// Why commands cannot be sandboxed here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxUnavailable {
+    /// No `bwrap` on the search path.
+    #[error(
+        "sandbox mode is on, but bubblewrap (`bwrap`) is not installed, so the command was not run. Install it (`apt-get install bubblewrap`), or turn `sandbox.enabled` off in the settings"
+    )]
+    NotInstalled,
+    /// `bwrap` is there but cannot build a sandbox (user namespaces disabled, say).
+    #[error(
+        "sandbox mode is on, but bubblewrap ({path}) cannot create a sandbox on this machine, so the command was not run: {reason}"
+    )]
+    NotPermitted {
+        /// The `bwrap` binary.
+        path: PathBuf,
+        /// What it said.
+        reason: String,
+    },
+}
+
+/// What a sandboxed command may do: the folders it may write (everything else is read-only),
+/// and the folder it starts in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// Where the command starts (also writable).
+    pub cwd: PathBuf,
+    /// Other folders (or files) the command may write.
+    pub writable: Vec<PathBuf>,
+}
+
+impl Policy {
+    /// A policy that lets the command write only `cwd`.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self { cwd: cwd.into(), writable: Vec::new() }
+    }
+
+    /// Adds writable folders.
+    #[must_use]
+    pub fn writable<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.writable.extend(paths.into_iter().map(Into::into));
+        self
+    }
+}
+
+/// A `bwrap` binary that was seen to build a sandbox on this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bubblewrap {
+    path: PathBuf,
+}
+
+/// Results of [`Bubblewrap::probe`], per binary (a probe starts a process; once is enough).
+static PROBED: Mutex<Vec<(PathBuf, Result<(), String>)>> = Mutex::new(Vec::new());
+
+impl Bubblewrap {
+    /// Looks for `bwrap` in `search_path` (a `PATH`-style list) and checks, once per process,
+    /// that it can build a sandbox.
+    ///
+    /// # Errors
+    /// [`SandboxUnavailable`] when there is no `bwrap` or it cannot build a sandbox.
+    pub fn find(search_path: Option<&OsStr>) -> Result<Self, SandboxUnavailable> {
+        let path = search_path
+            .into_iter()
+            .flat_map(std::env::split_paths)
+            .map(|dir| dir.join("bwrap"))
+            .find(|candidate| is_executable(candidate))
+            .ok_or(SandboxUnavailable::NotInstalled)?;
+        Self::at(path)
+    }
+
+    /// Uses the `bwrap` at `path`, after checking (once per process) that it can build a
+    /// sandbox.
+    ///
+    /// # Errors
+    /// [`SandboxUnavailable`] when it is missing or cannot build a sandbox.
+    pub fn at(path: impl Into<PathBuf>) -> Result<Self, SandboxUnavailable> {
+        let path = path.into();
+        if !is_executable(&path) {
+            return Err(SandboxUnavailable::NotInstalled);
+        }
+        let outcome = {
+            let mut probed = PROBED.lock().unwrap_or_else(PoisonError::into_inner);
+            match probed.iter().find(|(seen, _)| *seen == path) {
+                Some((_, outcome)) => outcome.clone(),
+                None => {
+                    let outcome = Self::probe(&path);
+                    probed.push((path.clone(), outcome.clone()));
+                    outcome
+                }
+            }
+        };
+        match outcome {
+            Ok(()) => Ok(Self { path }),
+            Err(reason) => Err(SandboxUnavailable::NotPermitted { path, reason }),
+        }
+    }
+
+    /// Runs `true` in the sandbox this crate builds.
+    fn probe(path: &Path) -> Result<(), String> {
+        let me = Self { path: path.to_owned() };
+        let (program, args) = me.wrap(&Policy::new("/"), Path::new("true"), &[]);
+        let output = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|error| error.to_string())?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            let said = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+            Err(if said.is_empty() { format!("it exited with {}", output.status) } else { said })
+        }
+    }
+
+    /// The `bwrap` binary.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The program and arguments that run `program args…` inside the sandbox `policy`
+    /// describes. Writable paths that do not exist are left out (bubblewrap cannot bind them).
+    pub fn wrap(&self, policy: &Policy, program: &Path, args: &[OsString]) -> (PathBuf, Vec<OsString>) {
+        let mut argv: Vec<OsString> = [
+            "--die-with-parent",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let mut bound: Vec<PathBuf> = Vec::new();
+        for path in std::iter::once(&policy.cwd).chain(&policy.writable) {
+            // Bind the real path: bubblewrap follows a symlinked destination badly.
+            let Ok(real) = path.canonicalize() else { continue };
+            if real == Path::new("/") || bound.contains(&real) {
+                continue;
+            }
+            argv.extend([OsString::from("--bind"), real.clone().into(), real.clone().into()]);
+            bound.push(real);
+        }
+        argv.extend([OsString::from("--chdir"), policy.cwd.clone().into_os_string(), OsString::from("--")]);
+        argv.push(program.as_os_str().to_owned());
+        argv.extend(args.iter().cloned());
+        (self.path.clone(), argv)
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_binds_the_file_system_read_only_and_the_writable_folders_over_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        let bwrap = Bubblewrap { path: PathBuf::from("/usr/bin/bwrap") };
+        let policy = Policy::new(&real).writable([real.join("missing"), real.clone(), PathBuf::from("/")]);
+        let (program, args) = bwrap.wrap(&policy, Path::new("bash"), &["-c".into(), "echo hi".into()]);
+        assert_eq!(program, Path::new("/usr/bin/bwrap"));
+        let args: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+        let at = |flag: &str| args.iter().position(|arg| arg == flag).unwrap();
+        assert!(at("--ro-bind") < at("--bind"), "the writable binds go over the read-only root");
+        assert_eq!(args.iter().filter(|arg| *arg == "--bind").count(), 1, "missing, repeated and / are left out");
+        assert!(args.contains(&"--unshare-net".to_owned()));
+        assert_eq!(args[args.len() - 4..], ["--", "bash", "-c", "echo hi"]);
+        assert_eq!(args[at("--chdir") + 1], real.display().to_string());
+    }
+
+    #[test]
+    fn no_bwrap_on_the_path_is_a_clear_error() {
+        let empty = tempfile::tempdir().unwrap();
+        let error = Bubblewrap::find(Some(empty.path().as_os_str())).unwrap_err();
+        assert_eq!(error, SandboxUnavailable::NotInstalled);
+        assert!(error.to_string().contains("apt-get install bubblewrap"), "{error}");
+        assert_eq!(Bubblewrap::find(None).unwrap_err(), SandboxUnavailable::NotInstalled);
+    }
+
+    #[test]
+    fn a_bwrap_that_cannot_build_a_sandbox_is_reported_with_what_it_said() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("bwrap");
+        std::fs::write(&fake, "#!/bin/sh\necho 'No permissions to creating new namespace' >&2\nexit 1\n").unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let error = Bubblewrap::find(Some(dir.path().as_os_str())).unwrap_err();
+        let SandboxUnavailable::NotPermitted { path, reason } = &error else { panic!("{error:?}") };
+        assert_eq!(path, &fake);
+        assert_eq!(reason, "No permissions to creating new namespace");
+    }
+}
