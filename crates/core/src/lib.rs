@@ -64,6 +64,7 @@ pub mod invoke;
 pub mod names;
 pub mod path;
 pub mod permissions;
+pub mod persist;
 pub mod result;
 pub mod schema;
 pub mod text;
