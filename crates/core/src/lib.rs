@@ -71,7 +71,10 @@ pub mod text;
 pub mod tool;
 pub mod validation;
 
-pub use context::{FileReadState, FileStamp, Limits, ToolUseContext, ToolUseOptions, content_hash};
+pub use context::{
+    FileReadState, FileStamp, Limits, NotificationQueue, PendingNotification, ToolUseContext, ToolUseOptions,
+    content_hash,
+};
 pub use error::ToolError;
 pub use input::{InputError, InputIssue, ParsedInput};
 pub use names::{find_tool_by_name, tool_matches_name};
