@@ -13,7 +13,10 @@
 //!   that buffer their output when it goes to a file or pipe still write line by line), as the
 //!   leader of its own session and process group, with stdin from `/dev/null`. What reaches the
 //!   output file has its ANSI escape sequences removed and its line ends made `\n`
-//!   ([`ansi::AnsiStripper`]).
+//!   ([`ansi::AnsiStripper`]). The shell waits for the children the command started with `&`, so
+//!   `server & worker &` is one task that runs while they do; the task ends, with the command's
+//!   exit code, when they all have. Processes that detach themselves (a double fork, `setsid`)
+//!   are not waited for, but are still stopped with the task or the registry.
 //! - **Stopping** ([`TaskRegistry::stop`]) ends the whole process tree: SIGTERM to the task's
 //!   group, session and every process carrying its marker, a short grace, then SIGKILL to what is
 //!   left — children that ignore SIGTERM and `&` grandchildren included ([`procs`]).

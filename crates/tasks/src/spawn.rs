@@ -22,9 +22,10 @@ use crate::{SpawnError, Task, TaskStatus, now_ms};
 /// becomes `/dev/null` (a command that asks a question reads end-of-file at once instead of
 /// waiting forever), and the command — `$1`, never spliced into the script — runs through `eval`.
 /// stdout and stderr stay on the terminal, so programs that buffer when writing to a file or pipe
-/// write line by line.
-const SCRIPT: &str =
-    r#"stty -onlcr -echo 2>/dev/null; exec </dev/null; __agent_tools_command=$1; shift; eval "$__agent_tools_command""#;
+/// write line by line. The shell then waits for the children the command left running with `&`
+/// (when the shell, the terminal's controlling process, ends, the kernel hangs up the terminal
+/// and they would get SIGHUP), and exits with the command's own status.
+const SCRIPT: &str = r#"stty -onlcr -echo 2>/dev/null; exec </dev/null; __agent_tools_command=$1; shift; eval "$__agent_tools_command"; __agent_tools_status=$?; wait; exit $__agent_tools_status"#;
 
 /// What [`spawn`] needs.
 pub(crate) struct Launch {

@@ -151,10 +151,11 @@ async fn dropping_the_registry_stops_every_task() {
     for _ in 0..5 {
         tasks.spawn_shell(spec(&stubborn_tree(&token), dir.path())).unwrap();
     }
-    // A finished task's leftover: a grandchild that ignores the terminal's hangup outlives its shell.
-    // The shell ends only once the child ignores SIGHUP (a barrier, not a guess at timing).
+    // A finished task's leftover: a process that detached itself (double fork into a new session)
+    // is not waited for and outlives its shell; only its marker finds it. The shell ends only once
+    // the process is in its own session (a barrier, not a guess at timing).
     let leftover =
-        format!("(trap '' HUP; touch ready; exec sleep 3004.{token}) & while [ ! -e ready ]; do sleep 0.01; done");
+        format!("(setsid sh -c 'touch ready; exec sleep 3004.{token}' &); while [ ! -e ready ]; do sleep 0.01; done");
     let leftover = tasks.spawn_shell(spec(&leftover, dir.path())).unwrap();
     let copy = tasks.clone();
     assert_eq!(finished(&copy, &leftover.id).await.status, TaskStatus::Completed);
@@ -197,6 +198,25 @@ async fn a_child_that_leaves_the_session_is_still_stopped() {
     assert!(eventually(Duration::from_secs(30), || carrying(&token).len() >= 3).await);
     tasks.stop(&task.id).await.unwrap();
     assert_eq!(carrying(&token), Vec::<i32>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn children_started_with_an_ampersand_keep_the_task_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, notifications) = registry(dir.path());
+    // The command's own status (`false`: 1) is the task's, once its `&` child has finished too.
+    let command = "(while [ ! -e go ]; do sleep 0.01; done; echo child-done) & echo started; false";
+    let task = tasks.spawn_shell(spec(command, dir.path())).unwrap();
+    let path = task.output_path.clone();
+    let started =
+        eventually(Duration::from_secs(20), || std::fs::read_to_string(&path).is_ok_and(|t| t == "started\n"));
+    assert!(started.await);
+    assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Running, "the child still runs");
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    let done = finished(&tasks, &task.id).await;
+    assert_eq!((done.status, done.exit_code), (TaskStatus::Failed, Some(1)));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "started\nchild-done\n");
+    assert_eq!(notifications.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
