@@ -250,3 +250,101 @@ async fn a_client_without_elicitation_gets_a_refusal_the_model_can_act_on() {
     assert!(!dir.path().join("a.txt").exists());
     client.cancel().await.unwrap();
 }
+
+/// Live processes (zombies are dead) with a command-line argument containing `.<token>`.
+fn carrying(token: &str) -> Vec<i32> {
+    let needle = format!(".{token}");
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
+        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else { continue };
+        let matches = cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).contains(&needle));
+        let alive = fs::read_to_string(entry.path().join("stat"))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
+        if matches && alive {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+async fn eventually(limit: std::time::Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while !check() {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    true
+}
+
+#[tokio::test]
+async fn background_tasks_notify_with_the_next_result_and_end_with_the_server() {
+    let dir = fixture();
+    let token = format!("{}9", std::process::id());
+    let client = connect(dir.path()).await;
+    // A task that finishes once `go` exists, and one that would run for an hour.
+    let started = call(
+        &client,
+        "Bash",
+        json!({"command": "while [ ! -e go ]; do sleep 0.01; done; echo finished", "description": "wait for go", "run_in_background": true}),
+    )
+    .await;
+    assert_eq!(started.is_error, Some(false));
+    let id = started.structured_content.unwrap()["backgroundTaskId"].as_str().unwrap().to_owned();
+    let forever =
+        call(&client, "Bash", json!({"command": format!("sleep 3301.{token}"), "run_in_background": true})).await;
+    assert_eq!(forever.is_error, Some(false));
+    assert!(eventually(std::time::Duration::from_secs(20), || carrying(&token).len() >= 2).await);
+
+    fs::write(dir.path().join("go"), "").unwrap();
+    let waited = call(&client, "TaskOutput", json!({"task_id": id, "block": true, "timeout": 30000})).await;
+    assert!(text(&waited).contains("<status>completed</status>"), "{}", text(&waited));
+    assert!(text(&waited).contains("<output>\nfinished\n</output>"), "{}", text(&waited));
+    // TaskOutput told the model, so no notification follows for that task.
+    let next = call(&client, "Bash", json!({"command": "echo next"})).await;
+    assert_eq!(text(&next), "next");
+
+    // A task that ends by itself is reported with a later call's result, once.
+    let quick = call(
+        &client,
+        "Bash",
+        json!({"command": "while [ ! -e go2 ]; do sleep 0.01; done", "description": "quick one", "run_in_background": true}),
+    )
+    .await;
+    let quick_id = quick.structured_content.unwrap()["backgroundTaskId"].as_str().unwrap().to_owned();
+    let first = call(&client, "Bash", json!({"command": "echo before"})).await;
+    assert_eq!(text(&first), "before", "the task cannot have finished yet");
+    fs::write(dir.path().join("go2"), "").unwrap();
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        let result = call(&client, "Bash", json!({"command": "echo polled"})).await;
+        if result.content.len() > 1 {
+            seen.push(text(&result));
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let seen = seen.pop().expect("a notification within 20 s");
+    assert!(
+        seen.starts_with(
+            "polled
+<task-notification>
+"
+        ),
+        "{seen}"
+    );
+    assert!(seen.contains(&format!("<task-id>{quick_id}</task-id>")), "{seen}");
+    assert!(seen.contains("<summary>Background command \"quick one\" completed (exit code 0)</summary>"), "{seen}");
+    let after = call(&client, "Bash", json!({"command": "echo after"})).await;
+    assert_eq!(after.content.len(), 1, "delivered once");
+
+    client.cancel().await.unwrap();
+    assert!(
+        eventually(std::time::Duration::from_secs(20), || carrying(&token).is_empty()).await,
+        "the server left {:?} running",
+        carrying(&token)
+    );
+}

@@ -11,7 +11,6 @@ use agent_tools_core::context::ProgressEvent;
 use agent_tools_core::result::ToolUseBlock;
 use agent_tools_core::{ContentPart, PromptOptions, ToolResultContent};
 use agent_tools_host::pool::find_in_pool;
-use agent_tools_host::tool_result_message;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
@@ -129,10 +128,10 @@ pub(crate) async fn run(session: &Session, file: &Path, stream: bool) -> anyhow:
         }));
     }
     let done = session.executor.run_turn(&uses, &mut ctx).await;
-    let message = tool_result_message(&done);
+    let message = done.message();
     let mut out = std::io::stdout().lock();
     if stream {
-        for invocation in &done {
+        for invocation in done.iter() {
             writeln!(
                 out,
                 "{}",

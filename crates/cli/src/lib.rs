@@ -9,6 +9,9 @@
 //! - `agent-tools serve` — an MCP server over stdio serving the whole pool.
 //!
 //! `--cwd DIR` sets the working directory. Logs go to stderr (`AGENT_TOOLS_LOG`, e.g. `debug`).
+//! Background tasks a command started (Bash's `run_in_background`) are stopped, with everything
+//! they started, when the program ends — normally or on Ctrl-C, SIGTERM or SIGHUP.
+//! `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` removes `run_in_background` from Bash.
 //! The binary is a thin wrapper around [`main`], so tests can build the same program.
 
 mod commands;
@@ -125,6 +128,36 @@ fn report(message: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "{message}");
 }
 
+/// Resolves when the program is asked to stop (Ctrl-C, SIGTERM, SIGHUP) with the exit status for
+/// it (128 + the signal); never, if the handlers cannot be installed.
+async fn stop_requested() -> u8 {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        async fn next(handler: Option<&mut Signal>) {
+            match handler {
+                Some(handler) => {
+                    handler.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        let mut terminate = signal(SignalKind::terminate()).ok();
+        let mut hangup = signal(SignalKind::hangup()).ok();
+        tokio::select! {
+            () = next(interrupt.as_mut()) => 130,
+            () = next(terminate.as_mut()) => 143,
+            () = next(hangup.as_mut()) => 129,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        130
+    }
+}
+
 /// Runs the `agent-tools` program with the process's arguments and returns its exit status:
 /// 0 success, 1 an error `tool_result` (`call`), 2 a usage or setup error.
 pub fn main() -> ExitCode {
@@ -143,13 +176,25 @@ pub fn main() -> ExitCode {
             _ => session::Kind::Command,
         };
         let session = session::Session::from_env(&cli.options, kind)?;
-        match cli.command {
-            Command::List { json } => commands::list(&session, json),
-            Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
-            Command::Run { file, stream } => commands::run(&session, &file, stream).await,
-            Command::Serve => serve::serve(session).await,
-        }
+        // The session's background tasks end with the program, however it ends.
+        let tasks = session.ctx.clone();
+        let command = async move {
+            match cli.command {
+                Command::List { json } => commands::list(&session, json),
+                Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
+                Command::Run { file, stream } => commands::run(&session, &file, stream).await,
+                Command::Serve => serve::serve(session).await,
+            }
+        };
+        let outcome = tokio::select! {
+            outcome = command => outcome,
+            code = stop_requested() => Ok(ExitCode::from(code)),
+        };
+        let _ = tokio::task::spawn_blocking(move || agent_tools_tasks::shutdown(&tasks)).await;
+        outcome
     });
+    // Do not wait for a blocking read of the terminal that a signal interrupted.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     match result {
         Ok(code) => code,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,

@@ -13,6 +13,9 @@
 //! - One session per server: the file-read state and the working directory carry over from call
 //!   to call. Concurrency-safe calls run side by side on a snapshot of the session; any other call
 //!   runs alone and its context change (e.g. Bash's `cd`) applies before the next one.
+//! - A background task that finished since the previous call (Bash's `run_in_background`) is
+//!   reported after the next call's result, as an extra text part holding its
+//!   `<task-notification>`. The server's tasks are stopped when it exits.
 //! - Logs go to stderr only; stdout carries nothing but the protocol.
 
 use std::process::ExitCode;
@@ -188,7 +191,12 @@ impl ServerHandler for ToolServer {
         let block = ToolUseBlock { id: format!("mcp_call_{number}"), name: request.name.into_owned(), input };
         tracing::debug!(tool = %block.name, id = %block.id, "tools/call");
         let done = self.run(block, context.ct, context.peer).await;
-        Ok(to_mcp(&done).into())
+        let mut result = to_mcp(&done);
+        // Background tasks that finished since the last call: an MCP client has no other channel
+        // for them, so they ride along with this result as extra text.
+        let pending = self.session.read().await.notifications().drain();
+        result.content.extend(pending.into_iter().map(|note| ContentBlock::text(note.text)));
+        Ok(result.into())
     }
 }
 

@@ -82,6 +82,7 @@ impl Session {
         let config = HostConfig {
             simple: env_flag("CLAUDE_CODE_SIMPLE"),
             glob_no_ignore: std::env::var("CLAUDE_CODE_GLOB_NO_IGNORE").is_ok_and(|v| v.trim() == "true"),
+            disable_background_tasks: env_flag("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"),
         };
         let pool = assemble_tool_pool(&permissions, Vec::new(), &config);
         let id = session_id();

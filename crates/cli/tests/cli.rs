@@ -192,3 +192,117 @@ fn run_stream_prints_json_lines() {
     assert_eq!(lines[1]["type"], "message");
     assert_eq!(lines[1]["message"]["content"][0]["tool_use_id"], "toolu_a");
 }
+
+// ----- background tasks end with the program -----
+
+/// Live processes (zombies are dead) with a command-line argument containing `.<token>`.
+fn carrying(token: &str) -> Vec<i32> {
+    let needle = format!(".{token}");
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
+        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else { continue };
+        let matches = cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).contains(&needle));
+        let alive = fs::read_to_string(entry.path().join("stat"))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
+        if matches && alive {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn eventually(limit: std::time::Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while !check() {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+/// Kills by pid whatever a failed test left behind.
+struct Reaper(String);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for pid in carrying(&self.0) {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+        }
+    }
+}
+
+#[test]
+fn call_and_run_stop_their_background_tasks_on_exit() {
+    let dir = fixture();
+    let token = format!("{}1", std::process::id());
+    let _reaper = Reaper(token.clone());
+    let input = format!(
+        r#"{{"command": "(trap '' TERM HUP; exec sleep 3201.{token}) & sleep 3202.{token}", "run_in_background": true}}"#
+    );
+    let output = agent_tools(dir.path(), &["--dangerously-skip-permissions", "call", "Bash", &input]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout(&output).starts_with("Command running in background with ID: b"), "{}", stdout(&output));
+    assert_eq!(carrying(&token), Vec::<i32>::new(), "call left its background task running");
+
+    let turn = format!(
+        r#"[{{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {{"command": "sleep 3203.{token}", "run_in_background": true}}}}]"#
+    );
+    let file = dir.path().join("turn.json");
+    fs::write(&file, turn).unwrap();
+    let output = agent_tools(dir.path(), &["--dangerously-skip-permissions", "run", file.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout(&output).contains("Command running in background with ID: b"));
+    assert_eq!(carrying(&token), Vec::<i32>::new(), "run left its background task running");
+}
+
+#[test]
+fn a_signal_stops_the_program_and_its_tasks() {
+    let dir = fixture();
+    let token = format!("{}2", std::process::id());
+    let _reaper = Reaper(token.clone());
+    let turn = format!(
+        r#"[{{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {{"command": "sleep 3204.{token}", "run_in_background": true}}}},
+            {{"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {{"command": "sleep 3205.{token}", "timeout": 600000}}}}]"#
+    );
+    let file = dir.path().join("turn.json");
+    fs::write(&file, turn).unwrap();
+    let mut child = command(dir.path())
+        .args(["--dangerously-skip-permissions", "run", file.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Both sleeps run (each with its shell): the background one and the foreground one.
+    assert!(eventually(std::time::Duration::from_secs(30), || carrying(&token).len() >= 3), "{:?}", carrying(&token));
+    Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    assert!(eventually(std::time::Duration::from_secs(10), || carrying(&token).is_empty()), "{:?}", carrying(&token));
+}
+
+#[test]
+fn background_tasks_can_be_turned_off() {
+    let dir = fixture();
+    let mut cmd = command(dir.path());
+    cmd.env("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS", "1");
+    let output = cmd
+        .args(["--dangerously-skip-permissions", "call", "Bash", r#"{"command": "true", "run_in_background": true}"#])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("An unexpected parameter `run_in_background` was provided"),
+        "{}",
+        stdout(&output)
+    );
+    let mut cmd = command(dir.path());
+    let listed = cmd.env("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS", "true").args(["list", "--json"]).output().unwrap();
+    let tools: Value = serde_json::from_str(&stdout(&listed)).unwrap();
+    let bash = tools.as_array().unwrap().iter().find(|tool| tool["name"] == "Bash").unwrap();
+    assert!(bash["input_schema"]["properties"].get("run_in_background").is_none());
+    let names: Vec<&str> = tools.as_array().unwrap().iter().filter_map(|tool| tool["name"].as_str()).collect();
+    assert!(names.contains(&"TaskOutput") && names.contains(&"TaskStop"), "{names:?}");
+}

@@ -332,6 +332,66 @@ impl AppStateHandle {
     }
 }
 
+/// A message waiting to reach the model: `text` is what the model reads, `key` says what it is
+/// about (a background task's id), so it can be withdrawn when the model already learnt it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingNotification {
+    /// What the notification is about (e.g. a task id); used by [`NotificationQueue::remove`].
+    pub key: String,
+    /// The text the model reads (e.g. a `<task-notification>` block).
+    pub text: String,
+}
+
+/// Messages waiting to reach the model between tool calls, oldest first (Claude Code's queue of
+/// pending notifications, fed for instance by background tasks that finish). Shared by clones and
+/// safe to push from any thread. The host's executor drains it at the end of a turn and appends
+/// the texts to the user message it returns.
+#[derive(Clone, Default)]
+pub struct NotificationQueue {
+    inner: Arc<Mutex<Vec<PendingNotification>>>,
+}
+
+impl fmt::Debug for NotificationQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NotificationQueue").field("pending", &self.len()).finish()
+    }
+}
+
+impl NotificationQueue {
+    fn lock(&self) -> MutexGuard<'_, Vec<PendingNotification>> {
+        // Every update is a single push, drain or retain: a poisoned lock is still consistent.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a notification.
+    pub fn push(&self, key: impl Into<String>, text: impl Into<String>) {
+        self.lock().push(PendingNotification { key: key.into(), text: text.into() });
+    }
+
+    /// Takes every queued notification, oldest first.
+    pub fn drain(&self) -> Vec<PendingNotification> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Withdraws the queued notifications about `key`; returns how many there were.
+    pub fn remove(&self, key: &str) -> usize {
+        let mut queue = self.lock();
+        let before = queue.len();
+        queue.retain(|pending| pending.key != key);
+        before - queue.len()
+    }
+
+    /// Number of queued notifications.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// True when nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// One progress report from a running tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProgressEvent {
@@ -426,6 +486,12 @@ impl ToolUseContext {
         crate::path::expand_path(path, &self.cwd, self.home_dir.as_deref())
     }
 
+    /// The session's [`NotificationQueue`], kept in the app state (created on first use, then
+    /// shared by every clone of this context).
+    pub fn notifications(&self) -> NotificationQueue {
+        self.app_state.with(|state| state.update(|queue: &mut NotificationQueue| queue.clone()))
+    }
+
     /// Sends a progress event for the current call, if anyone listens.
     pub fn report_progress<P: Serialize>(&self, tool_name: &str, progress: &P) {
         if let Some(sink) = &self.progress {
@@ -506,6 +572,20 @@ mod tests {
         hasher.update(b"world");
         assert_eq!(hasher.finish(), content_hash(b"hello world"));
         assert_ne!(content_hash(b"a"), content_hash(b"b"));
+    }
+
+    #[test]
+    fn notifications_are_shared_drained_and_withdrawn() {
+        let ctx = ToolUseContext::new("/w");
+        let copy = ctx.clone();
+        copy.notifications().push("b1", "one");
+        ctx.notifications().push("b2", "two");
+        ctx.notifications().push("b1", "three");
+        assert_eq!(ctx.notifications().len(), 3);
+        assert_eq!(ctx.notifications().remove("b1"), 2);
+        let drained = copy.notifications().drain();
+        assert_eq!(drained, vec![PendingNotification { key: "b2".into(), text: "two".into() }]);
+        assert!(ctx.notifications().is_empty());
     }
 
     #[test]

@@ -64,13 +64,17 @@ pub mod invoke;
 pub mod names;
 pub mod path;
 pub mod permissions;
+pub mod persist;
 pub mod result;
 pub mod schema;
 pub mod text;
 pub mod tool;
 pub mod validation;
 
-pub use context::{FileReadState, FileStamp, Limits, SandboxSettings, ToolUseContext, ToolUseOptions, content_hash};
+pub use context::{
+    FileReadState, FileStamp, Limits, NotificationQueue, PendingNotification, SandboxSettings, ToolUseContext,
+    ToolUseOptions, content_hash,
+};
 pub use error::ToolError;
 pub use input::{InputError, InputIssue, ParsedInput};
 pub use names::{find_tool_by_name, tool_matches_name};

@@ -71,34 +71,14 @@ pub fn cannot_write(path: impl Display, error: impl Display) -> String {
     format!("Cannot write {path}: {error}. The file was not changed.")
 }
 
-/// A byte count as Claude Code's `formatFileSize` writes it: `N bytes` under 1 KiB, else one
-/// decimal (a trailing `.0` dropped) in KB, MB or GB of 1024.
+/// A byte count as Claude Code's `formatFileSize` writes it (moved to the core, where Bash and the
+/// host's size control share it; re-exported here for the file tools).
 ///
 /// ```
 /// use agent_tools_files::messages::format_file_size;
-/// assert_eq!(format_file_size(5), "5 bytes");
-/// assert_eq!(format_file_size(1024 * 1024 * 1024), "1GB");
 /// assert_eq!(format_file_size(1536), "1.5KB");
 /// ```
-pub fn format_file_size(bytes: u64) -> String {
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    #[allow(clippy::cast_precision_loss)]
-    let mut value = bytes as f64 / 1024.0;
-    for unit in ["KB", "MB"] {
-        if value < 1024.0 {
-            return format!("{}{unit}", one_decimal(value));
-        }
-        value /= 1024.0;
-    }
-    format!("{}GB", one_decimal(value))
-}
-
-fn one_decimal(value: f64) -> String {
-    let text = format!("{:.1}", (value * 10.0).round() / 10.0);
-    text.strip_suffix(".0").map_or(text.clone(), str::to_owned)
-}
+pub use agent_tools_core::persist::format_file_size;
 
 /// The message for a file that could not be loaded; `action` is what the tool does (`edit`,
 /// `overwrite`) and `path` the path as the model gave it.

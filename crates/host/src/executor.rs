@@ -17,6 +17,11 @@
 //! Bash call in a batch fails, its still-running siblings are cancelled. A user interrupt (the
 //! context's `interrupt` token) stops only the calls whose tool's `interrupt_behavior` is
 //! `Cancel`.
+//!
+//! What the turn returns ([`Turn`]) also carries the notifications queued on the session's
+//! [`NotificationQueue`](agent_tools_core::NotificationQueue) by the end of the turn (a background
+//! task that finished: `<task-notification>…`); [`Turn::message`] puts them after the
+//! `tool_result` blocks as text blocks, so the model reads them with the results.
 
 use std::sync::Arc;
 
@@ -207,9 +212,16 @@ impl Executor {
         }
     }
 
-    /// Runs a turn's blocks (see the module docs) and returns their results in block order.
-    /// Context changes are applied to `ctx` as they take effect.
-    pub async fn run_turn(&self, tool_uses: &[ToolUseBlock], ctx: &mut ToolUseContext) -> Vec<Invocation> {
+    /// Runs a turn's blocks (see the module docs) and returns their results in block order, with
+    /// the notifications queued by the end of the turn. Context changes are applied to `ctx` as
+    /// they take effect.
+    pub async fn run_turn(&self, tool_uses: &[ToolUseBlock], ctx: &mut ToolUseContext) -> Turn {
+        let invocations = self.run_blocks(tool_uses, ctx).await;
+        let notifications = ctx.notifications().drain().into_iter().map(|pending| pending.text).collect();
+        Turn { invocations, notifications }
+    }
+
+    async fn run_blocks(&self, tool_uses: &[ToolUseBlock], ctx: &mut ToolUseContext) -> Vec<Invocation> {
         let mut done = Vec::with_capacity(tool_uses.len());
         let mut index = 0;
         while index < tool_uses.len() {
@@ -326,16 +338,50 @@ pub async fn run_tool_use(pool: &[Arc<dyn Tool>], tool_use: &ToolUseBlock, ctx: 
 }
 
 /// Runs a turn with a default [`Executor`] (no hooks, nobody to ask).
-pub async fn run_tool_uses(
-    pool: &[Arc<dyn Tool>],
-    tool_uses: &[ToolUseBlock],
-    ctx: &mut ToolUseContext,
-) -> Vec<Invocation> {
+pub async fn run_tool_uses(pool: &[Arc<dyn Tool>], tool_uses: &[ToolUseBlock], ctx: &mut ToolUseContext) -> Turn {
     Executor::new(pool.to_vec()).run_turn(tool_uses, ctx).await
 }
 
-/// The user message that answers a turn: one `tool_result` block per call, in block order. (Extra
-/// messages a tool or hook adds stay in its [`Invocation::new_messages`].)
+/// What a turn produced: each call's result in block order, and the notifications that were
+/// waiting for the model when the turn ended. Derefs to the results (`turn[0]`, `turn.len()`).
+#[derive(Debug, Default)]
+pub struct Turn {
+    /// One finished call per `tool_use` block, in block order.
+    pub invocations: Vec<Invocation>,
+    /// Texts queued for the model (e.g. `<task-notification>` blocks), oldest first.
+    pub notifications: Vec<String>,
+}
+
+impl Turn {
+    /// The user message that answers the turn: one `tool_result` block per call, in block order,
+    /// then one text block per notification (Claude Code delivers a background task's
+    /// completion with the next results).
+    pub fn message(&self) -> Message {
+        let results = self.invocations.iter().map(|done| ContentBlock::from(done.block.clone()));
+        let notifications = self.notifications.iter().map(|text| ContentBlock::text(text.clone()));
+        Message::user(results.chain(notifications).collect())
+    }
+}
+
+impl std::ops::Deref for Turn {
+    type Target = [Invocation];
+
+    fn deref(&self) -> &[Invocation] {
+        &self.invocations
+    }
+}
+
+impl IntoIterator for Turn {
+    type Item = Invocation;
+    type IntoIter = std::vec::IntoIter<Invocation>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.invocations.into_iter()
+    }
+}
+
+/// The user message with one `tool_result` block per call, in block order (no notifications: see
+/// [`Turn::message`]). Extra messages a tool or hook adds stay in its [`Invocation::new_messages`].
 pub fn tool_result_message(invocations: &[Invocation]) -> Message {
     Message::user(invocations.iter().map(|done| ContentBlock::from(done.block.clone())).collect())
 }

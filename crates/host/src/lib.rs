@@ -31,7 +31,7 @@ pub mod permissions;
 pub mod pool;
 pub mod size;
 
-pub use executor::{Executor, run_tool_use, run_tool_uses, tool_result_message};
+pub use executor::{Executor, Turn, run_tool_use, run_tool_uses, tool_result_message};
 pub use hooks::Hooks;
 pub use permissions::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 pub use pool::{HostConfig, assemble_tool_pool, filter_tools_by_deny_rules, get_all_base_tools, get_tools};

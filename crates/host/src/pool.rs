@@ -20,6 +20,9 @@ pub struct HostConfig {
     /// Glob skips files excluded by ignore files (default). Set to `true` for Claude Code's own
     /// behaviour (it passes `--no-ignore` to its Glob).
     pub glob_no_ignore: bool,
+    /// No background tasks (Claude Code's `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`): Bash has no
+    /// `run_in_background` field. TaskOutput and TaskStop stay (they find no task to act on).
+    pub disable_background_tasks: bool,
 }
 
 /// Tools that are added to a session elsewhere, never through [`get_tools`] (Claude Code's
@@ -39,8 +42,13 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 #[allow(clippy::vec_init_then_push)]
 pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    #[cfg(feature = "task-output")]
+    tools.push(agent_tool_task_output::tool());
     #[cfg(feature = "bash")]
-    tools.push(agent_tool_bash::tool());
+    tools.push(agent_tool_bash::tool_with(agent_tool_bash::BashConfig {
+        background_tasks: !config.disable_background_tasks,
+        ..agent_tool_bash::BashConfig::default()
+    }));
     #[cfg(feature = "glob")]
     tools.push(agent_tool_glob::tool_with(agent_tool_glob::GlobConfig {
         walk: agent_tool_glob::WalkConfig { respect_ignore_files: !config.glob_no_ignore, ..Default::default() },
@@ -55,6 +63,8 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_file_write::tool());
     #[cfg(feature = "notebook-edit")]
     tools.push(agent_tool_notebook_edit::tool());
+    #[cfg(feature = "task-stop")]
+    tools.push(agent_tool_task_stop::tool());
     let _ = config;
     tools
 }

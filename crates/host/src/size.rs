@@ -17,20 +17,20 @@
 //! </persisted-output>
 //! ```
 //!
-//! Without a session folder the preview is given with a note that the rest was not kept.
+//! Without a session folder the preview is given with a note that the rest was not kept. The
+//! format and the saving live in [`agent_tools_core::persist`], which tools that save their own
+//! output (Bash) share.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use agent_tools_core::persist::{persisted_output, result_path, save_once, too_large_line};
 use agent_tools_core::tool::MaxResultSize;
 use agent_tools_core::{ContentPart, ToolResultBlock, ToolResultContent};
-use agent_tools_files::messages::format_file_size;
+
+pub use agent_tools_core::persist::{PREVIEW_CHARS, preview};
 
 /// The cap on every tool's limit (Claude Code's `DEFAULT_MAX_RESULT_SIZE_CHARS`).
 pub const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
-
-/// Characters of preview.
-pub const PREVIEW_CHARS: usize = 2_000;
 
 /// The limit a tool's results are held to, or `None` for never.
 pub fn threshold(limit: MaxResultSize) -> Option<usize> {
@@ -40,34 +40,14 @@ pub fn threshold(limit: MaxResultSize) -> Option<usize> {
     }
 }
 
-/// The first [`PREVIEW_CHARS`] characters, cut back to the last line break when that break is
-/// past the first half; and whether anything was left out.
-pub fn preview(text: &str) -> (&str, bool) {
-    let Some((end, _)) = text.char_indices().nth(PREVIEW_CHARS) else { return (text, false) };
-    let head = &text[..end];
-    match head.rfind('\n') {
-        Some(newline) if head[..newline].chars().count() > PREVIEW_CHARS / 2 => (&head[..newline], true),
-        _ => (head, true),
-    }
-}
-
 fn save(dir: &Path, tool_use_id: &str, content: &ToolResultContent) -> std::io::Result<PathBuf> {
-    let folder = dir.join("tool-results");
-    std::fs::create_dir_all(&folder)?;
-    let safe_id: String =
-        tool_use_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     let (path, bytes) = match content {
-        ToolResultContent::Text(text) => (folder.join(format!("{safe_id}.txt")), text.as_bytes().to_vec()),
+        ToolResultContent::Text(text) => (result_path(dir, tool_use_id, "txt"), text.as_bytes().to_vec()),
         ToolResultContent::Parts(parts) => {
-            (folder.join(format!("{safe_id}.json")), serde_json::to_vec_pretty(parts).unwrap_or_default())
+            (result_path(dir, tool_use_id, "json"), serde_json::to_vec_pretty(parts).unwrap_or_default())
         }
     };
-    // Saved once: a retry of the same call must not overwrite what the model was pointed at.
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-        Ok(mut file) => file.write_all(&bytes)?,
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(error) => return Err(error),
-    }
+    save_once(&path, &bytes)?;
     Ok(path)
 }
 
@@ -78,19 +58,19 @@ pub fn control(block: ToolResultBlock, limit: MaxResultSize, session_dir: Option
         return block;
     }
     let text = block.content.text();
-    let size = format_file_size(text.len() as u64);
-    let (shown, cut) = preview(&text);
-    let tail = if cut { "\n...\n" } else { "\n" };
+    let size = text.len() as u64;
     let saved = session_dir.map(|dir| save(dir, &block.tool_use_id, &block.content));
-    let header = match saved {
-        Some(Ok(path)) => format!("Output too large ({size}). Full output saved to: {}", path.display()),
+    let header = match &saved {
+        Some(Ok(path)) => too_large_line(size, Ok(path)),
         Some(Err(error)) => {
             tracing::warn!(%error, "cannot save an oversized result");
-            format!("Output too large ({size}). It could not be saved ({error}); only a preview is kept.")
+            too_large_line(size, Err(error))
         }
-        None => format!("Output too large ({size}). Only a preview is kept."),
+        None => {
+            format!("Output too large ({}). Only a preview is kept.", agent_tools_core::persist::format_file_size(size))
+        }
     };
-    let content = format!("<persisted-output>\n{header}\n\nPreview (first 2KB):\n{shown}{tail}</persisted-output>");
+    let content = persisted_output(&header, Some(&text));
     let content = match block.content {
         ToolResultContent::Text(_) => ToolResultContent::Text(content),
         ToolResultContent::Parts(_) => ToolResultContent::Parts(vec![ContentPart::text(content)]),

@@ -18,6 +18,9 @@ fn deny(rule: &str) -> ToolPermissionContext {
 /// The tools each feature contributes, in base order.
 fn compiled() -> Vec<&'static str> {
     let mut expected = Vec::new();
+    if cfg!(feature = "task-output") {
+        expected.push("TaskOutput");
+    }
     if cfg!(feature = "bash") {
         expected.push("Bash");
     }
@@ -38,6 +41,9 @@ fn compiled() -> Vec<&'static str> {
     }
     if cfg!(feature = "notebook-edit") {
         expected.push("NotebookEdit");
+    }
+    if cfg!(feature = "task-stop") {
+        expected.push("TaskStop");
     }
     expected
 }
@@ -109,4 +115,17 @@ fn server_wide_deny_rules_remove_every_tool_of_that_server() {
         names(&filter_tools_by_deny_rules(tools, &deny("mcp__github__list"))),
         ["mcp__github__create_issue", "mcp__jira__list"]
     );
+}
+
+#[cfg(feature = "bash")]
+#[test]
+fn without_background_tasks_bash_has_no_run_in_background() {
+    let schema_keys = |config: &HostConfig| -> Vec<String> {
+        let tools = get_all_base_tools(config);
+        let bash = tools.iter().find(|tool| tool.name() == "Bash").unwrap();
+        bash.input_schema()["properties"].as_object().unwrap().keys().cloned().collect()
+    };
+    assert!(schema_keys(&HostConfig::default()).contains(&"run_in_background".to_owned()));
+    let off = HostConfig { disable_background_tasks: true, ..HostConfig::default() };
+    assert!(!schema_keys(&off).contains(&"run_in_background".to_owned()));
 }

@@ -4,7 +4,7 @@
 //! `Read(…)` rules govern the reading tools (Read, Glob, Grep …) and `Edit(…)` rules the writing
 //! ones (Edit, Write, NotebookEdit); an `Edit` allow implies read access.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::permissions::{
@@ -13,7 +13,7 @@ use agent_tools_core::permissions::{
 };
 
 use crate::messages;
-use crate::paths::{is_inside_working_directories, rule_covers, safety_concern};
+use crate::paths::{candidates, is_inside_working_directories, rule_covers, safety_concern};
 
 /// The tool name whose content rules govern reading (`Read(…)`).
 pub const READ_RULES: &str = "Read";
@@ -57,8 +57,23 @@ fn directory_suggestion(family: &str, dir: &Path) -> PermissionUpdate {
     }
 }
 
-/// May a reading tool read `path`? Deny and ask rules first, then an `Edit` allow, then the
-/// working directories, then `Read` allow rules; anything else asks.
+/// The folders under the session's folder that hold files the session saved for the model to
+/// read: oversized results (`tool-results`) and background tasks' output (`tasks`).
+pub const SESSION_OUTPUT_FOLDERS: &[&str] = &["tool-results", "tasks"];
+
+/// Whether `path` is a file this session saved for the model to read (inside one of
+/// [`SESSION_OUTPUT_FOLDERS`] of `ctx.options.session_dir`, however it is spelled or linked).
+/// Claude Code lets its tools read its own session folders the same way
+/// (`checkReadableInternalPath`): the results tell the model to Read those files.
+pub fn is_session_output(path: &Path, ctx: &ToolUseContext) -> bool {
+    let Some(session) = &ctx.options.session_dir else { return false };
+    let folders: Vec<PathBuf> =
+        SESSION_OUTPUT_FOLDERS.iter().flat_map(|folder| candidates(&session.join(folder))).collect();
+    candidates(path).iter().all(|spelling| folders.iter().any(|folder| spelling.starts_with(folder)))
+}
+
+/// May a reading tool read `path`? Deny and ask rules first, then the session's own output files,
+/// an `Edit` allow, the working directories, then `Read` allow rules; anything else asks.
 pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
     if let Some(rule) = matching_rule(READ_RULES, PermissionBehavior::Deny, path, ctx) {
         return PermissionResult::Deny {
@@ -74,6 +89,9 @@ pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionRes
             suggestions: Vec::new(),
             blocked_path: Some(path.display().to_string()),
         };
+    }
+    if is_session_output(path, ctx) {
+        return PermissionResult::allow();
     }
     if let Some(rule) = matching_rule(EDIT_RULES, PermissionBehavior::Allow, path, ctx) {
         return PermissionResult::Allow { updated_input: None, decision_reason: rule_reason(rule) };
@@ -195,6 +213,22 @@ mod tests {
         assert_eq!(behavior(&check_read_permission(Path::new("/data/x"), &c)), "allow", "an Edit allow implies read");
         let c = ctx(PermissionMode::Default, &[(PermissionBehavior::Ask, "Read(*.pem)")]);
         assert_eq!(behavior(&check_read_permission(Path::new("/proj/k.pem"), &c)), "ask");
+    }
+
+    #[test]
+    fn the_sessions_own_output_files_are_readable() {
+        let mut c = ctx(PermissionMode::Default, &[(PermissionBehavior::Deny, "Read(//state/s1/tasks/secret.output)")]);
+        let outside = Path::new("/state/s1/tasks/b1.output");
+        assert_eq!(behavior(&check_read_permission(outside, &c)), "passthrough", "no session folder, no exception");
+        c.options.session_dir = Some(PathBuf::from("/state/s1"));
+        assert_eq!(behavior(&check_read_permission(outside, &c)), "allow");
+        assert_eq!(behavior(&check_read_permission(Path::new("/state/s1/tool-results/toolu_1.txt"), &c)), "allow");
+        for other in ["/state/s1/other.txt", "/state/s1/tasks/../other.txt", "/state/s2/tasks/b1.output"] {
+            assert_eq!(behavior(&check_read_permission(Path::new(other), &c)), "passthrough", "{other}");
+        }
+        // Deny rules still win, and nothing here licenses a write.
+        assert_eq!(behavior(&check_read_permission(Path::new("/state/s1/tasks/secret.output"), &c)), "deny");
+        assert_eq!(behavior(&check_write_permission(outside, &c)), "passthrough");
     }
 
     #[test]

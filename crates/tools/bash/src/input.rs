@@ -20,6 +20,11 @@ pub struct BashInput {
     /// current folder" or "Install the package's dependencies". Five to ten words is plenty.
     #[serde(default)]
     pub description: Option<String>,
+    /// Set to true to start the command in the background and get its task ID at once, instead
+    /// of waiting for it to finish. Its output goes to a file you can Read while it runs; you are
+    /// told when it finishes, and TaskStop stops it.
+    #[serde(default, deserialize_with = "semantic::opt_bool")]
+    pub run_in_background: Option<bool>,
 }
 
 impl BashInput {
@@ -40,6 +45,11 @@ impl BashInput {
         Duration::from_millis(ms.clamp(1, max_ms))
     }
 
+    /// Whether the call asks to run in the background (`run_in_background: true` or `"true"`).
+    pub fn in_background(&self) -> bool {
+        self.run_in_background == Some(true)
+    }
+
     /// The `description` field when it says something, else `None`.
     pub fn summary(&self) -> Option<&str> {
         self.description.as_deref().map(str::trim).filter(|text| !text.is_empty())
@@ -51,7 +61,7 @@ mod tests {
     use super::*;
 
     fn input(timeout: Option<f64>) -> BashInput {
-        BashInput { command: "true".into(), timeout, description: None }
+        BashInput { command: "true".into(), timeout, description: None, run_in_background: None }
     }
 
     #[test]

@@ -1,31 +1,42 @@
 //! # agent-tool-bash: the Bash tool
 //!
 //! Runs shell commands, as Claude Code's `Bash` tool does: the same name, input fields
-//! (`command`, `timeout`, `description`) and result text — the merged output for a command that
-//! succeeded, `Exit code N` followed by the output for one that failed.
+//! (`command`, `timeout`, `description`, `run_in_background`) and result text — the merged output
+//! for a command that succeeded, `Exit code N` followed by the output for one that failed.
 //!
 //! Each call runs a fresh `bash -c` in the session's working directory, in its own process
 //! group, with stdin from `/dev/null` and stdout and stderr appended to one temporary file (so
 //! they interleave in the order written, and a background child holding them open can never keep
 //! the call waiting: the call ends when the shell exits). Pagers, editors and git prompts are
-//! turned off through the environment.
+//! turned off through the environment ([`SHELL_ENV`]).
 //!
 //! - **Working directory**: the directory the shell ends in — after success, failure or `exit` —
 //!   becomes the session's working directory, through the result's context modifier. Variables
 //!   and functions do not carry over. If the working directory has been deleted, the call starts
 //!   in the original directory and says so (`Shell cwd was reset to …`).
+//! - **Exit codes** ([`semantics`]): non-zero is an error, except exit code 1 of `grep`/`rg` (no
+//!   match), `find` (some folders unreadable), `diff` (files differ) and `test`/`[` (false), judged
+//!   by the last sub-command's first word, as Claude Code does.
 //! - **Timeout**: default 2 minutes, at most 10 (larger values are clamped). A command past its
 //!   timeout is stopped with its whole process group (SIGTERM, then SIGKILL) and the result is
 //!   `Exit code 143`, the output so far, and `Command timed out after Ns`. Cancelling the
 //!   context's token stops it the same way.
 //! - **Size**: at most 30,000 characters of output reach the model (10,000 for a failed command,
 //!   as Claude Code cuts error results): the head and the tail, read by seeking so any size of
-//!   output is fine, with a marker counting the lines and characters left out. The command itself
-//!   always runs to completion.
+//!   output is fine, with a marker counting the lines and characters left out. When the session
+//!   has a folder, the whole output is also saved to `<session>/tool-results/<tool_use_id>.txt`
+//!   and a `<persisted-output>` block after the marker names the file. The command itself always
+//!   runs to completion.
+//! - **Background** (`run_in_background: true`): the command becomes a task of the session's
+//!   [`agent_tools_tasks::TaskRegistry`] — on a pseudo-terminal of its own, its output (escape
+//!   sequences stripped) in `<session>/tasks/<id>.output` — and the call returns at once with
+//!   Claude Code's `Command running in background with ID: …` text. The task queues a
+//!   `<task-notification>` when it ends; TaskOutput reads it and TaskStop stops it. With
+//!   [`BashConfig::background_tasks`] off the field is not in the schema.
 //!
 //! Where this differs from Claude Code, on purpose: a timed-out command is killed rather than
 //! moved to the background, a `cd` persists even when the command then fails, and long output
-//! keeps its tail instead of being saved to a file with a 2 KB preview.
+//! keeps its head and tail inline (with the whole saved to a file) instead of a 2 KB preview.
 //!
 //! The tool needs a Tokio runtime with I/O and time enabled (`#[tokio::main]`, or
 //! `Builder::enable_all`), since it waits for processes and timers.
@@ -46,6 +57,7 @@
 mod input;
 mod output;
 mod render;
+pub mod semantics;
 mod shell;
 
 use std::path::{Path, PathBuf};
@@ -53,10 +65,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_tools_core::invoke::MAX_ERROR_CHARS;
+use agent_tools_core::persist;
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     build_tool,
 };
+use agent_tools_tasks::{ShellTaskSpec, TaskRegistry};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -97,6 +111,10 @@ pub struct BashConfig {
     pub progress_after: Duration,
     /// Time between progress reports.
     pub progress_every: Duration,
+    /// Whether `run_in_background` exists. When false (Claude Code's
+    /// `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`, which the CLI reads) the field is left out of the
+    /// schema, so a call that sends it is refused like any unknown field.
+    pub background_tasks: bool,
 }
 
 impl Default for BashConfig {
@@ -112,6 +130,7 @@ impl Default for BashConfig {
             temp_dir: None,
             progress_after: Duration::from_secs(2),
             progress_every: Duration::from_secs(1),
+            background_tasks: true,
         }
     }
 }
@@ -198,12 +217,29 @@ impl ToolDef for BashTool {
         Some("run shell commands, builds, tests and git")
     }
 
+    /// The derived schema, without `run_in_background` when background tasks are off.
+    fn input_json_schema(&self) -> Option<Value> {
+        if self.config.background_tasks {
+            return None;
+        }
+        let mut schema = agent_tools_core::schema::input_schema_for::<BashInput>();
+        if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+            properties.remove("run_in_background");
+        }
+        Some(schema)
+    }
+
     fn description(&self, input: &BashInput) -> String {
         input.summary().unwrap_or(&input.command).to_owned()
     }
 
     fn prompt(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
+        let mut prompt = include_str!("prompt.md").to_owned();
+        if self.config.background_tasks {
+            prompt.push('\n');
+            prompt.push_str(include_str!("prompt_background.md"));
+        }
+        prompt
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {
@@ -254,6 +290,63 @@ impl ToolDef for BashTool {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
+        if input.in_background() && self.config.background_tasks {
+            return self.start_in_background(&input, ctx).map(ToolResult::new);
+        }
+        self.run_in_foreground(input, ctx).await
+    }
+
+    /// `Exit code N` results are error blocks (`is_error: true`), like Claude Code's thrown
+    /// errors; their text is already within [`BashConfig::max_error_chars`].
+    fn map_tool_result(&self, output: &BashOutput, tool_use_id: &str) -> ToolResultBlock {
+        let text = render::render(output);
+        if output.is_error() {
+            ToolResultBlock::error(tool_use_id, text)
+        } else {
+            ToolResultBlock::text(tool_use_id, text)
+        }
+    }
+}
+
+impl BashTool {
+    /// `run_in_background`: the command becomes a task of the session's [`TaskRegistry`] and the
+    /// call returns at once with its id and output file (Claude Code's text).
+    fn start_in_background(&self, input: &BashInput, ctx: &ToolUseContext) -> Result<BashOutput, ToolError> {
+        let (dir, reset_note) = start_dir(ctx)?;
+        let registry = TaskRegistry::for_context(ctx);
+        let mut spec = ShellTaskSpec::new(&self.config.shell, &input.command, &dir);
+        spec.description = input.summary().unwrap_or(&input.command).to_owned();
+        spec.env = SHELL_ENV.iter().map(|(key, value)| ((*key).into(), (*value).into())).collect();
+        spec.tool_use_id = ctx.tool_use_id.clone();
+        let task = registry
+            .spawn_shell(spec)
+            .map_err(|error| ToolError::failed(render::background_failed(&error.to_string())))?;
+        tracing::debug!(id = %task.id, command = %input.command, "started in the background");
+        Ok(BashOutput {
+            stdout: String::new(),
+            stderr: reset_note.unwrap_or_default(),
+            interrupted: false,
+            exit_code: 0,
+            failed: false,
+            return_code_interpretation: None,
+            timed_out: false,
+            truncated: false,
+            output_bytes: 0,
+            cwd: dir.to_string_lossy().into_owned(),
+            duration_ms: 0,
+            background_task_id: Some(task.id),
+            background_output_file: Some(task.output_path.to_string_lossy().into_owned()),
+            persisted_output_path: None,
+            persisted_output_size: None,
+        })
+    }
+
+    /// Runs the command and waits for it (see the crate docs).
+    async fn run_in_foreground(
+        &self,
+        input: BashInput,
+        ctx: &ToolUseContext,
+    ) -> Result<ToolResult<BashOutput>, ToolError> {
         let started = Instant::now();
         let config = &self.config;
         let (dir, reset_note) = start_dir(ctx)?;
@@ -291,11 +384,12 @@ impl ToolDef for BashTool {
             shell::Ending::TimedOut => (render::TIMEOUT_EXIT_CODE, true),
             shell::Ending::Cancelled => return Err(ToolError::Cancelled),
         };
+        let meaning = semantics::interpret(&input.command, exit_code);
 
         let notes: Vec<String> =
             timed_out.then(|| render::timed_out(timeout_ms)).into_iter().chain(reset_note).collect();
         let stderr = notes.join("\n");
-        let is_error = exit_code != 0 || timed_out;
+        let is_error = meaning.is_error || timed_out;
         // The output's share of the result: the limit less the `Exit code` line and the notes.
         let limit = if is_error { config.max_error_chars } else { config.max_output_chars };
         let mut overhead = if stderr.is_empty() { 0 } else { stderr.chars().count() + 1 };
@@ -303,16 +397,22 @@ impl ToolDef for BashTool {
             overhead += render::exit_code_line(exit_code).len() + 1;
         }
         let budget = limit.saturating_sub(overhead);
+        // Output that must be cut is also saved whole under the session's folder.
+        let saved_at = ctx.options.session_dir.as_ref().map(|dir| {
+            let name = ctx.tool_use_id.clone().unwrap_or_else(|| format!("bash-{}", std::process::id()));
+            persist::result_path(dir, &name, "txt")
+        });
         let files = finished.files;
         let session_cwd = ctx.cwd.clone();
-        let (shown, new_cwd, moved) = tokio::task::spawn_blocking(move || {
-            let shown = output::read_output(&files.output_path(), budget);
+        let read = tokio::task::spawn_blocking(move || {
+            let (shown, saved) = read_and_save(&files.output_path(), budget, saved_at.as_deref());
             let new_cwd = files.final_cwd().unwrap_or(dir);
             let moved = !same_dir(&new_cwd, &session_cwd);
-            (shown, new_cwd, moved)
+            (shown, saved, new_cwd, moved)
         })
         .await
         .map_err(|error| ToolError::internal(format!("bash output reader failed: {error}")))?;
+        let (shown, saved, new_cwd, moved) = read;
         let shown =
             shown.map_err(|error| ToolError::internal(format!("could not read the command's output: {error}")))?;
 
@@ -321,11 +421,17 @@ impl ToolDef for BashTool {
             stderr,
             interrupted: timed_out,
             exit_code,
+            failed: is_error,
+            return_code_interpretation: meaning.message.filter(|_| !is_error).map(str::to_owned),
             timed_out,
             truncated: shown.truncated,
             output_bytes: shown.total_bytes,
             cwd: new_cwd.to_string_lossy().into_owned(),
             duration_ms: millis(started.elapsed()),
+            background_task_id: None,
+            background_output_file: None,
+            persisted_output_size: saved.as_ref().map(|_| shown.total_bytes),
+            persisted_output_path: saved.map(|path| path.to_string_lossy().into_owned()),
         };
         // A failed or timed-out command is still an `Ok` result (mapped to an error block by
         // `map_tool_result`), so that its context modifier carries the directory it ended in:
@@ -340,17 +446,34 @@ impl ToolDef for BashTool {
             ctx
         }))
     }
+}
 
-    /// `Exit code N` results are error blocks (`is_error: true`), like Claude Code's thrown
-    /// errors; their text is already within [`BashConfig::max_error_chars`].
-    fn map_tool_result(&self, output: &BashOutput, tool_use_id: &str) -> ToolResultBlock {
-        let text = render::render(output);
-        if output.is_error() {
-            ToolResultBlock::error(tool_use_id, text)
-        } else {
-            ToolResultBlock::text(tool_use_id, text)
+/// Reads the output within `budget` characters; when it must be cut and `save_as` is given, saves
+/// the whole output there and puts a `<persisted-output>` block naming the file after the cut
+/// marker. Returns what is shown and where the output was saved (if it was).
+fn read_and_save(
+    output: &Path,
+    budget: usize,
+    save_as: Option<&Path>,
+) -> (std::io::Result<output::Shown>, Option<PathBuf>) {
+    let Some(save_as) = save_as else { return (output::read_output(output, budget), None) };
+    let size = std::fs::metadata(output).map_or(0, |meta| meta.len());
+    let saved_note = persist::persisted_output(&persist::too_large_line(size, Ok(save_as)), None);
+    let failed_note = persist::persisted_output(&render::not_saved(&persist::format_file_size(size)), None);
+    let reserve = saved_note.chars().count().max(failed_note.chars().count());
+    let mut saved = None;
+    let mut note = || match persist::save_file_once(output, save_as) {
+        Ok(_) => {
+            saved = Some(save_as.to_path_buf());
+            saved_note.clone()
         }
-    }
+        Err(error) => {
+            tracing::warn!(%error, path = %save_as.display(), "cannot save the whole output");
+            failed_note.clone()
+        }
+    };
+    let shown = output::read_output_with(output, budget, Some(output::Spill { reserve, note: &mut note }));
+    (shown, saved)
 }
 
 /// The fields of a [`BashProgress`] the renderer reads back from JSON.

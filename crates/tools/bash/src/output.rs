@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::render::{MAX_MARKER_CHARS, truncation_marker};
+use crate::render::{MAX_MARKER_CHARS, truncation_marker_with};
 
 /// The output as shown to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +23,29 @@ pub struct Shown {
 
 /// Reads the output file at `path`, keeping at most `budget` characters (marker included).
 pub fn read_output(path: &Path, budget: usize) -> io::Result<Shown> {
+    read_output_with(path, budget, None)
+}
+
+/// What to add to the marker when output is cut: a note of at most `reserve` characters, made
+/// only if a cut happens (making it may save the whole output to a file).
+pub struct Spill<'a> {
+    /// Most characters the note may take; the head and tail get that much less room.
+    pub reserve: usize,
+    /// Makes the note (called at most once, and only when output is cut).
+    pub note: &'a mut dyn FnMut() -> String,
+}
+
+/// [`read_output`], with a note put after the marker when output is cut (see [`Spill`]).
+pub fn read_output_with(path: &Path, budget: usize, spill: Option<Spill<'_>>) -> io::Result<Shown> {
     let mut file = File::open(path)?;
     let total_bytes = file.metadata()?.len();
+    let full_budget = budget;
+    let (budget, note) = match spill {
+        Some(spill) => (budget.saturating_sub(spill.reserve + 1), Some(spill.note)),
+        None => (budget, None),
+    };
+    let mut note = note;
+    let mut make_note = move || note.as_mut().map(|make| make());
     let half = budget.saturating_sub(MAX_MARKER_CHARS) / 2;
     // Enough bytes for `half` characters of any width, plus room for blank lines trimmed away.
     let window = u64::try_from(half).unwrap_or(u64::MAX).saturating_mul(4).saturating_add(4096);
@@ -33,12 +54,12 @@ pub fn read_output(path: &Path, budget: usize) -> io::Result<Shown> {
         file.read_to_end(&mut bytes)?;
         let full = String::from_utf8_lossy(&bytes);
         let trimmed = trim_output(&full);
-        if trimmed.chars().count() <= budget {
+        if trimmed.chars().count() <= full_budget {
             (trimmed.to_owned(), false)
         } else {
             let middle = char_midpoint(trimmed);
             let (head, tail) = trimmed.split_at(middle);
-            (cut(head, &Stats::default(), tail, half), true)
+            (cut(head, &Stats::default(), tail, half, make_note().as_deref()), true)
         }
     } else {
         let mut head = read_at(&mut file, 0, window)?;
@@ -52,7 +73,7 @@ pub fn read_output(path: &Path, budget: usize) -> io::Result<Shown> {
         let middle = scan(&mut file, head.len() as u64, tail_start)?;
         let head = String::from_utf8_lossy(&head);
         let tail = String::from_utf8_lossy(&tail);
-        let text = cut(trim_leading_blank_lines(&head), &middle, tail.trim_end(), half);
+        let text = cut(trim_leading_blank_lines(&head), &middle, tail.trim_end(), half, make_note().as_deref());
         (text, true)
     };
     Ok(Shown { text, truncated, total_bytes })
@@ -171,7 +192,7 @@ fn byte_index_after_chars(text: &str, n: usize) -> usize {
 /// Joins the first `half` characters of `head` and the last `half` characters of `tail` (cut at
 /// line ends when one is near) with a marker counting what lies between them: the rest of
 /// `head`, the unread `middle`, and the start of `tail`.
-fn cut(head: &str, middle: &Stats, tail: &str, half: usize) -> String {
+fn cut(head: &str, middle: &Stats, tail: &str, half: usize, note: Option<&str>) -> String {
     let snap = half / 4;
     let mut head_end = byte_index_after_chars(head, half);
     if head_end < head.len()
@@ -199,7 +220,7 @@ fn cut(head: &str, middle: &Stats, tail: &str, half: usize) -> String {
     let head_on_boundary = kept_head.is_empty() || omitted.first == Some(b'\n');
     let tail_on_boundary = kept_tail.is_empty() || omitted.last == Some(b'\n');
     let lines = (omitted.newlines + 1).saturating_sub(u64::from(head_on_boundary) + u64::from(tail_on_boundary));
-    format!("{kept_head}{}{kept_tail}", truncation_marker(lines, omitted.chars))
+    format!("{kept_head}{}{kept_tail}", truncation_marker_with(lines, omitted.chars, note))
 }
 
 #[cfg(test)]
@@ -291,6 +312,28 @@ mod tests {
         let out = shown(small.as_bytes(), 100);
         assert!(!out.text.contains('\u{FFFD}'));
         assert!(out.text.chars().count() <= 100);
+    }
+
+    #[test]
+    fn a_note_is_made_only_when_output_is_cut_and_fits_the_budget() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        let text: String = (1..=1000).map(|i| format!("{i}\n")).collect();
+        file.write_all(text.as_bytes()).unwrap();
+        let note = "<persisted-output>\nsaved\n</persisted-output>";
+        let mut calls = 0;
+        let mut make = || {
+            calls += 1;
+            note.to_owned()
+        };
+        let out = read_output_with(file.path(), 500, Some(Spill { reserve: note.len(), note: &mut make })).unwrap();
+        assert!(out.text.chars().count() <= 500, "{}", out.text.chars().count());
+        assert!(out.text.starts_with("1\n2\n"));
+        assert!(out.text.ends_with("\n1000"));
+        assert!(out.text.contains(&format!("truncated] ...\n{note}\n\n")), "{}", out.text);
+        assert_eq!(calls, 1);
+        let mut unused = || unreachable!("no cut, no note");
+        let whole = read_output_with(file.path(), 10_000, Some(Spill { reserve: 50, note: &mut unused })).unwrap();
+        assert!(!whole.truncated);
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub const SHELL_ENV: &[(&str, &str)] = &[
     ("GIT_PAGER", "cat"),
     ("MANPAGER", "cat"),
     ("GIT_EDITOR", "true"),
+    ("GIT_SEQUENCE_EDITOR", "true"),
     ("EDITOR", "true"),
     ("VISUAL", "true"),
     ("GIT_TERMINAL_PROMPT", "0"),

@@ -560,24 +560,48 @@ async fn contract_members() {
 }
 
 #[tokio::test]
-async fn schema_has_the_three_fields_and_rejects_others() {
+async fn schema_has_four_fields_and_rejects_others() {
     let tool = agent_tool_bash::tool();
     let schema = tool.input_schema();
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], json!(["command"]));
     assert_eq!(schema["additionalProperties"], json!(false));
     let properties = schema["properties"].as_object().unwrap();
-    assert_eq!(properties.keys().collect::<Vec<_>>(), ["command", "timeout", "description"]);
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["command", "timeout", "description", "run_in_background"]);
     assert_eq!(properties["command"]["type"], "string");
     assert_eq!(properties["timeout"]["type"], "number");
     assert_eq!(properties["description"]["type"], "string");
+    assert_eq!(properties["run_in_background"]["type"], "boolean");
     let (_dir, w) = workdir();
-    let (text, is_error, _) = Session::new(&w).run(json!({"command": "echo", "run_in_background": true})).await;
+    let (text, is_error, _) = Session::new(&w).run(json!({"command": "echo", "bogus": true})).await;
     assert!(is_error);
     assert!(text.starts_with("<tool_use_error>InputValidationError:"), "{text}");
     let (text, is_error, _) = Session::new(&w).run(json!({"command": "echo", "timeout": "soon"})).await;
     assert!(is_error);
     assert!(text.starts_with("<tool_use_error>InputValidationError:"), "{text}");
+    // `false`, and the string forms, run in the foreground as usual.
+    for flag in [json!(false), json!("false")] {
+        let (text, is_error, _) = Session::new(&w).run(json!({"command": "echo fg", "run_in_background": flag})).await;
+        assert_eq!((text.as_str(), is_error), ("fg", false));
+    }
+}
+
+#[tokio::test]
+async fn without_background_tasks_the_field_is_gone() {
+    let config = BashConfig { background_tasks: false, ..BashConfig::default() };
+    let tool = agent_tool_bash::tool_with(config);
+    let properties = tool.input_schema()["properties"].as_object().unwrap().clone();
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["command", "timeout", "description"]);
+    assert!(!tool.prompt(&Default::default()).contains("run_in_background"));
+    assert!(agent_tool_bash::tool().prompt(&Default::default()).contains("run_in_background"));
+    let (_dir, w) = workdir();
+    let (text, is_error, _) =
+        Session::with_tool(tool, &w).run(json!({"command": "echo", "run_in_background": true})).await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "<tool_use_error>InputValidationError: Bash failed due to the following issue:\nAn unexpected parameter `run_in_background` was provided</tool_use_error>"
+    );
 }
 
 #[tokio::test]
@@ -666,4 +690,101 @@ async fn permissions_follow_bash_rules_and_read_only_commands() {
     assert_eq!(decide("make test -j2").await, "allow");
     assert_eq!(decide("make test; touch x").await, "passthrough");
     assert_eq!(decide("echo $(id)").await, "passthrough");
+}
+
+// ----- exit codes that are answers, not failures (Claude Code's command semantics) -----
+
+#[tokio::test]
+async fn exit_code_one_of_grep_find_diff_and_test_is_not_an_error() {
+    let (_dir, w) = workdir();
+    fs::write(w.join("a.txt"), "one\ntwo\n").unwrap();
+    fs::write(w.join("b.txt"), "one\nthree\n").unwrap();
+    let mut s = Session::new(&w);
+    assert_eq!(s.ok("grep nothing-here a.txt").await, "(Bash completed with no output)");
+    assert_eq!(s.ok("cat a.txt | grep nothing-here").await, "(Bash completed with no output)");
+    assert_eq!(s.ok("LC_ALL=C rg nothing-here a.txt 2>/dev/null || grep -c nothing-here a.txt").await, "0");
+    assert_eq!(s.ok("diff a.txt b.txt").await, "2c2\n< two\n---\n> three");
+    assert_eq!(s.ok("test -f missing.txt").await, "(Bash completed with no output)");
+    assert_eq!(s.ok("[ -d missing ]").await, "(Bash completed with no output)");
+    let find = s.ok("find . missing-path -name a.txt").await;
+    assert!(
+        find.starts_with("./a.txt\nfind: ") && find.ends_with("missing-path’: No such file or directory")
+            || find.ends_with("missing-path': No such file or directory"),
+        "{find}"
+    );
+    // 2 and more are errors for them too; and exit code 1 of anything else is.
+    assert_eq!(s.err("grep x missing.txt").await, "Exit code 2\ngrep: missing.txt: No such file or directory");
+    assert_eq!(s.err("diff a.txt missing.txt").await, "Exit code 2\ndiff: missing.txt: No such file or directory");
+    assert_eq!(s.err("grep nothing-here a.txt | wc -l; false").await, "Exit code 1\n0");
+    assert_eq!(
+        s.err("grep -q one a.txt && ls missing").await,
+        "Exit code 2\nls: cannot access 'missing': No such file or directory"
+    );
+    // The structured output says what the code meant.
+    let done = s.invoke(json!({"command": "grep nothing-here a.txt"})).await;
+    let json = done.data.unwrap().to_json();
+    assert_eq!((json["exitCode"].clone(), json["failed"].clone()), (json!(1), json!(false)));
+    assert_eq!(json["returnCodeInterpretation"], "No matches found");
+}
+
+// ----- pagers and editors never wait for a terminal -----
+
+#[tokio::test]
+async fn git_log_rebase_and_commit_never_wait_for_a_pager_or_editor() {
+    let (_dir, w) = workdir();
+    let mut s = Session::new(&w);
+    let (setup, is_error, _) = s
+        .run(json!({"command": "git init -q -b main repo && cd repo && git config user.name Tester \
+            && git config user.email t@example.com && git config core.pager less && git config core.editor vi \
+            && for i in $(seq 1 150); do echo $i > f; git add f; git commit -q -m \"commit $i\"; done && git log --oneline | wc -l",
+            "timeout": 120_000}))
+        .await;
+    assert_eq!((setup.as_str(), is_error), ("150", false));
+    let (log, is_error, _) = s.run(json!({"command": "git -p log --format=%s", "timeout": 20_000})).await;
+    assert!(!is_error, "{log}");
+    assert_eq!(log.lines().count(), 150);
+    assert_eq!(log.lines().next(), Some("commit 150"));
+    // An interactive rebase takes the todo list as it is (GIT_SEQUENCE_EDITOR=true) and finishes.
+    let (rebase, is_error, _) = s.run(json!({"command": "git rebase -i HEAD~3 2>&1", "timeout": 20_000})).await;
+    assert!(!is_error, "{rebase}");
+    assert!(rebase.contains("Successfully rebased"), "{rebase}");
+    // A commit without -m gets an empty message from the editor and stops, at once.
+    let (commit, is_error, _) =
+        s.run(json!({"command": "echo x > g && git add g && git commit", "timeout": 20_000})).await;
+    assert!(is_error);
+    assert!(commit.contains("Aborting commit due to empty commit message"), "{commit}");
+}
+
+// ----- output too long to show is saved whole -----
+
+#[tokio::test]
+async fn long_output_keeps_head_and_tail_and_is_saved_whole_under_the_session() {
+    let (_dir, w) = workdir();
+    let (_state, state) = workdir();
+    let mut s = Session::new(&w);
+    s.ctx.options.session_dir = Some(state.clone());
+    let done = s.invoke(json!({"command": "seq 1 200000"})).await;
+    let text = done.block.content.text();
+    assert!(!done.block.is_error);
+    assert!(text.chars().count() <= 30_000, "{} characters", text.chars().count());
+    assert!(text.starts_with("1\n2\n3\n"));
+    assert!(text.ends_with("\n199999\n200000"));
+    let saved = state.join("tool-results/toolu_test.txt");
+    let full: String = (1..=200_000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(fs::read_to_string(&saved).unwrap(), full);
+    let block = format!(
+        "] ...\n<persisted-output>\nOutput too large (1.2MB). Full output saved to: {}\n</persisted-output>\n\n",
+        saved.display()
+    );
+    let at = text.find("] ...").unwrap();
+    assert!(text.contains(&block), "{}", &text[at - 100..at + 300]);
+    // Head and tail are still exact: the block sits inside the marker.
+    assert_cut(&text.replacen(&block, "] ...\n\n", 1), full.trim_end());
+    let json = done.data.unwrap().to_json();
+    assert_eq!(json["persistedOutputPath"], text_of(&saved));
+    assert_eq!(json["persistedOutputSize"], full.len());
+    // Output that fits is not saved.
+    let small = s.invoke(json!({"command": "seq 1 10"})).await;
+    assert!(small.data.unwrap().to_json().get("persistedOutputPath").is_none());
+    assert_eq!(fs::read_dir(state.join("tool-results")).unwrap().count(), 1);
 }

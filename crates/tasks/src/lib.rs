@@ -1,0 +1,678 @@
+//! # agent-tools-tasks: the session's background tasks
+//!
+//! Claude Code's background shell tasks (`run_in_background` on Bash, read with TaskOutput,
+//! stopped with TaskStop), as a registry kept in the session's app state
+//! ([`ToolUseContext::app_state`]):
+//!
+//! - **Ids and statuses**: a task id is `b` and 8 characters of `[0-9a-z]`; a task is `pending`,
+//!   `running`, `completed` (exit code 0), `failed` (any other exit code) or `killed` (stopped).
+//!   Each has a description, its command, an exit code once known, start and end times (ms since
+//!   the Unix epoch), and an output file `<session folder>/tasks/<id>.output` (a private temporary
+//!   folder, removed with the registry, when the session has no folder).
+//! - **A terminal of its own**: the command runs under the shell on a pseudo-terminal (so programs
+//!   that buffer their output when it goes to a file or pipe still write line by line), as the
+//!   leader of its own session and process group, with stdin from `/dev/null`. What reaches the
+//!   output file has its ANSI escape sequences removed and its line ends made `\n`
+//!   ([`ansi::AnsiStripper`]). The shell waits for the children the command started with `&`, so
+//!   `server & worker &` is one task that runs while they do; the task ends, with the command's
+//!   exit code, when they all have. Processes that detach themselves (a double fork, `setsid`)
+//!   are not waited for, but are still stopped with the task or the registry.
+//! - **Stopping** ([`TaskRegistry::stop`]) ends the whole process tree: SIGTERM to the task's
+//!   group, session and every process carrying its marker, a short grace, then SIGKILL to what is
+//!   left — children that ignore SIGTERM and `&` grandchildren included ([`procs`]).
+//! - **Shutting down** ([`TaskRegistry::shutdown`], also run when the last handle is dropped)
+//!   stops every running task and whatever finished tasks left behind.
+//! - **Notifications**: a task that finishes by itself queues a `<task-notification>` on the
+//!   session's [`NotificationQueue`] (Claude Code's text, see [`text::notification`]); the host's
+//!   executor appends it to the next user message. A stopped task does not notify (the model
+//!   stopped it), and a task whose result the model already read withdraws its notification.
+//!
+//! Linux is where the process-tree search works (it reads `/proc`); elsewhere only the process
+//! group is signalled. The registry uses plain threads (two per running task), so it works with or
+//! without a Tokio runtime; only [`TaskRegistry::wait`] and [`TaskRegistry::stop`] are async.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use agent_tools_core::ToolUseContext;
+//! use agent_tools_tasks::{ShellTaskSpec, TaskRegistry};
+//! let ctx = ToolUseContext::new("/tmp");
+//! let tasks = TaskRegistry::for_context(&ctx);
+//! let task = tasks.spawn_shell(ShellTaskSpec::new("/bin/bash", "sleep 1; echo done", "/tmp"))?;
+//! let done = tasks.wait(&task.id, std::time::Duration::from_secs(5), &ctx.cancel).await;
+//! println!("{done:?}");
+//! tasks.shutdown();
+//! # Ok(()) }
+//! ```
+
+pub mod ansi;
+pub mod procs;
+mod spawn;
+pub mod text;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use agent_tools_core::context::CancellationToken;
+use agent_tools_core::{NotificationQueue, ToolUseContext};
+use serde::Serialize;
+
+pub use crate::text::{OutputTail, read_tail};
+
+/// A task's status (Claude Code's `TaskStatus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskStatus {
+    /// Registered, not started yet.
+    #[default]
+    Pending,
+    /// Running.
+    Running,
+    /// Ended by itself with exit code 0.
+    Completed,
+    /// Ended by itself with another exit code (or killed by a signal it did not get from us).
+    Failed,
+    /// Stopped (TaskStop, or the registry shutting down).
+    Killed,
+}
+
+impl TaskStatus {
+    /// The status as Claude Code writes it: `pending`, `running`, `completed`, `failed`, `killed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Killed => "killed",
+        }
+    }
+
+    /// True once the task has ended (completed, failed or killed).
+    pub fn is_finished(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Killed)
+    }
+}
+
+impl fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A task's type (Claude Code's `TaskType`; only shell tasks exist here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum TaskType {
+    /// A background shell command (`local_bash`, ids starting with `b`).
+    #[serde(rename = "local_bash")]
+    LocalBash,
+}
+
+impl TaskType {
+    /// The type as Claude Code writes it (`local_bash`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::LocalBash => "local_bash",
+        }
+    }
+}
+
+impl fmt::Display for TaskType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a task is and how it stands, at one moment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskSnapshot {
+    /// The id (`b` + 8 of `[0-9a-z]`).
+    pub id: String,
+    /// The type.
+    pub task_type: TaskType,
+    /// The status.
+    pub status: TaskStatus,
+    /// What it does, in words (Bash's `description`, else the command).
+    pub description: String,
+    /// The command line.
+    pub command: String,
+    /// The file its output goes to.
+    pub output_path: PathBuf,
+    /// The shell's exit code (128 + N when a signal N ended it), once known.
+    pub exit_code: Option<i32>,
+    /// When it started, in ms since the Unix epoch.
+    pub started_at_ms: u64,
+    /// When it ended (or was stopped), in ms since the Unix epoch.
+    pub ended_at_ms: Option<u64>,
+    /// The `tool_use` id of the call that started it, if known.
+    pub tool_use_id: Option<String>,
+    /// The shell's process id (also the task's session and process group id).
+    pub pid: Option<u32>,
+}
+
+/// A shell command to run in the background.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellTaskSpec {
+    /// The shell (bash, or any shell that takes `-c SCRIPT NAME ARG`).
+    pub shell: PathBuf,
+    /// The command line.
+    pub command: String,
+    /// What it does, in words (shown in the notification); empty means the command.
+    pub description: String,
+    /// Where it runs.
+    pub cwd: PathBuf,
+    /// Environment added to the inherited one.
+    pub env: Vec<(OsString, OsString)>,
+    /// The `tool_use` id of the call that starts it (named in the notification).
+    pub tool_use_id: Option<String>,
+}
+
+impl ShellTaskSpec {
+    /// A command to run with `shell` in `cwd`, described by itself, with no extra environment.
+    pub fn new(shell: impl Into<PathBuf>, command: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            shell: shell.into(),
+            command: command.into(),
+            description: String::new(),
+            cwd: cwd.into(),
+            env: Vec::new(),
+            tool_use_id: None,
+        }
+    }
+}
+
+/// Why a task could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// The registry was shut down.
+    #[error("background tasks have been shut down for this session")]
+    ShutDown,
+    /// The output file (or its folder) could not be created.
+    #[error("cannot create the output file {path}: {source}")]
+    Output {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The shell could not be started on a pseudo-terminal.
+    #[error("cannot start {shell} in the background: {message}")]
+    Spawn {
+        /// The shell.
+        shell: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// Why a task could not be stopped (Claude Code's TaskStop errors).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StopError {
+    /// No task has this id.
+    #[error("No task found with ID: {0}")]
+    NotFound(String),
+    /// The task has already ended.
+    #[error("Task {id} is not running (status: {status})")]
+    NotRunning {
+        /// The task's id.
+        id: String,
+        /// Its status.
+        status: TaskStatus,
+    },
+}
+
+/// How a [`TaskRegistry::wait`] ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitOutcome {
+    /// The task has ended.
+    Finished(TaskSnapshot),
+    /// The time ran out first; the task as it stands.
+    TimedOut(TaskSnapshot),
+    /// The cancellation token fired first.
+    Cancelled,
+    /// No task has this id.
+    NotFound,
+}
+
+/// The registry's settings.
+#[derive(Debug, Clone)]
+pub struct TasksConfig {
+    /// The folder for output files (`<id>.output`); `None` for a private temporary folder that is
+    /// removed with the registry.
+    pub output_dir: Option<PathBuf>,
+    /// Time between SIGTERM and SIGKILL when a task is stopped.
+    pub kill_grace: Duration,
+    /// How long, after a shell exits, output still in the terminal is waited for before the task
+    /// counts as ended (children that keep the terminal open are not waited for).
+    pub drain_timeout: Duration,
+    /// The terminal's width in columns.
+    pub columns: u16,
+    /// The terminal's height in rows.
+    pub rows: u16,
+    /// Where completion notifications go.
+    pub notifications: NotificationQueue,
+}
+
+impl Default for TasksConfig {
+    fn default() -> Self {
+        Self {
+            output_dir: None,
+            kill_grace: Duration::from_millis(500),
+            drain_timeout: Duration::from_millis(250),
+            columns: 200,
+            rows: 50,
+            notifications: NotificationQueue::default(),
+        }
+    }
+}
+
+impl TasksConfig {
+    /// The settings for a session: output files under `<session_dir>/tasks/` (a private
+    /// temporary folder without a session folder), notifications on the session's queue.
+    pub fn for_context(ctx: &ToolUseContext) -> Self {
+        Self {
+            output_dir: ctx.options.session_dir.as_ref().map(|dir| dir.join("tasks")),
+            notifications: ctx.notifications(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A task's changing part.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskState {
+    pub(crate) status: TaskStatus,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) ended_at_ms: Option<u64>,
+    /// The model has been told (or need not be told) that the task ended.
+    pub(crate) notified: bool,
+    /// The shell has been reaped (its pid may be reused from then on).
+    pub(crate) reaped: bool,
+    /// The terminal's output has all been copied.
+    pub(crate) output_done: bool,
+}
+
+/// One task, shared by the registry and the threads that follow it.
+pub(crate) struct Task {
+    pub(crate) id: String,
+    pub(crate) description: String,
+    pub(crate) command: String,
+    pub(crate) tool_use_id: Option<String>,
+    pub(crate) output_path: PathBuf,
+    pub(crate) started_at_ms: u64,
+    pub(crate) pid: i32,
+    state: Mutex<TaskState>,
+    changed: Condvar,
+    status: tokio::sync::watch::Sender<TaskStatus>,
+}
+
+impl Task {
+    fn lock(&self) -> MutexGuard<'_, TaskState> {
+        // Every update is a few field writes: a poisoned lock is still consistent.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes the state under the lock, then wakes whoever waits on it.
+    pub(crate) fn update<R>(&self, change: impl FnOnce(&mut TaskState) -> R) -> R {
+        let out = change(&mut self.lock());
+        self.changed.notify_all();
+        out
+    }
+
+    /// Waits until `done(state)` holds or `deadline` passes; returns whether it holds.
+    pub(crate) fn wait_until(&self, deadline: Instant, done: impl Fn(&TaskState) -> bool) -> bool {
+        let mut state = self.lock();
+        loop {
+            if done(&state) {
+                return true;
+            }
+            let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) else {
+                return false;
+            };
+            state = match self.changed.wait_timeout(state, left) {
+                Ok((state, _)) => state,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    /// Tells async waiters the current status.
+    pub(crate) fn publish(&self) {
+        let status = self.lock().status;
+        self.status.send_replace(status);
+    }
+
+    pub(crate) fn snapshot(&self) -> TaskSnapshot {
+        let state = self.lock().clone();
+        TaskSnapshot {
+            id: self.id.clone(),
+            task_type: TaskType::LocalBash,
+            status: state.status,
+            description: self.description.clone(),
+            command: self.command.clone(),
+            output_path: self.output_path.clone(),
+            exit_code: state.exit_code,
+            started_at_ms: self.started_at_ms,
+            ended_at_ms: state.ended_at_ms,
+            tool_use_id: self.tool_use_id.clone(),
+            pid: u32::try_from(self.pid).ok(),
+        }
+    }
+
+    /// Marks a running task stopped (it will not notify); false if it was not running.
+    fn mark_killed(&self) -> Result<(), TaskStatus> {
+        let result = self.update(|state| {
+            if state.status.is_finished() {
+                return Err(state.status);
+            }
+            state.status = TaskStatus::Killed;
+            state.notified = true;
+            state.ended_at_ms = Some(now_ms());
+            Ok(())
+        });
+        self.publish();
+        result
+    }
+
+    /// The task as [`procs::terminate`] looks for it.
+    fn target(&self) -> procs::Target {
+        let reaped = self.lock().reaped;
+        procs::Target { group: (!reaped).then_some(self.pid), task_id: self.id.clone() }
+    }
+}
+
+struct Inner {
+    config: TasksConfig,
+    output_dir: PathBuf,
+    tasks: Mutex<Vec<Arc<Task>>>,
+    shut_down: Mutex<bool>,
+    /// Held for its folder (output files when the session has none); removed last.
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl Inner {
+    fn tasks(&self) -> MutexGuard<'_, Vec<Arc<Task>>> {
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn find(&self, id: &str) -> Option<Arc<Task>> {
+        self.tasks().iter().find(|task| task.id == id).cloned()
+    }
+
+    fn shutdown(&self) {
+        *self.shut_down.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        let tasks: Vec<Arc<Task>> = self.tasks().clone();
+        if tasks.is_empty() {
+            return;
+        }
+        let stopped: Vec<&Arc<Task>> = tasks.iter().filter(|task| task.mark_killed().is_ok()).collect();
+        // Finished tasks are searched too: a child may have outlived its shell.
+        let targets: Vec<procs::Target> = tasks.iter().map(|task| task.target()).collect();
+        let left = procs::terminate(&targets, self.config.kill_grace);
+        if left > 0 {
+            tracing::warn!(left, "processes of background tasks outlived SIGKILL");
+        }
+        let deadline = Instant::now() + Duration::from_secs(2);
+        for task in stopped {
+            task.wait_until(deadline, |state| state.reaped);
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The session's background tasks (see the crate docs). Cheap to clone; clones share the tasks.
+/// When the last clone is dropped, every task is stopped.
+#[derive(Clone)]
+pub struct TaskRegistry {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for TaskRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskRegistry")
+            .field("output_dir", &self.inner.output_dir)
+            .field("tasks", &self.inner.tasks().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaskRegistry {
+    /// A registry with these settings. Without an `output_dir` it makes a private temporary
+    /// folder (if even that fails, output files go straight to the system's temporary folder).
+    pub fn new(config: TasksConfig) -> Self {
+        let (output_dir, temp) = match &config.output_dir {
+            Some(dir) => (dir.clone(), None),
+            None => match tempfile::Builder::new().prefix("agent-tools-tasks-").tempdir() {
+                Ok(temp) => (temp.path().to_path_buf(), Some(temp)),
+                Err(error) => {
+                    tracing::warn!(%error, "cannot make a folder for task output; using the temporary folder");
+                    (std::env::temp_dir(), None)
+                }
+            },
+        };
+        Self {
+            inner: Arc::new(Inner {
+                config,
+                output_dir,
+                tasks: Mutex::new(Vec::new()),
+                shut_down: Mutex::new(false),
+                _temp: temp,
+            }),
+        }
+    }
+
+    /// The session's registry: the one in `ctx`'s app state, or a new one made with
+    /// [`TasksConfig::for_context`] and kept there.
+    pub fn for_context(ctx: &ToolUseContext) -> Self {
+        if let Some(registry) = Self::existing(ctx) {
+            return registry;
+        }
+        // Read from the context before locking its app state (the queue lives there too).
+        let config = TasksConfig::for_context(ctx);
+        ctx.app_state.with(|state| {
+            if let Some(registry) = state.get::<Self>() {
+                return registry.clone();
+            }
+            let registry = Self::new(config);
+            state.set(registry.clone());
+            registry
+        })
+    }
+
+    /// The session's registry, if any task was ever started in it (looking never makes one).
+    pub fn existing(ctx: &ToolUseContext) -> Option<Self> {
+        ctx.app_state.with(|state| state.get::<Self>().cloned())
+    }
+
+    /// Puts this registry in `ctx`'s app state (replacing any other), for hosts that configure
+    /// their own.
+    pub fn install(&self, ctx: &ToolUseContext) {
+        ctx.app_state.with(|state| state.set(self.clone()));
+    }
+
+    /// The folder output files go to.
+    pub fn output_dir(&self) -> &Path {
+        &self.inner.output_dir
+    }
+
+    /// Starts a shell command in the background (see the crate docs) and returns it, running.
+    ///
+    /// # Errors
+    /// [`SpawnError`] when the registry was shut down, the output file cannot be created, or the
+    /// shell cannot be started.
+    pub fn spawn_shell(&self, spec: ShellTaskSpec) -> Result<TaskSnapshot, SpawnError> {
+        // Held until the task is registered, so a shutdown either sees it or comes first.
+        let shut_down = self.inner.shut_down.lock().unwrap_or_else(PoisonError::into_inner);
+        if *shut_down {
+            return Err(SpawnError::ShutDown);
+        }
+        let output_dir = &self.inner.output_dir;
+        std::fs::create_dir_all(output_dir)
+            .map_err(|source| SpawnError::Output { path: output_dir.clone(), source })?;
+        let (id, output_path, output) = loop {
+            let id = text::new_task_id('b');
+            if self.inner.find(&id).is_some() {
+                continue;
+            }
+            let path = output_dir.join(format!("{id}.output"));
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => break (id, path, file),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(source) => return Err(SpawnError::Output { path, source }),
+            }
+        };
+        let config = &self.inner.config;
+        let started = spawn::spawn(spawn::Launch {
+            shell: spec.shell.clone(),
+            command: spec.command.clone(),
+            cwd: spec.cwd.clone(),
+            env: spec.env.clone(),
+            task_id: id.clone(),
+            output,
+            columns: config.columns,
+            rows: config.rows,
+        });
+        let started = match started {
+            Ok(started) => started,
+            Err(error) => {
+                let _ = std::fs::remove_file(&output_path);
+                return Err(error);
+            }
+        };
+        let description = if spec.description.trim().is_empty() { spec.command.clone() } else { spec.description };
+        let (status, _) = tokio::sync::watch::channel(TaskStatus::Running);
+        let pid = started.pid;
+        let task = Arc::new(Task {
+            id,
+            description,
+            command: spec.command,
+            tool_use_id: spec.tool_use_id,
+            output_path,
+            started_at_ms: now_ms(),
+            pid,
+            state: Mutex::new(TaskState { status: TaskStatus::Running, ..TaskState::default() }),
+            changed: Condvar::new(),
+            status,
+        });
+        if let Err(error) = spawn::follow(&task, started, config.notifications.clone(), config.drain_timeout) {
+            spawn::abandon(pid);
+            return Err(SpawnError::Spawn {
+                shell: spec.shell.display().to_string(),
+                message: format!("cannot start a thread to follow it: {error}"),
+            });
+        }
+        tracing::debug!(id = %task.id, pid, "background task started");
+        self.inner.tasks().push(Arc::clone(&task));
+        drop(shut_down);
+        Ok(task.snapshot())
+    }
+
+    /// The task with this id, as it stands.
+    pub fn get(&self, id: &str) -> Option<TaskSnapshot> {
+        self.inner.find(id).map(|task| task.snapshot())
+    }
+
+    /// Every task, oldest first.
+    pub fn list(&self) -> Vec<TaskSnapshot> {
+        self.inner.tasks().iter().map(|task| task.snapshot()).collect()
+    }
+
+    /// Waits until the task ends, `timeout` passes, or `cancel` fires, without polling.
+    pub async fn wait(&self, id: &str, timeout: Duration, cancel: &CancellationToken) -> WaitOutcome {
+        let Some(task) = self.inner.find(id) else { return WaitOutcome::NotFound };
+        let mut status = task.status.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if status.borrow_and_update().is_finished() {
+                return WaitOutcome::Finished(task.snapshot());
+            }
+            tokio::select! {
+                changed = status.changed() => {
+                    if changed.is_err() {
+                        return WaitOutcome::Finished(task.snapshot());
+                    }
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    let snapshot = task.snapshot();
+                    return if snapshot.status.is_finished() {
+                        WaitOutcome::Finished(snapshot)
+                    } else {
+                        WaitOutcome::TimedOut(snapshot)
+                    };
+                }
+                () = cancel.cancelled() => return WaitOutcome::Cancelled,
+            }
+        }
+    }
+
+    /// Records that the model has seen the task's result: its queued notification (if not yet
+    /// delivered) is withdrawn and none will follow (Claude Code marks such tasks notified).
+    pub fn mark_notified(&self, id: &str) {
+        if let Some(task) = self.inner.find(id) {
+            task.update(|state| state.notified = true);
+            self.inner.config.notifications.remove(id);
+        }
+    }
+
+    /// Stops a running task and its whole process tree (see [`procs::terminate`]), blocking until
+    /// its processes are gone (at most the grace period and a few seconds). The task becomes
+    /// `killed` and does not notify.
+    ///
+    /// # Errors
+    /// [`StopError::NotFound`] for an unknown id, [`StopError::NotRunning`] for a task that has
+    /// already ended.
+    pub fn stop_blocking(&self, id: &str) -> Result<TaskSnapshot, StopError> {
+        let task = self.inner.find(id).ok_or_else(|| StopError::NotFound(id.to_owned()))?;
+        task.mark_killed().map_err(|status| StopError::NotRunning { id: id.to_owned(), status })?;
+        self.inner.config.notifications.remove(id);
+        let left = procs::terminate(&[task.target()], self.inner.config.kill_grace);
+        if left > 0 {
+            tracing::warn!(id, left, "processes of a stopped task outlived SIGKILL");
+        }
+        task.wait_until(Instant::now() + Duration::from_secs(2), |state| state.reaped);
+        tracing::debug!(id, "background task stopped");
+        Ok(task.snapshot())
+    }
+
+    /// [`Self::stop_blocking`] on Tokio's blocking pool.
+    ///
+    /// # Errors
+    /// As [`Self::stop_blocking`].
+    pub async fn stop(&self, id: &str) -> Result<TaskSnapshot, StopError> {
+        let registry = self.clone();
+        let owned = id.to_owned();
+        match tokio::task::spawn_blocking(move || registry.stop_blocking(&owned)).await {
+            Ok(result) => result,
+            // The blocking pool is gone (the runtime is shutting down): stop here instead.
+            Err(_) => self.stop_blocking(id),
+        }
+    }
+
+    /// Stops every running task and whatever finished tasks left running, and refuses new ones.
+    /// Blocks for at most the grace period and a few seconds. Safe to call more than once; also
+    /// run when the last handle is dropped.
+    pub fn shutdown(&self) {
+        self.inner.shutdown();
+    }
+}
+
+/// Shuts down the session's registry, if it has one (what a program calls on its way out).
+pub fn shutdown(ctx: &ToolUseContext) {
+    if let Some(registry) = TaskRegistry::existing(ctx) {
+        registry.shutdown();
+    }
+}

@@ -1,0 +1,218 @@
+//! Starting a shell task on a pseudo-terminal, and the two threads that follow it: one copies
+//! the terminal's output to the output file (cleaned by the [`AnsiStripper`]), one waits for the
+//! shell to exit and records how it ended.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_tools_core::NotificationQueue;
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
+use nix::unistd::Pid;
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use crate::ansi::AnsiStripper;
+use crate::procs::MARKER_VAR;
+use crate::{SpawnError, Task, TaskStatus, now_ms};
+
+/// The script the shell runs. The terminal stops turning `\n` into `\r\n` and echoing, stdin
+/// becomes `/dev/null` (a command that asks a question reads end-of-file at once instead of
+/// waiting forever), and the command — `$1`, never spliced into the script — runs through `eval`.
+/// stdout and stderr stay on the terminal, so programs that buffer when writing to a file or pipe
+/// write line by line. The shell then waits for the children the command left running with `&`
+/// (when the shell, the terminal's controlling process, ends, the kernel hangs up the terminal
+/// and they would get SIGHUP), and exits with the command's own status.
+const SCRIPT: &str = r#"stty -onlcr -echo 2>/dev/null; exec </dev/null; __agent_tools_command=$1; shift; eval "$__agent_tools_command"; __agent_tools_status=$?; wait; exit $__agent_tools_status"#;
+
+/// What [`spawn`] needs.
+pub(crate) struct Launch {
+    pub(crate) shell: PathBuf,
+    pub(crate) command: String,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: Vec<(OsString, OsString)>,
+    pub(crate) task_id: String,
+    pub(crate) output: File,
+    pub(crate) columns: u16,
+    pub(crate) rows: u16,
+}
+
+/// A started shell: its pid, and the terminal's master side with a reader of it.
+pub(crate) struct Started {
+    pub(crate) pid: i32,
+    pub(crate) master: Box<dyn MasterPty + Send>,
+    pub(crate) reader: Box<dyn Read + Send>,
+    pub(crate) output: File,
+}
+
+/// Starts the shell on a new pseudo-terminal, in a session and process group of its own (as the
+/// terminal's controlling process), with the task's marker in its environment.
+pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
+    let shell_text = launch.shell.display().to_string();
+    let failed = |message: String| SpawnError::Spawn { shell: shell_text.clone(), message };
+    // The pty crate would quietly start elsewhere: never run a command in the wrong folder.
+    if !launch.cwd.is_dir() {
+        return Err(failed(format!("the working directory {} does not exist", launch.cwd.display())));
+    }
+    let pair = native_pty_system()
+        .openpty(PtySize { rows: launch.rows, cols: launch.columns, pixel_width: 0, pixel_height: 0 })
+        .map_err(|error| failed(format!("no pseudo-terminal: {error}")))?;
+    let mut command = CommandBuilder::new(&launch.shell);
+    command.arg("-c");
+    command.arg(SCRIPT);
+    command.arg("bash");
+    command.arg(&launch.command);
+    command.cwd(&launch.cwd);
+    // Few escape sequences to strip; colour and cursor control stay off where programs ask TERM.
+    command.env("TERM", "dumb");
+    for (key, value) in &launch.env {
+        command.env(key, value);
+    }
+    command.env(MARKER_VAR, &launch.task_id);
+    let child = pair.slave.spawn_command(command).map_err(|error| failed(error.to_string()))?;
+    // Our copy of the terminal's slave side must close, or the output would never end.
+    drop(pair.slave);
+    let pid = child.process_id().and_then(|pid| i32::try_from(pid).ok());
+    // The child is waited for by pid (`waitid`/`waitpid`), not through this handle.
+    drop(child);
+    let Some(pid) = pid else { return Err(failed("the shell has no process id".to_owned())) };
+    let reader = match pair.master.try_clone_reader() {
+        Ok(reader) => reader,
+        Err(error) => {
+            abandon(pid);
+            return Err(failed(format!("cannot read the terminal: {error}")));
+        }
+    };
+    Ok(Started { pid, master: pair.master, reader, output: launch.output })
+}
+
+/// Kills and reaps a shell that could not be followed.
+pub(crate) fn abandon(pid: i32) {
+    let _ = nix::sys::signal::killpg(Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+    let _ = waitpid(Pid::from_raw(pid), None);
+}
+
+/// Most bytes written to an output file; past it the rest is read and dropped (Claude Code caps
+/// task output files at 5 GB).
+pub(crate) const MAX_OUTPUT_BYTES: u64 = 5 * 1024 * 1024 * 1024;
+
+/// The output-copying thread: terminal → stripper → file, until every process has closed the
+/// terminal. Then marks the output complete and lets the terminal go.
+pub(crate) fn copy_output(
+    task: &Task,
+    master: Box<dyn MasterPty + Send>,
+    mut reader: Box<dyn Read + Send>,
+    mut output: File,
+    max_bytes: u64,
+) {
+    let mut stripper = AnsiStripper::new();
+    let mut buffer = vec![0_u8; 16 * 1024];
+    let mut clean = Vec::with_capacity(buffer.len());
+    let mut written = 0_u64;
+    let mut capped = false;
+    loop {
+        // Linux reports EIO once the last process closed the terminal: that is the end.
+        let read = match reader.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        clean.clear();
+        stripper.push(&buffer[..read], &mut clean);
+        write_capped(&mut output, &clean, &mut written, &mut capped, max_bytes);
+    }
+    clean.clear();
+    stripper.finish(&mut clean);
+    write_capped(&mut output, &clean, &mut written, &mut capped, max_bytes);
+    let _ = output.flush();
+    drop(master);
+    task.update(|state| state.output_done = true);
+}
+
+fn write_capped(output: &mut File, bytes: &[u8], written: &mut u64, capped: &mut bool, max_bytes: u64) {
+    if *capped || bytes.is_empty() {
+        return;
+    }
+    let room = usize::try_from(max_bytes.saturating_sub(*written)).unwrap_or(usize::MAX);
+    let take = bytes.len().min(room);
+    if output.write_all(&bytes[..take]).is_err() {
+        // A full disk or a removed folder: stop writing, keep draining the terminal.
+        *capped = true;
+        return;
+    }
+    *written += take as u64;
+    if take < bytes.len() {
+        *capped = true;
+        let _ = output.write_all(b"\n[output truncated: the output file reached its size limit]\n");
+    }
+}
+
+/// The exit code of a wait status: the code, or 128 + N for a shell killed by signal N.
+fn exit_code(status: WaitStatus) -> Option<i32> {
+    match status {
+        WaitStatus::Exited(_, code) => Some(code),
+        WaitStatus::Signaled(_, signal, _) => Some(128 + signal as i32),
+        _ => None,
+    }
+}
+
+/// The waiting thread: waits for the shell to exit (without reaping it, so its pid — the task's
+/// group and session id — stays reserved while stoppers may signal it), reaps it under the
+/// task's lock, gives the output a moment to arrive, then records the ending and queues the
+/// notification unless the task was stopped or its result was already delivered.
+pub(crate) fn wait_for_exit(task: &Task, notifications: &NotificationQueue, drain: Duration) {
+    let pid = Pid::from_raw(task.pid);
+    while let Err(nix::errno::Errno::EINTR) = waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {}
+    let code = task.update(|state| {
+        let code = loop {
+            match waitpid(pid, None) {
+                Err(nix::errno::Errno::EINTR) => {}
+                Ok(status) => break exit_code(status),
+                Err(_) => break None,
+            }
+        };
+        state.reaped = true;
+        code
+    });
+    // Output written just before the exit may still be in the terminal: wait for the copier to
+    // finish, but not for children that keep the terminal open after the shell is gone.
+    let deadline = Instant::now() + drain;
+    task.wait_until(deadline, |state| state.output_done);
+    let finished = task.update(|state| {
+        state.exit_code = state.exit_code.or(code);
+        if state.status == TaskStatus::Running || state.status == TaskStatus::Pending {
+            state.status = if code == Some(0) { TaskStatus::Completed } else { TaskStatus::Failed };
+            state.ended_at_ms = Some(now_ms());
+        }
+        let notify = !state.notified;
+        state.notified = true;
+        notify
+    });
+    let snapshot = task.snapshot();
+    if finished && let Some(text) = crate::text::notification(&snapshot) {
+        notifications.push(task.id.clone(), text);
+    }
+    task.publish();
+}
+
+/// Starts the two threads that follow a task.
+pub(crate) fn follow(
+    task: &Arc<Task>,
+    started: Started,
+    notifications: NotificationQueue,
+    drain: Duration,
+) -> std::io::Result<()> {
+    let Started { master, reader, output, .. } = started;
+    let copier = Arc::clone(task);
+    std::thread::Builder::new()
+        .name(format!("task-{}-output", task.id))
+        .stack_size(128 * 1024)
+        .spawn(move || copy_output(&copier, master, reader, output, MAX_OUTPUT_BYTES))?;
+    let waiter = Arc::clone(task);
+    std::thread::Builder::new()
+        .name(format!("task-{}-wait", task.id))
+        .stack_size(128 * 1024)
+        .spawn(move || wait_for_exit(&waiter, &notifications, drain))?;
+    Ok(())
+}

@@ -1,0 +1,358 @@
+//! Background tasks on real processes: the pseudo-terminal, statuses and exit codes, output
+//! files, notifications, and stopping whole process trees — 50 tasks at once, and by dropping
+//! the registry. Every wait is a poll with a deadline; no test asserts how fast anything is.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use agent_tools_core::context::CancellationToken;
+use agent_tools_core::{NotificationQueue, ToolUseContext};
+use agent_tools_tasks::{ShellTaskSpec, StopError, TaskRegistry, TaskSnapshot, TaskStatus, TasksConfig, WaitOutcome};
+
+const BASH: &str = "/bin/bash";
+
+/// A token no other process on the machine carries: `<pid><n>`, unique per test.
+fn token() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    format!("{}{:03}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Live processes (zombies are dead) whose command line has an argument containing `.<token>`.
+fn carrying(token: &str) -> Vec<i32> {
+    let needle = format!(".{token}");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if !cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).contains(&needle)) {
+            continue;
+        }
+        if alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// True while the process exists and is not a zombie.
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+/// Polls `check` every 20 ms until it holds or `limit` passes; returns whether it held.
+async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Kills by pid whatever a failed test left behind.
+struct Reaper(String);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for pid in carrying(&self.0) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
+fn registry(dir: &Path) -> (TaskRegistry, NotificationQueue) {
+    let notifications = NotificationQueue::default();
+    let config = TasksConfig {
+        output_dir: Some(dir.join("tasks")),
+        notifications: notifications.clone(),
+        ..TasksConfig::default()
+    };
+    (TaskRegistry::new(config), notifications)
+}
+
+fn spec(command: &str, cwd: &Path) -> ShellTaskSpec {
+    ShellTaskSpec::new(BASH, command, cwd)
+}
+
+/// A task that must not outlive a stop: a main `sleep`, a child that ignores SIGTERM (and the
+/// terminal's SIGHUP, so only SIGKILL ends it), and a grandchild started with `&` inside another
+/// shell. Five processes, each carrying the token.
+fn stubborn_tree(token: &str) -> String {
+    format!(
+        "(trap '' TERM HUP; exec sleep 3001.{token}) & sh -c 'sleep 3002.{token} & wait' & sleep 3003.{token}; wait"
+    )
+}
+
+async fn finished(tasks: &TaskRegistry, id: &str) -> TaskSnapshot {
+    match tasks.wait(id, Duration::from_secs(20), &CancellationToken::new()).await {
+        WaitOutcome::Finished(snapshot) => snapshot,
+        other => panic!("task {id} did not finish: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_stopped_trees_leave_no_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, notifications) = registry(dir.path());
+    let token = token();
+    let _reaper = Reaper(token.clone());
+    let mut ids = Vec::new();
+    for i in 0..50 {
+        let mut spec = spec(&stubborn_tree(&token), dir.path());
+        spec.description = format!("tree {i}");
+        let task = tasks.spawn_shell(spec).unwrap();
+        assert_eq!(task.status, TaskStatus::Running);
+        ids.push(task.id);
+    }
+    // Every tree is fully up: 50 × (bash, sleep, sh, sleep, sleep).
+    assert!(eventually(Duration::from_secs(60), || carrying(&token).len() >= 250).await, "{}", carrying(&token).len());
+    let before = carrying(&token);
+    assert_eq!(before.len(), 250);
+
+    let mut stops = tokio::task::JoinSet::new();
+    for id in &ids {
+        let tasks = tasks.clone();
+        let id = id.clone();
+        stops.spawn(async move { tasks.stop(&id).await });
+    }
+    while let Some(stopped) = stops.join_next().await {
+        let snapshot = stopped.unwrap().unwrap();
+        assert_eq!(snapshot.status, TaskStatus::Killed);
+        assert!(snapshot.ended_at_ms.is_some());
+    }
+    // `stop` returns once the tree is gone: nothing is left, not even the SIGTERM-ignoring child.
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+    assert!(before.iter().all(|pid| !alive(*pid)));
+    for id in &ids {
+        assert_eq!(tasks.get(id).unwrap().status, TaskStatus::Killed);
+        assert_eq!(tasks.stop(id).await, Err(StopError::NotRunning { id: id.clone(), status: TaskStatus::Killed }));
+    }
+    // Stopped tasks do not notify: the model stopped them.
+    assert!(eventually(Duration::from_secs(5), || tasks.list().iter().all(|t| t.exit_code.is_some())).await);
+    assert!(notifications.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_registry_stops_every_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, _notifications) = registry(dir.path());
+    let token = token();
+    let _reaper = Reaper(token.clone());
+    for _ in 0..5 {
+        tasks.spawn_shell(spec(&stubborn_tree(&token), dir.path())).unwrap();
+    }
+    // A finished task's leftover: a process that detached itself (double fork into a new session)
+    // is not waited for and outlives its shell; only its marker finds it. The shell ends only once
+    // the process is in its own session (a barrier, not a guess at timing).
+    let leftover =
+        format!("(setsid sh -c 'touch ready; exec sleep 3004.{token}' &); while [ ! -e ready ]; do sleep 0.01; done");
+    let leftover = tasks.spawn_shell(spec(&leftover, dir.path())).unwrap();
+    let copy = tasks.clone();
+    assert_eq!(finished(&copy, &leftover.id).await.status, TaskStatus::Completed);
+    assert!(eventually(Duration::from_secs(30), || carrying(&token).len() == 26).await, "{}", carrying(&token).len());
+    drop(copy);
+    drop(tasks);
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_context_registry_is_shut_down_with_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = token();
+    let _reaper = Reaper(token.clone());
+    let ctx = ToolUseContext::new(dir.path());
+    let tasks = TaskRegistry::for_context(&ctx);
+    let task = tasks.spawn_shell(spec(&stubborn_tree(&token), dir.path())).unwrap();
+    assert_eq!(TaskRegistry::existing(&ctx).unwrap().get(&task.id).unwrap().id, task.id);
+    // No session folder: output goes to a private temporary folder, removed with the registry.
+    let folder = tasks.output_dir().to_path_buf();
+    assert!(task.output_path.starts_with(&folder));
+    assert!(eventually(Duration::from_secs(30), || carrying(&token).len() >= 5).await);
+    agent_tools_tasks::shutdown(&ctx);
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+    assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Killed);
+    // After a shutdown nothing new starts.
+    assert!(matches!(tasks.spawn_shell(spec("true", dir.path())), Err(agent_tools_tasks::SpawnError::ShutDown)));
+    drop(tasks);
+    drop(ctx);
+    assert!(!folder.exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_that_leaves_the_session_is_still_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, _) = registry(dir.path());
+    let token = token();
+    let _reaper = Reaper(token.clone());
+    let task = tasks.spawn_shell(spec(&format!("setsid sleep 3005.{token} & sleep 3006.{token}"), dir.path())).unwrap();
+    assert!(eventually(Duration::from_secs(30), || carrying(&token).len() >= 3).await);
+    tasks.stop(&task.id).await.unwrap();
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn children_started_with_an_ampersand_keep_the_task_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, notifications) = registry(dir.path());
+    // The command's own status (`false`: 1) is the task's, once its `&` child has finished too.
+    let command = "(while [ ! -e go ]; do sleep 0.01; done; echo child-done) & echo started; false";
+    let task = tasks.spawn_shell(spec(command, dir.path())).unwrap();
+    let path = task.output_path.clone();
+    let started =
+        eventually(Duration::from_secs(20), || std::fs::read_to_string(&path).is_ok_and(|t| t == "started\n"));
+    assert!(started.await);
+    assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Running, "the child still runs");
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    let done = finished(&tasks, &task.id).await;
+    assert_eq!((done.status, done.exit_code), (TaskStatus::Failed, Some(1)));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "started\nchild-done\n");
+    assert_eq!(notifications.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn programs_see_a_terminal_and_their_output_streams_before_they_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, _) = registry(dir.path());
+    let token = token();
+    let _reaper = Reaper(token.clone());
+    // Python buffers stdout when it is not a terminal; on a terminal each line is written at once.
+    let command = format!(
+        "if [ -t 1 ]; then echo stdout:tty; else echo stdout:notty; fi; \
+         if [ -t 0 ]; then echo stdin:tty; else echo stdin:notty; fi; \
+         python3 -c 'import time; print(\"streamed before the end\"); time.sleep(300)' 3007.{token}"
+    );
+    let task = tasks.spawn_shell(spec(&command, dir.path())).unwrap();
+    let path = task.output_path.clone();
+    let streamed = eventually(Duration::from_secs(30), || {
+        std::fs::read_to_string(&path).is_ok_and(|text| text.contains("streamed before the end"))
+    })
+    .await;
+    assert!(streamed, "output so far: {:?}", std::fs::read_to_string(&path));
+    assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Running);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "stdout:tty\nstdin:notty\nstreamed before the end\n",
+        "plain text with \\n line ends"
+    );
+    tasks.stop(&task.id).await.unwrap();
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escape_sequences_are_stripped_from_the_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, _) = registry(dir.path());
+    let command =
+        r"printf '\033[1;31mred\033[0m plain\r\n\033]0;title\00710%%\r100%%\n'; tput bold 2>/dev/null; echo end";
+    let task = tasks.spawn_shell(spec(command, dir.path())).unwrap();
+    let done = finished(&tasks, &task.id).await;
+    assert_eq!(done.status, TaskStatus::Completed);
+    assert_eq!(std::fs::read_to_string(&task.output_path).unwrap(), "red plain\n10%\n100%\nend\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_tasks_have_statuses_exit_codes_and_notifications() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, notifications) = registry(dir.path());
+    let mut ok = spec("echo hello; echo to-err >&2", dir.path());
+    ok.description = "say hello".into();
+    ok.tool_use_id = Some("toolu_07".into());
+    let ok = tasks.spawn_shell(ok).unwrap();
+    assert!(ok.id.starts_with('b') && ok.id.len() == 9, "{}", ok.id);
+    assert_eq!(ok.output_path, dir.path().join("tasks").join(format!("{}.output", ok.id)));
+    let bad = tasks.spawn_shell(spec("echo partial; exit 3", dir.path())).unwrap();
+    let signalled = tasks.spawn_shell(spec("kill -9 $$", dir.path())).unwrap();
+
+    let done = finished(&tasks, &ok.id).await;
+    assert_eq!((done.status, done.exit_code), (TaskStatus::Completed, Some(0)));
+    assert!(done.ended_at_ms.unwrap() >= done.started_at_ms);
+    assert_eq!(std::fs::read_to_string(&ok.output_path).unwrap(), "hello\nto-err\n");
+    let failed = finished(&tasks, &bad.id).await;
+    assert_eq!((failed.status, failed.exit_code), (TaskStatus::Failed, Some(3)));
+    assert_eq!(finished(&tasks, &signalled.id).await.exit_code, Some(137));
+
+    let queued = notifications.drain();
+    let text = |id: &str| queued.iter().find(|n| n.key == id).map(|n| n.text.clone()).unwrap();
+    assert_eq!(
+        text(&ok.id),
+        format!(
+            "<task-notification>\n<task-id>{id}</task-id>\n<tool-use-id>toolu_07</tool-use-id>\n<output-file>{path}</output-file>\n<status>completed</status>\n<summary>Background command \"say hello\" completed (exit code 0)</summary>\n</task-notification>",
+            id = ok.id,
+            path = ok.output_path.display()
+        )
+    );
+    assert!(text(&bad.id).contains(
+        "<status>failed</status>\n<summary>Background command \"echo partial; exit 3\" failed with exit code 3</summary>"
+    ));
+    assert_eq!(queued.len(), 3);
+    assert_eq!(
+        tasks.stop(&ok.id).await,
+        Err(StopError::NotRunning { id: ok.id.clone(), status: TaskStatus::Completed })
+    );
+    assert_eq!(tasks.stop("bnope0000").await, Err(StopError::NotFound("bnope0000".into())));
+    assert_eq!(tasks.list().len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_the_model_already_read_does_not_notify() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, notifications) = registry(dir.path());
+    let task = tasks.spawn_shell(spec("true", dir.path())).unwrap();
+    finished(&tasks, &task.id).await;
+    assert!(eventually(Duration::from_secs(5), || notifications.len() == 1).await);
+    tasks.mark_notified(&task.id);
+    assert!(notifications.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_end_at_their_timeout_or_cancellation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, _) = registry(dir.path());
+    let token = token();
+    let _reaper = Reaper(token.clone());
+    let task = tasks.spawn_shell(spec(&format!("sleep 3008.{token}"), dir.path())).unwrap();
+    match tasks.wait(&task.id, Duration::from_millis(50), &CancellationToken::new()).await {
+        WaitOutcome::TimedOut(snapshot) => assert_eq!(snapshot.status, TaskStatus::Running),
+        other => panic!("{other:?}"),
+    }
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    assert_eq!(tasks.wait(&task.id, Duration::from_secs(60), &cancel).await, WaitOutcome::Cancelled);
+    assert_eq!(tasks.wait("bnope0000", Duration::from_secs(1), &cancel).await, WaitOutcome::NotFound);
+    // A stop wakes a waiter at once.
+    let waiter = {
+        let tasks = tasks.clone();
+        let id = task.id.clone();
+        tokio::spawn(async move { tasks.wait(&id, Duration::from_secs(600), &CancellationToken::new()).await })
+    };
+    tasks.stop(&task.id).await.unwrap();
+    match waiter.await.unwrap() {
+        WaitOutcome::Finished(snapshot) => assert_eq!(snapshot.status, TaskStatus::Killed),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_shell_or_folder_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, _) = registry(dir.path());
+    let error = tasks.spawn_shell(ShellTaskSpec::new(dir.path().join("no-shell"), "true", dir.path())).unwrap_err();
+    assert!(error.to_string().starts_with("cannot start "), "{error}");
+    let error = tasks.spawn_shell(spec("true", &dir.path().join("missing"))).unwrap_err();
+    assert!(error.to_string().contains("cannot start"), "{error}");
+    assert!(tasks.list().is_empty());
+    // No output file is left behind for a task that never started.
+    let files: Vec<PathBuf> =
+        std::fs::read_dir(dir.path().join("tasks")).unwrap().flatten().map(|entry| entry.path()).collect();
+    assert!(files.is_empty(), "{files:?}");
+}

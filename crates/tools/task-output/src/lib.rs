@@ -1,0 +1,243 @@
+//! # agent-tool-task-output: the TaskOutput tool
+//!
+//! Reads a background task's status and output, as Claude Code's `TaskOutput` tool does (aliases
+//! `AgentOutputTool` and `BashOutputTool`): the same input fields (`task_id`, `block` default
+//! true, `timeout` in ms from 0 to 600000, default 30000), the same checks (`Task ID is required`,
+//! `No task found with ID: X`) and the same result layout, parts separated by blank lines:
+//!
+//! ```text
+//! <retrieval_status>success</retrieval_status>
+//!
+//! <task_id>b2k9x7q1m</task_id>
+//!
+//! <task_type>local_bash</task_type>
+//!
+//! <status>completed</status>
+//!
+//! <exit_code>0</exit_code>
+//!
+//! <output>
+//! …the end of the output, at most 32,000 characters, behind
+//! [Truncated. Full output: PATH] when earlier output was left out…
+//! </output>
+//! ```
+//!
+//! `retrieval_status` is `success` when the task has finished, `timeout` when a blocking wait
+//! ran out first, and `not_ready` for `block: false` on a running task. Reporting a finished task
+//! counts as telling the model, so its pending `<task-notification>` is withdrawn. The tasks are
+//! the session's [`agent_tools_tasks::TaskRegistry`] (Bash's `run_in_background` starts them).
+//!
+//! Read-only and concurrency-safe; deferred (`should_defer`) as in Claude Code. A blocking wait
+//! sleeps until the task changes state, the time runs out or the call is cancelled (the
+//! context's token, or a user interrupt: its interrupt behaviour is `Cancel`) — it never polls.
+//!
+//! Different from Claude Code, on purpose: the output shown is always the end of the output file
+//! (Claude Code shows a running task's first 30,000 bytes but a finished task's end), and the
+//! legacy input names (`bash_id`, `wait_up_to`) are not translated.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! // (Start a task first, e.g. with Bash's `run_in_background`, on the same context.)
+//! let tool = agent_tool_task_output::tool();
+//! let input = serde_json::json!({"task_id": "b2k9x7q1m", "timeout": 5000});
+//! let done = call_tool(tool.as_ref(), "toolu_1", input, &ctx).await;
+//! println!("{}", done.block.content.text());
+//! # }
+//! ```
+
+mod input;
+mod render;
+
+use std::sync::Arc;
+
+use agent_tools_core::{
+    InterruptBehavior, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
+    ToolUseContext, ValidationResult, build_tool,
+};
+use agent_tools_tasks::{TaskRegistry, TaskSnapshot, WaitOutcome};
+use serde::Serialize;
+
+pub use crate::input::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, TaskOutputInput};
+pub use crate::render::{MAX_OUTPUT_CHARS, RetrievalStatus, TaskOutputOutput, TaskView};
+
+/// The API name.
+pub const NAME: &str = "TaskOutput";
+
+/// The names the tool had before (Claude Code's aliases).
+pub const ALIASES: &[&str] = &["AgentOutputTool", "BashOutputTool"];
+
+/// Progress while a blocking call waits (Claude Code's `waiting_for_task`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskOutputProgress {
+    /// Always `waiting_for_task`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The task's description.
+    pub task_description: String,
+    /// The task's type.
+    pub task_type: String,
+}
+
+/// The TaskOutput tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaskOutputTool;
+
+/// TaskOutput, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(TaskOutputTool)
+}
+
+/// The task with this id in the session, if any.
+fn find(ctx: &ToolUseContext, id: &str) -> Option<(TaskRegistry, TaskSnapshot)> {
+    let registry = TaskRegistry::existing(ctx)?;
+    let task = registry.get(id)?;
+    Some((registry, task))
+}
+
+/// The task as reported, with the end of its output read from its file.
+async fn view(task: TaskSnapshot) -> TaskView {
+    let path = task.output_path.clone();
+    let read = tokio::task::spawn_blocking(move || agent_tools_tasks::read_tail(&path, MAX_OUTPUT_CHARS)).await;
+    let output_file = task.output_path.to_string_lossy().into_owned();
+    let (output, error) = match read {
+        Ok(Ok(tail)) => (render::format_output(&tail.text, tail.truncated, &output_file), None),
+        Ok(Err(error)) => (String::new(), Some(format!("Could not read the output file: {error}"))),
+        Err(error) => (String::new(), Some(format!("Could not read the output file: {error}"))),
+    };
+    TaskView {
+        task_id: task.id,
+        task_type: task.task_type.as_str().to_owned(),
+        status: task.status.as_str().to_owned(),
+        description: task.description,
+        output,
+        exit_code: task.exit_code,
+        error,
+        output_file,
+    }
+}
+
+impl ToolDef for TaskOutputTool {
+    type Input = TaskOutputInput;
+    type Output = TaskOutputOutput;
+    type Progress = TaskOutputProgress;
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn aliases(&self) -> &[&str] {
+        ALIASES
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("read a background task's status and output")
+    }
+
+    fn description(&self, _input: &TaskOutputInput) -> String {
+        "Read a background task's output (prefer Read on its output file)".to_owned()
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(100_000)
+    }
+
+    fn flags(&self) -> ToolFlags {
+        ToolFlags::LOCAL_READ_ONLY
+    }
+
+    fn is_read_only(&self, _input: &TaskOutputInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &TaskOutputInput) -> bool {
+        true
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Cancel
+    }
+
+    fn user_facing_name(&self, _input: Option<&TaskOutputInput>) -> String {
+        "Task Output".to_owned()
+    }
+
+    fn to_auto_classifier_input(&self, input: &TaskOutputInput) -> String {
+        input.task_id.clone()
+    }
+
+    fn activity_description(&self, input: &TaskOutputInput) -> Option<String> {
+        Some(if input.blocks() {
+            format!("Waiting for task {}", input.task_id)
+        } else {
+            format!("Reading task {}", input.task_id)
+        })
+    }
+
+    fn render_tool_use(&self, input: &TaskOutputInput) -> Option<String> {
+        Some(if input.blocks() { input.task_id.clone() } else { format!("{} (non-blocking)", input.task_id) })
+    }
+
+    /// `Task ID is required` for an empty id, `No task found with ID: X` for an unknown one
+    /// (Claude Code's texts and error codes 1 and 2).
+    async fn validate_input(&self, input: &TaskOutputInput, ctx: &ToolUseContext) -> ValidationResult {
+        if input.task_id.is_empty() {
+            return ValidationResult::error(render::TASK_ID_REQUIRED, 1);
+        }
+        if find(ctx, &input.task_id).is_none() {
+            return ValidationResult::error(render::no_task(&input.task_id), 2);
+        }
+        ValidationResult::Ok
+    }
+
+    async fn call(
+        &self,
+        input: TaskOutputInput,
+        ctx: &ToolUseContext,
+    ) -> Result<ToolResult<TaskOutputOutput>, ToolError> {
+        let Some((registry, task)) = find(ctx, &input.task_id) else {
+            return Err(ToolError::failed(render::no_task(&input.task_id)));
+        };
+        let (status, task) = if !input.blocks() {
+            if task.status.is_finished() {
+                registry.mark_notified(&task.id);
+                (RetrievalStatus::Success, task)
+            } else {
+                (RetrievalStatus::NotReady, task)
+            }
+        } else {
+            ctx.report_progress(
+                NAME,
+                &TaskOutputProgress {
+                    kind: "waiting_for_task",
+                    task_description: task.description.clone(),
+                    task_type: task.task_type.as_str().to_owned(),
+                },
+            );
+            match registry.wait(&task.id, input.wait(), &ctx.cancel).await {
+                WaitOutcome::Finished(done) => {
+                    registry.mark_notified(&done.id);
+                    (RetrievalStatus::Success, done)
+                }
+                WaitOutcome::TimedOut(running) => (RetrievalStatus::Timeout, running),
+                WaitOutcome::Cancelled => return Err(ToolError::Cancelled),
+                WaitOutcome::NotFound => return Err(ToolError::failed(render::no_task(&input.task_id))),
+            }
+        };
+        Ok(ToolResult::new(TaskOutputOutput { retrieval_status: status, task: Some(view(task).await) }))
+    }
+
+    fn map_tool_result(&self, output: &TaskOutputOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, render::render(output))
+    }
+}

@@ -1,0 +1,145 @@
+//! # agent-tool-task-stop: the TaskStop tool
+//!
+//! Stops a running background task, as Claude Code's `TaskStop` tool does (alias `KillShell`, its
+//! old name, and `KillBash`): the input `task_id`, or the deprecated `shell_id`; the checks
+//! `Missing required parameter: task_id`, `No task found with ID: X` and `Task X is not running
+//! (status: S)`; and the result, the output object as JSON:
+//!
+//! ```text
+//! {"message":"Successfully stopped task: b2k9x7q1m (npm run dev)","task_id":"b2k9x7q1m","task_type":"local_bash","command":"npm run dev"}
+//! ```
+//!
+//! Stopping ends the task's whole process tree — SIGTERM, a short grace, then SIGKILL, children
+//! that ignore SIGTERM and `&` grandchildren included — and the call returns once they are gone
+//! (see [`agent_tools_tasks::TaskRegistry::stop`]). The task becomes `killed` and sends no
+//! `<task-notification>`: the model stopped it. The tasks are the session's
+//! [`agent_tools_tasks::TaskRegistry`] (Bash's `run_in_background` starts them).
+//!
+//! Not read-only, concurrency-safe (as in Claude Code), deferred (`should_defer`).
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! // (Start a task first, e.g. with Bash's `run_in_background`, on the same context.)
+//! let tool = agent_tool_task_stop::tool();
+//! let done = call_tool(tool.as_ref(), "toolu_1", serde_json::json!({"task_id": "b2k9x7q1m"}), &ctx).await;
+//! println!("{}", done.block.content.text());
+//! # }
+//! ```
+
+mod input;
+mod render;
+
+use std::sync::Arc;
+
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+use agent_tools_tasks::{StopError, TaskRegistry};
+
+pub use crate::input::TaskStopInput;
+pub use crate::render::TaskStopOutput;
+
+/// The API name.
+pub const NAME: &str = "TaskStop";
+
+/// The names the tool had before (Claude Code's aliases).
+pub const ALIASES: &[&str] = &["KillShell", "KillBash"];
+
+/// The TaskStop tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaskStopTool;
+
+/// TaskStop, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(TaskStopTool)
+}
+
+impl ToolDef for TaskStopTool {
+    type Input = TaskStopInput;
+    type Output = TaskStopOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn aliases(&self) -> &[&str] {
+        ALIASES
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("stop a running background task")
+    }
+
+    fn description(&self, input: &TaskStopInput) -> String {
+        format!("Stop background task {}", input.id().unwrap_or("?"))
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(100_000)
+    }
+
+    /// Stops processes (destructive for them), never touches files or the network.
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: false }
+    }
+
+    fn is_concurrency_safe(&self, _input: &TaskStopInput) -> bool {
+        true
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn user_facing_name(&self, _input: Option<&TaskStopInput>) -> String {
+        "Stop Task".to_owned()
+    }
+
+    fn to_auto_classifier_input(&self, input: &TaskStopInput) -> String {
+        input.id().unwrap_or_default().to_owned()
+    }
+
+    fn activity_description(&self, input: &TaskStopInput) -> Option<String> {
+        Some(format!("Stopping task {}", input.id().unwrap_or("?")))
+    }
+
+    /// Claude Code's checks: an id must be given (code 1), name a task (code 1), and that task
+    /// must be running (code 3).
+    async fn validate_input(&self, input: &TaskStopInput, ctx: &ToolUseContext) -> ValidationResult {
+        let Some(id) = input.id() else { return ValidationResult::error(render::MISSING_ID, 1) };
+        let Some(task) = TaskRegistry::existing(ctx).and_then(|registry| registry.get(id)) else {
+            return ValidationResult::error(render::no_task(id), 1);
+        };
+        if task.status.is_finished() {
+            return ValidationResult::error(render::not_running(id, task.status.as_str()), 3);
+        }
+        ValidationResult::Ok
+    }
+
+    async fn call(&self, input: TaskStopInput, ctx: &ToolUseContext) -> Result<ToolResult<TaskStopOutput>, ToolError> {
+        let Some(id) = input.id() else { return Err(ToolError::failed(render::MISSING_ID)) };
+        let Some(registry) = TaskRegistry::existing(ctx) else { return Err(ToolError::failed(render::no_task(id))) };
+        let task = registry.stop(id).await.map_err(|error| match error {
+            StopError::NotFound(id) => ToolError::failed(render::no_task(&id)),
+            StopError::NotRunning { id, status } => ToolError::failed(render::not_running(&id, status.as_str())),
+        })?;
+        Ok(ToolResult::new(TaskStopOutput {
+            message: render::stopped(&task.id, &task.command),
+            task_id: task.id,
+            task_type: task.task_type.as_str().to_owned(),
+            command: task.command,
+        }))
+    }
+
+    fn map_tool_result(&self, output: &TaskStopOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, render::render(output))
+    }
+}

@@ -1,0 +1,129 @@
+//! TaskStop on real background tasks: stopping a process tree, the deprecated `shell_id`, and
+//! Claude Code's refusals (missing, unknown, not running). Waits poll with deadlines.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::{Duration, Instant};
+
+use agent_tools_core::{MaxResultSize, ToolUseContext};
+use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_testkit::run;
+use serde_json::json;
+
+fn start(ctx: &ToolUseContext, command: &str) -> TaskSnapshot {
+    let spec = ShellTaskSpec::new("/bin/bash", command, &ctx.cwd);
+    TaskRegistry::for_context(ctx).spawn_shell(spec).unwrap()
+}
+
+/// Live processes (zombies are dead) whose command line has an argument ending in `.<token>`.
+fn carrying(token: &str) -> Vec<i32> {
+    let needle = format!(".{token}");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let matches = cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).ends_with(&needle));
+        let alive = std::fs::read_to_string(entry.path().join("stat"))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
+        if matches && alive {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
+}
+
+#[tokio::test]
+async fn stopping_ends_the_task_and_everything_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let token = format!("{}1", std::process::id());
+    let command = format!("(trap '' TERM HUP; exec sleep 3101.{token}) & sleep 3102.{token} & sleep 3103.{token}");
+    let task = start(&ctx, &command);
+    assert!(eventually(Duration::from_secs(20), || carrying(&token).len() == 4).await, "the shell and three sleeps");
+    let (text, is_error) = run(agent_tool_task_stop::tool().as_ref(), &ctx, json!({"task_id": task.id})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text,
+        serde_json::to_string(&json!({
+            "message": format!("Successfully stopped task: {} ({command})", task.id),
+            "task_id": task.id,
+            "task_type": "local_bash",
+            "command": command,
+        }))
+        .unwrap()
+    );
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+    let registry = TaskRegistry::existing(&ctx).unwrap();
+    assert_eq!(registry.get(&task.id).unwrap().status, TaskStatus::Killed);
+    // A stopped task sends no notification.
+    assert!(ctx.notifications().is_empty());
+    // Stopping it again: it is not running any more.
+    let (text, is_error) = run(agent_tool_task_stop::tool().as_ref(), &ctx, json!({"task_id": task.id})).await;
+    assert!(is_error);
+    assert_eq!(text, format!("<tool_use_error>Task {} is not running (status: killed)</tool_use_error>", task.id));
+}
+
+#[tokio::test]
+async fn the_old_shell_id_and_names_still_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let task = start(&ctx, "sleep 300");
+    let tool = agent_tool_task_stop::tool();
+    assert!(agent_tools_core::find_tool_by_name(std::slice::from_ref(&tool), "KillShell").is_some());
+    let (text, is_error) = run(tool.as_ref(), &ctx, json!({"shell_id": task.id})).await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.starts_with(&format!("{{\"message\":\"Successfully stopped task: {} (sleep 300)\"", task.id)),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn missing_unknown_and_finished_tasks_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let tool = agent_tool_task_stop::tool();
+    let (text, is_error) = run(tool.as_ref(), &ctx, json!({})).await;
+    assert!(is_error);
+    assert_eq!(text, "<tool_use_error>Missing required parameter: task_id</tool_use_error>");
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": ""})).await;
+    assert_eq!(text, "<tool_use_error>Missing required parameter: task_id</tool_use_error>");
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": "bnope0000"})).await;
+    assert_eq!(text, "<tool_use_error>No task found with ID: bnope0000</tool_use_error>");
+    let task = start(&ctx, "exit 2");
+    let registry = TaskRegistry::existing(&ctx).unwrap();
+    assert!(eventually(Duration::from_secs(20), || registry.get(&task.id).unwrap().status.is_finished()).await);
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": task.id})).await;
+    assert_eq!(text, format!("<tool_use_error>Task {} is not running (status: failed)</tool_use_error>", task.id));
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": "b1", "bogus": 1})).await;
+    assert!(text.contains("An unexpected parameter `bogus` was provided"), "{text}");
+}
+
+#[test]
+fn contract_members() {
+    let tool = agent_tool_task_stop::tool();
+    assert_eq!(tool.name(), "TaskStop");
+    assert_eq!(tool.aliases(), ["KillShell", "KillBash"]);
+    assert!(!tool.flags().read_only && tool.flags().concurrency_safe);
+    assert_eq!(tool.max_result_size_chars(), MaxResultSize::Chars(100_000));
+    assert!(tool.should_defer());
+    let parsed = tool.parse(json!({"shell_id": "b1"})).unwrap();
+    assert!(!tool.is_read_only(&parsed) && tool.is_concurrency_safe(&parsed));
+    assert_eq!(tool.to_auto_classifier_input(&parsed), "b1");
+    assert_eq!(tool.user_facing_name(None), "Stop Task");
+    let schema = tool.input_schema();
+    assert!(schema.get("required").is_none_or(|required| required.as_array().is_some_and(Vec::is_empty)));
+    let properties = schema["properties"].as_object().unwrap();
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["task_id", "shell_id"]);
+}
