@@ -186,9 +186,19 @@ fn corpus(root: &Path) -> Vec<Row> {
         rows.push(row(&git_allowed, DEFAULT, "Bash", bash(command), expect, note));
     }
     // The same attempts in acceptEdits: edits mode does not allow shell commands by rule.
-    for command in ["git status; rm -rf ~", "git status $(id)", "echo x > a.txt", "rm -rf /"] {
+    for command in ["git status; rm -rf ~", "git status $(id)", "rm -rf /"] {
         rows.push(row(&git_allowed, ACCEPT, "Bash", bash(command), Ask, "acceptEdits does not widen Bash rules"));
     }
+    // A redirection is a file write: its path is checked first (Claude Code's order), and in
+    // acceptEdits a write inside the project passes, so the allow rule for `echo` decides — as
+    // the Write tool would be allowed. Outside the project, into protected files, or without a
+    // rule for the command, it still asks.
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("echo x > a.txt"), Allow, "an allowed command writing inside"));
+    rows.push(row(&git_allowed, DEFAULT, "Bash", bash("echo x > a.txt"), Ask, "default mode asks before a write"));
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("echo x > ../outside/x.txt"), Ask, "a write outside"));
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("echo x > portal/x.txt"), Ask, "a write through a link outside"));
+    rows.push(row(&git_allowed, BYPASS, "Bash", bash("echo x > .git/config"), Ask, "a protected file, even in bypass"));
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("cat a.txt > b.txt"), Ask, "no rule allows cat"));
 
     // --- Bash: deny rules see through wrappers and assignments, and win over everything. ---
     let rm_denied = [(D, "Bash(rm:*)"), (A, "Bash(echo:*)"), (A, "Bash")];
