@@ -442,3 +442,33 @@ async fn the_corpus_holds_and_nothing_is_wrongly_allowed() {
     assert_eq!(wrong_allows, 0, "wrong allows:\n{}", wrong.join("\n"));
     assert!(wrong.is_empty(), "{} of {} rows differ:\n{}", wrong.len(), rows.len(), wrong.join("\n"));
 }
+
+/// The Bash tool's input-driven flags come from the shell classifier: read-only (and so
+/// concurrency-safe) only when provably so, destructive when in doubt, and a matcher for hook
+/// conditions that sees every part of the command.
+#[test]
+fn the_bash_tools_flags_follow_the_classifier() {
+    let tools = get_all_base_tools(&HostConfig::default());
+    let bash = tools.iter().find(|tool| tool.name() == "Bash").unwrap();
+    let parse = |command: &str| bash.parse(json!({"command": command})).unwrap();
+    for (command, read_only, destructive) in [
+        ("git status && ls -la | head", true, false),
+        ("cat a.txt > /dev/null", true, false),
+        ("git log --output=x", false, false),
+        ("echo $(date)", false, false),
+        ("rm -rf build", false, true),
+        ("git push --force", false, true),
+        ("echo x > notes.txt", false, true),
+        ("bash -c \"$X\"", false, true),
+        ("find . -name '*.o' -delete", false, true),
+    ] {
+        let input = parse(command);
+        assert_eq!(bash.is_read_only(&input), read_only, "read-only: {command}");
+        assert_eq!(bash.is_concurrency_safe(&input), read_only, "concurrency-safe: {command}");
+        assert_eq!(bash.is_destructive(&input), destructive, "destructive: {command}");
+    }
+    let matcher = bash.prepare_permission_matcher(&parse("npm test && FOO=1 git push origin main")).unwrap();
+    assert!(matcher("git push:*"));
+    assert!(matcher("npm test"));
+    assert!(!matcher("rm:*"));
+}
