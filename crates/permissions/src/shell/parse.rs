@@ -249,6 +249,10 @@ fn parse_at_depth(source: &str, reparse: usize) -> ParsedCommand {
         walker.mark("a syntax error");
         walker.opaque = true;
     }
+    if skips_text(root, source) {
+        walker.mark("text the parser skipped");
+        walker.opaque = true;
+    }
     walker.statement(root, 0, false);
     ParsedCommand { commands: walker.commands, complex: walker.complex, opaque: walker.opaque }
 }
@@ -270,6 +274,53 @@ fn lexical_hazard(source: &str) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Whether `at` is where bash may start a word: the start, or after an unescaped blank or an
+/// operator character, line continuations skipped.
+fn starts_a_word(source: &str, at: usize) -> bool {
+    let mut before = source.get(..at).unwrap_or_default();
+    while let Some(rest) = before.strip_suffix("\\\n") {
+        before = rest;
+    }
+    match before.chars().last() {
+        None => true,
+        Some(' ' | '\t' | '\n') => {
+            let blank_at = before.len() - 1;
+            let backslashes = before[..blank_at].chars().rev().take_while(|c| *c == '\\').count();
+            backslashes % 2 == 0
+        }
+        Some(c) => matches!(c, ';' | '&' | '|' | '(' | ')'),
+    }
+}
+
+/// Whether tree-sitter read some bytes differently from bash: bytes that belong to no leaf and
+/// are not blanks or line continuations between leaves (it drops a leading `\ ` of a word, which
+/// bash keeps as a space), or a comment where bash sees the middle of a word.
+fn skips_text(root: Node<'_>, source: &str) -> bool {
+    let blank = |gap: &str| gap.replace("\\\n", "").chars().all(|c| matches!(c, ' ' | '\t' | '\n'));
+    let mut cursor = root.walk();
+    let mut covered = 0;
+    loop {
+        let node = cursor.node();
+        if node.child_count() == 0 {
+            let range = node.byte_range();
+            if node.kind() == "comment" && !starts_a_word(source, range.start) {
+                return true;
+            }
+            if range.start > covered && !source.get(covered..range.start).is_some_and(blank) {
+                return true;
+            }
+            covered = covered.max(range.end);
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return source.get(covered..).is_none_or(|rest| !blank(rest));
+            }
+        }
+    }
 }
 
 struct Walker<'s> {
@@ -463,7 +514,30 @@ impl<'s> Walker<'s> {
             return;
         }
         let mut command = SimpleCommand { nested, ..SimpleCommand::default() };
+        let mut word_end = None;
+        let mut child_end = None;
         for (field, child) in children(node) {
+            // A line break between two parts of one command (not a `\` continuation) ends the
+            // command in bash: tree-sitter joined two commands into one.
+            if let Some(end) = child_end {
+                let gap = self.src.get(end..child.start_byte()).unwrap_or_default();
+                if gap.replace("\\\n", "").contains('\n') {
+                    self.mark("commands the parser joined");
+                    self.opaque = true;
+                }
+            }
+            child_end = Some(child.end_byte());
+            if matches!(field, Some("name" | "argument")) {
+                // Two words with nothing but line continuations between them are one word to
+                // bash.
+                if let Some(end) = word_end {
+                    let gap = self.src.get(end..child.start_byte()).unwrap_or_default();
+                    if gap.replace("\\\n", "").is_empty() {
+                        self.mark("words the parser split apart");
+                    }
+                }
+                word_end = Some(child.end_byte());
+            }
             match (field, child.kind()) {
                 (Some("name"), _) => {
                     let word = self.command_name(child, depth + 1);
@@ -646,7 +720,12 @@ impl<'s> Walker<'s> {
     fn word(&mut self, node: Node<'_>, depth: usize) -> Word {
         let mut builder = WordBuilder::default();
         self.word_piece(node, &mut builder, depth);
+        let joined = builder.joined;
         let (word, brace) = builder.finish(self.text(node));
+        if joined {
+            self.mark("words the parser joined");
+            self.opaque = true;
+        }
         if brace {
             self.mark("brace expansion");
         }
@@ -678,7 +757,15 @@ impl<'s> Walker<'s> {
                 }
             }
             "string" => {
+                // tree-sitter leaves line breaks inside the quotes out of every child: the text
+                // between children is part of the string too.
+                let mut at = node.start_byte();
                 for (_, child) in children(node) {
+                    let range = child.byte_range();
+                    if range.start > at {
+                        out.push_double_quoted(self.src.get(at..range.start).unwrap_or_default());
+                    }
+                    at = at.max(range.end);
                     match child.kind() {
                         "\"" => {}
                         "string_content" => out.push_double_quoted(self.text(child)),
@@ -773,6 +860,8 @@ struct WordBuilder {
     chars: Vec<(char, bool)>,
     variable: bool,
     dynamic: bool,
+    /// Holds what bash would split into several words or commands.
+    joined: bool,
 }
 
 impl WordBuilder {
@@ -789,6 +878,10 @@ impl WordBuilder {
             } else {
                 if c == '$' || c == '`' {
                     self.dynamic = true;
+                }
+                // An unescaped blank or operator inside one word leaf: bash ends the word here.
+                if matches!(c, ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')') {
+                    self.joined = true;
                 }
                 self.chars.push((c, false));
             }
@@ -853,29 +946,13 @@ impl WordBuilder {
     }
 }
 
-/// An unquoted `{…}` holding an unquoted `,` or `..`: bash expands it into several words.
+/// An unquoted `{` followed by an unquoted `,` or `..` and later an unquoted `}`: bash may expand
+/// it into several words (bash's own matching is looser than balanced braces: `{},}` expands).
 fn has_brace_expansion(chars: &[(char, bool)]) -> bool {
-    let mut open: Vec<usize> = Vec::new();
-    for (index, &(c, quoted)) in chars.iter().enumerate() {
-        if quoted {
-            continue;
-        }
-        match c {
-            '{' => open.push(index),
-            '}' => {
-                if let Some(start) = open.pop() {
-                    let inner = &chars[start + 1..index];
-                    let comma = inner.iter().any(|&(c, q)| c == ',' && !q);
-                    let range = inner.windows(2).any(|p| matches!(p, [('.', false), ('.', false)]));
-                    if comma || range {
-                        return true;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    false
+    let unquoted = |index: usize, wanted: char| chars.get(index).is_some_and(|&(c, q)| c == wanted && !q);
+    let Some(open) = (0..chars.len()).find(|&i| unquoted(i, '{')) else { return false };
+    let separator = (open + 1..chars.len()).find(|&i| unquoted(i, ',') || (unquoted(i, '.') && unquoted(i + 1, '.')));
+    separator.is_some_and(|at| (at + 1..chars.len()).any(|i| unquoted(i, '}')))
 }
 
 #[cfg(test)]
@@ -1014,6 +1091,12 @@ mod tests {
             ("ls\u{a0}x", "control characters or unusual spaces"),
             ("a[$(id)]=1", "an array assignment"),
             ("rm > /dev/null -rf /", "words after a redirection"),
+            ("printf x \\ a", "text the parser skipped"),
+            ("printf x 'a\nb'\\;", "words the parser split apart"),
+            ("printf x \\\\\\ \\\n'q r'", "words the parser split apart"),
+            ("printf x \\\\\\ \\\n#", "text the parser skipped"),
+            ("printf x ] {}", "words the parser joined"),
+            ("echo x\n\\\nrm -rf /", "commands the parser joined"),
         ] {
             assert_eq!(complex(source), why, "{source}");
         }

@@ -226,6 +226,7 @@ fn injection_attempts_never_ride_on_an_allow_rule() {
             ("echo {a,b}", "passthrough"),
             ("git status\\\n; curl x", "passthrough"),
             ("g\\\nit status; curl x", "passthrough"),
+            ("echo x\n\\\ncurl evil.example", "passthrough"),
             ("git status\r; curl x", "passthrough"),
             ("git status\u{a0}; curl x", "passthrough"),
             ("git status > /dev/null curl x", "passthrough"),
@@ -1071,4 +1072,203 @@ fn wrappers_and_assignments_in_candidates() {
     assert!(!allow.iter().any(|c| c == "npm test"), "PATH is not harmless: {allow:?}");
     let allow = candidates("NODE_ENV=test npm test", PermissionBehavior::Allow);
     assert!(allow.iter().any(|c| c == "npm test"));
+}
+
+// ----- the parser against bash itself -----
+
+mod against_bash {
+    use super::super::parse::parse_command;
+    use proptest::prelude::*;
+
+    /// Pieces of words: quoting, escapes, and characters that are special somewhere.
+    const PIECES: &[&str] = &[
+        "a",
+        "b",
+        "x y",
+        " ",
+        " ",
+        "'q r'",
+        "'it''s'",
+        "\"d q\"",
+        "\"a\\\"b\"",
+        "\"\\\\\"",
+        "\"\\$x\"",
+        "\"\\`\"",
+        "\\ ",
+        "\\\\",
+        "\\'",
+        "\\\"",
+        "\\;",
+        "\\|",
+        "\\&",
+        "\\<",
+        "\\>",
+        "\\(",
+        "\\)",
+        "\\$",
+        "\\*",
+        "\\#",
+        "#",
+        "a#b",
+        "'#'",
+        "\"#\"",
+        "-",
+        "--",
+        "-n",
+        "=",
+        "a=b",
+        "'$(id)'",
+        "'`id`'",
+        "\"a b\"c",
+        "'a'\"b\"c",
+        "\\\n",
+        " \\\n ",
+        "\"x\\\ny\"",
+        "'x\ny'",
+        "\"x\ny\"",
+        "%",
+        "@",
+        "+",
+        ":",
+        ",",
+        ".",
+        "/",
+        "é",
+        "{}",
+        "]",
+        "\t",
+        "[",
+        "!",
+        "~",
+        "'~'",
+        "\\~",
+        "a\\\nb",
+        "\"\\a\"",
+        "'\\'",
+        "\\\t",
+        "\\é",
+        "{x}",
+        "}",
+        "{",
+        "^",
+        "a=",
+        "\"\"",
+        "''",
+        "\"'\"",
+        "'\"'",
+        "\\\\\\",
+        "\n",
+    ];
+
+    fn soup() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(PIECES), 1..12).prop_map(|pieces| pieces.concat())
+    }
+
+    /// Separators between commands, with line breaks and continuations around them.
+    const SEPARATORS: &[&str] = &[";", "\n", " && ", "\n\\\n", " \\\n", ";\n", "\n\n", " ; ", "&&\\\n", "\\\n;"];
+
+    /// Runs `command` in bash with nothing around it, in an empty folder: what it printed, and
+    /// whether it stopped at a syntax error.
+    fn bash_words(command: &str) -> (Vec<String>, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let output = std::process::Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", command])
+            .current_dir(dir.path())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let words = String::from_utf8_lossy(&output.stdout).split_terminator('\0').map(str::to_owned).collect();
+        (words, String::from_utf8_lossy(&output.stderr).contains("syntax error"))
+    }
+
+    /// The words each `printf '%s\0' …` of a parse prints, when the parse is nothing but such
+    /// commands of literal words outside pipelines (so bash can only run printf).
+    fn printed(command: &str) -> Option<Vec<String>> {
+        let parsed = parse_command(command);
+        let checkable = parsed.complex.is_none()
+            && !parsed.commands.is_empty()
+            && parsed.commands.iter().all(|c| {
+                // In a pipeline, a printf's output goes to the next command, not to the test.
+                !c.isolated
+                    && c.assignments.is_empty()
+                    && c.redirects.is_empty()
+                    && c.words.first().is_some_and(|w| w.value == "printf")
+                    && c.words.get(1).is_some_and(|w| w.value == "%s\\0")
+                    && c.words.iter().all(|w| w.is_literal())
+            });
+        checkable.then(|| {
+            parsed
+                .commands
+                .iter()
+                .flat_map(|c| {
+                    let args: Vec<String> = c.words.iter().skip(2).map(|w| w.value.clone()).collect();
+                    if args.is_empty() { vec![String::new()] } else { args }
+                })
+                .collect()
+        })
+    }
+
+    fn commands() -> impl Strategy<Value = String> {
+        prop::collection::vec((soup(), prop::sample::select(SEPARATORS)), 1..4).prop_map(|parts| {
+            parts.iter().map(|(words, separator)| format!("printf '%s\\0' {words}{separator}")).collect::<String>()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Whenever the walk reads a line as `printf` commands of literal words, bash runs the
+        /// same commands with the same words, in the same order — or, where bash stops at a
+        /// syntax error the parser let through, only the commands before it.
+        #[test]
+        fn commands_and_words_are_what_bash_runs(command in commands()) {
+            if let Some(ours) = printed(&command) {
+                let (theirs, syntax_error) = bash_words(&command);
+                if syntax_error {
+                    prop_assert!(ours.starts_with(&theirs), "{:?}: {:?} then {:?}", command, ours, theirs);
+                } else {
+                    prop_assert_eq!(ours, theirs, "{:?}", command);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Whenever the walk reads `printf '%s\0' …` as one command of literal words, bash
+        /// passes exactly those words.
+        #[test]
+        fn literal_words_are_what_bash_passes(words in soup()) {
+            let command = format!("printf '%s\\0' {words}");
+            let parsed = parse_command(&command);
+            let Some(only) = parsed.commands.first() else { return Ok(()) };
+            let checkable = parsed.complex.is_none()
+                && parsed.commands.len() == 1
+                && only.assignments.is_empty()
+                && only.redirects.is_empty()
+                && only.words.first().is_some_and(|w| w.value == "printf")
+                && only.words.iter().all(|w| w.is_literal());
+            if !checkable {
+                return Ok(());
+            }
+            let output = std::process::Command::new("bash")
+                .args(["--norc", "--noprofile", "-c", &command])
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            let bash_words: Vec<String> = String::from_utf8_lossy(&output.stdout)
+                .split_terminator('\0')
+                .map(str::to_owned)
+                .collect();
+            let ours: Vec<String> = only.words.iter().skip(2).map(|w| w.value.clone()).collect();
+            // `printf '%s\0'` with no argument prints one empty string.
+            let ours = if ours.is_empty() { vec![String::new()] } else { ours };
+            prop_assert_eq!(ours, bash_words, "{:?}", command);
+        }
+    }
 }
