@@ -338,8 +338,8 @@ fn table(name: &str) -> Option<Spec> {
         // Print their arguments or facts about the system.
         "echo" | "printf" | "true" | "false" | ":" | "pwd" | "whoami" | "id" | "uname" | "nproc" | "uptime"
         | "groups" | "locale" | "which" | "type" | "expr" | "test" | "[" | "getconf" | "seq" | "cal" | "basename"
-        | "dirname" | "realpath" | "readlink" | "printenv" | "sleep" | "tput" | "help" | "numfmt" | "tr" | "lsof"
-        | "netstat" | "ps" | "arch" | "logname" | "tty" | "users" | "who" | "w" => read("", false, Data),
+        | "dirname" | "realpath" | "readlink" | "sleep" | "tput" | "help" | "numfmt" | "tr" | "lsof" | "netstat"
+        | "ps" | "arch" | "logname" | "tty" | "users" | "who" | "w" => read("", false, Data),
         "ss" => read("-K^ --kill^", false, Data),
         "free" => read("-s^= --seconds^= -c= --count=", false, Nothing),
         "pgrep" => read(
@@ -540,6 +540,8 @@ pub(crate) fn analyze(words: &[Word]) -> Analysis {
         "jq" => jq(args, &mut analysis),
         "cd" | "pushd" => cd(args, &mut analysis),
         "date" => date(args, &mut analysis),
+        // `env` and `printenv` print the environment, secrets included: never read-only here,
+        // as in Claude Code's list.
         "hostname" => {
             let scan = scan(
                 args,
@@ -551,15 +553,6 @@ pub(crate) fn analyze(words: &[Word]) -> Analysis {
         "command" => {
             let scan = scan(args, "-v -V -p", false);
             analysis.read_only = scan.clean(true) && scan.has(&["-v", "-V"]);
-        }
-        "env" => {
-            // What is left after `env`'s assignments when it runs nothing: it prints the environment.
-            let scan = scan(args, "-0 --null -i --ignore-environment -u= --unset=", true);
-            analysis.read_only = scan.clean(true)
-                && scan
-                    .operands
-                    .iter()
-                    .all(|w| w.value.split_once('=').is_some_and(|(n, _)| super::rules::is_variable_name(n)));
         }
         "set" => {
             analysis.read_only =
@@ -1234,6 +1227,27 @@ fn git(args: &[Word], analysis: &mut Analysis) {
             analysis.paths.push(PathArg { path_use: PathUse::Read, word: piece(word, value) });
         }
     }
+    // Files git writes whatever the subcommand: `--output`, `--output-directory`, and `-o` of
+    // `archive` / `format-patch`.
+    // git accepts any unambiguous prefix of a long option (`--outp`).
+    let is_output =
+        |name: &str| name.len() > 2 && ("--output".starts_with(name) || "--output-directory".starts_with(name));
+    let mut words = rest.iter().peekable();
+    while let Some(word) = words.next() {
+        let value = word.value.as_str();
+        let (name, attached) = value.split_once('=').map_or((value, None), |(n, v)| (n, Some(v)));
+        let output = is_output(name) || (name == "-o" && matches!(sub_name, "archive" | "format-patch"));
+        if !output {
+            continue;
+        }
+        let file = match attached {
+            Some(file) => Some(piece(word, file)),
+            None => words.next().cloned(),
+        };
+        if let Some(file) = file {
+            analysis.paths.push(PathArg { path_use: PathUse::Write, word: file });
+        }
+    }
     analysis.destructive = git_destructive(sub_name, rest);
     if !globals_ok || !sub.is_literal() {
         return;
@@ -1279,7 +1293,12 @@ fn git_destructive(sub: &str, rest: &[Word]) -> bool {
                 })
         }
         "clean" => bundle_has('f') || has(&["--force"]),
-        "checkout" => has(&["--", ".", "-f", "--force", "--ours", "--theirs", "-p", "--patch"]) || bundle_has('f'),
+        // `git checkout <ref> <path>` overwrites the path, as `git checkout -- <path>` does.
+        "checkout" => {
+            has(&["--", ".", "-f", "--force", "--ours", "--theirs", "-p", "--patch"])
+                || bundle_has('f')
+                || values.iter().filter(|v| !v.starts_with('-')).count() >= 2
+        }
         "restore" => {
             let staged_only = has(&["--staged", "-S"]) && !has(&["--worktree", "-W"]);
             !staged_only

@@ -151,7 +151,7 @@ fn is_assignment_word(word: &Word) -> bool {
 }
 
 /// `[A-Za-z_][A-Za-z0-9_]*`.
-pub(crate) fn is_variable_name(name: &str) -> bool {
+fn is_variable_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')

@@ -445,7 +445,7 @@ fn globs_are_expanded_against_the_folder_before_paths_are_checked() {
 #[test]
 fn writes_need_accept_edits_inside_and_protected_files_always_ask() {
     let fx = Fixture::new();
-    let echo = [(A, "Bash(echo:*)"), (A, "Bash(sort:*)"), (A, "Bash(tee:*)")];
+    let echo = [(A, "Bash(echo:*)"), (A, "Bash(sort:*)"), (A, "Bash(tee:*)"), (A, "Bash(git:*)")];
     fx.expect(
         DEFAULT,
         &echo,
@@ -463,6 +463,10 @@ fn writes_need_accept_edits_inside_and_protected_files_always_ask() {
             ("echo x | tee .git/hooks/pre-push", "ask"),
             ("sort -o .git/hooks/x a.txt", "ask"),
             ("sort --outp=.git/hooks/x a.txt", "ask"),
+            ("git log --output=.git/hooks/pre-commit", "ask"),
+            ("git log -p --outp=.git/hooks/pre-commit", "ask"),
+            ("git format-patch -o .git/hooks HEAD~1", "ask"),
+            ("git archive -o ~/.bashrc HEAD", "ask"),
             ("> .git/hooks/pre-commit", "ask"),
             ("echo x > $OUT", "passthrough"),
         ],
@@ -715,7 +719,6 @@ fn read_only_commands() {
         "ps aux",
         "set -euo pipefail",
         "hostname",
-        "env",
         "md5sum a.txt",
         "base64 a.txt",
         "tree -L 2",
@@ -816,6 +819,9 @@ fn not_read_only_commands() {
         "docker run x",
         "env rm x",
         "env FOO=1 ls",
+        "env",
+        "printenv",
+        "printenv GITHUB_TOKEN",
         "command rm x",
         "nohup ls",
         "set -k",
@@ -904,6 +910,7 @@ fn destructive_commands() {
         "git checkout -- src/main.rs",
         "git checkout .",
         "git checkout -f main",
+        "git checkout HEAD~1 src/main.rs",
         "git restore src/main.rs",
         "git restore --worktree --staged x",
         "git rm x",
