@@ -340,7 +340,7 @@ fn table(name: &str) -> Option<Spec> {
         | "groups" | "locale" | "which" | "type" | "expr" | "test" | "[" | "getconf" | "seq" | "cal" | "basename"
         | "dirname" | "realpath" | "readlink" | "sleep" | "tput" | "help" | "numfmt" | "tr" | "lsof" | "netstat"
         | "ps" | "arch" | "logname" | "tty" | "users" | "who" | "w" => read("", false, Data),
-        "ss" => read("-K^ --kill^", false, Data),
+        "ss" => read("-K^ --kill^ -D! --diag!", false, Data),
         "free" => read("-s^= --seconds^= -c= --count=", false, Nothing),
         "pgrep" => read(
             "-l -a -f -x -n -o -c -v -i -d= -u= -U= -g= -G= -P= -s= -t= --list-name --list-full --full --exact \

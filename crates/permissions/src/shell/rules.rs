@@ -137,7 +137,8 @@ pub(crate) enum Unwrap {
     /// (`timeout N`, `time`, `nice`, `nohup`, `stdbuf`).
     Harmless,
     /// For deny and ask rules, path checks and the destructive test: also `env`, `command`,
-    /// `builtin`, `exec`, `sudo`, `doas`, `xargs`, `watch`, `ionice`, `setsid`, `busybox`.
+    /// `builtin`, `exec`, `sudo`, `doas`, `pkexec`, `xargs`, `watch`, `ionice`, `setsid`,
+    /// `coproc`, `unbuffer`, `chroot DIR`, `busybox`.
     Everything,
 }
 
@@ -309,7 +310,8 @@ fn unwrap_once(words: &[Word], level: Unwrap) -> Option<usize> {
         )?,
         "ionice" => skip_flags(words, 1, &["-c", "-n", "--class", "--classdata"], &["-t", "--ignore"])?,
         "setsid" => skip_flags(words, 1, &[], &["-c", "-f", "-w", "--ctty", "--fork", "--wait"])?,
-        "busybox" => 1,
+        "busybox" | "coproc" | "pkexec" | "unbuffer" => 1,
+        "chroot" => skip_flags(words, 1, &["--userspec", "--groups"], &["--skip-chdir"])? + 1,
         _ => return None,
     };
     (next > 0 && next < words.len()).then_some(next)
@@ -520,6 +522,9 @@ mod tests {
             ("find . -name x -exec rm -f {} \\;", "rm -f {}"),
             ("watch -n 1 rm a", "rm a"),
             ("/bin/rm -rf a", "rm -rf a"),
+            ("coproc rm a", "rm a"),
+            ("pkexec rm a", "rm a"),
+            ("chroot /srv rm a", "rm a"),
         ] {
             let got = spelled(source, Deny);
             assert!(got.contains(&inner.to_owned()), "{source}: {got:?}");

@@ -813,6 +813,7 @@ fn not_read_only_commands() {
         "xargs sh -c 'x'",
         "free -s 1",
         "ss -K",
+        "ss -D out",
         "gh pr merge 12",
         "gh pr view --web 12",
         "gh api /repos",
