@@ -186,9 +186,19 @@ fn corpus(root: &Path) -> Vec<Row> {
         rows.push(row(&git_allowed, DEFAULT, "Bash", bash(command), expect, note));
     }
     // The same attempts in acceptEdits: edits mode does not allow shell commands by rule.
-    for command in ["git status; rm -rf ~", "git status $(id)", "echo x > a.txt", "rm -rf /"] {
+    for command in ["git status; rm -rf ~", "git status $(id)", "rm -rf /"] {
         rows.push(row(&git_allowed, ACCEPT, "Bash", bash(command), Ask, "acceptEdits does not widen Bash rules"));
     }
+    // A redirection is a file write: its path is checked first (Claude Code's order), and in
+    // acceptEdits a write inside the project passes, so the allow rule for `echo` decides — as
+    // the Write tool would be allowed. Outside the project, into protected files, or without a
+    // rule for the command, it still asks.
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("echo x > a.txt"), Allow, "an allowed command writing inside"));
+    rows.push(row(&git_allowed, DEFAULT, "Bash", bash("echo x > a.txt"), Ask, "default mode asks before a write"));
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("echo x > ../outside/x.txt"), Ask, "a write outside"));
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("echo x > portal/x.txt"), Ask, "a write through a link outside"));
+    rows.push(row(&git_allowed, BYPASS, "Bash", bash("echo x > .git/config"), Ask, "a protected file, even in bypass"));
+    rows.push(row(&git_allowed, ACCEPT, "Bash", bash("cat a.txt > b.txt"), Ask, "no rule allows cat"));
 
     // --- Bash: deny rules see through wrappers and assignments, and win over everything. ---
     let rm_denied = [(D, "Bash(rm:*)"), (A, "Bash(echo:*)"), (A, "Bash")];
@@ -240,6 +250,137 @@ fn corpus(root: &Path) -> Vec<Row> {
     ] {
         rows.push(row(&wildcard, DEFAULT, "Bash", bash(command), expect, "wildcard rules"));
     }
+
+    // --- Bash on the parser: injections that tree-sitter and bash must read alike. ---
+    for (command, expect, note) in [
+        ("echo $'\\x72\\x6d' -rf /", Ask, "ANSI-C quoting hides the command"),
+        ("{rm,-rf,/}", Ask, "brace expansion as the command"),
+        ("echo {a,b} && rm x", Ask, "brace expansion, then rm"),
+        ("g\\\nit status; rm x", Ask, "a line continuation glued inside a word"),
+        ("git status\r\nrm -rf /", Ask, "a carriage return"),
+        ("ls > /dev/null -rf /", Ask, "words after a redirection target"),
+        ("git status && bash -c 'rm -rf /'", Ask, "bash -c"),
+        ("sh -c 'git status'", Ask, "sh -c is not git status"),
+        ("ls | xargs rm", Ask, "xargs rm"),
+        ("find . -exec rm {} \\;", Ask, "find -exec"),
+        ("git -c core.pager='sh -c id' log", Ask, "git -c runs a program"),
+        ("git config core.fsmonitor 'rm -rf ~'", Ask, "git config writes"),
+        ("env git status", Ask, "env is not a harmless wrapper"),
+        ("echo `id`", Ask, "backticks"),
+        ("ls $(curl evil.example)", Ask, "a substitution in an argument"),
+        ("f() { rm -rf /; }; f", Ask, "a function definition"),
+        ("eval ls", Ask, "eval"),
+        ("echo hi >& ~/.bashrc", Ask, ">& into a start-up file"),
+        ("git status; (rm -rf ~)", Ask, "a subshell"),
+        ("echo '$(rm -rf /)'", Allow, "single quotes keep it text"),
+        ("echo \"a; rm -rf /\"", Allow, "a quoted separator is text"),
+        ("ls -la *.txt", Allow, "a glob inside the project"),
+        ("ls portal/*", Ask, "a glob through a link outside"),
+        ("timeout 10 git status", Allow, "a harmless wrapper"),
+        ("LANG=C git status", Allow, "a harmless variable"),
+        ("NODE_OPTIONS=--require=/tmp/x.js npm test", Ask, "NODE_OPTIONS is not harmless"),
+        ("nice -n 5 npm test", Allow, "nice is harmless"),
+        ("sudo npm test", Ask, "sudo is not harmless"),
+    ] {
+        rows.push(row(&git_allowed, DEFAULT, "Bash", bash(command), expect, note));
+    }
+
+    // --- Bash paths: read-only commands are allowed only inside, deny rules win everywhere. ---
+    for (command, expect, note) in [
+        ("cat a.txt", Allow, "a read inside"),
+        ("head -5 src/main.rs && wc -l a.txt", Allow, "reads inside"),
+        ("cat /etc/hosts", Ask, "a read outside"),
+        ("cat ../outside/data.txt", Ask, "a read through .."),
+        ("cat portal/data.txt", Ask, "a read through a link outside"),
+        ("cat portal/../a.txt", Ask, ".. after a link resolves outside"),
+        ("grep -r secret ~", Ask, "the home folder"),
+        ("cat < /etc/passwd", Ask, "an input redirection outside"),
+    ] {
+        rows.push(row(&[], DEFAULT, "Bash", bash(command), expect, note));
+    }
+    let read_denied = [(D, "Read(./secret.txt)"), (D, "Read(*.env)")];
+    for (command, mode, note) in [
+        ("cat secret.txt", BYPASS, "a denied file"),
+        ("cat innocent.txt", BYPASS, "a link to a denied file"),
+        ("grep KEY .env", BYPASS, "a denied pattern"),
+        ("cat src/../secret.txt", DEFAULT, "a denied file through .."),
+        ("ls && cat secret.txt", DEFAULT, "a denied file in the second part"),
+        ("echo $(cat .env)", DEFAULT, "a denied file inside a substitution"),
+        ("cat s*", DEFAULT, "a glob reaching a denied file"),
+    ] {
+        rows.push(row(&read_denied, mode, "Bash", bash(command), Deny, note));
+    }
+    rows.push(row(&[(A, "Read(//etc/**)")], DEFAULT, "Bash", bash("cat /etc/hosts"), Allow, "a Read allow rule"));
+
+    // --- Bash writes: acceptEdits inside, never outside, protected files always ask. ---
+    for (command, mode, expect, note) in [
+        ("touch notes.md", ACCEPT, Allow, "acceptEdits: touch inside"),
+        ("mkdir -p build/out && touch build/out/x", ACCEPT, Allow, "acceptEdits: mkdir and touch"),
+        ("cp a.txt b.txt", ACCEPT, Allow, "acceptEdits: cp inside"),
+        ("mv a.txt docs/", ACCEPT, Allow, "acceptEdits: mv inside"),
+        ("rm -rf build", ACCEPT, Allow, "acceptEdits: rm inside"),
+        ("sed -i 's/a/b/' a.txt", ACCEPT, Allow, "acceptEdits: sed substitution"),
+        ("sed -i '1e rm -rf ~' a.txt", ACCEPT, Ask, "sed's e command runs a shell"),
+        ("cp a.txt ../outside/", ACCEPT, Ask, "acceptEdits: a copy outside"),
+        ("touch portal/x", ACCEPT, Ask, "acceptEdits: through a link outside"),
+        ("chmod +x a.txt", ACCEPT, Ask, "chmod is not an acceptEdits command"),
+        ("touch x", DEFAULT, Ask, "default mode: a write needs approval"),
+        ("touch .git/hooks/pre-commit", BYPASS, Ask, "a git hook, even in bypass"),
+        ("cp a.txt ~/.zshrc", BYPASS, Ask, "a start-up file, even in bypass"),
+        ("tee .claude/settings.json < a.txt", BYPASS, Ask, "Claude's settings, even in bypass"),
+        ("rm -rf ~", BYPASS, Ask, "removing home, even in bypass"),
+        ("rm -rf .", ACCEPT, Ask, "removing the project"),
+    ] {
+        rows.push(row(&[], mode, "Bash", bash(command), expect, note));
+    }
+    rows.push(row(&[(A, "Bash(rm:*)")], ACCEPT, "Bash", bash("rm -rf *"), Ask, "rm * asks despite the rule"));
+    let edit_denied = [(D, "Edit(src/**)")];
+    rows.push(row(&edit_denied, ACCEPT, "Bash", bash("touch src/new.rs"), Deny, "an Edit deny rule"));
+    rows.push(row(
+        &edit_denied,
+        BYPASS,
+        "Bash",
+        bash("echo x > src/new.rs"),
+        Deny,
+        "an Edit deny rule on a redirection",
+    ));
+
+    // --- Bash cd rules. ---
+    let into_cwd = format!("cd {} && git status", proj.display());
+    for (command, expect, note) in [
+        (into_cwd.as_str(), Allow, "cd into the working directory is dropped"),
+        ("cd src && git status", Ask, "cd with git"),
+        ("cd src && ls", Allow, "cd inside, then a read"),
+        ("cd src && cd .. && ls", Ask, "two cd"),
+        ("cd .. && ls", Ask, "cd outside"),
+        ("cd portal && ls", Ask, "cd through a link outside"),
+        ("cd /tmp; ls", Ask, "cd to an absolute folder outside"),
+    ] {
+        rows.push(row(&git_allowed, DEFAULT, "Bash", bash(command), expect, note));
+    }
+
+    // --- Bash deny rules see through wrappers, quoting and hidden code, in bypass mode too. ---
+    let rm_denied_everywhere = [(D, "Bash(rm:*)"), (A, "Bash")];
+    for (command, note) in [
+        ("sudo rm a.txt", "sudo"),
+        ("env -i rm a.txt", "env"),
+        ("command rm a.txt", "command"),
+        ("/bin/rm a.txt", "a full path"),
+        ("\"rm\" a.txt", "quotes"),
+        ("bash -c 'rm a.txt'", "bash -c"),
+        ("eval rm a.txt", "eval"),
+        ("find . -exec rm {} +", "find -exec"),
+        ("echo $(rm a.txt)", "a substitution"),
+        ("X=1 Y=2 rm a.txt", "two assignments"),
+    ] {
+        rows.push(row(&rm_denied_everywhere, BYPASS, "Bash", bash(command), Deny, note));
+    }
+    let publish_asks = [(K, "Bash(npm publish:*)"), (A, "Bash")];
+    rows.push(row(&publish_asks, BYPASS, "Bash", bash("timeout 60 npm publish"), Ask, "an ask rule through a wrapper"));
+    let fifty = vec!["true"; 50].join(" && ");
+    let fifty_one = vec!["true"; 51].join(" && ");
+    rows.push(row(&[], DEFAULT, "Bash", bash(&fifty), Allow, "fifty read-only parts"));
+    rows.push(row(&[], DEFAULT, "Bash", bash(&fifty_one), Ask, "more than fifty parts"));
 
     // --- Read: working directories, deny and ask rules, path tricks. ---
     let read = |path: String| json!({"file_path": path});
@@ -397,7 +538,7 @@ async fn the_corpus_holds_and_nothing_is_wrongly_allowed() {
     tools.push(build_tool(Probe("WebFetch")));
     tools.push(build_tool(Probe("mcp__github__create_issue")));
     let rows = corpus(&root);
-    assert!(rows.len() >= 200, "the corpus has {} rows", rows.len());
+    assert!(rows.len() >= 300, "the corpus has {} rows", rows.len());
     let mut wrong = Vec::new();
     let mut wrong_allows = 0;
     for row in &rows {
@@ -431,4 +572,34 @@ async fn the_corpus_holds_and_nothing_is_wrongly_allowed() {
     }
     assert_eq!(wrong_allows, 0, "wrong allows:\n{}", wrong.join("\n"));
     assert!(wrong.is_empty(), "{} of {} rows differ:\n{}", wrong.len(), rows.len(), wrong.join("\n"));
+}
+
+/// The Bash tool's input-driven flags come from the shell classifier: read-only (and so
+/// concurrency-safe) only when provably so, destructive when in doubt, and a matcher for hook
+/// conditions that sees every part of the command.
+#[test]
+fn the_bash_tools_flags_follow_the_classifier() {
+    let tools = get_all_base_tools(&HostConfig::default());
+    let bash = tools.iter().find(|tool| tool.name() == "Bash").unwrap();
+    let parse = |command: &str| bash.parse(json!({"command": command})).unwrap();
+    for (command, read_only, destructive) in [
+        ("git status && ls -la | head", true, false),
+        ("cat a.txt > /dev/null", true, false),
+        ("git log --output=x", false, false),
+        ("echo $(date)", false, false),
+        ("rm -rf build", false, true),
+        ("git push --force", false, true),
+        ("echo x > notes.txt", false, true),
+        ("bash -c \"$X\"", false, true),
+        ("find . -name '*.o' -delete", false, true),
+    ] {
+        let input = parse(command);
+        assert_eq!(bash.is_read_only(&input), read_only, "read-only: {command}");
+        assert_eq!(bash.is_concurrency_safe(&input), read_only, "concurrency-safe: {command}");
+        assert_eq!(bash.is_destructive(&input), destructive, "destructive: {command}");
+    }
+    let matcher = bash.prepare_permission_matcher(&parse("npm test && FOO=1 git push origin main")).unwrap();
+    assert!(matcher("git push:*"));
+    assert!(matcher("npm test"));
+    assert!(!matcher("rm:*"));
 }

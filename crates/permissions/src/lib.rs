@@ -8,8 +8,9 @@
 //! - [`paths`]: `Read(…)` / `Edit(…)` rules as gitignore patterns with Claude Code's roots,
 //!   working directories, and the paths that always need approval (`.git/`, shell start-up files);
 //! - [`filesystem`]: the read and write checks file tools run in `check_permissions`;
-//! - [`shell`]: `Bash(…)` rules (exact, `prefix:*`, wildcards) over every part of a compound
-//!   command;
+//! - [`shell`]: shell commands parsed with tree-sitter-bash and checked part by part against
+//!   `Bash(…)` rules (exact, `prefix:*`, wildcards), the paths they read and write, and the
+//!   read-only and destructive classifications;
 //! - [`web`]: `WebFetch(domain:…)` rules and pre-approved hosts.
 //!
 //! The decision order (deny rules, ask rules, the tool's check, the mode, allow rules) lives in
@@ -24,5 +25,5 @@ pub mod web;
 
 pub use filesystem::{check_read_permission, check_write_permission, is_edit_denied, is_read_denied};
 pub use settings::{LoadedSettings, SettingsSources, parse_tool_list};
-pub use shell::{check_shell_command, is_read_only_command};
+pub use shell::{check_shell_command, is_destructive_command, is_read_only_command, shell_permission_matcher};
 pub use web::{PreapprovedHosts, check_web_fetch_permission, domain_rule_key};

@@ -46,6 +46,50 @@ pub fn command_too_complex(command: &str, why: &str) -> String {
     )
 }
 
+/// A shell command refused because a path it uses is denied by a `Read(…)` / `Edit(…)` rule.
+pub fn command_path_denied(command: &str, path: &Path) -> String {
+    format!(
+        "Permission to use Bash with command {command} has been denied: {} is in a directory that is denied by your permission settings.",
+        path.display()
+    )
+}
+
+/// A shell command that reads or writes a path that needs approval.
+pub fn path_needs_approval(command: &str, path: &Path, write: bool) -> String {
+    let verb = if write { "write to" } else { "read from" };
+    format!("The command `{command}` would {verb} {}, which needs approval before it runs.", path.display())
+}
+
+/// A shell command whose path argument is not known before it runs.
+pub fn unknown_path(command: &str, word: &str) -> String {
+    format!(
+        "The command `{command}` needs approval: the path `{word}` is only known when it runs (a variable, a wildcard or `~user`), so it cannot be checked against the permission rules."
+    )
+}
+
+/// A shell command that removes a path removing which is always confirmed.
+pub fn dangerous_removal(command: &str, path: &str) -> String {
+    format!("The command `{command}` removes `{path}`, which always needs the user's confirmation.")
+}
+
+/// A compound command with more parts than are checked one by one.
+pub fn too_many_parts(command: &str, parts: usize) -> String {
+    format!(
+        "The command `{command}` has {parts} parts, more than the {} that are checked one by one; it needs approval.",
+        crate::shell::MAX_PARTS
+    )
+}
+
+/// A compound command with more than one `cd`.
+pub fn multiple_cd() -> String {
+    "The command changes directory more than once, so its paths cannot be checked; it needs approval. Run one `cd` per command.".to_owned()
+}
+
+/// A compound command with `cd` and `git`.
+pub fn cd_with_git() -> String {
+    "The command changes directory and runs git: a repository in another folder can run its own hooks and configuration, so it needs approval.".to_owned()
+}
+
 /// A fetch refused by a `WebFetch(domain:…)` deny rule.
 pub fn fetch_denied(tool_name: &str, key: &str) -> String {
     format!("Permission to use {tool_name} with {key} has been denied by your permission settings.")

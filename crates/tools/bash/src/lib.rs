@@ -271,19 +271,35 @@ impl ToolDef for BashTool {
         Some(render::progress(&progress.output, progress.elapsed_time_seconds, progress.total_bytes))
     }
 
-    /// Read-only when every part of the command provably only reads (a conservative allow-list,
-    /// see `agent_tools_permissions::is_read_only_command`); such calls may run side by side.
+    /// Read-only when the parsed command provably only reads: every part a known command with
+    /// allow-listed flags, no expansion, no file written (see
+    /// `agent_tools_permissions::is_read_only_command`, Claude Code's read-only validation).
     fn is_read_only(&self, input: &BashInput) -> bool {
         agent_tools_permissions::is_read_only_command(&input.command, None)
     }
 
+    /// Read-only calls may run side by side with other concurrency-safe calls, as in Claude Code.
     fn is_concurrency_safe(&self, input: &BashInput) -> bool {
         self.is_read_only(input)
     }
 
-    /// `Bash(…)` rules over every part of the command; read-only parts need no rule.
+    /// Whether the command may delete or overwrite data (`rm`, `git reset --hard`, `> file` …);
+    /// `true` when in doubt (see `agent_tools_permissions::is_destructive_command`).
+    fn is_destructive(&self, input: &BashInput) -> bool {
+        agent_tools_permissions::is_destructive_command(&input.command)
+    }
+
+    /// Claude Code's Bash permission check: each part of the command against `Bash(…)` rules, the
+    /// paths it reads and writes against `Read(…)`/`Edit(…)` rules and the working directories,
+    /// the mode, and the read-only allow-list (see `agent_tools_permissions::check_shell_command`).
     async fn check_permissions(&self, input: &BashInput, ctx: &ToolUseContext) -> agent_tools_core::PermissionResult {
         agent_tools_permissions::check_shell_command(NAME, &input.command, ctx)
+    }
+
+    /// Tells whether a `Bash(…)` rule pattern (`git push:*`) covers any part of the command, for
+    /// hook conditions (Claude Code's `preparePermissionMatcher`).
+    fn prepare_permission_matcher(&self, input: &BashInput) -> Option<agent_tools_core::tool::PermissionMatcher> {
+        Some(agent_tools_permissions::shell_permission_matcher(&input.command))
     }
 
     async fn call(&self, input: BashInput, ctx: &ToolUseContext) -> Result<ToolResult<BashOutput>, ToolError> {

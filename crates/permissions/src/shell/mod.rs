@@ -1,0 +1,201 @@
+//! Shell commands against `Bash(…)` rules, on a real parser.
+//!
+//! A command line is parsed with tree-sitter-bash and walked with an allow-list of the
+//! constructs this module understands (see [`split_command`]): lists joined by `&&`, `||`, `;`,
+//! `&` and line breaks, pipelines, `!`, simple commands with leading `VAR=value` assignments,
+//! plain and quoted words, `$VAR`, and file redirections. Anything else — command or process
+//! substitution, subshells and groups, functions, control structures, here-documents, ANSI-C
+//! quoting, brace expansion, `eval`, `bash -c`, `source`, a parse error — makes the command *too
+//! complex*: it is never read-only and never allowed by a rule or a mode, but deny rules (and ask
+//! rules, and the always-ask safety checks) still see every command the walk could find inside.
+//!
+//! [`check_shell_command`] mirrors Claude Code's `bashToolHasPermission`. Each part of a
+//! compound command is decided on its own, in this order:
+//!
+//! 1. a deny rule (exact, prefix or wildcard) → deny;
+//! 2. an ask rule → ask (even in bypass mode);
+//! 3. path constraints: redirections into files and the path arguments of commands that read
+//!    (`cat`, `grep`, `git`, `cd` …) or write (`rm`, `cp`, `sed -i`, `tee` …) are checked with
+//!    [`check_read_permission`](crate::check_read_permission) or
+//!    [`check_write_permission`](crate::check_write_permission): `Read(…)`/`Edit(…)` deny and
+//!    ask rules apply, paths outside the working directories need approval, writes need
+//!    `acceptEdits` (or an `Edit(…)` allow rule), protected files (`.git/`, `.claude/`, shell
+//!    start-up files) always ask, and removing `/`, `~`, `*`, `.`, a top-level folder or a
+//!    working directory always asks;
+//! 4. an allow rule → allow;
+//! 5. `acceptEdits` mode → allow `mkdir touch rm rmdir mv cp sed`;
+//! 6. a provably read-only command ([`is_read_only_command`]) → allow;
+//! 7. otherwise the part needs approval.
+//!
+//! Any deny denies the whole command (the message names it); then any question that survives
+//! bypass mode; a too-complex command, more than [`MAX_PARTS`] parts, more than one `cd`, or a
+//! `cd` together with `git` need approval; when every part is allowed the command is. A `cd`
+//! into the working directory is dropped first. A command that needs approval comes back as
+//! `passthrough` — the host's pipeline turns it into a question unless bypass mode or a
+//! whole-tool `Bash` allow rule decides — with up to [`MAX_SUGGESTIONS`] rules to add to
+//! `.claude/settings.local.json` (`Bash(npm test:*)`, or the exact command).
+//!
+//! Rules match *spellings* of each part (see [`candidates`]): the part as written, and — for
+//! allow rules — without [`SAFE_ENV_VARS`] assignments and harmless wrappers (`timeout 30`,
+//! `time`, `nice`, `nohup`, `stdbuf`); deny and ask rules see through every leading assignment
+//! and every wrapper (`env`, `sudo`, `command`, `exec`, `xargs`, `watch` …), after quote removal
+//! (`"rm" -rf` is `rm -rf`), into `find -exec`, and into the literal code of `bash -c '…'` and
+//! `eval`.
+
+mod check;
+mod commands;
+mod parse;
+mod rules;
+
+use agent_tools_core::ToolUseContext;
+use agent_tools_core::permissions::{PermissionBehavior, PermissionResult};
+use agent_tools_core::tool::PermissionMatcher;
+
+pub use check::{ACCEPT_EDITS_COMMANDS, MAX_PARTS, MAX_SUGGESTIONS};
+pub use rules::{SAFE_ENV_VARS, ShellPattern, Wildcard};
+
+use parse::{RedirectOp, parse_command};
+
+/// One simple command of a compound command line (as [`split_command`] returns it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The command as written, without its redirections: assignments and words joined by one
+    /// space.
+    pub text: String,
+    /// It sends output into a file: a `>`, `>>`, `&>` … redirection to anything but a device
+    /// such as `/dev/null`.
+    pub writes_file: bool,
+}
+
+/// A command line split into simple commands, or the construct that prevents it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Split {
+    /// The simple commands, in the order they run.
+    Parts(Vec<Part>),
+    /// The command uses this construct (`"command substitution"`, `"a subshell"`, `"a syntax
+    /// error"` …), which hides commands or makes the parts depend on what runs.
+    Complex(&'static str),
+}
+
+/// Splits a command line into the simple commands it runs, with tree-sitter-bash (see the
+/// [module docs](self)). Never fails: what cannot be read is [`Split::Complex`].
+///
+/// ```
+/// use agent_tools_permissions::shell::{split_command, Part, Split};
+/// let split = split_command("git status && echo 'a; b' > out.txt");
+/// assert_eq!(split, Split::Parts(vec![
+///     Part { text: "git status".into(), writes_file: false },
+///     Part { text: "echo 'a; b'".into(), writes_file: true },
+/// ]));
+/// assert_eq!(split_command("echo $(id)"), Split::Complex("command substitution"));
+/// ```
+pub fn split_command(command: &str) -> Split {
+    let parsed = parse_command(command);
+    if let Some(why) = parsed.complex {
+        return Split::Complex(why);
+    }
+    Split::Parts(
+        parsed
+            .commands
+            .iter()
+            .map(|command| Part {
+                text: command.text(),
+                writes_file: command.redirects.iter().any(|redirect| {
+                    matches!(redirect.op, RedirectOp::Write | RedirectOp::Append)
+                        && redirect
+                            .target
+                            .as_ref()
+                            .is_none_or(|t| !(t.is_literal() && check::is_harmless_device(&t.value)))
+                }),
+            })
+            .collect(),
+    )
+}
+
+/// The spellings of a command that `Bash(…)` rules of `behavior` are tested against (see the
+/// [module docs](self)): the command trimmed, then for each simple command in it the forms the
+/// rules of that behaviour see through.
+///
+/// ```
+/// use agent_tools_core::permissions::PermissionBehavior;
+/// use agent_tools_permissions::shell::candidates;
+/// assert!(candidates("FOO=1 timeout 5 rm -rf /", PermissionBehavior::Deny).contains(&"rm -rf /".to_owned()));
+/// assert!(!candidates("PATH=/tmp npm test", PermissionBehavior::Allow).contains(&"npm test".to_owned()));
+/// ```
+pub fn candidates(part: &str, behavior: PermissionBehavior) -> Vec<String> {
+    let mut out = vec![part.trim().to_owned()];
+    for command in parse_command(part).commands {
+        for spelling in rules::spellings(&command, behavior) {
+            if !out.contains(&spelling) {
+                out.push(spelling);
+            }
+        }
+    }
+    out
+}
+
+/// The permission decision for a shell command under the `tool_name(…)` rules, the mode, and
+/// the `Read(…)`/`Edit(…)` rules for its paths (see the [module docs](self) for the order).
+///
+/// Returns `Deny` (the message names the whole command), `Ask` (an ask rule or a safety check:
+/// asked even in bypass mode), `Allow` (every part allowed; the reason lists each part's), or
+/// `Passthrough` (needs approval, with suggested rules). Never panics, whatever the input.
+pub fn check_shell_command(tool_name: &str, command: &str, ctx: &ToolUseContext) -> PermissionResult {
+    check::check(tool_name, command, ctx)
+}
+
+/// Whether a command provably only reads, by Claude Code's read-only allow-list: every part is a
+/// known command whose flags are all allow-listed (`git` only with read-only subcommands and
+/// flags, `find` without `-exec`/`-delete`/`-fprint…`, `sed -n` with print commands only, `sort`
+/// without `-o`, `xargs` only with a command that stays read-only whatever is appended…), with
+/// no `$VAR` or unquoted glob in its words, no assignment, no redirection into a file, and no
+/// `cd` together with `git`. A command too complex to check is not read-only.
+///
+/// With a context, every path the command reads must also be readable without asking (inside
+/// the working directories, or allowed by a `Read(…)` rule, and not denied). Without one, paths
+/// are not considered: `cat /etc/hosts` only reads.
+///
+/// Used for the Bash tool's `is_read_only` and `is_concurrency_safe`.
+pub fn is_read_only_command(command: &str, ctx: Option<&ToolUseContext>) -> bool {
+    check::read_only(command, ctx)
+}
+
+/// Whether a command may destroy data or do something that cannot be undone — conservative:
+/// `true` whenever in doubt (a parse error, a command name computed when it runs, `eval "$x"`,
+/// `source file`).
+///
+/// Destructive: `rm`, `rmdir`, `unlink`, `shred`, `truncate`, `mkfs*`, `wipefs`, `dd of=…`,
+/// `mv` and `cp` (which overwrite) without `-n`, `ln -f`, `tee` without `-a`, `sed -i`, a `>`
+/// redirection into a file, `find … -delete` or `-exec` of any of these, `xargs` with any of
+/// these, `git reset --hard`, `git push --force`/`-f`/`--delete`/`+ref`, `git clean -f`,
+/// `git checkout -- …`/`.`/`-f`, `git restore` (but not `--staged` alone), `git rm`,
+/// `git branch -d/-D`, `git stash drop/clear`, `kill`/`pkill`, `docker rm`/`prune`,
+/// `kubectl delete`, `terraform destroy`, `rsync --delete`, `crontab -r` — seen through
+/// wrappers (`sudo`, `env`, `timeout` …) and inside `bash -c '…'`.
+///
+/// Used for the Bash tool's `is_destructive` (MCP's `destructiveHint` for a call).
+pub fn is_destructive_command(command: &str) -> bool {
+    check::destructive(command)
+}
+
+/// A matcher telling whether a `Bash(…)` rule pattern (`git push:*`, `rm *`, `npm test`) covers
+/// any part of `command`, with the spellings deny rules see — Claude Code's
+/// `preparePermissionMatcher` for hook conditions. The command is parsed once, here.
+///
+/// ```
+/// use agent_tools_permissions::shell::shell_permission_matcher;
+/// let matches = shell_permission_matcher("npm test && FOO=1 git push --force");
+/// assert!(matches("git push:*"));
+/// assert!(matches("npm test"));
+/// assert!(!matches("rm:*"));
+/// ```
+pub fn shell_permission_matcher(command: &str) -> PermissionMatcher {
+    let spellings = candidates(command, PermissionBehavior::Deny);
+    Box::new(move |pattern: &str| {
+        let pattern = ShellPattern::parse(pattern);
+        spellings.iter().any(|spelling| pattern.matches(spelling))
+    })
+}
+
+#[cfg(test)]
+mod tests;
