@@ -80,3 +80,32 @@ async fn the_example_turn_gives_results_in_order_with_clear_errors() {
     );
     assert_eq!(message["role"], json!("user"));
 }
+
+/// A read-only `cd` runs in order, and the directory it ends in carries over to the next call
+/// of the same turn.
+#[tokio::test]
+async fn a_cd_in_a_turn_moves_the_calls_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    let executor = agent_tools_host::Executor::new(agent_tools_host::get_all_base_tools(&Default::default()));
+    let mut ctx = agent_tools_core::ToolUseContext::new(&root);
+    let mut permissions = agent_tools_core::ToolPermissionContext::default();
+    permissions.mode = agent_tools_core::PermissionMode::BypassPermissions;
+    permissions.is_bypass_permissions_mode_available = true;
+    ctx.permission_context = std::sync::Arc::new(permissions);
+    let uses: Vec<agent_tools_core::result::ToolUseBlock> = serde_json::from_value(serde_json::json!([
+        {"type": "tool_use", "id": "a", "name": "Bash", "input": {"command": "pwd"}},
+        {"type": "tool_use", "id": "b", "name": "Bash", "input": {"command": "cd sub && echo moved"}},
+        {"type": "tool_use", "id": "c", "name": "Bash", "input": {"command": "pwd"}},
+        {"type": "tool_use", "id": "d", "name": "Bash", "input": {"command": format!("cd {}", root.display())}},
+        {"type": "tool_use", "id": "e", "name": "Bash", "input": {"command": "pwd"}}
+    ]))
+    .unwrap();
+    let turn = executor.run_turn(&uses, &mut ctx).await;
+    let texts: Vec<String> = turn.iter().map(|done| done.block.content.text()).collect();
+    let sub = root.join("sub").display().to_string();
+    let top = root.display().to_string();
+    assert_eq!(texts, [top.as_str(), "moved", sub.as_str(), "(Bash completed with no output)", top.as_str()]);
+    assert_eq!(ctx.cwd, root);
+}

@@ -112,6 +112,26 @@ pub fn split_command(command: &str) -> Split {
     )
 }
 
+/// Whether the command may change the shell's working directory for the calls after it: it
+/// runs `cd`, `pushd` or `popd` anywhere, or it cannot be read part by part. Such a command is
+/// not run side by side with others even when it is read-only, so that the directory it ends
+/// in carries over in the order of the calls (Claude Code's shell keeps the cwd globally).
+///
+/// ```
+/// use agent_tools_permissions::shell::changes_working_directory;
+/// assert!(changes_working_directory("cd src && ls"));
+/// assert!(changes_working_directory("ls; pushd /tmp"));
+/// assert!(!changes_working_directory("ls -la && git status"));
+/// assert!(!changes_working_directory("echo cd"));
+/// ```
+pub fn changes_working_directory(command: &str) -> bool {
+    let parsed = parse_command(command);
+    parsed.complex.is_some()
+        || parsed.commands.iter().any(|command| {
+            command.words.first().is_some_and(|word| matches!(word.value.as_str(), "cd" | "pushd" | "popd"))
+        })
+}
+
 /// The spellings of a command that `Bash(…)` rules of `behavior` are tested against (see the
 /// [module docs](self)): the command trimmed, then for each simple command in it the forms the
 /// rules of that behaviour see through.

@@ -278,9 +278,11 @@ impl ToolDef for BashTool {
         agent_tools_permissions::is_read_only_command(&input.command, None)
     }
 
-    /// Read-only calls may run side by side with other concurrency-safe calls, as in Claude Code.
+    /// Read-only calls may run side by side with other concurrency-safe calls, as in Claude Code,
+    /// unless they change the working directory (`cd src && ls`): those run in order, so the
+    /// directory they end in carries over to the calls after them.
     fn is_concurrency_safe(&self, input: &BashInput) -> bool {
-        self.is_read_only(input)
+        self.is_read_only(input) && !agent_tools_permissions::shell::changes_working_directory(&input.command)
     }
 
     /// Whether the command may delete or overwrite data (`rm`, `git reset --hard`, `> file` …);

@@ -551,6 +551,9 @@ async fn contract_members() {
     assert!(tool.is_concurrency_safe(&parsed));
     let writes = tool.parse(json!({"command": "touch x"})).unwrap();
     assert!(!tool.is_read_only(&writes) && !tool.is_concurrency_safe(&writes));
+    // A `cd` only reads, but the directory it ends in must carry over in order: it runs alone.
+    let moves = tool.parse(json!({"command": "cd src && ls"})).unwrap();
+    assert!(tool.is_read_only(&moves) && !tool.is_concurrency_safe(&moves));
     assert_eq!(tool.description(&parsed), "List files");
     assert_eq!(tool.get_path(&parsed), None);
     assert_eq!(tool.activity_description(&parsed).as_deref(), Some("Running List files"));
