@@ -90,10 +90,11 @@ async fn a_cd_in_a_turn_moves_the_calls_after_it() {
     std::fs::create_dir(root.join("sub")).unwrap();
     let executor = agent_tools_host::Executor::new(agent_tools_host::get_all_base_tools(&Default::default()));
     let mut ctx = agent_tools_core::ToolUseContext::new(&root);
-    let mut permissions = agent_tools_core::ToolPermissionContext::default();
-    permissions.mode = agent_tools_core::PermissionMode::BypassPermissions;
-    permissions.is_bypass_permissions_mode_available = true;
-    ctx.permission_context = std::sync::Arc::new(permissions);
+    ctx.permission_context = std::sync::Arc::new(ToolPermissionContext {
+        mode: agent_tools_core::PermissionMode::BypassPermissions,
+        is_bypass_permissions_mode_available: true,
+        ..Default::default()
+    });
     let uses: Vec<agent_tools_core::result::ToolUseBlock> = serde_json::from_value(serde_json::json!([
         {"type": "tool_use", "id": "a", "name": "Bash", "input": {"command": "pwd"}},
         {"type": "tool_use", "id": "b", "name": "Bash", "input": {"command": "cd sub && echo moved"}},
