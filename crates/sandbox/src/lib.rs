@@ -51,19 +51,34 @@ pub enum SandboxUnavailable {
 }
 
 /// What a sandboxed command may do: the folders it may write (everything else is read-only),
-/// and the folder it starts in.
+/// paths inside those that stay read-only, and the folder it starts in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     /// Where the command starts (also writable).
     pub cwd: PathBuf,
     /// Other folders (or files) the command may write.
     pub writable: Vec<PathBuf>,
+    /// Paths inside the writable ones that stay read-only (`.git/hooks`, `.claude/` …: what
+    /// could make a later, unsandboxed program run the sandboxed command's code). Only paths
+    /// that exist can be protected this way.
+    pub read_only: Vec<PathBuf>,
 }
 
 impl Policy {
     /// A policy that lets the command write only `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        Self { cwd: cwd.into(), writable: Vec::new() }
+        Self { cwd: cwd.into(), writable: Vec::new(), read_only: Vec::new() }
+    }
+
+    /// Adds paths that stay read-only inside the writable folders.
+    #[must_use]
+    pub fn read_only<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.read_only.extend(paths.into_iter().map(Into::into));
+        self
     }
 
     /// Adds writable folders.
@@ -157,6 +172,15 @@ impl Bubblewrap {
     /// The program and arguments that run `program args…` inside the sandbox `policy`
     /// describes. Writable paths that do not exist are left out (bubblewrap cannot bind them).
     pub fn wrap(&self, policy: &Policy, program: &Path, args: &[OsString]) -> (PathBuf, Vec<OsString>) {
+        let (bwrap, mut argv) = self.prefix(policy);
+        argv.push(program.as_os_str().to_owned());
+        argv.extend(args.iter().cloned());
+        (bwrap, argv)
+    }
+
+    /// The program and the arguments that come before the sandboxed command's own program and
+    /// arguments (they end with `--`): for runners that build the command line themselves.
+    pub fn prefix(&self, policy: &Policy) -> (PathBuf, Vec<OsString>) {
         let mut argv: Vec<OsString> = [
             "--die-with-parent",
             "--unshare-pid",
@@ -184,9 +208,17 @@ impl Bubblewrap {
             argv.extend([OsString::from("--bind"), real.clone().into(), real.clone().into()]);
             bound.push(real);
         }
+        let mut protected: Vec<PathBuf> = Vec::new();
+        for path in &policy.read_only {
+            let Ok(real) = path.canonicalize() else { continue };
+            // Only what lies inside a writable bind needs binding again; the rest is read-only.
+            if protected.contains(&real) || !bound.iter().any(|dir| real.starts_with(dir)) {
+                continue;
+            }
+            argv.extend([OsString::from("--ro-bind"), real.clone().into(), real.clone().into()]);
+            protected.push(real);
+        }
         argv.extend([OsString::from("--chdir"), policy.cwd.clone().into_os_string(), OsString::from("--")]);
-        argv.push(program.as_os_str().to_owned());
-        argv.extend(args.iter().cloned());
         (self.path.clone(), argv)
     }
 }
@@ -215,6 +247,17 @@ mod tests {
         assert!(args.contains(&"--unshare-net".to_owned()));
         assert_eq!(args[args.len() - 4..], ["--", "bash", "-c", "echo hi"]);
         assert_eq!(args[at("--chdir") + 1], real.display().to_string());
+
+        // Protected paths inside a writable folder are bound read-only after it; others are not.
+        std::fs::create_dir_all(real.join(".git/hooks")).unwrap();
+        let policy =
+            Policy::new(&real).read_only([real.join(".git/hooks"), real.join(".claude"), PathBuf::from("/etc")]);
+        let (_, args) = bwrap.prefix(&policy);
+        let args: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+        let hooks = real.join(".git/hooks").display().to_string();
+        let ro: Vec<&String> = args.windows(2).filter(|pair| pair[0] == "--ro-bind").map(|pair| &pair[1]).collect();
+        assert_eq!(ro, ["/", &hooks]);
+        assert_eq!(args.last().map(String::as_str), Some("--"));
     }
 
     #[test]

@@ -98,3 +98,15 @@ fn processes_outside_cannot_be_seen_or_signalled() {
     outside.kill().unwrap();
     outside.wait().unwrap();
 }
+
+#[test]
+fn protected_paths_inside_the_project_stay_read_only() {
+    let Some(bwrap) = bwrap() else { return };
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".git/hooks")).unwrap();
+    let policy = Policy::new(project.path()).read_only([project.path().join(".git/hooks")]);
+    let tried = run(&bwrap, &policy, "echo evil > .git/hooks/pre-commit; echo fine > ok.txt");
+    assert!(text(&tried).contains("Read-only file system"), "{}", text(&tried));
+    assert!(!project.path().join(".git/hooks/pre-commit").exists());
+    assert_eq!(std::fs::read_to_string(project.path().join("ok.txt")).unwrap(), "fine\n");
+}

@@ -167,6 +167,9 @@ pub struct ShellTaskSpec {
     pub env: Vec<(OsString, OsString)>,
     /// The `tool_use` id of the call that starts it (named in the notification).
     pub tool_use_id: Option<String>,
+    /// A program (and its arguments) the shell runs under, e.g. a sandbox: the task runs
+    /// `program args… shell -c …` instead of `shell -c …`.
+    pub prefix: Option<(PathBuf, Vec<OsString>)>,
 }
 
 impl ShellTaskSpec {
@@ -179,6 +182,7 @@ impl ShellTaskSpec {
             cwd: cwd.into(),
             env: Vec::new(),
             tool_use_id: None,
+            prefix: None,
         }
     }
 }
@@ -541,6 +545,7 @@ impl TaskRegistry {
             command: spec.command.clone(),
             cwd: spec.cwd.clone(),
             env: spec.env.clone(),
+            prefix: spec.prefix.clone(),
             task_id: id.clone(),
             output,
             columns: config.columns,

@@ -33,6 +33,7 @@ pub(crate) struct Launch {
     pub(crate) command: String,
     pub(crate) cwd: PathBuf,
     pub(crate) env: Vec<(OsString, OsString)>,
+    pub(crate) prefix: Option<(PathBuf, Vec<OsString>)>,
     pub(crate) task_id: String,
     pub(crate) output: File,
     pub(crate) columns: u16,
@@ -59,7 +60,15 @@ pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
     let pair = native_pty_system()
         .openpty(PtySize { rows: launch.rows, cols: launch.columns, pixel_width: 0, pixel_height: 0 })
         .map_err(|error| failed(format!("no pseudo-terminal: {error}")))?;
-    let mut command = CommandBuilder::new(&launch.shell);
+    let mut command = match &launch.prefix {
+        Some((program, args)) => {
+            let mut command = CommandBuilder::new(program);
+            command.args(args);
+            command.arg(&launch.shell);
+            command
+        }
+        None => CommandBuilder::new(&launch.shell),
+    };
     command.arg("-c");
     command.arg(SCRIPT);
     command.arg("bash");

@@ -25,6 +25,11 @@ pub struct BashInput {
     /// told when it finishes, and TaskStop stops it.
     #[serde(default, deserialize_with = "semantic::opt_bool")]
     pub run_in_background: Option<bool>,
+    /// Set to true to run this command outside the sandbox, when sandbox mode is on and the
+    /// sandbox stopped it (a write outside the project, a download). The call then needs the
+    /// user's approval like any other; leave it out otherwise.
+    #[serde(default, rename = "dangerouslyDisableSandbox", deserialize_with = "semantic::opt_bool")]
+    pub dangerously_disable_sandbox: Option<bool>,
 }
 
 impl BashInput {
@@ -61,7 +66,13 @@ mod tests {
     use super::*;
 
     fn input(timeout: Option<f64>) -> BashInput {
-        BashInput { command: "true".into(), timeout, description: None, run_in_background: None }
+        BashInput {
+            command: "true".into(),
+            timeout,
+            description: None,
+            run_in_background: None,
+            dangerously_disable_sandbox: None,
+        }
     }
 
     #[test]

@@ -34,6 +34,13 @@
 //!   `<task-notification>` when it ends; TaskOutput reads it and TaskStop stops it. With
 //!   [`BashConfig::background_tasks`] off the field is not in the schema.
 //!
+//! - **Sandbox** (`sandbox.enabled` in the settings, see [`agent_tools_core::SandboxSettings`]):
+//!   foreground and background commands run under bubblewrap — writes only in the working
+//!   directories, the temporary folder and the session's folder (code-running paths such as
+//!   `.git/hooks` excluded), no network; `dangerouslyDisableSandbox` and `excludedCommands` are
+//!   the ways out, and a sandboxed command needs no approval unless a rule or safety check asks.
+//!   Without a working `bwrap` the command is refused, never run unsandboxed.
+//!
 //! Where this differs from Claude Code, on purpose: a timed-out command is killed rather than
 //! moved to the background, a `cd` persists even when the command then fails, and long output
 //! keeps its head and tail inline (with the whole saved to a file) instead of a 2 KB preview.
@@ -57,6 +64,7 @@
 mod input;
 mod output;
 mod render;
+mod sandbox;
 pub mod semantics;
 mod shell;
 
@@ -115,6 +123,9 @@ pub struct BashConfig {
     /// `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`, which the CLI reads) the field is left out of the
     /// schema, so a call that sends it is refused like any unknown field.
     pub background_tasks: bool,
+    /// The bubblewrap binary for sandbox mode; `None` looks `bwrap` up on `PATH` (the search
+    /// path the shell inherits).
+    pub bwrap: Option<PathBuf>,
 }
 
 impl Default for BashConfig {
@@ -131,6 +142,7 @@ impl Default for BashConfig {
             progress_after: Duration::from_secs(2),
             progress_every: Duration::from_secs(1),
             background_tasks: true,
+            bwrap: None,
         }
     }
 }
@@ -239,6 +251,7 @@ impl ToolDef for BashTool {
             prompt.push('\n');
             prompt.push_str(include_str!("prompt_background.md"));
         }
+        prompt.push_str(include_str!("prompt_sandbox.md"));
         prompt
     }
 
@@ -294,8 +307,37 @@ impl ToolDef for BashTool {
     /// Claude Code's Bash permission check: each part of the command against `Bash(…)` rules, the
     /// paths it reads and writes against `Read(…)`/`Edit(…)` rules and the working directories,
     /// the mode, and the read-only allow-list (see `agent_tools_permissions::check_shell_command`).
+    ///
+    /// In sandbox mode with `autoAllowBashIfSandboxed` (the default), a command that will run
+    /// sandboxed needs no approval unless a deny rule, an ask rule or a safety check says so.
     async fn check_permissions(&self, input: &BashInput, ctx: &ToolUseContext) -> agent_tools_core::PermissionResult {
-        agent_tools_permissions::check_shell_command(NAME, &input.command, ctx)
+        use agent_tools_core::PermissionResult;
+        use agent_tools_core::permissions::PermissionDecisionReason;
+        let result = agent_tools_permissions::check_shell_command(NAME, &input.command, ctx);
+        let settings = &ctx.options.sandbox;
+        if !settings.auto_allow_bash_if_sandboxed
+            || !sandbox::wanted(input, settings)
+            || !sandbox::available(self.config.bwrap.as_deref())
+        {
+            return result;
+        }
+        match &result {
+            PermissionResult::Allow { .. } | PermissionResult::Deny { .. } => result,
+            PermissionResult::Ask { decision_reason, .. } | PermissionResult::Passthrough { decision_reason, .. }
+                if matches!(
+                    decision_reason,
+                    Some(PermissionDecisionReason::Rule { .. } | PermissionDecisionReason::SafetyCheck { .. })
+                ) =>
+            {
+                result
+            }
+            PermissionResult::Ask { .. } | PermissionResult::Passthrough { .. } => PermissionResult::Allow {
+                updated_input: None,
+                decision_reason: Some(PermissionDecisionReason::Other {
+                    reason: "runs in the sandbox (sandbox.autoAllowBashIfSandboxed)".to_owned(),
+                }),
+            },
+        }
     }
 
     /// Tells whether a `Bash(…)` rule pattern (`git push:*`) covers any part of the command, for
@@ -331,8 +373,15 @@ impl BashTool {
     /// call returns at once with its id and output file (Claude Code's text).
     fn start_in_background(&self, input: &BashInput, ctx: &ToolUseContext) -> Result<BashOutput, ToolError> {
         let (dir, reset_note) = start_dir(ctx)?;
+        let prefix = if sandbox::wanted(input, &ctx.options.sandbox) {
+            let policy = sandbox::policy(&dir, self.config.temp_dir.as_deref(), ctx);
+            Some(sandbox::prefix(self.config.bwrap.as_deref(), &policy)?)
+        } else {
+            None
+        };
         let registry = TaskRegistry::for_context(ctx);
         let mut spec = ShellTaskSpec::new(&self.config.shell, &input.command, &dir);
+        spec.prefix = prefix;
         spec.description = input.summary().unwrap_or(&input.command).to_owned();
         spec.env = SHELL_ENV.iter().map(|(key, value)| ((*key).into(), (*value).into())).collect();
         spec.tool_use_id = ctx.tool_use_id.clone();
@@ -371,6 +420,13 @@ impl BashTool {
         let max_timeout_ms = config.max_timeout_ms.max(config.default_timeout_ms);
         let timeout = input.timeout(config.default_timeout_ms, max_timeout_ms);
         let timeout_ms = millis(timeout);
+        let sandboxed = sandbox::wanted(&input, &ctx.options.sandbox);
+        let prefix = if sandboxed {
+            let policy = sandbox::policy(&dir, config.temp_dir.as_deref(), ctx);
+            Some(sandbox::prefix(config.bwrap.as_deref(), &policy)?)
+        } else {
+            None
+        };
         let request = shell::Request {
             shell: &config.shell,
             command: &input.command,
@@ -380,6 +436,7 @@ impl BashTool {
             temp_dir: config.temp_dir.as_deref(),
             progress_after: config.progress_after,
             progress_every: config.progress_every,
+            prefix: prefix.as_ref().map(|(program, args)| (program.as_path(), args.as_slice())),
         };
         let report = |snapshot: shell::Snapshot| {
             ctx.report_progress(
@@ -406,13 +463,17 @@ impl BashTool {
 
         let notes: Vec<String> =
             timed_out.then(|| render::timed_out(timeout_ms)).into_iter().chain(reset_note).collect();
-        let stderr = notes.join("\n");
+        let mut stderr = notes.join("\n");
         let is_error = meaning.is_error || timed_out;
-        // The output's share of the result: the limit less the `Exit code` line and the notes.
+        // The output's share of the result: the limit less the `Exit code` line and the notes
+        // (a failed sandboxed command keeps room for the sandbox note).
         let limit = if is_error { config.max_error_chars } else { config.max_output_chars };
         let mut overhead = if stderr.is_empty() { 0 } else { stderr.chars().count() + 1 };
         if is_error {
             overhead += render::exit_code_line(exit_code).len() + 1;
+            if sandboxed {
+                overhead += sandbox::violation_note("Read-only file system").map_or(0, |note| note.chars().count() + 1);
+            }
         }
         let budget = limit.saturating_sub(overhead);
         // Output that must be cut is also saved whole under the session's folder.
@@ -433,6 +494,15 @@ impl BashTool {
         let (shown, saved, new_cwd, moved) = read;
         let shown =
             shown.map_err(|error| ToolError::internal(format!("could not read the command's output: {error}")))?;
+        if sandboxed
+            && is_error
+            && let Some(note) = sandbox::violation_note(&shown.text)
+        {
+            if !stderr.is_empty() {
+                stderr.push('\n');
+            }
+            stderr.push_str(note);
+        }
 
         let data = BashOutput {
             stdout: shown.text,

@@ -58,6 +58,8 @@ pub struct Request<'a> {
     pub progress_after: Duration,
     /// Time between progress reports.
     pub progress_every: Duration,
+    /// A program (and its arguments) the shell runs under, e.g. the sandbox.
+    pub prefix: Option<(&'a Path, &'a [std::ffi::OsString])>,
 }
 
 /// How the command ended.
@@ -143,7 +145,14 @@ pub async fn run(
     let files = CallFiles::create(request.temp_dir)?;
     let output = OpenOptions::new().create_new(true).append(true).open(files.output_path())?;
     let errors = output.try_clone()?;
-    let mut command = Command::new(request.shell);
+    let mut command = match request.prefix {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(request.shell);
+            command
+        }
+        None => Command::new(request.shell),
+    };
     command
         .arg("-c")
         .arg(SCRIPT)

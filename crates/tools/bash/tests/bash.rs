@@ -563,14 +563,18 @@ async fn contract_members() {
 }
 
 #[tokio::test]
-async fn schema_has_four_fields_and_rejects_others() {
+async fn schema_has_claude_codes_five_fields_and_rejects_others() {
     let tool = agent_tool_bash::tool();
     let schema = tool.input_schema();
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], json!(["command"]));
     assert_eq!(schema["additionalProperties"], json!(false));
     let properties = schema["properties"].as_object().unwrap();
-    assert_eq!(properties.keys().collect::<Vec<_>>(), ["command", "timeout", "description", "run_in_background"]);
+    assert_eq!(
+        properties.keys().collect::<Vec<_>>(),
+        ["command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"]
+    );
+    assert_eq!(properties["dangerouslyDisableSandbox"]["type"], "boolean");
     assert_eq!(properties["command"]["type"], "string");
     assert_eq!(properties["timeout"]["type"], "number");
     assert_eq!(properties["description"]["type"], "string");
@@ -594,7 +598,10 @@ async fn without_background_tasks_the_field_is_gone() {
     let config = BashConfig { background_tasks: false, ..BashConfig::default() };
     let tool = agent_tool_bash::tool_with(config);
     let properties = tool.input_schema()["properties"].as_object().unwrap().clone();
-    assert_eq!(properties.keys().collect::<Vec<_>>(), ["command", "timeout", "description"]);
+    assert_eq!(
+        properties.keys().collect::<Vec<_>>(),
+        ["command", "timeout", "description", "dangerouslyDisableSandbox"]
+    );
     assert!(!tool.prompt(&Default::default()).contains("run_in_background"));
     assert!(agent_tool_bash::tool().prompt(&Default::default()).contains("run_in_background"));
     let (_dir, w) = workdir();

@@ -1,0 +1,184 @@
+//! Sandbox mode (Claude Code's `sandbox.*` settings, carried in
+//! [`ToolUseOptions::sandbox`](agent_tools_core::ToolUseOptions)).
+//!
+//! With `sandbox.enabled`, a command runs under bubblewrap ([`agent_tools_sandbox`]): it may
+//! write only the working directories, the temporary folder and the session's folder — and not
+//! even there the paths that would let a later, unsandboxed program run its code (`.git/hooks`,
+//! `.git/config`, `.claude/`, shell start-up files …) — and it has no network. Ways out:
+//! `dangerouslyDisableSandbox: true` when `sandbox.allowUnsandboxedCommands` (the default) allows
+//! it, and `sandbox.excludedCommands`. Without a working `bwrap` the command is refused, never run
+//! unsandboxed.
+//!
+//! Differs from Claude Code on purpose: a compound command is excluded only when **every** part
+//! of it matches an excluded pattern (Claude Code lets one matching part take the whole command
+//! out of the sandbox), and a command that cannot be read part by part is never excluded.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use agent_tools_core::permissions::PermissionBehavior;
+use agent_tools_core::{SandboxSettings, ToolError, ToolUseContext};
+use agent_tools_permissions::paths::{PROTECTED_FILES, working_directories};
+use agent_tools_permissions::shell::{ShellPattern, Split, candidates, split_command};
+use agent_tools_sandbox::{Bubblewrap, Policy};
+
+use crate::BashInput;
+
+/// Whether this call runs sandboxed.
+pub(crate) fn wanted(input: &BashInput, settings: &SandboxSettings) -> bool {
+    if !settings.enabled {
+        return false;
+    }
+    if input.dangerously_disable_sandbox == Some(true) && settings.allow_unsandboxed_commands {
+        return false;
+    }
+    !is_excluded(&input.command, &settings.excluded_commands)
+}
+
+/// Whether every part of `command` matches one of the `excluded` patterns (`Bash(…)` rule
+/// content: exact, `prefix:*`, wildcards).
+pub(crate) fn is_excluded(command: &str, excluded: &[String]) -> bool {
+    if excluded.is_empty() {
+        return false;
+    }
+    let Split::Parts(parts) = split_command(command) else { return false };
+    let patterns: Vec<ShellPattern> = excluded.iter().map(|rule| ShellPattern::parse(rule)).collect();
+    !parts.is_empty()
+        && parts.iter().all(|part| {
+            candidates(&part.text, PermissionBehavior::Allow)
+                .iter()
+                .any(|spelling| patterns.iter().any(|pattern| pattern.matches(spelling)))
+        })
+}
+
+/// Folders inside a writable folder that stay read-only.
+const PROTECTED_INSIDE: &[&str] = &[".git/hooks", ".git/config", ".claude", ".vscode", ".idea"];
+
+/// The sandbox's policy for a command starting in `dir`.
+pub(crate) fn policy(dir: &Path, temp_dir: Option<&Path>, ctx: &ToolUseContext) -> Policy {
+    let mut writable: Vec<PathBuf> = working_directories(ctx);
+    writable.push(ctx.cwd.clone());
+    writable.push(temp_dir.map_or_else(std::env::temp_dir, Path::to_path_buf));
+    writable.extend(ctx.options.session_dir.clone());
+    let mut read_only = Vec::new();
+    for base in std::iter::once(dir).chain(writable.iter().map(PathBuf::as_path)) {
+        read_only.extend(PROTECTED_INSIDE.iter().chain(PROTECTED_FILES).map(|name| base.join(name)));
+    }
+    if let Some(home) = &ctx.home_dir {
+        read_only.extend(PROTECTED_FILES.iter().map(|name| home.join(name)));
+    }
+    Policy::new(dir).writable(writable).read_only(read_only)
+}
+
+/// The program and arguments the shell runs under, for a sandboxed call.
+///
+/// # Errors
+/// A [`ToolError`] with bubblewrap's reason when no sandbox can be built.
+pub(crate) fn prefix(bwrap: Option<&Path>, policy: &Policy) -> Result<(PathBuf, Vec<OsString>), ToolError> {
+    let found = match bwrap {
+        Some(path) => Bubblewrap::at(path),
+        // The same search path the shell itself inherits.
+        None => Bubblewrap::find(std::env::var_os("PATH").as_deref()),
+    };
+    let bwrap = found.map_err(|why| ToolError::failed(capitalize(&why.to_string())))?;
+    Ok(bwrap.prefix(policy))
+}
+
+/// Whether a sandbox can be built (for the permission check: only a command that will really
+/// run sandboxed is allowed without asking).
+pub(crate) fn available(bwrap: Option<&Path>) -> bool {
+    match bwrap {
+        Some(path) => Bubblewrap::at(path).is_ok(),
+        None => Bubblewrap::find(std::env::var_os("PATH").as_deref()).is_ok(),
+    }
+}
+
+/// What failed sandboxed output shows when the sandbox is the likely cause.
+const SIGNS: &[&str] = &[
+    "Read-only file system",
+    "Network is unreachable",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "getaddrinfo",
+];
+
+/// A note for a failed sandboxed command whose output shows the sandbox got in its way.
+pub(crate) fn violation_note(output: &str) -> Option<&'static str> {
+    SIGNS.iter().any(|sign| output.contains(sign)).then_some(
+        "<sandbox>This command ran in the sandbox: it can write only the working directories and the temporary folder, and has no network. If it needs more, run it again with dangerouslyDisableSandbox: true (that call needs the user's approval).</sandbox>",
+    )
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(command: &str, disable: Option<bool>) -> BashInput {
+        BashInput {
+            command: command.into(),
+            timeout: None,
+            description: None,
+            run_in_background: None,
+            dangerously_disable_sandbox: disable,
+        }
+    }
+
+    #[test]
+    fn who_runs_sandboxed() {
+        let off = SandboxSettings::default();
+        assert!(!wanted(&input("ls", None), &off));
+        let on = SandboxSettings { enabled: true, ..SandboxSettings::default() };
+        assert!(wanted(&input("ls", None), &on));
+        assert!(!wanted(&input("ls", Some(true)), &on), "the model may ask to leave it");
+        assert!(wanted(&input("ls", Some(false)), &on));
+        let strict = SandboxSettings { enabled: true, allow_unsandboxed_commands: false, ..SandboxSettings::default() };
+        assert!(wanted(&input("ls", Some(true)), &strict), "unless the settings forbid it");
+        let docker = SandboxSettings { enabled: true, excluded_commands: vec!["docker:*".into()], ..on };
+        assert!(!wanted(&input("docker ps", None), &docker));
+        assert!(wanted(&input("docker ps && rm -rf ~", None), &docker), "every part must be excluded");
+        assert!(wanted(&input("docker $(curl x)", None), &docker), "unreadable commands stay in");
+        assert!(wanted(&input("dockerd", None), &docker));
+    }
+
+    #[test]
+    fn exclusions_match_like_bash_rules() {
+        let excluded = ["npm run build".to_owned(), "git push:*".to_owned(), "make *".to_owned()];
+        assert!(is_excluded("npm run build", &excluded));
+        assert!(!is_excluded("npm run build:prod", &excluded));
+        assert!(is_excluded("git push origin main && make all", &excluded));
+        assert!(is_excluded("NODE_ENV=test git push", &excluded), "harmless variables are seen through");
+        assert!(!is_excluded("FOO=1 git push", &excluded), "other variables are not");
+        assert!(!is_excluded("PATH=/tmp git push", &excluded));
+        assert!(!is_excluded("ls", &excluded));
+        assert!(!is_excluded("ls", &[]));
+    }
+
+    #[test]
+    fn the_policy_protects_code_that_runs_later() {
+        let mut ctx = ToolUseContext::new("/proj");
+        ctx.home_dir = Some(PathBuf::from("/home/me"));
+        ctx.options.session_dir = Some(PathBuf::from("/state/s1"));
+        let policy = policy(Path::new("/proj/sub"), Some(Path::new("/scratch")), &ctx);
+        assert_eq!(policy.cwd, Path::new("/proj/sub"));
+        for dir in ["/proj", "/scratch", "/state/s1"] {
+            assert!(policy.writable.contains(&PathBuf::from(dir)), "{dir}");
+        }
+        for path in ["/proj/.git/hooks", "/proj/.git/config", "/proj/.claude", "/proj/sub/.vscode", "/home/me/.bashrc"]
+        {
+            assert!(policy.read_only.contains(&PathBuf::from(path)), "{path}");
+        }
+    }
+
+    #[test]
+    fn violations_are_explained_only_when_the_output_shows_one() {
+        assert!(violation_note("touch: cannot touch '/etc/x': Read-only file system").is_some());
+        assert!(violation_note("curl: (6) Could not resolve host: example.com").is_some());
+        assert!(violation_note("error: no such file").is_none());
+    }
+}
