@@ -153,12 +153,26 @@ pub struct TaskSnapshot {
 }
 
 /// A shell command to run in the background.
+///
+/// Two ways to run it: [`ShellTaskSpec::new`] gives a POSIX shell the command line (`shell -c
+/// SCRIPT bash COMMAND`, where the script sets the terminal up, runs the command with `eval` and
+/// waits for the children it left running with `&`); [`ShellTaskSpec::with_args`] runs a program
+/// with arguments the caller built (a shell that is not POSIX, such as PowerShell), after the same
+/// terminal set-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellTaskSpec {
-    /// The shell (bash, or any shell that takes `-c SCRIPT NAME ARG`).
+    /// The shell (bash, or any shell that takes `-c SCRIPT NAME ARG`), or with
+    /// [`ShellTaskSpec::args`] the program to run.
     pub shell: PathBuf,
-    /// The command line.
+    /// The command line: what runs (unless [`ShellTaskSpec::args`] is given) and what the task
+    /// is known by.
     pub command: String,
+    /// The program's own arguments, when it is not run as `shell -c SCRIPT bash COMMAND`: the task
+    /// then runs `/bin/sh -c 'stty -onlcr -echo; exec </dev/null; exec "$@"' sh shell args…`, so
+    /// the terminal is set up and stdin is empty as for a POSIX shell, and the program itself
+    /// (same process) is the task. It must then carry the command itself (in an argument or
+    /// through [`ShellTaskSpec::env`]); children it leaves running are not waited for.
+    pub args: Option<Vec<OsString>>,
     /// What it does, in words (shown in the notification); empty means the command.
     pub description: String,
     /// Where it runs.
@@ -178,12 +192,24 @@ impl ShellTaskSpec {
         Self {
             shell: shell.into(),
             command: command.into(),
+            args: None,
             description: String::new(),
             cwd: cwd.into(),
             env: Vec::new(),
             tool_use_id: None,
             prefix: None,
         }
+    }
+
+    /// A task that runs `program args…` in `cwd` (see [`ShellTaskSpec::args`]); `command` is the
+    /// command line it runs, for the task's listing and notification.
+    pub fn with_args(
+        program: impl Into<PathBuf>,
+        args: Vec<OsString>,
+        command: impl Into<String>,
+        cwd: impl Into<PathBuf>,
+    ) -> Self {
+        Self { args: Some(args), ..Self::new(program, command, cwd) }
     }
 }
 
@@ -543,6 +569,7 @@ impl TaskRegistry {
         let started = spawn::spawn(spawn::Launch {
             shell: spec.shell.clone(),
             command: spec.command.clone(),
+            args: spec.args.clone(),
             cwd: spec.cwd.clone(),
             env: spec.env.clone(),
             prefix: spec.prefix.clone(),

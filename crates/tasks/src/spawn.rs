@@ -27,10 +27,16 @@ use crate::{SpawnError, Task, TaskStatus, now_ms};
 /// and they would get SIGHUP), and exits with the command's own status.
 const SCRIPT: &str = r#"stty -onlcr -echo 2>/dev/null; exec </dev/null; __agent_tools_command=$1; shift; eval "$__agent_tools_command"; __agent_tools_status=$?; wait; exit $__agent_tools_status"#;
 
+/// The script `/bin/sh` runs before a program given with its own arguments: the same terminal
+/// set-up and empty stdin as [`SCRIPT`], then the program takes the shell's place (`"$@"`, never
+/// spliced into the script).
+const EXEC_SCRIPT: &str = r#"stty -onlcr -echo 2>/dev/null; exec </dev/null; exec "$@""#;
+
 /// What [`spawn`] needs.
 pub(crate) struct Launch {
     pub(crate) shell: PathBuf,
     pub(crate) command: String,
+    pub(crate) args: Option<Vec<OsString>>,
     pub(crate) cwd: PathBuf,
     pub(crate) env: Vec<(OsString, OsString)>,
     pub(crate) prefix: Option<(PathBuf, Vec<OsString>)>,
@@ -60,19 +66,33 @@ pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
     let pair = native_pty_system()
         .openpty(PtySize { rows: launch.rows, cols: launch.columns, pixel_width: 0, pixel_height: 0 })
         .map_err(|error| failed(format!("no pseudo-terminal: {error}")))?;
+    // `/bin/sh` would start and then fail to find a program named by its path: say so here.
+    if launch.args.is_some() && launch.shell.components().count() > 1 && !launch.shell.is_file() {
+        return Err(failed("no such file".to_owned()));
+    }
+    let (runner, script, name) = match &launch.args {
+        None => (launch.shell.clone(), SCRIPT, "bash"),
+        Some(_) => (PathBuf::from("/bin/sh"), EXEC_SCRIPT, "sh"),
+    };
     let mut command = match &launch.prefix {
         Some((program, args)) => {
             let mut command = CommandBuilder::new(program);
             command.args(args);
-            command.arg(&launch.shell);
+            command.arg(&runner);
             command
         }
-        None => CommandBuilder::new(&launch.shell),
+        None => CommandBuilder::new(&runner),
     };
     command.arg("-c");
-    command.arg(SCRIPT);
-    command.arg("bash");
-    command.arg(&launch.command);
+    command.arg(script);
+    command.arg(name);
+    match &launch.args {
+        None => command.arg(&launch.command),
+        Some(args) => {
+            command.arg(&launch.shell);
+            command.args(args);
+        }
+    }
     command.cwd(&launch.cwd);
     // Few escape sequences to strip; colour and cursor control stay off where programs ask TERM.
     command.env("TERM", "dumb");

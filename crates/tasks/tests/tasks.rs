@@ -356,3 +356,34 @@ async fn a_missing_shell_or_folder_is_a_clear_error() {
         std::fs::read_dir(dir.path().join("tasks")).unwrap().flatten().map(|entry| entry.path()).collect();
     assert!(files.is_empty(), "{files:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_with_its_own_arguments_runs_on_the_terminal_with_empty_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, notifications) = registry(dir.path());
+    // The arguments arrive untouched: no word splitting, no expansion.
+    let args =
+        vec!["-c".into(), "printf '%s|' \"$@\"; echo; cat; exit 4".into(), "prog".into(), "a b".into(), "$HOME".into()];
+    let mut spec = ShellTaskSpec::with_args("/bin/sh", args, "the whole command", dir.path());
+    spec.env = vec![("AGENT_TOOLS_TEST_VAR".into(), "set".into())];
+    let task = tasks.spawn_shell(spec).unwrap();
+    assert_eq!(task.command, "the whole command");
+    let done = finished(&tasks, &task.id).await;
+    assert_eq!((done.status, done.exit_code), (TaskStatus::Failed, Some(4)), "cat read an empty stdin");
+    assert_eq!(std::fs::read_to_string(&task.output_path).unwrap(), "a b|$HOME|\n");
+    assert!(eventually(Duration::from_secs(5), || notifications.len() == 1).await);
+    assert!(notifications.drain()[0].text.contains("Background command \"the whole command\" failed with exit code 4"));
+
+    let env = ShellTaskSpec {
+        env: vec![("AGENT_TOOLS_TEST_VAR".into(), "set".into())],
+        ..ShellTaskSpec::with_args("/usr/bin/env", Vec::new(), "env", dir.path())
+    };
+    let task = tasks.spawn_shell(env).unwrap();
+    finished(&tasks, &task.id).await;
+    let printed = std::fs::read_to_string(&task.output_path).unwrap();
+    assert!(printed.lines().any(|line| line == "AGENT_TOOLS_TEST_VAR=set"), "{printed}");
+
+    let missing = ShellTaskSpec::with_args(dir.path().join("no-program"), Vec::new(), "x", dir.path());
+    let error = tasks.spawn_shell(missing).unwrap_err();
+    assert!(error.to_string().starts_with("cannot start ") && error.to_string().ends_with("no such file"), "{error}");
+}
