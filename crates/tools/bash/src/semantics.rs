@@ -12,15 +12,7 @@
 //! skipped (`LC_ALL=C grep …` is a `grep`). This is a heuristic for reporting, never used for
 //! permissions.
 
-/// How an exit code reads for a command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interpretation {
-    /// Whether the result is an error (`Exit code N` first, `is_error: true`).
-    pub is_error: bool,
-    /// What a non-error, non-zero code means ("No matches found" …), for transcripts; the model
-    /// sees only the output.
-    pub message: Option<&'static str>,
-}
+pub use agent_tools_shell::Interpretation;
 
 /// Interprets `exit_code` for `command` (see the module docs).
 pub fn interpret(command: &str, exit_code: i32) -> Interpretation {
@@ -35,7 +27,7 @@ pub fn interpret(command: &str, exit_code: i32) -> Interpretation {
         Some(message) => {
             Interpretation { is_error: !(0..2).contains(&exit_code), message: (exit_code == 1).then_some(message) }
         }
-        None => Interpretation { is_error: exit_code != 0, message: None },
+        None => Interpretation::plain(exit_code),
     }
 }
 

@@ -1,12 +1,14 @@
-//! Bash's output → `tool_result` text. The exact strings live here.
+//! A shell command's output → `tool_result` text (Bash's and PowerShell's, which Claude Code
+//! words alike). The exact strings live here.
 
+use agent_tools_core::ToolResultBlock;
 use serde::Serialize;
 
-/// What a Bash call produced (the MCP `structuredContent`; field names as Claude Code's `Out`
-/// where they exist).
+/// What a shell tool's call produced (the MCP `structuredContent`; field names as Claude Code's
+/// Bash `Out` where they exist).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BashOutput {
+pub struct ShellOutput {
     /// The command's stdout and stderr, merged in the order they were written, as shown to the
     /// model: blank lines at both ends and trailing whitespace removed, cut in the middle when
     /// too long.
@@ -20,7 +22,8 @@ pub struct BashOutput {
     /// timeout stopped it (0 for a command started in the background).
     pub exit_code: i32,
     /// True when the result is an error: the exit code means failure for this command (see
-    /// [`crate::semantics`]: `grep` finding nothing is not a failure) or the command was stopped.
+    /// [`crate::Interpretation`]: for Bash, `grep` finding nothing is not a failure) or the
+    /// command was stopped.
     pub failed: bool,
     /// What a non-zero exit code that is not a failure means ("No matches found", "Files differ"
     /// …), as Claude Code's `returnCodeInterpretation`; for transcripts, the model does not see it.
@@ -45,14 +48,14 @@ pub struct BashOutput {
     /// Where the whole output was saved when only its head and tail are shown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub persisted_output_path: Option<String>,
-    /// Size in bytes of the whole output saved at [`BashOutput::persisted_output_path`].
+    /// Size in bytes of the whole output saved at [`ShellOutput::persisted_output_path`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub persisted_output_size: Option<u64>,
 }
 
-impl BashOutput {
+impl ShellOutput {
     /// True when the result is an error (`Exit code N`, `is_error: true`): see
-    /// [`BashOutput::failed`].
+    /// [`ShellOutput::failed`].
     pub fn is_error(&self) -> bool {
         self.failed
     }
@@ -60,8 +63,8 @@ impl BashOutput {
 
 /// The result text: `Exit code N` first for errors, then the output, then the notes, then the
 /// background line, one part per line. Empty for a successful command that printed nothing (the
-/// executor then writes `(Bash completed with no output)`).
-pub fn render(output: &BashOutput) -> String {
+/// executor then writes `(Bash completed with no output)`, or the tool's own name).
+pub fn render(output: &ShellOutput) -> String {
     let mut parts: Vec<String> = Vec::with_capacity(4);
     if output.is_error() {
         parts.push(exit_code_line(output.exit_code));
@@ -142,6 +145,13 @@ pub fn not_saved(size: &str) -> String {
     format!("Output too large ({size}). It could not be saved, so only its start and end are shown.")
 }
 
+/// The `tool_result` block for an output: [`render`]'s text, an error block (`is_error: true`,
+/// like Claude Code's thrown errors) for `Exit code N` results.
+pub fn to_block(output: &ShellOutput, tool_use_id: &str) -> ToolResultBlock {
+    let text = render(output);
+    if output.is_error() { ToolResultBlock::error(tool_use_id, text) } else { ToolResultBlock::text(tool_use_id, text) }
+}
+
 /// The error for a shell that could not be started.
 pub fn spawn_failed(shell: &str, error: &str) -> String {
     format!("Could not run {shell}: {error}")
@@ -165,8 +175,8 @@ pub fn progress(tail: &str, elapsed_seconds: u64, total_bytes: u64) -> String {
 mod tests {
     use super::*;
 
-    fn output(stdout: &str, stderr: &str, exit_code: i32, interrupted: bool) -> BashOutput {
-        BashOutput {
+    fn output(stdout: &str, stderr: &str, exit_code: i32, interrupted: bool) -> ShellOutput {
+        ShellOutput {
             stdout: stdout.into(),
             stderr: stderr.into(),
             interrupted,

@@ -22,22 +22,27 @@ use agent_tools_permissions::paths::{PROTECTED_FILES, working_directories};
 use agent_tools_permissions::shell::{ShellPattern, Split, candidates, split_command};
 use agent_tools_sandbox::{Bubblewrap, Policy};
 
-use crate::BashInput;
-
-/// Whether this call runs sandboxed.
-pub(crate) fn wanted(input: &BashInput, settings: &SandboxSettings) -> bool {
+/// Whether a call runs sandboxed: sandbox mode is on, the call did not ask to leave it
+/// (`dangerously_disable_sandbox`, honoured only when `sandbox.allowUnsandboxedCommands`), and
+/// `excluded` — asked only when it matters — says its command is not one of
+/// `sandbox.excludedCommands` (it receives those patterns).
+pub fn wanted(
+    settings: &SandboxSettings,
+    dangerously_disable_sandbox: Option<bool>,
+    excluded: impl FnOnce(&[String]) -> bool,
+) -> bool {
     if !settings.enabled {
         return false;
     }
-    if input.dangerously_disable_sandbox == Some(true) && settings.allow_unsandboxed_commands {
+    if dangerously_disable_sandbox == Some(true) && settings.allow_unsandboxed_commands {
         return false;
     }
-    !is_excluded(&input.command, &settings.excluded_commands)
+    !excluded(&settings.excluded_commands)
 }
 
-/// Whether every part of `command` matches one of the `excluded` patterns (`Bash(…)` rule
-/// content: exact, `prefix:*`, wildcards).
-pub(crate) fn is_excluded(command: &str, excluded: &[String]) -> bool {
+/// Whether every part of the bash command line `command` matches one of the `excluded` patterns
+/// (`Bash(…)` rule content: exact, `prefix:*`, wildcards), read with the bash parser.
+pub fn is_excluded(command: &str, excluded: &[String]) -> bool {
     if excluded.is_empty() {
         return false;
     }
@@ -54,8 +59,10 @@ pub(crate) fn is_excluded(command: &str, excluded: &[String]) -> bool {
 /// Folders inside a writable folder that stay read-only.
 const PROTECTED_INSIDE: &[&str] = &[".git/hooks", ".git/config", ".claude", ".vscode", ".idea"];
 
-/// The sandbox's policy for a command starting in `dir`.
-pub(crate) fn policy(dir: &Path, temp_dir: Option<&Path>, ctx: &ToolUseContext) -> Policy {
+/// The sandbox's policy for a command starting in `dir`: writable are the working directories,
+/// `temp_dir` (`None`: the system's temporary folder) and the session's folder; read-only inside
+/// them the paths that run code later ([`PROTECTED_FILES`], `.git/hooks`, `.claude` …).
+pub fn policy(dir: &Path, temp_dir: Option<&Path>, ctx: &ToolUseContext) -> Policy {
     let mut writable: Vec<PathBuf> = working_directories(ctx);
     writable.push(ctx.cwd.clone());
     writable.push(temp_dir.map_or_else(std::env::temp_dir, Path::to_path_buf));
@@ -70,11 +77,12 @@ pub(crate) fn policy(dir: &Path, temp_dir: Option<&Path>, ctx: &ToolUseContext) 
     Policy::new(dir).writable(writable).read_only(read_only)
 }
 
-/// The program and arguments the shell runs under, for a sandboxed call.
+/// The program and arguments the shell runs under, for a sandboxed call: `bwrap` (`None`:
+/// looked up on `PATH`) with the policy's arguments, ending in `--`.
 ///
 /// # Errors
 /// A [`ToolError`] with bubblewrap's reason when no sandbox can be built.
-pub(crate) fn prefix(bwrap: Option<&Path>, policy: &Policy) -> Result<(PathBuf, Vec<OsString>), ToolError> {
+pub fn prefix(bwrap: Option<&Path>, policy: &Policy) -> Result<(PathBuf, Vec<OsString>), ToolError> {
     let found = match bwrap {
         Some(path) => Bubblewrap::at(path),
         // The same search path the shell itself inherits.
@@ -86,7 +94,7 @@ pub(crate) fn prefix(bwrap: Option<&Path>, policy: &Policy) -> Result<(PathBuf, 
 
 /// Whether a sandbox can be built (for the permission check: only a command that will really
 /// run sandboxed is allowed without asking).
-pub(crate) fn available(bwrap: Option<&Path>) -> bool {
+pub fn available(bwrap: Option<&Path>) -> bool {
     match bwrap {
         Some(path) => Bubblewrap::at(path).is_ok(),
         None => Bubblewrap::find(std::env::var_os("PATH").as_deref()).is_ok(),
@@ -104,7 +112,7 @@ const SIGNS: &[&str] = &[
 ];
 
 /// A note for a failed sandboxed command whose output shows the sandbox got in its way.
-pub(crate) fn violation_note(output: &str) -> Option<&'static str> {
+pub fn violation_note(output: &str) -> Option<&'static str> {
     SIGNS.iter().any(|sign| output.contains(sign)).then_some(
         "<sandbox>This command ran in the sandbox: it can write only the working directories and the temporary folder, and has no network. If it needs more, run it again with dangerouslyDisableSandbox: true (that call needs the user's approval).</sandbox>",
     )
@@ -119,31 +127,31 @@ fn capitalize(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn input(command: &str, disable: Option<bool>) -> BashInput {
-        BashInput {
-            command: command.into(),
-            timeout: None,
-            description: None,
-            run_in_background: None,
-            dangerously_disable_sandbox: disable,
-        }
+    fn wanted_for(command: &str, disable: Option<bool>, settings: &SandboxSettings) -> bool {
+        wanted(settings, disable, |excluded| is_excluded(command, excluded))
     }
 
     #[test]
     fn who_runs_sandboxed() {
         let off = SandboxSettings::default();
-        assert!(!wanted(&input("ls", None), &off));
+        assert!(!wanted_for("ls", None, &off));
         let on = SandboxSettings { enabled: true, ..SandboxSettings::default() };
-        assert!(wanted(&input("ls", None), &on));
-        assert!(!wanted(&input("ls", Some(true)), &on), "the model may ask to leave it");
-        assert!(wanted(&input("ls", Some(false)), &on));
+        assert!(wanted_for("ls", None, &on));
+        assert!(!wanted_for("ls", Some(true), &on), "the model may ask to leave it");
+        assert!(wanted_for("ls", Some(false), &on));
         let strict = SandboxSettings { enabled: true, allow_unsandboxed_commands: false, ..SandboxSettings::default() };
-        assert!(wanted(&input("ls", Some(true)), &strict), "unless the settings forbid it");
+        assert!(wanted_for("ls", Some(true), &strict), "unless the settings forbid it");
         let docker = SandboxSettings { enabled: true, excluded_commands: vec!["docker:*".into()], ..on };
-        assert!(!wanted(&input("docker ps", None), &docker));
-        assert!(wanted(&input("docker ps && rm -rf ~", None), &docker), "every part must be excluded");
-        assert!(wanted(&input("docker $(curl x)", None), &docker), "unreadable commands stay in");
-        assert!(wanted(&input("dockerd", None), &docker));
+        assert!(!wanted_for("docker ps", None, &docker));
+        assert!(wanted_for("docker ps && rm -rf ~", None, &docker), "every part must be excluded");
+        assert!(wanted_for("docker $(curl x)", None, &docker), "unreadable commands stay in");
+        assert!(wanted_for("dockerd", None, &docker));
+        let mut asked = false;
+        assert!(!wanted(&off, None, |_| {
+            asked = true;
+            true
+        }));
+        assert!(!asked, "exclusions are not read when the sandbox is off");
     }
 
     #[test]

@@ -1,9 +1,10 @@
-//! Running one command: a fresh `bash -c` in its own process group, stdin from `/dev/null`,
-//! stdout and stderr appended to one temporary file, the final working directory written to a
-//! second one by an `EXIT` trap. The call ends when the shell exits (background children that
-//! still hold the output file do not matter), at the timeout, or at cancellation; the last two
-//! kill the whole group.
+//! Running one command: a program (a shell and its script, say) in its own process group, stdin
+//! from `/dev/null`, stdout and stderr appended to one temporary file, and a second temporary
+//! file for the shell to write its final working directory to. The call ends when the program
+//! exits (background children that still hold the output file do not matter), at the timeout, or
+//! at cancellation; the last two kill the whole group.
 
+use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::ffi::OsStrExt;
@@ -16,13 +17,6 @@ use agent_tools_core::context::CancellationToken;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
-
-/// The script `bash -c` runs. `$1` is the file that receives the final working directory and
-/// `$2` the command; both are taken out of the positional parameters before the command runs,
-/// which `eval` reads from a variable (never spliced into the script). The `EXIT` trap records
-/// the directory however the shell ends: success, failure or `exit`.
-/// It is one line so that bash's error messages number the command's own lines from 1.
-const SCRIPT: &str = r#"__agent_tools_cwd_file=$1; __agent_tools_command=$2; shift 2; trap 'pwd -P 2>/dev/null >| "$__agent_tools_cwd_file"' EXIT; eval "$__agent_tools_command""#;
 
 /// Environment added to the inherited one so that nothing waits for a terminal: pagers print,
 /// editors return at once, git never prompts for credentials.
@@ -39,33 +33,70 @@ pub const SHELL_ENV: &[(&str, &str)] = &[
     ("AGENT_TOOLS", "1"),
 ];
 
+/// A program, its arguments and the environment it gets on top of the inherited one (and of
+/// [`SHELL_ENV`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Argv {
+    /// The program: a path, or a name looked up on `PATH`.
+    pub program: PathBuf,
+    /// Its arguments, passed as they are (no shell reads them).
+    pub args: Vec<OsString>,
+    /// Variables added to its environment.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Argv {
+    /// `program` with no arguments.
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        Self { program: program.into(), args: Vec::new(), env: Vec::new() }
+    }
+
+    /// Adds an argument.
+    #[must_use]
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds an environment variable.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// This command run under `prefix` — a program and the arguments that come before the
+    /// command's own program (the sandbox's `bwrap … --`) — or unchanged without one.
+    #[must_use]
+    pub fn under(self, prefix: Option<(PathBuf, Vec<OsString>)>) -> Self {
+        let Some((program, mut args)) = prefix else { return self };
+        args.push(self.program.into_os_string());
+        args.extend(self.args);
+        Self { program, args, env: self.env }
+    }
+}
+
 /// What to run and how.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
-    /// The shell binary (bash).
-    pub shell: &'a Path,
-    /// The command line.
-    pub command: &'a str,
+    /// The program, arguments and added environment.
+    pub argv: &'a Argv,
     /// Where it runs.
     pub cwd: &'a Path,
     /// When it is stopped.
     pub timeout: Duration,
     /// Time between SIGTERM and SIGKILL when stopping it.
     pub kill_grace: Duration,
-    /// Where the temporary files go (`None`: the system's temporary folder).
-    pub temp_dir: Option<&'a Path>,
-    /// When the first progress report is due, and how often after that.
+    /// When the first progress report is due.
     pub progress_after: Duration,
     /// Time between progress reports.
     pub progress_every: Duration,
-    /// A program (and its arguments) the shell runs under, e.g. the sandbox.
-    pub prefix: Option<(&'a Path, &'a [std::ffi::OsString])>,
 }
 
 /// How the command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
-    /// The shell exited with this code (128 + N when killed by signal N).
+    /// The program exited with this code (128 + N when killed by signal N).
     Exited(i32),
     /// The timeout ran out and the group was killed.
     TimedOut,
@@ -93,16 +124,22 @@ pub struct Finished {
     pub files: CallFiles,
 }
 
-/// The per-call temporary folder: `output` (stdout + stderr) and `cwd` (the final directory).
+/// The per-call temporary folder: `output` (stdout + stderr) and `cwd` (where the shell writes
+/// its final directory). Removed when dropped.
 #[derive(Debug)]
 pub struct CallFiles {
     dir: tempfile::TempDir,
 }
 
 impl CallFiles {
-    fn create(temp_dir: Option<&Path>) -> io::Result<Self> {
+    /// A new folder named `<prefix><random>` in `temp_dir` (`None`: the system's temporary
+    /// folder).
+    ///
+    /// # Errors
+    /// When the folder cannot be made.
+    pub fn create(temp_dir: Option<&Path>, prefix: &str) -> io::Result<Self> {
         let mut builder = tempfile::Builder::new();
-        builder.prefix("agent-tools-bash-");
+        builder.prefix(prefix);
         let dir = match temp_dir {
             Some(parent) => builder.tempdir_in(parent)?,
             None => builder.tempdir()?,
@@ -115,12 +152,13 @@ impl CallFiles {
         self.dir.path().join("output")
     }
 
-    /// The file the `EXIT` trap writes the final directory to.
+    /// The file the shell writes its final directory to (an absolute path; a trailing newline is
+    /// ignored).
     pub fn cwd_path(&self) -> PathBuf {
         self.dir.path().join("cwd")
     }
 
-    /// The directory the shell ended in, when it recorded one that still exists.
+    /// The directory the shell ended in, when it recorded an absolute one that still exists.
     pub fn final_cwd(&self) -> Option<PathBuf> {
         let bytes = std::fs::read(self.cwd_path()).ok()?;
         let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
@@ -132,35 +170,26 @@ impl CallFiles {
     }
 }
 
-/// Runs the command. `progress`, when given, is called about every `progress_every` once
-/// `progress_after` has passed.
+/// Runs the command with its output going to `files`. `progress`, when given, is called about
+/// every `progress_every` once `progress_after` has passed.
 ///
 /// # Errors
-/// When the temporary files cannot be made or the shell cannot be started.
+/// When the output file cannot be made or the program cannot be started.
 pub async fn run(
     request: &Request<'_>,
+    files: CallFiles,
     cancel: &CancellationToken,
     progress: Option<&(dyn Fn(Snapshot) + Send + Sync)>,
 ) -> io::Result<Finished> {
-    let files = CallFiles::create(request.temp_dir)?;
     let output = OpenOptions::new().create_new(true).append(true).open(files.output_path())?;
     let errors = output.try_clone()?;
-    let mut command = match request.prefix {
-        Some((program, args)) => {
-            let mut command = Command::new(program);
-            command.args(args).arg(request.shell);
-            command
-        }
-        None => Command::new(request.shell),
-    };
+    let argv = request.argv;
+    let mut command = Command::new(&argv.program);
     command
-        .arg("-c")
-        .arg(SCRIPT)
-        .arg("bash")
-        .arg(files.cwd_path())
-        .arg(request.command)
+        .args(&argv.args)
         .current_dir(request.cwd)
         .envs(SHELL_ENV.iter().copied())
+        .envs(argv.env.iter().cloned())
         .stdin(Stdio::null())
         .stdout(Stdio::from(output))
         .stderr(Stdio::from(errors))
@@ -208,10 +237,10 @@ fn exit_code(status: ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|signal| 128 + signal)).unwrap_or(1)
 }
 
-/// Stops the whole process group: SIGTERM, up to `grace` for the shell to exit, then SIGKILL to
-/// whatever is left in the group, and the shell reaped.
+/// Stops the whole process group: SIGTERM, up to `grace` for the program to exit, then SIGKILL
+/// to whatever is left in the group, and the program reaped.
 ///
-/// The group's id is the shell's pid. While any member is alive the id cannot be reused; once the
+/// The group's id is the program's pid. While any member is alive the id cannot be reused; once the
 /// group is empty the final SIGKILL finds nothing (the kernel does not hand out a pid again that
 /// quickly, so it cannot hit an unrelated group).
 async fn kill_group(child: &mut Child, group: Pid, grace: Duration) {

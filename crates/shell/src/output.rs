@@ -5,9 +5,11 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::render::{MAX_MARKER_CHARS, truncation_marker_with};
+use agent_tools_core::persist;
+
+use crate::render::{self, MAX_MARKER_CHARS, truncation_marker_with};
 
 /// The output as shown to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +79,31 @@ pub fn read_output_with(path: &Path, budget: usize, spill: Option<Spill<'_>>) ->
         (text, true)
     };
     Ok(Shown { text, truncated, total_bytes })
+}
+
+/// Reads the output within `budget` characters; when it must be cut and `save_as` is given, saves
+/// the whole output there (at most [`persist::MAX_SAVED_BYTES`]) and puts a `<persisted-output>`
+/// block naming the file after the cut marker — or, when saving fails, a block saying so.
+/// Returns what is shown and where the output was saved (if it was).
+pub fn read_and_save(output: &Path, budget: usize, save_as: Option<&Path>) -> (io::Result<Shown>, Option<PathBuf>) {
+    let Some(save_as) = save_as else { return (read_output(output, budget), None) };
+    let size = std::fs::metadata(output).map_or(0, |meta| meta.len());
+    let saved_note = persist::persisted_output(&persist::too_large_line(size, Ok(save_as)), None);
+    let failed_note = persist::persisted_output(&render::not_saved(&persist::format_file_size(size)), None);
+    let reserve = saved_note.chars().count().max(failed_note.chars().count());
+    let mut saved = None;
+    let mut note = || match persist::save_file_once(output, save_as) {
+        Ok(_) => {
+            saved = Some(save_as.to_path_buf());
+            saved_note.clone()
+        }
+        Err(error) => {
+            tracing::warn!(%error, path = %save_as.display(), "cannot save the whole output");
+            failed_note.clone()
+        }
+    };
+    let shown = read_output_with(output, budget, Some(Spill { reserve, note: &mut note }));
+    (shown, saved)
 }
 
 /// The output with blank lines at the start, and all whitespace at the end, removed (indentation

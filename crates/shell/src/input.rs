@@ -1,15 +1,17 @@
-//! Bash's input.
+//! A shell tool's input (Bash's fields, which PowerShell shares).
 
 use std::time::Duration;
 
 use agent_tools_core::input::semantic;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 
-/// Bash's input (Claude Code's field names).
+/// A shell tool's input (Claude Code's field names for Bash and PowerShell). The doc comments
+/// are Bash's schema descriptions; another shell replaces `command`'s with [`input_schema`].
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BashInput {
+pub struct ShellInput {
     /// The shell command line to run, exactly as you would type it into bash.
     pub command: String,
     /// How long the command may run, in milliseconds, before it is stopped. Leave it out (or
@@ -32,7 +34,7 @@ pub struct BashInput {
     pub dangerously_disable_sandbox: Option<bool>,
 }
 
-impl BashInput {
+impl ShellInput {
     /// The time the command may run: `timeout` in milliseconds, with absent, zero, negative or
     /// non-finite values meaning `default_ms`, and anything above `max_ms` clamped to it.
     pub fn timeout(&self, default_ms: u64, max_ms: u64) -> Duration {
@@ -61,12 +63,35 @@ impl BashInput {
     }
 }
 
+/// The JSON Schema of [`ShellInput`] as a tool sends it, when it differs from the derived one:
+/// without `run_in_background` when `background_tasks` is false (Claude Code's
+/// `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`; a call that sends the field is then refused like any
+/// unknown field), and with `command_description` as the `command` field's description when
+/// given. `None` when neither applies (the derived schema stands).
+pub fn input_schema(background_tasks: bool, command_description: Option<&str>) -> Option<Value> {
+    if background_tasks && command_description.is_none() {
+        return None;
+    }
+    let mut schema = agent_tools_core::schema::input_schema_for::<ShellInput>();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        if !background_tasks {
+            properties.remove("run_in_background");
+        }
+        if let (Some(text), Some(command)) =
+            (command_description, properties.get_mut("command").and_then(Value::as_object_mut))
+        {
+            command.insert("description".to_owned(), Value::String(text.to_owned()));
+        }
+    }
+    Some(schema)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn input(timeout: Option<f64>) -> BashInput {
-        BashInput {
+    fn input(timeout: Option<f64>) -> ShellInput {
+        ShellInput {
             command: "true".into(),
             timeout,
             description: None,
@@ -83,6 +108,18 @@ mod tests {
         assert_eq!(input(Some(1500.0)).timeout(120_000, 600_000), Duration::from_millis(1500));
         assert_eq!(input(Some(1e12)).timeout(120_000, 600_000), Duration::from_millis(600_000));
         assert_eq!(input(Some(f64::INFINITY)).timeout(120_000, 600_000), Duration::from_millis(120_000));
+    }
+
+    #[test]
+    fn the_schema_changes_only_when_asked() {
+        assert_eq!(input_schema(true, None), None);
+        let without = input_schema(false, None).unwrap();
+        let keys: Vec<&String> = without["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["command", "timeout", "description", "dangerouslyDisableSandbox"]);
+        let renamed = input_schema(true, Some("A PowerShell command.")).unwrap();
+        assert_eq!(renamed["properties"]["command"]["description"], "A PowerShell command.");
+        assert!(renamed["properties"].get("run_in_background").is_some());
+        assert_eq!(renamed["required"], serde_json::json!(["command"]));
     }
 
     #[test]

@@ -1,0 +1,183 @@
+//! The shared runner on real processes, driven by a program that is not bash (`/bin/sh` with a
+//! script of our own), as a second shell tool would drive it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agent_tools_core::{ToolError, ToolUseContext};
+use agent_tools_shell::{
+    Argv, Background, Foreground, Interpretation, ShellConfig, ShellInput, ShellKind, find_program, run_foreground,
+    start_background, to_block,
+};
+
+/// `/bin/sh`, for settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Sh {}
+
+impl ShellKind for Sh {
+    type Program = PathBuf;
+    fn default_program() -> PathBuf {
+        PathBuf::from("/bin/sh")
+    }
+}
+
+type RunSettings = ShellConfig<Sh>;
+use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, WaitOutcome};
+
+fn input(command: &str, timeout: Option<f64>) -> ShellInput {
+    ShellInput {
+        command: command.into(),
+        timeout,
+        description: None,
+        run_in_background: None,
+        dangerously_disable_sandbox: None,
+    }
+}
+
+/// `/bin/sh` running `$AGENT_TOOLS_TEST_COMMAND`, writing its final directory to the cwd file.
+fn sh(cwd_file: &Path, command: &str) -> Argv {
+    Argv::new(RunSettings::default().shell)
+        .arg("-c")
+        .arg(r#"trap 'pwd -P > "$1"' EXIT; eval "$AGENT_TOOLS_TEST_COMMAND""#)
+        .arg("sh")
+        .arg(cwd_file)
+        .env("AGENT_TOOLS_TEST_COMMAND", command)
+}
+
+async fn run(
+    settings: &RunSettings,
+    command: &str,
+    timeout: Option<f64>,
+    ctx: &ToolUseContext,
+) -> Result<agent_tools_core::ToolResult<agent_tools_shell::ShellOutput>, ToolError> {
+    let input = input(command, timeout);
+    let argv = |cwd_file: &Path| sh(cwd_file, command);
+    let call = Foreground {
+        tool_name: "Shell",
+        input: &input,
+        settings,
+        sandboxed: false,
+        argv: &argv,
+        interpret: |_, code| Interpretation::plain(code),
+    };
+    run_foreground(call, ctx).await
+}
+
+fn real(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap()
+}
+
+#[tokio::test]
+async fn output_exit_codes_and_the_directory_come_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = real(dir.path());
+    std::fs::create_dir(w.join("sub")).unwrap();
+    let ctx = ToolUseContext::new(&w);
+    let settings = RunSettings::default();
+
+    let done = run(&settings, "echo out; echo err >&2", None, &ctx).await.unwrap();
+    assert_eq!(done.data.stdout, "out\nerr");
+    assert!(!done.data.is_error());
+    assert!(done.context_modifier.is_none(), "the directory did not change");
+
+    let done = run(&settings, "cd sub && echo partial && exit 3", None, &ctx).await.unwrap();
+    assert_eq!((done.data.exit_code, done.data.failed), (3, true));
+    assert_eq!(to_block(&done.data, "toolu_1").content.text(), "Exit code 3\npartial");
+    assert_eq!(done.data.cwd, w.join("sub").display().to_string());
+    let moved = (done.context_modifier.unwrap())(ctx.clone());
+    assert_eq!(moved.cwd, w.join("sub"));
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_group_and_temporary_files_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let w = real(dir.path());
+    let ctx = ToolUseContext::new(&w);
+    let settings = RunSettings {
+        temp_dir: Some(temp.path().to_path_buf()),
+        kill_grace: Duration::from_millis(100),
+        ..RunSettings::default()
+    };
+    let done = run(&settings, "echo before; (sleep 30; touch late) & sleep 30", Some(300.0), &ctx).await.unwrap();
+    assert_eq!(to_block(&done.data, "t").content.text(), "Exit code 143\nbefore\nCommand timed out after 0.3s");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!w.join("late").exists());
+    assert_eq!(std::fs::read_dir(temp.path()).unwrap().count(), 0);
+
+    let cancelled = ToolUseContext::new(&w);
+    cancelled.cancel.cancel();
+    assert!(matches!(run(&settings, "sleep 30", None, &cancelled).await, Err(ToolError::Cancelled)));
+}
+
+#[tokio::test]
+async fn a_program_that_cannot_start_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let input = input("true", None);
+    let missing = dir.path().join("no-such-program");
+    let argv = |_: &Path| Argv::new(&missing);
+    let settings = RunSettings::default();
+    let call = Foreground {
+        tool_name: "Shell",
+        input: &input,
+        settings: &settings,
+        sandboxed: false,
+        argv: &argv,
+        interpret: |_, code| Interpretation::plain(code),
+    };
+    let Err(ToolError::Failed(message)) = run_foreground(call, &ctx).await else { panic!("it ran") };
+    assert!(message.starts_with(&format!("Could not run {}: ", missing.display())), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_task_gets_the_shell_environment_and_the_description() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let mut input = input("echo $GIT_PAGER $MINE", None);
+    input.description = Some("Show the pager".into());
+    let settings = RunSettings::default();
+    let spec = |cwd: &Path| {
+        let mut spec =
+            ShellTaskSpec::with_args("/bin/sh", vec!["-c".into(), "echo $GIT_PAGER $MINE".into()], "echo", cwd);
+        spec.env = vec![("MINE".into(), "mine".into())];
+        spec
+    };
+    let call = Background { input: &input, settings: &settings, sandboxed: false, spec: &spec };
+    let started = start_background(call, &ctx).unwrap();
+    let id = started.background_task_id.clone().unwrap();
+    let tasks = TaskRegistry::for_context(&ctx);
+    let WaitOutcome::Finished(task) = tasks.wait(&id, Duration::from_secs(20), &ctx.cancel).await else {
+        panic!("the task did not finish")
+    };
+    assert_eq!(task.description, "Show the pager");
+    assert_eq!(std::fs::read_to_string(task.output_path).unwrap(), "cat mine\n");
+    tasks.shutdown();
+}
+
+#[test]
+fn programs_are_found_on_the_given_search_path_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, "not executable").unwrap();
+    let tool = dir.path().join("tool");
+    std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths([Path::new("/nonexistent"), dir.path()]).unwrap();
+    assert_eq!(find_program("tool", Some(&path)), Some(tool));
+    assert_eq!(find_program("plain", Some(&path)), None, "not executable");
+    assert_eq!(find_program("tool", None), None);
+}
+
+#[test]
+fn a_prefix_goes_before_the_program() {
+    let argv = Argv::new("/bin/sh").arg("-c").arg("true").env("A", "1");
+    assert_eq!(argv.clone().under(None), argv);
+    let wrapped = argv.under(Some((PathBuf::from("/usr/bin/bwrap"), vec!["--x".into(), "--".into()])));
+    assert_eq!(wrapped.program, Path::new("/usr/bin/bwrap"));
+    assert_eq!(wrapped.args, ["--x", "--", "/bin/sh", "-c", "true"]);
+    assert_eq!(wrapped.env, [("A".into(), "1".into())]);
+}
