@@ -29,9 +29,9 @@ pub fn outside_working_directories(path: &Path) -> String {
     format!("{} is outside the working directories of this session", path.display())
 }
 
-/// A shell command refused by a deny rule (Claude Code's text).
-pub fn command_denied(command: &str) -> String {
-    format!("Permission to use Bash with command {command} has been denied.")
+/// A shell command refused by a deny rule of the shell tool `tool_name` (Claude Code's text).
+pub fn command_denied(tool_name: &str, command: &str) -> String {
+    format!("Permission to use {tool_name} with command {command} has been denied.")
 }
 
 /// A shell command that needs approval.
@@ -46,10 +46,11 @@ pub fn command_too_complex(command: &str, why: &str) -> String {
     )
 }
 
-/// A shell command refused because a path it uses is denied by a `Read(…)` / `Edit(…)` rule.
-pub fn command_path_denied(command: &str, path: &Path) -> String {
+/// A command of the shell tool `tool_name` refused because a path it uses is denied by a
+/// `Read(…)` / `Edit(…)` rule.
+pub fn command_path_denied(tool_name: &str, command: &str, path: &Path) -> String {
     format!(
-        "Permission to use Bash with command {command} has been denied: {} is in a directory that is denied by your permission settings.",
+        "Permission to use {tool_name} with command {command} has been denied: {} is in a directory that is denied by your permission settings.",
         path.display()
     )
 }

@@ -148,6 +148,8 @@ pub const PROTECTED_FILES: &[&str] = &[
     ".zlogin",
     ".zlogout",
     ".config/fish/config.fish",
+    ".config/powershell/Microsoft.PowerShell_profile.ps1",
+    ".config/powershell/profile.ps1",
     ".gitconfig",
     ".gitmodules",
     ".mcp.json",
@@ -262,6 +264,12 @@ mod tests {
     fn protected_paths_are_named() {
         for path in
             ["/p/.git/config", "/p/.claude/settings.json", "/home/me/.bashrc", "/p/.vscode/tasks.json", "/p/.mcp.json"]
+        {
+            assert!(safety_concern(Path::new(path)).is_some(), "{path}");
+        }
+        // PowerShell's start-up files run code too.
+        for path in
+            ["/home/me/.config/powershell/Microsoft.PowerShell_profile.ps1", "/home/me/.config/powershell/profile.ps1"]
         {
             assert!(safety_concern(Path::new(path)).is_some(), "{path}");
         }

@@ -256,7 +256,8 @@ fn expand_glob(word: &Word, cwd: &Path, ctx: &ToolUseContext) -> Option<Vec<Path
 }
 
 /// The verdict for one path argument (all its spellings, against every possible directory).
-fn check_path(path_use: PathUse, word: &Word, cwds: &Cwds, ctx: &ToolUseContext, command: &str) -> Verdict {
+fn check_path(path_use: PathUse, word: &Word, cwds: &Cwds, ctx: &ToolUseContext, subject: Subject<'_>) -> Verdict {
+    let command = subject.command;
     if word.is_literal() && is_harmless_device(&word.value) {
         return Verdict::Allow("a device".into());
     }
@@ -277,13 +278,14 @@ fn check_path(path_use: PathUse, word: &Word, cwds: &Cwds, ctx: &ToolUseContext,
             return verdict.worse(Verdict::needs(messages::unknown_path(command, &word.raw)));
         };
         for path in spellings {
-            verdict = verdict.worse(check_one_path(path_use, &path, ctx, command));
+            verdict = verdict.worse(check_one_path(path_use, &path, ctx, subject));
         }
     }
     verdict
 }
 
-fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, command: &str) -> Verdict {
+fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject: Subject<'_>) -> Verdict {
+    let command = subject.command;
     let result = match path_use {
         PathUse::Read => check_read_permission(path, ctx),
         PathUse::Write | PathUse::Remove => check_write_permission(path, ctx),
@@ -298,9 +300,10 @@ fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, command:
             suggestions: Vec::new(),
             blocked_path: Some(shown),
         },
-        PermissionResult::Deny { decision_reason, .. } => {
-            Verdict::Deny { message: messages::command_path_denied(command, path), reason: decision_reason }
-        }
+        PermissionResult::Deny { decision_reason, .. } => Verdict::Deny {
+            message: messages::command_path_denied(subject.tool_name, command, path),
+            reason: decision_reason,
+        },
         PermissionResult::Ask { decision_reason: Some(reason), .. }
             if matches!(
                 reason,
@@ -323,14 +326,22 @@ fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, command:
     }
 }
 
+/// The command being checked and the tool it was given to, for the messages of path verdicts.
+#[derive(Clone, Copy)]
+struct Subject<'a> {
+    tool_name: &'a str,
+    command: &'a str,
+}
+
 /// The path verdict for a part: its redirections and its path arguments.
 fn path_constraints(
     part: &SimpleCommand,
     analysis: &Analysis,
     cwds: &Cwds,
     ctx: &ToolUseContext,
-    command: &str,
+    subject: Subject<'_>,
 ) -> Verdict {
+    let command = subject.command;
     let mut verdict = Verdict::Allow("no paths".into());
     for redirect in &part.redirects {
         let path_use = match redirect.op {
@@ -339,12 +350,12 @@ fn path_constraints(
             RedirectOp::Duplicate | RedirectOp::HereString => continue,
         };
         match &redirect.target {
-            Some(target) => verdict = verdict.worse(check_path(path_use, target, cwds, ctx, command)),
+            Some(target) => verdict = verdict.worse(check_path(path_use, target, cwds, ctx, subject)),
             None => verdict = verdict.worse(Verdict::needs(messages::command_needs_approval(command))),
         }
     }
     for path in &analysis.paths {
-        verdict = verdict.worse(check_path(path.path_use, &path.word, cwds, ctx, command));
+        verdict = verdict.worse(check_path(path.path_use, &path.word, cwds, ctx, subject));
     }
     verdict
 }
@@ -500,7 +511,7 @@ fn evaluate(part: &SimpleCommand, cwds: &Cwds, tool_name: &str, command: &str, c
         matching_rule(tool_name, PermissionBehavior::Deny, &spellings(part, PermissionBehavior::Deny), ctx)
     {
         return Verdict::Deny {
-            message: messages::command_denied(command),
+            message: messages::command_denied(tool_name, command),
             reason: PermissionDecisionReason::Rule { rule },
         };
     }
@@ -514,7 +525,7 @@ fn evaluate(part: &SimpleCommand, cwds: &Cwds, tool_name: &str, command: &str, c
         };
     }
     let analysis = analyze(strip_all_wrappers(&part.words));
-    let paths = path_constraints(part, &analysis, cwds, ctx, command);
+    let paths = path_constraints(part, &analysis, cwds, ctx, Subject { tool_name, command });
     if !matches!(paths, Verdict::Allow(_)) {
         return paths;
     }
@@ -567,7 +578,7 @@ pub(crate) fn check(tool_name: &str, command: &str, ctx: &ToolUseContext) -> Per
     }
     if let Some(rule) = matching_rule(tool_name, PermissionBehavior::Deny, &whole, ctx) {
         return PermissionResult::Deny {
-            message: messages::command_denied(command),
+            message: messages::command_denied(tool_name, command),
             decision_reason: PermissionDecisionReason::Rule { rule },
         };
     }
@@ -742,7 +753,9 @@ pub(crate) fn read_only(command: &str, ctx: Option<&ToolUseContext>) -> bool {
     let mut cwds = Cwds(vec![ctx.cwd.clone()]);
     for part in &parsed.commands {
         let analysis = analyze(strip_all_wrappers(&part.words));
-        if !matches!(path_constraints(part, &analysis, &cwds, ctx, command), Verdict::Allow(_)) {
+        // Only the verdict counts here, not its message: the tool name is Bash's, whose check this is.
+        let subject = Subject { tool_name: "Bash", command };
+        if !matches!(path_constraints(part, &analysis, &cwds, ctx, subject), Verdict::Allow(_)) {
             return false;
         }
         cwds.follow(part, ctx);
