@@ -12,6 +12,7 @@ use agent_tools_core::permissions::{
 use super::commands::{Analysis, PathUse, analyze};
 use super::parse::{ParsedCommand, RedirectOp, SimpleCommand, Word, parse_command};
 use super::rules::{SAFE_ENV_VARS, Unwrap, layers, matching_rule, spellings, strip_all_wrappers};
+use super::verdict::Verdict;
 use crate::filesystem::{check_read_permission, check_write_permission};
 use crate::messages;
 
@@ -39,44 +40,6 @@ pub(crate) fn is_harmless_device(path: &str) -> bool {
             | "/dev/random"
             | "/dev/urandom"
     ) || path.strip_prefix("/dev/fd/").is_some_and(|fd| fd.parse::<u32>().is_ok())
-}
-
-/// What one part (or one path) calls for. Ordered: a later variant wins when parts are combined.
-#[derive(Debug, Clone)]
-enum Verdict {
-    /// Allowed, and why.
-    Allow(String),
-    /// Needs the user's approval; the general permission system (mode, whole-tool rules) may
-    /// still allow it.
-    Needs {
-        message: String,
-        reason: Option<PermissionDecisionReason>,
-        suggestions: Vec<PermissionUpdate>,
-        blocked_path: Option<String>,
-    },
-    /// Asks even in bypass mode: an ask rule or a safety check.
-    Ask { message: String, reason: PermissionDecisionReason, blocked_path: Option<String> },
-    /// Refused.
-    Deny { message: String, reason: PermissionDecisionReason },
-}
-
-impl Verdict {
-    fn rank(&self) -> u8 {
-        match self {
-            Self::Allow(_) => 0,
-            Self::Needs { .. } => 1,
-            Self::Ask { .. } => 2,
-            Self::Deny { .. } => 3,
-        }
-    }
-
-    fn worse(self, other: Self) -> Self {
-        if other.rank() > self.rank() { other } else { self }
-    }
-
-    fn needs(message: String) -> Self {
-        Self::Needs { message, reason: None, suggestions: Vec::new(), blocked_path: None }
-    }
 }
 
 /// The directories a relative path may be relative to at some point of a compound command: the
@@ -285,45 +248,11 @@ fn check_path(path_use: PathUse, word: &Word, cwds: &Cwds, ctx: &ToolUseContext,
 }
 
 fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject: Subject<'_>) -> Verdict {
-    let command = subject.command;
     let result = match path_use {
         PathUse::Read => check_read_permission(path, ctx),
         PathUse::Write | PathUse::Remove => check_write_permission(path, ctx),
     };
-    let shown = path.display().to_string();
-    match result {
-        PermissionResult::Allow { .. } => Verdict::Allow("inside the allowed paths".into()),
-        // Plan mode refuses file tools' writes; a shell command is asked about instead.
-        PermissionResult::Deny { decision_reason: PermissionDecisionReason::Mode { .. }, .. } => Verdict::Needs {
-            message: messages::path_needs_approval(command, path, path_use != PathUse::Read),
-            reason: None,
-            suggestions: Vec::new(),
-            blocked_path: Some(shown),
-        },
-        PermissionResult::Deny { decision_reason, .. } => Verdict::Deny {
-            message: messages::command_path_denied(subject.tool_name, command, path),
-            reason: decision_reason,
-        },
-        PermissionResult::Ask { decision_reason: Some(reason), .. }
-            if matches!(
-                reason,
-                PermissionDecisionReason::SafetyCheck { .. } | PermissionDecisionReason::Rule { .. }
-            ) =>
-        {
-            Verdict::Ask {
-                message: messages::path_needs_approval(command, path, path_use != PathUse::Read),
-                reason,
-                blocked_path: Some(shown),
-            }
-        }
-        PermissionResult::Ask { decision_reason, suggestions, .. }
-        | PermissionResult::Passthrough { decision_reason, suggestions, .. } => Verdict::Needs {
-            message: messages::path_needs_approval(command, path, path_use != PathUse::Read),
-            reason: decision_reason,
-            suggestions,
-            blocked_path: Some(shown),
-        },
-    }
+    Verdict::for_path(result, path, path_use != PathUse::Read, subject.tool_name, subject.command)
 }
 
 /// The command being checked and the tool it was given to, for the messages of path verdicts.

@@ -46,6 +46,7 @@ mod check;
 mod commands;
 mod parse;
 mod rules;
+mod verdict;
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::permissions::{PermissionBehavior, PermissionResult};
@@ -53,6 +54,7 @@ use agent_tools_core::tool::PermissionMatcher;
 
 pub use check::{ACCEPT_EDITS_COMMANDS, MAX_PARTS, MAX_SUGGESTIONS};
 pub use rules::{SAFE_ENV_VARS, ShellPattern, Wildcard};
+pub use verdict::Verdict;
 
 use parse::{RedirectOp, parse_command};
 

@@ -1,0 +1,104 @@
+//! What a shell command, a part of one, or one of its paths calls for.
+
+use std::path::Path;
+
+use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult, PermissionUpdate};
+
+use crate::messages;
+
+/// What one part of a shell command (or one path it uses) calls for. Ordered: a later variant
+/// wins when verdicts are combined ([`Verdict::worse`]).
+#[derive(Debug, Clone)]
+pub enum Verdict {
+    /// Allowed, and why.
+    Allow(String),
+    /// Needs the user's approval; the general permission system (mode, whole-tool rules) may
+    /// still allow it.
+    Needs {
+        /// What to show when asking.
+        message: String,
+        /// Why, if known.
+        reason: Option<PermissionDecisionReason>,
+        /// Rule changes to offer.
+        suggestions: Vec<PermissionUpdate>,
+        /// The path that needs approval, if a path does.
+        blocked_path: Option<String>,
+    },
+    /// Asks even in bypass mode: an ask rule or a safety check.
+    Ask {
+        /// What to show.
+        message: String,
+        /// The rule or safety check.
+        reason: PermissionDecisionReason,
+        /// The path concerned, if a path is.
+        blocked_path: Option<String>,
+    },
+    /// Refused.
+    Deny {
+        /// What the model sees.
+        message: String,
+        /// The rule that refuses it.
+        reason: PermissionDecisionReason,
+    },
+}
+
+impl Verdict {
+    fn rank(&self) -> u8 {
+        match self {
+            Self::Allow(_) => 0,
+            Self::Needs { .. } => 1,
+            Self::Ask { .. } => 2,
+            Self::Deny { .. } => 3,
+        }
+    }
+
+    /// The worse of two verdicts (the first of equals).
+    #[must_use]
+    pub fn worse(self, other: Self) -> Self {
+        if other.rank() > self.rank() { other } else { self }
+    }
+
+    /// Needs approval, with only a message.
+    pub fn needs(message: String) -> Self {
+        Self::Needs { message, reason: None, suggestions: Vec::new(), blocked_path: None }
+    }
+
+    /// The verdict for one path a command of the shell tool `tool_name` reads or (`write`)
+    /// writes, from what [`check_read_permission`](crate::check_read_permission) or
+    /// [`check_write_permission`](crate::check_write_permission) said about it (Claude Code's
+    /// path constraints for shell commands): a deny stays a deny naming the command; an ask rule
+    /// or safety check asks; plan mode's refusal of a write, a path outside the working
+    /// directories or a write without `acceptEdits` needs approval.
+    pub fn for_path(result: PermissionResult, path: &Path, write: bool, tool_name: &str, command: &str) -> Self {
+        let shown = path.display().to_string();
+        let needs_message = || messages::path_needs_approval(command, path, write);
+        match result {
+            PermissionResult::Allow { .. } => Self::Allow("inside the allowed paths".into()),
+            // Plan mode refuses file tools' writes; a shell command is asked about instead.
+            PermissionResult::Deny { decision_reason: PermissionDecisionReason::Mode { .. }, .. } => Self::Needs {
+                message: needs_message(),
+                reason: None,
+                suggestions: Vec::new(),
+                blocked_path: Some(shown),
+            },
+            PermissionResult::Deny { decision_reason, .. } => {
+                Self::Deny { message: messages::command_path_denied(tool_name, command, path), reason: decision_reason }
+            }
+            PermissionResult::Ask { decision_reason: Some(reason), .. }
+                if matches!(
+                    reason,
+                    PermissionDecisionReason::SafetyCheck { .. } | PermissionDecisionReason::Rule { .. }
+                ) =>
+            {
+                Self::Ask { message: needs_message(), reason, blocked_path: Some(shown) }
+            }
+            PermissionResult::Ask { decision_reason, suggestions, .. }
+            | PermissionResult::Passthrough { decision_reason, suggestions, .. } => Self::Needs {
+                message: needs_message(),
+                reason: decision_reason,
+                suggestions,
+                blocked_path: Some(shown),
+            },
+        }
+    }
+}
