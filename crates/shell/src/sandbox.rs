@@ -22,6 +22,10 @@ use agent_tools_permissions::paths::{PROTECTED_FILES, working_directories};
 use agent_tools_permissions::shell::{ShellPattern, Split, candidates, split_command};
 use agent_tools_sandbox::{Bubblewrap, Policy};
 
+/// The paragraph a shell tool's prompt ends with: what sandbox mode does to a command and when
+/// `dangerouslyDisableSandbox` is the way out (it starts with a blank line).
+pub const PROMPT: &str = include_str!("prompt_sandbox.md");
+
 /// Whether a call runs sandboxed: sandbox mode is on, the call did not ask to leave it
 /// (`dangerously_disable_sandbox`, honoured only when `sandbox.allowUnsandboxedCommands`), and
 /// `excluded` — asked only when it matters — says its command is not one of

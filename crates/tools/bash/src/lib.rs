@@ -169,7 +169,7 @@ impl ToolDef for BashTool {
             prompt.push('\n');
             prompt.push_str(include_str!("prompt_background.md"));
         }
-        prompt.push_str(include_str!("prompt_sandbox.md"));
+        prompt.push_str(sandbox::PROMPT);
         prompt
     }
 
