@@ -2,8 +2,10 @@
 //!
 //! Claude Code's Bash and PowerShell tools are one contract over two shells: the same input
 //! (`command`, `timeout`, `description`, `run_in_background`, `dangerouslyDisableSandbox`), the
-//! same running of a command and the same result text. This crate is that shared part; a shell
-//! tool adds only its program and arguments, what its exit codes mean, and its permission rules.
+//! same running of a command and the same result text. This crate is that shared part;
+//! [`ShellTool`] implements the Tool contract once, and a shell tool crate implements [`Shell`]
+//! for its shell: its program and arguments, what its exit codes mean, its prompt, and how its
+//! command language is classified and checked against permission rules.
 //!
 //! - [`process`]: one command in its own process group — a program with its arguments
 //!   ([`Argv`]), stdin from `/dev/null`, stdout and stderr appended to one temporary file,
@@ -19,46 +21,68 @@
 //! - [`sandbox`]: sandbox mode with bubblewrap (who runs sandboxed, the policy, the prefix).
 //! - [`runner`]: a whole call — [`run_foreground`] (start directory, sandbox, run, interpret,
 //!   read, carry the directory over) and [`start_background`] (a task of the session's
-//!   [`agent_tools_tasks::TaskRegistry`]).
+//!   [`agent_tools_tasks::TaskRegistry`]) — and the settings ([`ShellConfig`]).
+//! - [`tool`]: [`Shell`] and [`ShellTool`].
+//!
+//! A shell tool for POSIX `sh`, whose commands all need approval:
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), agent_tools_core::ToolError> {
+//! use std::path::{Path, PathBuf};
+//! use agent_tools_core::permissions::PermissionResult;
+//! use agent_tools_core::tool::PermissionMatcher;
 //! use agent_tools_core::ToolUseContext;
-//! use agent_tools_shell::{Argv, Foreground, Interpretation, ShellConfig, ShellInput, ShellKind, run_foreground};
-//! use std::path::PathBuf;
-//! /// A POSIX `sh` as a shell kind: its program is a path.
+//! use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool};
+//! use agent_tools_tasks::ShellTaskSpec;
+//!
+//! #[derive(Debug, Clone, PartialEq, Eq)]
 //! enum Sh {}
-//! impl ShellKind for Sh {
+//!
+//! impl Shell for Sh {
+//!     const NAME: &'static str = "Sh";
+//!     const SEARCH_HINT: &'static str = "run POSIX shell commands";
+//!     const PROMPT: &'static str = "Runs a command with /bin/sh.";
+//!     const BACKGROUND_PROMPT: &'static str = "Set run_in_background to start it as a task.";
+//!     const AUTO_ALLOW_SANDBOXED: bool = false;
 //!     type Program = PathBuf;
 //!     fn default_program() -> PathBuf {
 //!         PathBuf::from("/bin/sh")
 //!     }
+//!     fn program(program: &PathBuf) -> Result<&Path, &'static str> {
+//!         Ok(program)
+//!     }
+//!     // `$1` is the file for the final directory, `$2` the command: never spliced in.
+//!     fn foreground(program: &Path, command: &str, cwd_file: &Path) -> Argv {
+//!         let script = r#"trap 'pwd -P > "$1"' EXIT; eval "$2""#;
+//!         Argv::new(program).arg("-c").arg(script).arg("sh").arg(cwd_file).arg(command)
+//!     }
+//!     fn background(program: &Path, command: &str, dir: &Path) -> ShellTaskSpec {
+//!         ShellTaskSpec::new(program, command, dir)
+//!     }
+//!     fn interpret(_command: &str, exit_code: i32) -> Interpretation {
+//!         Interpretation::plain(exit_code)
+//!     }
+//!     fn is_read_only(_command: &str) -> bool {
+//!         false
+//!     }
+//!     fn is_concurrency_safe(_command: &str) -> bool {
+//!         false
+//!     }
+//!     fn is_destructive(_command: &str) -> bool {
+//!         true
+//!     }
+//!     fn check_permissions(command: &str, _ctx: &ToolUseContext) -> PermissionResult {
+//!         PermissionResult::passthrough(format!("`{command}` needs approval"))
+//!     }
+//!     fn permission_matcher(command: &str) -> PermissionMatcher {
+//!         let command = command.to_owned();
+//!         Box::new(move |pattern| pattern == command)
+//!     }
+//!     fn is_excluded(_command: &str, _excluded: &[String]) -> bool {
+//!         false
+//!     }
 //! }
-//! let ctx = ToolUseContext::new("/tmp");
-//! let input = ShellInput {
-//!     command: "echo hi".into(),
-//!     timeout: None,
-//!     description: None,
-//!     run_in_background: None,
-//!     dangerously_disable_sandbox: None,
-//! };
-//! let settings = ShellConfig::<Sh>::default();
-//! // `$1` is the file for the final directory, `$2` the command: never spliced into the script.
-//! let argv = |cwd_file: &std::path::Path| {
-//!     let script = r#"trap 'pwd -P > "$1"' EXIT; eval "$2""#;
-//!     Argv::new(&settings.shell).arg("-c").arg(script).arg("sh").arg(cwd_file).arg("echo hi")
-//! };
-//! let call = Foreground {
-//!     tool_name: "Sh",
-//!     input: &input,
-//!     settings: &settings,
-//!     sandboxed: false,
-//!     argv: &argv,
-//!     interpret: |_, code| Interpretation::plain(code),
-//! };
-//! let result = run_foreground(call, &ctx).await?;
-//! assert_eq!(result.data.stdout, "hi");
-//! # Ok(()) }
+//!
+//! let sh = agent_tools_core::build_tool(ShellTool::<Sh>::new(ShellConfig::default()));
 //! ```
 
 pub mod input;
@@ -67,6 +91,7 @@ pub mod process;
 pub mod render;
 pub mod runner;
 pub mod sandbox;
+pub mod tool;
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -76,8 +101,9 @@ pub use crate::process::{Argv, CallFiles, SHELL_ENV};
 pub use crate::render::{ShellOutput, to_block};
 pub use crate::runner::{
     Background, DEFAULT_TIMEOUT_MS, Foreground, Interpretation, MAX_OUTPUT_CHARS, MAX_TIMEOUT_MS, ShellConfig,
-    ShellKind, ShellProgress, render_progress, run_foreground, start_background, start_dir,
+    ShellProgress, render_progress, run_foreground, start_background, start_dir,
 };
+pub use crate::tool::{Shell, ShellTool};
 
 /// The first executable file named `name` in `search_path` (a `PATH`-style list; `None` finds
 /// nothing), as a shell would find the program. Library code never reads `PATH` itself: the

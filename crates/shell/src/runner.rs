@@ -3,7 +3,6 @@
 //! in) or the start of a background task. The tool supplies what differs between shells: the
 //! program and arguments, and what an exit code means.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -19,6 +18,7 @@ use crate::output::read_and_save;
 use crate::process::{self, Argv, CallFiles, Ending, Request, SHELL_ENV, Snapshot};
 use crate::render::{self, ShellOutput};
 use crate::sandbox;
+use crate::tool::Shell;
 
 /// Default timeout in milliseconds (2 minutes; Claude Code's `BASH_DEFAULT_TIMEOUT_MS` default).
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -30,23 +30,12 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Most characters of output shown for a command that succeeded (Claude Code's 30,000).
 pub const MAX_OUTPUT_CHARS: usize = 30_000;
 
-/// A shell a tool runs, as far as its settings go: what names its program, and the program used
-/// when the settings do not say.
-pub trait ShellKind: 'static {
-    /// What names the program: a path (Bash), or an optional path (PowerShell, `None` when it is
-    /// not installed).
-    type Program: fmt::Debug + Clone + PartialEq + Eq + Send + Sync;
-
-    /// The program when the settings do not name one.
-    fn default_program() -> Self::Program;
-}
-
 /// A shell tool's settings: the shell, and how its commands run. Tools name it for their shell
 /// (`BashConfig` is `ShellConfig<Bash>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellConfig<K: ShellKind> {
-    /// The shell's program (see [`ShellKind::Program`]).
-    pub shell: K::Program,
+pub struct ShellConfig<S: Shell> {
+    /// The shell's program (see [`Shell::Program`]).
+    pub shell: S::Program,
     /// Timeout for calls that give none (milliseconds).
     pub default_timeout_ms: u64,
     /// Largest timeout a call may ask for (milliseconds; never below the default).
@@ -72,10 +61,10 @@ pub struct ShellConfig<K: ShellKind> {
     pub bwrap: Option<PathBuf>,
 }
 
-impl<K: ShellKind> Default for ShellConfig<K> {
+impl<S: Shell> Default for ShellConfig<S> {
     fn default() -> Self {
         Self {
-            shell: K::default_program(),
+            shell: S::default_program(),
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             max_timeout_ms: MAX_TIMEOUT_MS,
             kill_grace: Duration::from_millis(500),
@@ -90,7 +79,7 @@ impl<K: ShellKind> Default for ShellConfig<K> {
     }
 }
 
-impl<K: ShellKind> ShellConfig<K> {
+impl<S: Shell> ShellConfig<S> {
     /// The time a call may run: its `timeout` (ms) with the default for none and clamped to the
     /// largest (which is never below the default) — Claude Code's PowerShell
     /// `min(timeout || default, max)`.
@@ -171,10 +160,10 @@ pub fn start_dir(ctx: &ToolUseContext) -> Result<(PathBuf, Option<String>), Tool
 }
 
 /// The sandbox prefix for a call starting in `dir`, when it runs sandboxed.
-fn sandbox_prefix<K: ShellKind>(
+fn sandbox_prefix<S: Shell>(
     sandboxed: bool,
     dir: &Path,
-    settings: &ShellConfig<K>,
+    settings: &ShellConfig<S>,
     ctx: &ToolUseContext,
 ) -> Result<Option<(PathBuf, Vec<std::ffi::OsString>)>, ToolError> {
     if !sandboxed {
@@ -198,13 +187,13 @@ fn millis(duration: Duration) -> u64 {
 pub type ArgvBuilder<'a> = &'a (dyn Fn(&Path) -> Argv + Sync);
 
 /// One foreground call of a shell tool.
-pub struct Foreground<'a, K: ShellKind> {
+pub struct Foreground<'a, S: Shell> {
     /// The tool's API name: progress events carry it, and the temporary folder is named after it.
     pub tool_name: &'a str,
     /// The call's input.
     pub input: &'a ShellInput,
     /// The tool's settings (how commands run).
-    pub settings: &'a ShellConfig<K>,
+    pub settings: &'a ShellConfig<S>,
     /// Whether the call runs in the sandbox (see [`sandbox::wanted`]).
     pub sandboxed: bool,
     /// The program and arguments.
@@ -227,8 +216,8 @@ pub struct Foreground<'a, K: ShellKind> {
 /// # Errors
 /// [`ToolError::Failed`] when the program cannot be started (`Could not run …`), the sandbox
 /// cannot be built or no start directory exists; [`ToolError::Cancelled`] when cancelled.
-pub async fn run_foreground<K: ShellKind>(
-    call: Foreground<'_, K>,
+pub async fn run_foreground<S: Shell>(
+    call: Foreground<'_, S>,
     ctx: &ToolUseContext,
 ) -> Result<ToolResult<ShellOutput>, ToolError> {
     let started = Instant::now();
@@ -349,11 +338,11 @@ pub async fn run_foreground<K: ShellKind>(
 }
 
 /// One `run_in_background` call of a shell tool.
-pub struct Background<'a, K: ShellKind> {
+pub struct Background<'a, S: Shell> {
     /// The call's input.
     pub input: &'a ShellInput,
     /// The tool's settings (the sandbox's binary and temporary folder).
-    pub settings: &'a ShellConfig<K>,
+    pub settings: &'a ShellConfig<S>,
     /// Whether the call runs in the sandbox (see [`sandbox::wanted`]).
     pub sandboxed: bool,
     /// The task to start, given the directory it starts in; its description, environment
@@ -367,7 +356,7 @@ pub struct Background<'a, K: ShellKind> {
 /// # Errors
 /// [`ToolError::Failed`] when the task cannot be started (`Could not start the command in the
 /// background: …`), the sandbox cannot be built or no start directory exists.
-pub fn start_background<K: ShellKind>(call: Background<'_, K>, ctx: &ToolUseContext) -> Result<ShellOutput, ToolError> {
+pub fn start_background<S: Shell>(call: Background<'_, S>, ctx: &ToolUseContext) -> Result<ShellOutput, ToolError> {
     let input = call.input;
     let (dir, reset_note) = start_dir(ctx)?;
     let prefix = sandbox_prefix(call.sandboxed, &dir, call.settings, ctx)?;

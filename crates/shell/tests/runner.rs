@@ -1,30 +1,87 @@
-//! The shared runner on real processes, driven by a program that is not bash (`/bin/sh` with a
-//! script of our own), as a second shell tool would drive it.
+//! The shared runner and shell tool on real processes, driven by a shell that is not bash
+//! (`/bin/sh` with a script of our own), as a second shell tool drives them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agent_tools_core::{ToolError, ToolUseContext};
+use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::{Tool, ToolError, ToolUseContext};
 use agent_tools_shell::{
-    Argv, Background, Foreground, Interpretation, ShellConfig, ShellInput, ShellKind, find_program, run_foreground,
-    start_background, to_block,
+    Argv, Background, Foreground, Interpretation, Shell, ShellConfig, ShellInput, ShellTool, find_program,
+    run_foreground, start_background, to_block,
 };
+use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, WaitOutcome};
+use serde_json::json;
 
-/// `/bin/sh`, for settings.
+/// `/bin/sh` as a shell: the command and the cwd file reach a fixed script through the
+/// environment; exit code 1 of a command ending in `false` is an answer, not an error; `true`
+/// only reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Sh {}
 
-impl ShellKind for Sh {
+impl Shell for Sh {
+    const NAME: &'static str = "Sh";
+    const SEARCH_HINT: &'static str = "run POSIX shell commands";
+    const PROMPT: &'static str = "Runs sh.";
+    const BACKGROUND_PROMPT: &'static str = "In the background too.";
+    const COMMAND_DESCRIPTION: Option<&'static str> = Some("An sh command.");
+    const AUTO_ALLOW_SANDBOXED: bool = false;
     type Program = PathBuf;
+
     fn default_program() -> PathBuf {
         PathBuf::from("/bin/sh")
+    }
+
+    fn program(program: &PathBuf) -> Result<&Path, &'static str> {
+        if program.as_os_str().is_empty() { Err("no sh") } else { Ok(program) }
+    }
+
+    fn foreground(program: &Path, command: &str, cwd_file: &Path) -> Argv {
+        sh(program, cwd_file, command)
+    }
+
+    fn background(program: &Path, command: &str, dir: &Path) -> ShellTaskSpec {
+        ShellTaskSpec::new(program, command, dir)
+    }
+
+    fn interpret(command: &str, exit_code: i32) -> Interpretation {
+        if command.ends_with("false") && exit_code == 1 {
+            Interpretation { is_error: false, message: Some("False") }
+        } else {
+            Interpretation::plain(exit_code)
+        }
+    }
+
+    fn is_read_only(command: &str) -> bool {
+        command == "true"
+    }
+
+    fn is_concurrency_safe(command: &str) -> bool {
+        command == "true"
+    }
+
+    fn is_destructive(command: &str) -> bool {
+        command != "true"
+    }
+
+    fn check_permissions(command: &str, _ctx: &ToolUseContext) -> PermissionResult {
+        PermissionResult::passthrough(format!("`{command}` needs approval"))
+    }
+
+    fn permission_matcher(command: &str) -> PermissionMatcher {
+        let command = command.to_owned();
+        Box::new(move |pattern| pattern == command)
+    }
+
+    fn is_excluded(_command: &str, _excluded: &[String]) -> bool {
+        false
     }
 }
 
 type RunSettings = ShellConfig<Sh>;
-use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, WaitOutcome};
 
 fn input(command: &str, timeout: Option<f64>) -> ShellInput {
     ShellInput {
@@ -36,9 +93,9 @@ fn input(command: &str, timeout: Option<f64>) -> ShellInput {
     }
 }
 
-/// `/bin/sh` running `$AGENT_TOOLS_TEST_COMMAND`, writing its final directory to the cwd file.
-fn sh(cwd_file: &Path, command: &str) -> Argv {
-    Argv::new(RunSettings::default().shell)
+/// `sh` running `$AGENT_TOOLS_TEST_COMMAND`, writing its final directory to the cwd file.
+fn sh(program: &Path, cwd_file: &Path, command: &str) -> Argv {
+    Argv::new(program)
         .arg("-c")
         .arg(r#"trap 'pwd -P > "$1"' EXIT; eval "$AGENT_TOOLS_TEST_COMMAND""#)
         .arg("sh")
@@ -53,7 +110,7 @@ async fn run(
     ctx: &ToolUseContext,
 ) -> Result<agent_tools_core::ToolResult<agent_tools_shell::ShellOutput>, ToolError> {
     let input = input(command, timeout);
-    let argv = |cwd_file: &Path| sh(cwd_file, command);
+    let argv = |cwd_file: &Path| sh(Path::new("/bin/sh"), cwd_file, command);
     let call = Foreground {
         tool_name: "Shell",
         input: &input,
@@ -180,4 +237,42 @@ fn a_prefix_goes_before_the_program() {
     assert_eq!(wrapped.program, Path::new("/usr/bin/bwrap"));
     assert_eq!(wrapped.args, ["--x", "--", "/bin/sh", "-c", "true"]);
     assert_eq!(wrapped.env, [("A".into(), "1".into())]);
+}
+
+#[tokio::test]
+async fn a_shell_tool_is_the_shared_contract_over_its_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = agent_tools_core::build_tool(ShellTool::<Sh>::default());
+    assert_eq!(tool.name(), "Sh");
+    assert!(tool.is_enabled());
+    assert!(tool.strict());
+    assert_eq!(tool.input_schema()["properties"]["command"]["description"], "An sh command.");
+    assert_eq!(
+        tool.prompt(&Default::default()),
+        format!("Runs sh.\nIn the background too.{}", agent_tools_shell::sandbox::PROMPT)
+    );
+    let ctx = ToolUseContext::new(dir.path());
+    let (text, is_error) = run_call(tool.as_ref(), &ctx, json!({"command": "echo hi; false"})).await;
+    assert_eq!((text.as_str(), is_error), ("hi", false), "the shell's own exit-code meaning");
+    let (text, is_error) = run_call(tool.as_ref(), &ctx, json!({"command": "exit 2"})).await;
+    assert_eq!((text.as_str(), is_error), ("Exit code 2", true));
+    let (text, _) = run_call(tool.as_ref(), &ctx, json!({"command": "true"})).await;
+    assert_eq!(text, "(Sh completed with no output)");
+    let read = tool.parse(json!({"command": "true"})).unwrap();
+    assert!(tool.is_read_only(&read) && tool.is_concurrency_safe(&read) && !tool.is_destructive(&read));
+    assert_eq!(tool.check_permissions(&read, &ctx).await.behavior(), "passthrough");
+
+    let disabled = agent_tools_core::build_tool(ShellTool::<Sh>::new(ShellConfig {
+        shell: PathBuf::new(),
+        ..ShellConfig::default()
+    }));
+    assert!(!disabled.is_enabled());
+    let (text, is_error) = run_call(disabled.as_ref(), &ctx, json!({"command": "true"})).await;
+    assert_eq!((text.as_str(), is_error), ("no sh", true));
+}
+
+/// One call through the contract: the result text and whether it is an error.
+async fn run_call(tool: &dyn Tool, ctx: &ToolUseContext, input: serde_json::Value) -> (String, bool) {
+    let done = agent_tools_core::invoke::call_tool(tool, "toolu_1", input, ctx).await;
+    (done.block.content.text(), done.block.is_error)
 }

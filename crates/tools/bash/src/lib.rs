@@ -66,13 +66,10 @@ pub mod semantics;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
-};
-use agent_tools_shell::{Argv, Background, Foreground, ShellConfig, ShellKind, sandbox};
+use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
+use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool, sandbox};
 use agent_tools_tasks::ShellTaskSpec;
-use serde_json::Value;
 
 pub use agent_tools_shell::SHELL_ENV;
 pub use agent_tools_shell::{DEFAULT_TIMEOUT_MS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_MS};
@@ -92,42 +89,82 @@ const SCRIPT: &str = r#"__agent_tools_cwd_file=$1; __agent_tools_command=$2; shi
 /// else `bash` looked up on `PATH` — and the rest how commands run.
 pub type BashConfig = ShellConfig<Bash>;
 
-/// Bash as a [`ShellKind`]: its program is a path.
+/// The Bash tool definition: the shared shell tool over [`Bash`].
+pub type BashTool = ShellTool<Bash>;
+
+/// Bash as a [`Shell`]: `bash -c` with [`SCRIPT`], Claude Code's exit-code semantics
+/// ([`semantics`]), and the permission rules of `agent_tools_permissions::shell`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bash {}
 
-impl ShellKind for Bash {
+impl Shell for Bash {
+    const NAME: &'static str = NAME;
+    const SEARCH_HINT: &'static str = "run shell commands, builds, tests and git";
+    const PROMPT: &'static str = include_str!("prompt.md");
+    const BACKGROUND_PROMPT: &'static str = include_str!("prompt_background.md");
+    /// In sandbox mode with `autoAllowBashIfSandboxed` (the default), a command that will run
+    /// sandboxed needs no approval unless a deny rule, an ask rule or a safety check says so.
+    const AUTO_ALLOW_SANDBOXED: bool = true;
+
     type Program = PathBuf;
 
     fn default_program() -> PathBuf {
         let bin_bash = Path::new("/bin/bash");
         if bin_bash.is_file() { bin_bash.to_path_buf() } else { PathBuf::from("bash") }
     }
-}
 
-/// The Bash tool definition.
-#[derive(Debug, Clone, Default)]
-pub struct BashTool {
-    config: BashConfig,
-}
-
-impl BashTool {
-    /// A Bash tool with the given settings.
-    pub fn new(config: BashConfig) -> Self {
-        Self { config }
+    fn program(program: &PathBuf) -> Result<&Path, &'static str> {
+        Ok(program)
     }
 
-    /// The settings.
-    pub fn config(&self) -> &BashConfig {
-        &self.config
+    fn foreground(program: &Path, command: &str, cwd_file: &Path) -> Argv {
+        Argv::new(program).arg("-c").arg(SCRIPT).arg("bash").arg(cwd_file).arg(command)
     }
 
-    /// Whether this call runs in the sandbox (sandbox mode on, not left with
-    /// `dangerouslyDisableSandbox`, not every part an excluded command).
-    fn sandboxed(input: &BashInput, ctx: &ToolUseContext) -> bool {
-        sandbox::wanted(&ctx.options.sandbox, input.dangerously_disable_sandbox, |excluded| {
-            sandbox::is_excluded(&input.command, excluded)
-        })
+    fn background(program: &Path, command: &str, dir: &Path) -> ShellTaskSpec {
+        ShellTaskSpec::new(program, command, dir)
+    }
+
+    fn interpret(command: &str, exit_code: i32) -> Interpretation {
+        semantics::interpret(command, exit_code)
+    }
+
+    /// Read-only when the parsed command provably only reads: every part a known command with
+    /// allow-listed flags, no expansion, no file written (see
+    /// `agent_tools_permissions::is_read_only_command`, Claude Code's read-only validation).
+    fn is_read_only(command: &str) -> bool {
+        agent_tools_permissions::is_read_only_command(command, None)
+    }
+
+    /// Read-only calls may run side by side with other concurrency-safe calls, as in Claude Code,
+    /// unless they change the working directory (`cd src && ls`): those run in order, so the
+    /// directory they end in carries over to the calls after them.
+    fn is_concurrency_safe(command: &str) -> bool {
+        Self::is_read_only(command) && !agent_tools_permissions::shell::changes_working_directory(command)
+    }
+
+    /// Whether the command may delete or overwrite data (`rm`, `git reset --hard`, `> file` …);
+    /// `true` when in doubt (see `agent_tools_permissions::is_destructive_command`).
+    fn is_destructive(command: &str) -> bool {
+        agent_tools_permissions::is_destructive_command(command)
+    }
+
+    /// Claude Code's Bash permission check: each part of the command against `Bash(…)` rules, the
+    /// paths it reads and writes against `Read(…)`/`Edit(…)` rules and the working directories,
+    /// the mode, and the read-only allow-list (see `agent_tools_permissions::check_shell_command`).
+    fn check_permissions(command: &str, ctx: &ToolUseContext) -> PermissionResult {
+        agent_tools_permissions::check_shell_command(NAME, command, ctx)
+    }
+
+    /// Tells whether a `Bash(…)` rule pattern (`git push:*`) covers any part of the command, for
+    /// hook conditions (Claude Code's `preparePermissionMatcher`).
+    fn permission_matcher(command: &str) -> PermissionMatcher {
+        agent_tools_permissions::shell_permission_matcher(command)
+    }
+
+    /// Every part of the command matches an excluded pattern (see [`sandbox::is_excluded`]).
+    fn is_excluded(command: &str, excluded: &[String]) -> bool {
+        sandbox::is_excluded(command, excluded)
     }
 }
 
@@ -139,161 +176,4 @@ pub fn tool() -> Arc<dyn Tool> {
 /// Bash with the given settings.
 pub fn tool_with(config: BashConfig) -> Arc<dyn Tool> {
     build_tool(BashTool::new(config))
-}
-
-impl ToolDef for BashTool {
-    type Input = BashInput;
-    type Output = BashOutput;
-    type Progress = BashProgress;
-
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("run shell commands, builds, tests and git")
-    }
-
-    /// The derived schema, without `run_in_background` when background tasks are off.
-    fn input_json_schema(&self) -> Option<Value> {
-        agent_tools_shell::input_schema(self.config.background_tasks, None)
-    }
-
-    fn description(&self, input: &BashInput) -> String {
-        input.summary().unwrap_or(&input.command).to_owned()
-    }
-
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
-        let mut prompt = include_str!("prompt.md").to_owned();
-        if self.config.background_tasks {
-            prompt.push('\n');
-            prompt.push_str(include_str!("prompt_background.md"));
-        }
-        prompt.push_str(sandbox::PROMPT);
-        prompt
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(MAX_OUTPUT_CHARS)
-    }
-
-    fn strict(&self) -> bool {
-        true
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: true }
-    }
-
-    fn activity_description(&self, input: &BashInput) -> Option<String> {
-        Some(format!("Running {}", input.summary().unwrap_or(&input.command)))
-    }
-
-    fn tool_use_summary(&self, input: &BashInput) -> Option<String> {
-        Some(input.summary().unwrap_or(&input.command).to_owned())
-    }
-
-    fn render_tool_use(&self, input: &BashInput) -> Option<String> {
-        Some(input.command.clone())
-    }
-
-    fn render_progress(&self, progress: &Value) -> Option<String> {
-        agent_tools_shell::render_progress(progress)
-    }
-
-    /// Read-only when the parsed command provably only reads: every part a known command with
-    /// allow-listed flags, no expansion, no file written (see
-    /// `agent_tools_permissions::is_read_only_command`, Claude Code's read-only validation).
-    fn is_read_only(&self, input: &BashInput) -> bool {
-        agent_tools_permissions::is_read_only_command(&input.command, None)
-    }
-
-    /// Read-only calls may run side by side with other concurrency-safe calls, as in Claude Code,
-    /// unless they change the working directory (`cd src && ls`): those run in order, so the
-    /// directory they end in carries over to the calls after them.
-    fn is_concurrency_safe(&self, input: &BashInput) -> bool {
-        self.is_read_only(input) && !agent_tools_permissions::shell::changes_working_directory(&input.command)
-    }
-
-    /// Whether the command may delete or overwrite data (`rm`, `git reset --hard`, `> file` …);
-    /// `true` when in doubt (see `agent_tools_permissions::is_destructive_command`).
-    fn is_destructive(&self, input: &BashInput) -> bool {
-        agent_tools_permissions::is_destructive_command(&input.command)
-    }
-
-    /// Claude Code's Bash permission check: each part of the command against `Bash(…)` rules, the
-    /// paths it reads and writes against `Read(…)`/`Edit(…)` rules and the working directories,
-    /// the mode, and the read-only allow-list (see `agent_tools_permissions::check_shell_command`).
-    ///
-    /// In sandbox mode with `autoAllowBashIfSandboxed` (the default), a command that will run
-    /// sandboxed needs no approval unless a deny rule, an ask rule or a safety check says so.
-    async fn check_permissions(&self, input: &BashInput, ctx: &ToolUseContext) -> agent_tools_core::PermissionResult {
-        use agent_tools_core::PermissionResult;
-        use agent_tools_core::permissions::PermissionDecisionReason;
-        let result = agent_tools_permissions::check_shell_command(NAME, &input.command, ctx);
-        let settings = &ctx.options.sandbox;
-        if !settings.auto_allow_bash_if_sandboxed
-            || !Self::sandboxed(input, ctx)
-            || !sandbox::available(self.config.bwrap.as_deref())
-        {
-            return result;
-        }
-        match &result {
-            PermissionResult::Allow { .. } | PermissionResult::Deny { .. } => result,
-            PermissionResult::Ask { decision_reason, .. } | PermissionResult::Passthrough { decision_reason, .. }
-                if matches!(
-                    decision_reason,
-                    Some(PermissionDecisionReason::Rule { .. } | PermissionDecisionReason::SafetyCheck { .. })
-                ) =>
-            {
-                result
-            }
-            PermissionResult::Ask { .. } | PermissionResult::Passthrough { .. } => PermissionResult::Allow {
-                updated_input: None,
-                decision_reason: Some(PermissionDecisionReason::Other {
-                    reason: "runs in the sandbox (sandbox.autoAllowBashIfSandboxed)".to_owned(),
-                }),
-            },
-        }
-    }
-
-    /// Tells whether a `Bash(…)` rule pattern (`git push:*`) covers any part of the command, for
-    /// hook conditions (Claude Code's `preparePermissionMatcher`).
-    fn prepare_permission_matcher(&self, input: &BashInput) -> Option<agent_tools_core::tool::PermissionMatcher> {
-        Some(agent_tools_permissions::shell_permission_matcher(&input.command))
-    }
-
-    async fn call(&self, input: BashInput, ctx: &ToolUseContext) -> Result<ToolResult<BashOutput>, ToolError> {
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        if input.in_background() && self.config.background_tasks {
-            let spec = |dir: &Path| ShellTaskSpec::new(&self.config.shell, &input.command, dir);
-            let call = Background {
-                input: &input,
-                settings: &self.config,
-                sandboxed: Self::sandboxed(&input, ctx),
-                spec: &spec,
-            };
-            return agent_tools_shell::start_background(call, ctx).map(ToolResult::new);
-        }
-        let argv = |cwd_file: &Path| {
-            Argv::new(&self.config.shell).arg("-c").arg(SCRIPT).arg("bash").arg(cwd_file).arg(&input.command)
-        };
-        let call = Foreground {
-            tool_name: NAME,
-            input: &input,
-            settings: &self.config,
-            sandboxed: Self::sandboxed(&input, ctx),
-            argv: &argv,
-            interpret: semantics::interpret,
-        };
-        agent_tools_shell::run_foreground(call, ctx).await
-    }
-
-    /// `Exit code N` results are error blocks (`is_error: true`), like Claude Code's thrown
-    /// errors; their text is already within [`BashConfig::max_error_chars`].
-    fn map_tool_result(&self, output: &BashOutput, tool_use_id: &str) -> ToolResultBlock {
-        agent_tools_shell::to_block(output, tool_use_id)
-    }
 }
