@@ -12,7 +12,7 @@ use agent_tools_core::permissions::{
 use super::commands::{Analysis, PathUse, analyze};
 use super::parse::{ParsedCommand, RedirectOp, SimpleCommand, Word, parse_command};
 use super::rules::{SAFE_ENV_VARS, Unwrap, layers, matching_rule, spellings, strip_all_wrappers};
-use super::verdict::Verdict;
+use super::verdict::{Verdict, asked_by_rule, too_complex};
 use crate::filesystem::{check_read_permission, check_write_permission};
 use crate::messages;
 
@@ -528,13 +528,7 @@ pub(crate) fn check(tool_name: &str, command: &str, ctx: &ToolUseContext) -> Per
         return PermissionResult::Deny { message, decision_reason: reason };
     }
     if let Some(rule) = whole_ask {
-        return PermissionResult::Ask {
-            message: messages::command_needs_approval(command),
-            updated_input: None,
-            decision_reason: Some(PermissionDecisionReason::Rule { rule }),
-            suggestions: Vec::new(),
-            blocked_path: None,
-        };
+        return asked_by_rule(command, rule);
     }
     if let Some(Verdict::Ask { message, reason, blocked_path }) =
         verdicts.iter().find(|v| matches!(v, Verdict::Ask { .. })).cloned()
@@ -548,12 +542,7 @@ pub(crate) fn check(tool_name: &str, command: &str, ctx: &ToolUseContext) -> Per
         };
     }
     if let Some(why) = parsed.complex {
-        return PermissionResult::Passthrough {
-            message: messages::command_too_complex(command, why),
-            decision_reason: Some(PermissionDecisionReason::Other { reason: format!("the command uses {why}") }),
-            suggestions: Vec::new(),
-            blocked_path: None,
-        };
+        return too_complex(command, why);
     }
     if parts.len() > MAX_PARTS {
         return PermissionResult::passthrough(messages::too_many_parts(command, parts.len()));

@@ -54,7 +54,7 @@ use agent_tools_core::tool::PermissionMatcher;
 
 pub use check::{ACCEPT_EDITS_COMMANDS, MAX_PARTS, MAX_SUGGESTIONS};
 pub use rules::{SAFE_ENV_VARS, ShellPattern, Wildcard};
-pub use verdict::Verdict;
+pub use verdict::{Verdict, asked_by_rule, too_complex};
 
 use parse::{RedirectOp, parse_command};
 

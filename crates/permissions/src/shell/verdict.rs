@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult, PermissionUpdate};
+use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult, PermissionRule, PermissionUpdate};
 
 use crate::messages;
 
@@ -100,5 +100,27 @@ impl Verdict {
                 blocked_path: Some(shown),
             },
         }
+    }
+}
+
+/// The decision for a shell command an ask rule matches: ask, even in bypass mode.
+pub fn asked_by_rule(command: &str, rule: PermissionRule) -> PermissionResult {
+    PermissionResult::Ask {
+        message: messages::command_needs_approval(command),
+        updated_input: None,
+        decision_reason: Some(PermissionDecisionReason::Rule { rule }),
+        suggestions: Vec::new(),
+        blocked_path: None,
+    }
+}
+
+/// The decision for a shell command that uses `why` (`"a pipeline"` …), which keeps its parts
+/// from being checked one by one: it needs approval, and no rule is suggested.
+pub fn too_complex(command: &str, why: &str) -> PermissionResult {
+    PermissionResult::Passthrough {
+        message: messages::command_too_complex(command, why),
+        decision_reason: Some(PermissionDecisionReason::Other { reason: format!("the command uses {why}") }),
+        suggestions: Vec::new(),
+        blocked_path: None,
     }
 }
