@@ -11,7 +11,8 @@
 //! `--cwd DIR` sets the working directory. Logs go to stderr (`AGENT_TOOLS_LOG`, e.g. `debug`).
 //! Background tasks a command started (Bash's `run_in_background`) are stopped, with everything
 //! they started, when the program ends — normally or on Ctrl-C, SIGTERM or SIGHUP.
-//! `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` removes `run_in_background` from Bash.
+//! `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` removes `run_in_background` from Bash and
+//! PowerShell. The PowerShell tool is in the pool when `pwsh` is found on `PATH`.
 //! The binary is a thin wrapper around [`main`], so tests can build the same program.
 
 mod commands;

@@ -51,7 +51,8 @@ fn session_dir(id: &str, home: Option<&PathBuf>) -> PathBuf {
 
 impl Session {
     /// Builds the session: the working directory from `--cwd` (or the current one), home from
-    /// `HOME`, settings files and rules, the mode, hooks, and Claude Code's environment switches.
+    /// `HOME`, settings files and rules, the mode, hooks, Claude Code's environment switches, and
+    /// `pwsh` looked up on `PATH` (the PowerShell tool is in the pool only when it is there).
     pub(crate) fn from_env(options: &GlobalOptions, kind: Kind) -> anyhow::Result<Self> {
         let cwd = match &options.cwd {
             Some(dir) => dir.canonicalize().with_context(|| format!("--cwd {}", dir.display()))?,
@@ -83,6 +84,8 @@ impl Session {
             simple: env_flag("CLAUDE_CODE_SIMPLE"),
             glob_no_ignore: std::env::var("CLAUDE_CODE_GLOB_NO_IGNORE").is_ok_and(|v| v.trim() == "true"),
             disable_background_tasks: env_flag("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"),
+            // PowerShell is offered where pwsh is installed (on the PATH the commands run with).
+            pwsh: agent_tools_host::find_pwsh(std::env::var_os("PATH").as_deref()),
         };
         let pool = assemble_tool_pool(&permissions, Vec::new(), &config);
         let id = session_id();

@@ -6,6 +6,8 @@
 //! prompt-cache prefix stays stable), keeping the first tool of any duplicate name.
 
 use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
@@ -20,9 +22,26 @@ pub struct HostConfig {
     /// Glob skips files excluded by ignore files (default). Set to `true` for Claude Code's own
     /// behaviour (it passes `--no-ignore` to its Glob).
     pub glob_no_ignore: bool,
-    /// No background tasks (Claude Code's `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`): Bash has no
-    /// `run_in_background` field. TaskOutput and TaskStop stay (they find no task to act on).
+    /// No background tasks (Claude Code's `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`): Bash and
+    /// PowerShell have no `run_in_background` field. TaskOutput and TaskStop stay (they find no
+    /// task to act on).
     pub disable_background_tasks: bool,
+    /// The `pwsh` program, when PowerShell 7 is installed ([`find_pwsh`] looks it up on a search
+    /// path): the PowerShell tool is in the pool only then.
+    pub pwsh: Option<PathBuf>,
+}
+
+/// The `pwsh` program in `search_path` (a `PATH`-style list), for [`HostConfig::pwsh`]; `None`
+/// when there is none or the `powershell` feature is off. The caller passes the search path (the
+/// CLI passes its `PATH`): library code never reads the environment.
+pub fn find_pwsh(search_path: Option<&OsStr>) -> Option<PathBuf> {
+    #[cfg(feature = "powershell")]
+    return agent_tool_powershell::find_pwsh(search_path);
+    #[cfg(not(feature = "powershell"))]
+    {
+        let _ = search_path;
+        None
+    }
 }
 
 /// Tools that are added to a session elsewhere, never through [`get_tools`] (Claude Code's
@@ -37,7 +56,8 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 /// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps prompt
 /// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
 /// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch,
-/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools.
+/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools (PowerShell among
+/// them, late, and only when [`HostConfig::pwsh`] names a program).
 // One `push` per feature-gated tool reads better than a `vec!` full of `cfg`s.
 #[allow(clippy::vec_init_then_push)]
 pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
@@ -65,6 +85,14 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_notebook_edit::tool());
     #[cfg(feature = "task-stop")]
     tools.push(agent_tool_task_stop::tool());
+    #[cfg(feature = "powershell")]
+    if let Some(pwsh) = &config.pwsh {
+        tools.push(agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {
+            shell: Some(pwsh.clone()),
+            background_tasks: !config.disable_background_tasks,
+            ..agent_tool_powershell::PowerShellConfig::default()
+        }));
+    }
     let _ = config;
     tools
 }

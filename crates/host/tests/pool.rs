@@ -45,6 +45,10 @@ fn compiled() -> Vec<&'static str> {
     if cfg!(feature = "task-stop") {
         expected.push("TaskStop");
     }
+    // PowerShell also needs a pwsh, which the default config does not name.
+    if cfg!(feature = "powershell") && HostConfig::default().pwsh.is_some() {
+        expected.push("PowerShell");
+    }
     expected
 }
 
@@ -128,4 +132,55 @@ fn without_background_tasks_bash_has_no_run_in_background() {
     assert!(schema_keys(&HostConfig::default()).contains(&"run_in_background".to_owned()));
     let off = HostConfig { disable_background_tasks: true, ..HostConfig::default() };
     assert!(!schema_keys(&off).contains(&"run_in_background".to_owned()));
+}
+
+/// A config naming a `pwsh` (the host trusts the path it is given; the CLI finds it on `PATH`).
+fn with_pwsh() -> HostConfig {
+    HostConfig { pwsh: Some(std::path::PathBuf::from("/usr/bin/pwsh")), ..HostConfig::default() }
+}
+
+#[test]
+fn powershell_is_in_the_pool_only_with_a_pwsh_and_last_in_base_order() {
+    let without = names(&get_all_base_tools(&HostConfig::default()));
+    assert!(!without.contains(&"PowerShell".to_owned()));
+    let with = names(&get_all_base_tools(&with_pwsh()));
+    let mut expected = compiled();
+    if cfg!(feature = "powershell") {
+        expected.push("PowerShell");
+    }
+    assert_eq!(with, expected);
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &with_pwsh());
+    expected.sort_unstable();
+    assert_eq!(names(&pool), expected);
+    if cfg!(feature = "powershell") {
+        assert!(names(&get_tools(&deny("PowerShell"), &with_pwsh())).iter().all(|name| name != "PowerShell"));
+        assert!(names(&get_tools(&deny("PowerShell(Remove-Item:*)"), &with_pwsh())).contains(&"PowerShell".to_owned()));
+    }
+}
+
+#[cfg(feature = "powershell")]
+#[test]
+fn powershell_follows_the_background_switch() {
+    let schema_keys = |config: &HostConfig| -> Vec<String> {
+        let tools = get_all_base_tools(config);
+        let tool = tools.iter().find(|tool| tool.name() == "PowerShell").unwrap();
+        assert!(tool.is_enabled());
+        tool.input_schema()["properties"].as_object().unwrap().keys().cloned().collect()
+    };
+    assert!(schema_keys(&with_pwsh()).contains(&"run_in_background".to_owned()));
+    let off = HostConfig { disable_background_tasks: true, ..with_pwsh() };
+    assert!(!schema_keys(&off).contains(&"run_in_background".to_owned()));
+}
+
+#[test]
+fn pwsh_is_looked_up_on_the_search_path_given() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let bin = tempfile::tempdir().unwrap();
+    let pwsh = bin.path().join("pwsh");
+    std::fs::write(&pwsh, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&pwsh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let expected = cfg!(feature = "powershell").then_some(pwsh);
+    assert_eq!(agent_tools_host::find_pwsh(Some(bin.path().as_os_str())), expected);
+    let empty = tempfile::tempdir().unwrap();
+    assert_eq!(agent_tools_host::find_pwsh(Some(empty.path().as_os_str())), None);
 }

@@ -92,7 +92,8 @@ pub type BashConfig = ShellConfig<Bash>;
 /// The Bash tool definition: the shared shell tool over [`Bash`].
 pub type BashTool = ShellTool<Bash>;
 
-/// Bash as a [`Shell`]: `bash -c` with [`SCRIPT`], Claude Code's exit-code semantics
+/// Bash as a [`Shell`]: `bash -c` with a fixed script (the command is its argument, run with
+/// `eval`; an `EXIT` trap records the final directory), Claude Code's exit-code semantics
 /// ([`semantics`]), and the permission rules of `agent_tools_permissions::shell`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bash {}
