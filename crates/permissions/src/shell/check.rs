@@ -522,24 +522,18 @@ pub(crate) fn check(tool_name: &str, command: &str, ctx: &ToolUseContext) -> Per
     }
 
     // Any deny wins; then questions that survive bypass mode.
-    if let Some(Verdict::Deny { message, reason }) =
-        verdicts.iter().find(|v| matches!(v, Verdict::Deny { .. })).cloned()
+    if let Some(denied) =
+        verdicts.iter().find(|v| matches!(v, Verdict::Deny { .. })).cloned().and_then(Verdict::into_result)
     {
-        return PermissionResult::Deny { message, decision_reason: reason };
+        return denied;
     }
     if let Some(rule) = whole_ask {
         return asked_by_rule(command, rule);
     }
-    if let Some(Verdict::Ask { message, reason, blocked_path }) =
-        verdicts.iter().find(|v| matches!(v, Verdict::Ask { .. })).cloned()
+    if let Some(asked) =
+        verdicts.iter().find(|v| matches!(v, Verdict::Ask { .. })).cloned().and_then(Verdict::into_result)
     {
-        return PermissionResult::Ask {
-            message,
-            updated_input: None,
-            decision_reason: Some(reason),
-            suggestions: Vec::new(),
-            blocked_path,
-        };
+        return asked;
     }
     if let Some(why) = parsed.complex {
         return too_complex(command, why);

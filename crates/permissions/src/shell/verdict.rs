@@ -63,6 +63,26 @@ impl Verdict {
         Self::Needs { message, reason: None, suggestions: Vec::new(), blocked_path: None }
     }
 
+    /// The permission result this verdict comes to on its own: `Deny`, `Ask`, or `Passthrough`
+    /// for a verdict that needs approval; `None` for `Allow` (what allows the command is the
+    /// caller's to say).
+    pub fn into_result(self) -> Option<PermissionResult> {
+        match self {
+            Self::Allow(_) => None,
+            Self::Deny { message, reason } => Some(PermissionResult::Deny { message, decision_reason: reason }),
+            Self::Ask { message, reason, blocked_path } => Some(PermissionResult::Ask {
+                message,
+                updated_input: None,
+                decision_reason: Some(reason),
+                suggestions: Vec::new(),
+                blocked_path,
+            }),
+            Self::Needs { message, reason, suggestions, blocked_path } => {
+                Some(PermissionResult::Passthrough { message, decision_reason: reason, suggestions, blocked_path })
+            }
+        }
+    }
+
     /// The verdict for one path a command of the shell tool `tool_name` reads or (`write`)
     /// writes, from what [`check_read_permission`](crate::check_read_permission) or
     /// [`check_write_permission`](crate::check_write_permission) said about it (Claude Code's

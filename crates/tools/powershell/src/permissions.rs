@@ -159,27 +159,25 @@ pub fn check(command: &str, ctx: &ToolUseContext) -> PermissionResult {
     if let Ok(words) = &simple {
         paths = paths.worse(read_verdict(words, command, ctx));
     }
-    if let Verdict::Deny { message, reason } = paths {
-        return PermissionResult::Deny { message, decision_reason: reason };
+    if matches!(paths, Verdict::Deny { .. })
+        && let Some(denied) = paths.clone().into_result()
+    {
+        return denied;
     }
     if let Some(rule) = matching_rule(PermissionBehavior::Ask, &spellings, classify::rule_pattern, ctx) {
         return asked_by_rule(command, rule);
     }
-    if let Verdict::Ask { message, reason, blocked_path } = paths {
-        return PermissionResult::Ask {
-            message,
-            updated_input: None,
-            decision_reason: Some(reason),
-            suggestions: Vec::new(),
-            blocked_path,
-        };
+    if matches!(paths, Verdict::Ask { .. })
+        && let Some(asked) = paths.clone().into_result()
+    {
+        return asked;
     }
     let words = match simple {
         Ok(words) => words,
         Err(why) => return too_complex(command, why),
     };
-    if let Verdict::Needs { message, reason, suggestions, blocked_path } = paths {
-        return PermissionResult::Passthrough { message, decision_reason: reason, suggestions, blocked_path };
+    if let Some(needs) = paths.into_result() {
+        return needs;
     }
     let spelling = [classify::allow_spelling(&words)];
     if let Some(rule) = matching_rule(PermissionBehavior::Allow, &spelling, classify::allow_pattern, ctx) {
