@@ -84,6 +84,8 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_file_write::tool());
     #[cfg(feature = "notebook-edit")]
     tools.push(agent_tool_notebook_edit::tool());
+    #[cfg(feature = "todo-write")]
+    tools.push(agent_tool_todo_write::tool());
     #[cfg(feature = "task-stop")]
     tools.push(agent_tool_task_stop::tool());
     #[cfg(feature = "powershell")]

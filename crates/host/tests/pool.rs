@@ -42,6 +42,9 @@ fn compiled() -> Vec<&'static str> {
     if cfg!(feature = "notebook-edit") {
         expected.push("NotebookEdit");
     }
+    if cfg!(feature = "todo-write") {
+        expected.push("TodoWrite");
+    }
     if cfg!(feature = "task-stop") {
         expected.push("TaskStop");
     }
