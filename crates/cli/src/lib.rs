@@ -159,6 +159,20 @@ async fn stop_requested() -> u8 {
     }
 }
 
+/// Tells the user (on stderr) which background tasks were still running when the program ended
+/// and were stopped with it: a `call` or `run` session ends with the program.
+fn report_stopped_tasks(stopped: &[agent_tools_tasks::TaskSnapshot]) {
+    if stopped.is_empty() {
+        return;
+    }
+    let count = stopped.len();
+    let noun = if count == 1 { "task was" } else { "tasks were" };
+    report(format_args!("agent-tools: {count} background {noun} still running and stopped on exit:"));
+    for task in stopped {
+        report(format_args!("  {} ({}), output in {}", task.id, task.description, task.output_path.display()));
+    }
+}
+
 /// Runs the `agent-tools` program with the process's arguments and returns its exit status:
 /// 0 success, 1 an error `tool_result` (`call`), 2 a usage or setup error.
 pub fn main() -> ExitCode {
@@ -191,7 +205,8 @@ pub fn main() -> ExitCode {
             outcome = command => outcome,
             code = stop_requested() => Ok(ExitCode::from(code)),
         };
-        let _ = tokio::task::spawn_blocking(move || agent_tools_tasks::shutdown(&tasks)).await;
+        let stopped = tokio::task::spawn_blocking(move || agent_tools_tasks::shutdown(&tasks)).await;
+        report_stopped_tasks(&stopped.unwrap_or_default());
         outcome
     });
     // Do not wait for a blocking read of the terminal that a signal interrupted.

@@ -246,6 +246,12 @@ fn call_and_run_stop_their_background_tasks_on_exit() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout(&output).starts_with("Command running in background with ID: b"), "{}", stdout(&output));
     assert_eq!(carrying(&token), Vec::<i32>::new(), "call left its background task running");
+    // The user is told what was stopped, and where its output is.
+    let id = &stdout(&output)["Command running in background with ID: ".len()..][..9];
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(stderr.contains("agent-tools: 1 background task was still running and stopped on exit:"), "{stderr}");
+    assert!(stderr.contains(&format!("  {id} (")), "{stderr}");
+    assert!(stderr.contains(&format!("{id}.output")), "{stderr}");
 
     let turn = format!(
         r#"[{{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {{"command": "sleep 3203.{token}", "run_in_background": true}}}}]"#

@@ -438,11 +438,11 @@ impl Inner {
         self.tasks().iter().find(|task| task.id == id).cloned()
     }
 
-    fn shutdown(&self) {
+    fn shutdown(&self) -> Vec<TaskSnapshot> {
         *self.shut_down.lock().unwrap_or_else(PoisonError::into_inner) = true;
         let tasks: Vec<Arc<Task>> = self.tasks().clone();
         if tasks.is_empty() {
-            return;
+            return Vec::new();
         }
         let stopped: Vec<&Arc<Task>> = tasks.iter().filter(|task| task.mark_killed().is_ok()).collect();
         // Finished tasks are searched too: a child may have outlived its shell.
@@ -452,9 +452,10 @@ impl Inner {
             tracing::warn!(left, "processes of background tasks outlived SIGKILL");
         }
         let deadline = Instant::now() + Duration::from_secs(2);
-        for task in stopped {
+        for task in &stopped {
             task.wait_until(deadline, |state| state.reaped);
         }
+        stopped.iter().map(|task| task.snapshot()).collect()
     }
 }
 
@@ -694,17 +695,17 @@ impl TaskRegistry {
         }
     }
 
-    /// Stops every running task and whatever finished tasks left running, and refuses new ones.
-    /// Blocks for at most the grace period and a few seconds. Safe to call more than once; also
-    /// run when the last handle is dropped.
-    pub fn shutdown(&self) {
-        self.inner.shutdown();
+    /// Stops every running task and whatever finished tasks left running, and refuses new ones;
+    /// returns the tasks that were still running (now `killed`), so a program can tell its user.
+    /// Blocks for at most the grace period and a few seconds. Safe to call more than once (later
+    /// calls return nothing); also run when the last handle is dropped.
+    pub fn shutdown(&self) -> Vec<TaskSnapshot> {
+        self.inner.shutdown()
     }
 }
 
-/// Shuts down the session's registry, if it has one (what a program calls on its way out).
-pub fn shutdown(ctx: &ToolUseContext) {
-    if let Some(registry) = TaskRegistry::existing(ctx) {
-        registry.shutdown();
-    }
+/// Shuts down the session's registry, if it has one (what a program calls on its way out), and
+/// returns the tasks it stopped while they were still running.
+pub fn shutdown(ctx: &ToolUseContext) -> Vec<TaskSnapshot> {
+    TaskRegistry::existing(ctx).map(|registry| registry.shutdown()).unwrap_or_default()
 }

@@ -177,8 +177,13 @@ async fn a_context_registry_is_shut_down_with_the_session() {
     // No session folder: output goes to a private temporary folder, removed with the registry.
     let folder = tasks.output_dir().to_path_buf();
     assert!(task.output_path.starts_with(&folder));
+    let finished = tasks.spawn_shell(spec("true", dir.path())).unwrap();
     assert!(eventually(Duration::from_secs(30), || carrying(&token).len() >= 5).await);
-    agent_tools_tasks::shutdown(&ctx);
+    assert!(eventually(Duration::from_secs(30), || tasks.get(&finished.id).unwrap().status.is_finished()).await);
+    let stopped = agent_tools_tasks::shutdown(&ctx);
+    // Only the task that was still running is reported, now killed.
+    assert_eq!(stopped.iter().map(|t| (t.id.as_str(), t.status)).collect::<Vec<_>>(), [(task.id.as_str(), TaskStatus::Killed)]);
+    assert!(agent_tools_tasks::shutdown(&ctx).is_empty(), "a second shutdown stops nothing");
     assert_eq!(carrying(&token), Vec::<i32>::new());
     assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Killed);
     // After a shutdown nothing new starts.
