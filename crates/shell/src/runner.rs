@@ -272,7 +272,8 @@ pub async fn run_foreground<S: Shell>(
     if is_error {
         overhead += render::exit_code_line(exit_code).len() + 1;
         if call.sandboxed {
-            overhead += sandbox::violation_note("Read-only file system").map_or(0, |note| note.chars().count() + 1);
+            let longest = [true, false].map(|may| sandbox::violation_note("Read-only file system", may));
+            overhead += longest.iter().flatten().map(|note| note.chars().count() + 1).max().unwrap_or(0);
         }
     }
     let budget = limit.saturating_sub(overhead);
@@ -298,7 +299,7 @@ pub async fn run_foreground<S: Shell>(
     let shown = shown.map_err(|error| ToolError::internal(format!("could not read the command's output: {error}")))?;
     if call.sandboxed
         && is_error
-        && let Some(note) = sandbox::violation_note(&shown.text)
+        && let Some(note) = sandbox::violation_note(&shown.text, ctx.options.sandbox.allow_unsandboxed_commands)
     {
         if !stderr.is_empty() {
             stderr.push('\n');

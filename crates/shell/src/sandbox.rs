@@ -115,11 +115,20 @@ const SIGNS: &[&str] = &[
     "getaddrinfo",
 ];
 
-/// A note for a failed sandboxed command whose output shows the sandbox got in its way.
-pub fn violation_note(output: &str) -> Option<&'static str> {
-    SIGNS.iter().any(|sign| output.contains(sign)).then_some(
-        "<sandbox>This command ran in the sandbox: it can write only the working directories and the temporary folder, and has no network. If it needs more, run it again with dangerouslyDisableSandbox: true (that call needs the user's approval).</sandbox>",
-    )
+/// The note when the model may ask to run the command outside the sandbox.
+const NOTE_MAY_LEAVE: &str = "<sandbox>This command ran in the sandbox: it can write only the working directories and the temporary folder, and has no network. If it needs more, run it again with dangerouslyDisableSandbox: true (that call needs the user's approval).</sandbox>";
+
+/// The note when the settings forbid unsandboxed commands (`allowUnsandboxedCommands: false`).
+const NOTE_MUST_STAY: &str = "<sandbox>This command ran in the sandbox: it can write only the working directories and the temporary folder, and has no network. The user's settings do not allow commands outside the sandbox (dangerouslyDisableSandbox is ignored): do it another way, or tell the user what is needed.</sandbox>";
+
+/// A note for a failed sandboxed command whose output shows the sandbox got in its way. It offers
+/// `dangerouslyDisableSandbox` only when `may_run_unsandboxed` (the settings'
+/// `allowUnsandboxedCommands`) lets the model use it.
+pub fn violation_note(output: &str, may_run_unsandboxed: bool) -> Option<&'static str> {
+    SIGNS
+        .iter()
+        .any(|sign| output.contains(sign))
+        .then_some(if may_run_unsandboxed { NOTE_MAY_LEAVE } else { NOTE_MUST_STAY })
 }
 
 fn capitalize(text: &str) -> String {
@@ -189,8 +198,13 @@ mod tests {
 
     #[test]
     fn violations_are_explained_only_when_the_output_shows_one() {
-        assert!(violation_note("touch: cannot touch '/etc/x': Read-only file system").is_some());
-        assert!(violation_note("curl: (6) Could not resolve host: example.com").is_some());
-        assert!(violation_note("error: no such file").is_none());
+        let note = violation_note("touch: cannot touch '/etc/x': Read-only file system", true).unwrap();
+        assert!(note.contains("run it again with dangerouslyDisableSandbox: true"), "{note}");
+        assert!(violation_note("curl: (6) Could not resolve host: example.com", true).is_some());
+        assert!(violation_note("error: no such file", true).is_none());
+        // When the settings forbid leaving the sandbox, the note does not suggest it.
+        let strict = violation_note("Read-only file system", false).unwrap();
+        assert!(!strict.contains("run it again"), "{strict}");
+        assert!(strict.contains("do not allow commands outside the sandbox"), "{strict}");
     }
 }

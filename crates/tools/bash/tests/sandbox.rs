@@ -107,9 +107,12 @@ async fn the_way_out_of_the_sandbox_is_the_setting_the_flag_or_an_excluded_comma
     // Not when the settings forbid unsandboxed commands.
     std::fs::write(&target, "original").unwrap();
     let strict = sandboxed(&p.root, SandboxSettings { allow_unsandboxed_commands: false, ..on() });
-    let (_, is_error) = run(&strict, json!({"command": write, "dangerouslyDisableSandbox": "true"})).await;
+    let (text, is_error) = run(&strict, json!({"command": write, "dangerouslyDisableSandbox": "true"})).await;
     assert!(is_error);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "original");
+    // ... and the sandbox note does not suggest what the settings forbid.
+    assert!(text.contains("do not allow commands outside the sandbox"), "{text}");
+    assert!(!text.contains("run it again with dangerouslyDisableSandbox"), "{text}");
 
     // An excluded command runs outside; a compound command only when every part is excluded.
     let excluded = sandboxed(&p.root, SandboxSettings { excluded_commands: vec!["echo:*".into()], ..on() });
