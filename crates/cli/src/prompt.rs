@@ -56,13 +56,22 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
     writeln!(out, "  input: {}", input_line(request))?;
     writeln!(out, "  why:   {}", request.message)?;
     for _ in 0..5 {
-        write!(out, "Allow? [y] once, [a] always this session, [n] no (then a reason, optional): ")?;
+        write!(out, "Allow? [y] once, [a] always this session, [n] no (a reason may follow, as in `n use docs/`): ")?;
         out.flush()?;
         let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
             break;
         }
         if let Some(answer) = parse_answer(&line) {
+            // A bare `n` gets one more line for the reason (an empty line skips it).
+            if matches!(answer, PermissionAnswer::Deny { feedback: None }) && !line.trim().is_empty() {
+                write!(out, "Reason for the model (optional, Enter to skip): ")?;
+                out.flush()?;
+                let mut reason = String::new();
+                input.read_line(&mut reason)?;
+                let reason = reason.trim();
+                return Ok(PermissionAnswer::Deny { feedback: (!reason.is_empty()).then(|| reason.to_owned()) });
+            }
             return Ok(answer);
         }
         writeln!(out, "Please answer y, a or n.")?;

@@ -1,0 +1,118 @@
+//! The permission question on a real terminal: `agent-tools call` runs on a pseudo-terminal (so
+//! it can open `/dev/tty`) and a test types the answers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+/// A running `agent-tools` on a terminal: what it printed so far, and its keyboard.
+struct Session {
+    screen: mpsc::Receiver<Vec<u8>>,
+    seen: String,
+    keys: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Session {
+    fn start(cwd: &Path, args: &[&str]) -> Self {
+        let pair = native_pty_system().openpty(PtySize { rows: 40, cols: 200, pixel_width: 0, pixel_height: 0 }).unwrap();
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_agent-tools"));
+        command.env("HOME", cwd.join(".home"));
+        command.env("XDG_STATE_HOME", cwd.join(".state"));
+        command.arg("--cwd");
+        command.arg(cwd);
+        command.args(args);
+        command.cwd(cwd);
+        let child = pair.slave.spawn_command(command).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let keys = pair.master.take_writer().unwrap();
+        let (send, screen) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _master = pair.master;
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || send.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { screen, seen: String::new(), keys, child }
+    }
+
+    /// Waits until the output so far contains `text` (panics with the screen after 30 s).
+    fn expect(&mut self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.seen.contains(text) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.screen.recv_timeout(left) {
+                Ok(bytes) => self.seen.push_str(&String::from_utf8_lossy(&bytes)),
+                Err(_) => panic!("never saw {text:?}; the terminal shows:\n{}", self.seen),
+            }
+        }
+    }
+
+    fn type_line(&mut self, line: &str) {
+        self.keys.write_all(format!("{line}\r").as_bytes()).unwrap();
+        self.keys.flush().unwrap();
+    }
+
+    /// Waits for the program to end and returns its exit code and everything it printed.
+    fn finish(mut self) -> (u32, String) {
+        let status = self.child.wait().unwrap();
+        while let Ok(bytes) = self.screen.recv_timeout(Duration::from_millis(500)) {
+            self.seen.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        (status.exit_code(), self.seen)
+    }
+}
+
+fn write_call(dir: &Path) -> String {
+    format!(r#"{{"file_path": "{}", "content": "hello\n"}}"#, dir.join("new.txt").display())
+}
+
+#[test]
+fn no_then_a_reason_on_the_next_line_reaches_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
+    session.expect("Write wants to run");
+    session.expect("Allow? [y] once, [a] always this session, [n] no");
+    session.type_line("n");
+    session.expect("Reason for the model (optional, Enter to skip): ");
+    session.type_line("write it under docs/ instead");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 1, "a refused call is an error result:\n{screen}");
+    assert!(screen.contains("The user said: write it under docs/ instead"), "{screen}");
+    assert!(!dir.path().join("new.txt").exists());
+}
+
+#[test]
+fn a_reason_on_the_same_line_and_an_unclear_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
+    session.expect("Allow? [y]");
+    session.type_line("maybe");
+    session.expect("Please answer y, a or n.");
+    session.type_line("no not now");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 1, "{screen}");
+    assert!(screen.contains("The user said: not now"), "{screen}");
+    assert!(!screen.contains("Reason for the model"), "a reason was already given:\n{screen}");
+}
+
+#[test]
+fn yes_runs_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
+    session.expect("Allow? [y]");
+    session.type_line("y");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("File created successfully"), "{screen}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("new.txt")).unwrap(), "hello\n");
+}
