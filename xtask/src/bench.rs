@@ -16,7 +16,7 @@
 //! - for profiling: `--only TEXT` runs the rows whose title contains TEXT, `--in-process-only`
 //!   skips the binary and `rg`.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context as _, bail, ensure};
@@ -32,11 +32,14 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
     if !options.iter().any(|option| option == "--no-build") {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
     }
-    let runner = Path::new("target/release/xtask");
-    let binary = std::fs::canonicalize("target/release/agent-tools")
-        .context("target/release/agent-tools is missing: run `cargo build --release -p agent-tools-cli`")?;
+    // Cargo's own rule for where builds go: `CARGO_TARGET_DIR`, else `target/`.
+    let release = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from).join("release");
+    let runner = release.join("xtask");
+    let binary = std::fs::canonicalize(release.join("agent-tools")).with_context(|| {
+        format!("{} is missing: run `cargo build --release -p agent-tools-cli`", release.join("agent-tools").display())
+    })?;
     ensure!(runner.is_file(), "{} is missing: run without --no-build", runner.display());
-    let status = Command::new(runner)
+    let status = Command::new(&runner)
         .arg("bench-run")
         .arg("--bin")
         .arg(&binary)

@@ -175,6 +175,13 @@ fn broken_settings_and_unknown_modes_are_usage_errors() {
     let output = agent_tools(dir.path(), &["--settings", "{not json", "list"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--settings is not valid settings JSON"));
+    let missing = dir.path().join("missing.json");
+    let output = agent_tools(dir.path(), &["--settings", missing.to_str().unwrap(), "list"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim_end(),
+        format!("agent-tools: cannot use the settings: cannot read {}: no such file", missing.display())
+    );
 }
 
 #[test]

@@ -103,24 +103,25 @@ pub struct SandboxFileSettings {
     pub excluded_commands: Vec<String>,
 }
 
-/// A settings file that could not be used.
+/// A settings file that could not be used. The message is complete on its own (the cause is in
+/// it, not chained as a `source`), so printing the error chain does not repeat it.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    /// The file exists but cannot be read.
-    #[error("cannot read {path}: {source}")]
+    /// The file cannot be read (or, for `--settings`, does not exist).
+    #[error("cannot read {path}: {reason}")]
     Read {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// The file (or text) is not valid settings JSON.
-    #[error("{origin} is not valid settings JSON: {source}")]
+    #[error("{origin} is not valid settings JSON: {reason}")]
     Parse {
         /// The file or `--settings` text.
         origin: String,
         /// Why.
-        source: serde_json::Error,
+        reason: serde_json::Error,
     },
     /// `defaultMode` names no mode.
     #[error(
@@ -155,15 +156,15 @@ pub struct LoadedSettings {
 fn parse(text: &str, origin: &str) -> Result<SettingsFile, SettingsError> {
     // Leave unknown keys alone; but the keys we read must have the right shape.
     let value: Value =
-        serde_json::from_str(text).map_err(|source| SettingsError::Parse { origin: origin.to_owned(), source })?;
-    serde_json::from_value(value).map_err(|source| SettingsError::Parse { origin: origin.to_owned(), source })
+        serde_json::from_str(text).map_err(|reason| SettingsError::Parse { origin: origin.to_owned(), reason })?;
+    serde_json::from_value(value).map_err(|reason| SettingsError::Parse { origin: origin.to_owned(), reason })
 }
 
 fn read(path: &Path) -> Result<Option<SettingsFile>, SettingsError> {
     match std::fs::read_to_string(path) {
         Ok(text) => parse(&text, &path.display().to_string()).map(Some),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(SettingsError::Read { path: path.to_owned(), source }),
+        Err(reason) => Err(SettingsError::Read { path: path.to_owned(), reason }),
     }
 }
 
@@ -193,7 +194,7 @@ impl LoadedSettings {
             } else {
                 read(Path::new(flag))?.ok_or_else(|| SettingsError::Read {
                     path: PathBuf::from(flag),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                    reason: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
                 })?
             };
             files.push((PermissionRuleSource::FlagSettings, file));
