@@ -33,7 +33,8 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
     }
     // Cargo's own rule for where builds go: `CARGO_TARGET_DIR`, else `target/`.
-    let release = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from).join("release");
+    let release =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from).join("release");
     let runner = release.join("xtask");
     let binary = std::fs::canonicalize(release.join("agent-tools")).with_context(|| {
         format!("{} is missing: run `cargo build --release -p agent-tools-cli`", release.join("agent-tools").display())

@@ -165,12 +165,10 @@ impl PermissionPrompter for ElicitationPrompter {
             use rmcp::model::{ElicitRequestParams, ElicitationAction};
             use rmcp::service::ElicitationMode;
             if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
-                return PermissionAnswer::Deny {
-                    feedback: Some(
-                        "This MCP client cannot show permission questions, so calls that need approval are refused. \
-                         Start the server with a permission mode or rules that allow them (see --permission-mode and --allowed-tools)."
-                            .into(),
-                    ),
+                return PermissionAnswer::Unavailable {
+                    why: "this MCP client cannot show permission questions; the server's --permission-mode or \
+                          --allowed-tools rules must allow such calls"
+                        .into(),
                 };
             }
             let message = format!(
@@ -187,7 +185,9 @@ impl PermissionPrompter for ElicitationPrompter {
                 Ok(_) => None,
                 Err(err) => {
                     tracing::warn!("the permission question could not be asked: {err}");
-                    None
+                    return PermissionAnswer::Unavailable {
+                        why: format!("the MCP client did not show the permission question: {err}"),
+                    };
                 }
             };
             match answer.map(serde_json::from_value::<PermissionForm>) {

@@ -20,7 +20,8 @@ struct Session {
 
 impl Session {
     fn start(cwd: &Path, args: &[&str]) -> Self {
-        let pair = native_pty_system().openpty(PtySize { rows: 40, cols: 200, pixel_width: 0, pixel_height: 0 }).unwrap();
+        let pair =
+            native_pty_system().openpty(PtySize { rows: 40, cols: 200, pixel_width: 0, pixel_height: 0 }).unwrap();
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_agent-tools"));
         command.env("HOME", cwd.join(".home"));
         command.env("XDG_STATE_HOME", cwd.join(".state"));

@@ -165,6 +165,12 @@ pub enum PermissionAnswer {
         /// What the user said, passed on to the model.
         feedback: Option<String>,
     },
+    /// Nobody could be asked (an MCP client without elicitation, a question that could not be
+    /// shown): the call is refused as when there is no prompter at all, never as the user's "no".
+    Unavailable {
+        /// Why, and what would let such calls run; passed on to the model.
+        why: String,
+    },
 }
 
 /// Someone who can answer permission questions: the CLI's terminal, an MCP client's elicitation.
@@ -283,5 +289,9 @@ pub async fn resolve_ask(
             },
             modifier: None,
         },
+        PermissionAnswer::Unavailable { why } => refuse(format!(
+            "Permission to use {tool_name} has been denied: this call needs approval and no one could be asked ({why}). {}",
+            request.message
+        )),
     }
 }

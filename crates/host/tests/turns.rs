@@ -346,6 +346,27 @@ async fn dont_ask_mode_and_nobody_to_ask_refuse() {
 }
 
 #[tokio::test]
+async fn a_prompter_that_cannot_ask_refuses_without_blaming_the_user() {
+    let s = setup(1);
+    let ctx = ToolUseContext::new("/w");
+    let prompter = Arc::new(Answers {
+        answers: Mutex::new(vec![PermissionAnswer::Unavailable { why: "the client has no dialogs".into() }]),
+        asked: Mutex::new(Vec::new()),
+    });
+    let done = s
+        .executor
+        .clone()
+        .with_prompter(prompter)
+        .run_tool_use(&block("t1", "Asker", json!({"label": "x"})), &ctx)
+        .await;
+    assert!(done.block.is_error);
+    assert_eq!(
+        done.block.content.text(),
+        "Permission to use Asker has been denied: this call needs approval and no one could be asked (the client has no dialogs). the probe needs approval"
+    );
+}
+
+#[tokio::test]
 async fn oversized_results_are_saved_in_the_session_folder() {
     let s = setup(1);
     let dir = tempfile::tempdir().unwrap();

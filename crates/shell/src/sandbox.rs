@@ -125,10 +125,11 @@ const NOTE_MUST_STAY: &str = "<sandbox>This command ran in the sandbox: it can w
 /// `dangerouslyDisableSandbox` only when `may_run_unsandboxed` (the settings'
 /// `allowUnsandboxedCommands`) lets the model use it.
 pub fn violation_note(output: &str, may_run_unsandboxed: bool) -> Option<&'static str> {
-    SIGNS
-        .iter()
-        .any(|sign| output.contains(sign))
-        .then_some(if may_run_unsandboxed { NOTE_MAY_LEAVE } else { NOTE_MUST_STAY })
+    SIGNS.iter().any(|sign| output.contains(sign)).then_some(if may_run_unsandboxed {
+        NOTE_MAY_LEAVE
+    } else {
+        NOTE_MUST_STAY
+    })
 }
 
 fn capitalize(text: &str) -> String {

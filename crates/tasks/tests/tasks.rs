@@ -182,7 +182,10 @@ async fn a_context_registry_is_shut_down_with_the_session() {
     assert!(eventually(Duration::from_secs(30), || tasks.get(&finished.id).unwrap().status.is_finished()).await);
     let stopped = agent_tools_tasks::shutdown(&ctx);
     // Only the task that was still running is reported, now killed.
-    assert_eq!(stopped.iter().map(|t| (t.id.as_str(), t.status)).collect::<Vec<_>>(), [(task.id.as_str(), TaskStatus::Killed)]);
+    assert_eq!(
+        stopped.iter().map(|t| (t.id.as_str(), t.status)).collect::<Vec<_>>(),
+        [(task.id.as_str(), TaskStatus::Killed)]
+    );
     assert!(agent_tools_tasks::shutdown(&ctx).is_empty(), "a second shutdown stops nothing");
     assert_eq!(carrying(&token), Vec::<i32>::new());
     assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Killed);

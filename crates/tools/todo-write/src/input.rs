@@ -82,7 +82,8 @@ mod tests {
     #[test]
     fn items_refuse_empty_text() {
         let item: TodoItem =
-            serde_json::from_value(json!({"content": "Ship", "status": "in_progress", "activeForm": "Shipping"})).unwrap();
+            serde_json::from_value(json!({"content": "Ship", "status": "in_progress", "activeForm": "Shipping"}))
+                .unwrap();
         assert_eq!(item.status, TodoStatus::InProgress);
         let empty = serde_json::from_value::<TodoItem>(json!({"content": "", "status": "pending", "activeForm": "x"}));
         assert!(empty.unwrap_err().to_string().contains(EMPTY_CONTENT));
