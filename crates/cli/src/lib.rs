@@ -15,6 +15,7 @@
 //! PowerShell. The PowerShell tool is in the pool when `pwsh` is found on `PATH`.
 //! The binary is a thin wrapper around [`main`], so tests can build the same program.
 
+mod cleanup;
 mod commands;
 mod prompt;
 mod serve;

@@ -1,7 +1,7 @@
 //! Turning the environment and flags into a tool pool, a context and an executor (library code
 //! never reads the environment; this is where it happens).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tools_core::{PermissionMode, Tool, ToolUseContext};
@@ -94,7 +94,20 @@ impl Session {
         ctx.permission_context = Arc::new(permissions);
         ctx.options.tools = pool.clone().into();
         ctx.options.is_non_interactive_session = kind == Kind::Server || !crate::prompt::terminal_available();
-        ctx.options.session_dir = Some(session_dir(&id, home.as_ref()));
+        let folder = session_dir(&id, home.as_ref());
+        // Old sessions' files go, in the background: never in the way of this one.
+        if let Some(sessions) = folder.parent().map(Path::to_path_buf) {
+            let period = settings.cleanup_period_days().unwrap_or(crate::cleanup::DEFAULT_PERIOD_DAYS);
+            let keep = folder.clone();
+            std::thread::spawn(move || {
+                let removed =
+                    crate::cleanup::remove_old_sessions(&sessions, &keep, period, std::time::SystemTime::now());
+                if removed > 0 {
+                    tracing::debug!(removed, period_days = period, "removed old session folders");
+                }
+            });
+        }
+        ctx.options.session_dir = Some(folder);
         ctx.options.sandbox = settings.sandbox();
         ctx.options.session_id = id;
         let hooks = Hooks { pre_tool_use: settings.hooks("PreToolUse"), post_tool_use: settings.hooks("PostToolUse") };

@@ -83,6 +83,14 @@ pub struct SettingsFile {
     /// Sandbox settings.
     #[serde(default)]
     pub sandbox: SandboxFileSettings,
+    /// `cleanupPeriodDays`: session files idle for longer are removed at start-up. A value that
+    /// is not a whole number of days is ignored rather than making the whole file unusable.
+    #[serde(default, rename = "cleanupPeriodDays", deserialize_with = "whole_days")]
+    pub cleanup_period_days: Option<u64>,
+}
+
+fn whole_days<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    Ok(serde_json::Value::deserialize(deserializer)?.as_u64())
 }
 
 /// The `sandbox` object of one settings file; a key left out keeps the value of earlier files.
@@ -278,6 +286,11 @@ impl LoadedSettings {
         Ok(context)
     }
 
+    /// `cleanupPeriodDays` (the last file that sets it wins), if any file sets it.
+    pub fn cleanup_period_days(&self) -> Option<u64> {
+        self.files.iter().rev().find_map(|(_, file)| file.cleanup_period_days)
+    }
+
     /// The sandbox settings, merged: later files override earlier ones key by key;
     /// `excludedCommands` accumulate.
     pub fn sandbox(&self) -> SandboxSettings {
@@ -461,6 +474,25 @@ mod tests {
         assert!(!SandboxSettings::default().enabled);
         let bad = SettingsSources { flag: Some(r#"{"sandbox": {"enabled": "yes"}}"#.into()), ..none };
         assert!(LoadedSettings::load(&bad).is_err(), "a sandbox key of the wrong type is reported");
+    }
+
+    #[test]
+    fn cleanup_period_is_the_last_whole_number_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(home.join(".claude/settings.json"), r#"{"cleanupPeriodDays": 7}"#).unwrap();
+        let days = |flag: Option<&str>| {
+            let sources = SettingsSources { home: Some(home.clone()), project: None, flag: flag.map(Into::into) };
+            LoadedSettings::load(&sources).unwrap().cleanup_period_days()
+        };
+        assert_eq!(days(None), Some(7));
+        assert_eq!(days(Some(r#"{"cleanupPeriodDays": 0}"#)), Some(0));
+        // Not a whole number of days: ignored, the file is still used.
+        assert_eq!(days(Some(r#"{"cleanupPeriodDays": -3}"#)), Some(7));
+        assert_eq!(days(Some(r#"{"cleanupPeriodDays": "30"}"#)), Some(7));
+        let none = SettingsSources { home: None, project: None, flag: None };
+        assert_eq!(LoadedSettings::load(&none).unwrap().cleanup_period_days(), None);
     }
 
     #[test]
