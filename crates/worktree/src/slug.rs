@@ -13,8 +13,8 @@ pub const WORKTREES_DIR: &str = ".claude/worktrees";
 /// What every worktree branch name starts with (Claude Code's `worktree-`).
 pub const BRANCH_PREFIX: &str = "worktree-";
 
-/// Why a worktree name is refused. The `Display` text reads as the end of a sentence that starts
-/// with the parameter's name ("The parameter `name` must be at most 64 characters …").
+/// Why a worktree name is refused. The `Display` text reads as the end of a sentence about the
+/// parameter ("The parameter `name` is invalid: must be at most 64 characters …").
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NameError {
     /// Longer than [`MAX_NAME_CHARS`].
