@@ -40,11 +40,11 @@ pub fn active(ctx: &ToolUseContext) -> Option<WorktreeSession> {
 /// Records `session` as the active worktree, unless one already is.
 ///
 /// # Errors
-/// The session already active (left unchanged).
-pub fn begin(ctx: &ToolUseContext, session: WorktreeSession) -> Result<(), WorktreeSession> {
+/// The session already active (left unchanged), boxed.
+pub fn begin(ctx: &ToolUseContext, session: WorktreeSession) -> Result<(), Box<WorktreeSession>> {
     ctx.app_state.with(|state| {
         state.update(|slot: &mut ActiveWorktree| match &slot.0 {
-            Some(current) => Err(current.clone()),
+            Some(current) => Err(Box::new(current.clone())),
             None => {
                 slot.0 = Some(session);
                 Ok(())
@@ -80,7 +80,7 @@ mod tests {
         let copy = ctx.clone();
         assert_eq!(active(&ctx), None);
         assert_eq!(begin(&ctx, session("a")), Ok(()));
-        assert_eq!(begin(&copy, session("b")), Err(session("a")));
+        assert_eq!(begin(&copy, session("b")), Err(Box::new(session("a"))));
         assert_eq!(active(&copy), Some(session("a")));
         assert_eq!(end(&copy), Some(session("a")));
         assert_eq!(end(&ctx), None);
