@@ -241,6 +241,15 @@ impl Git {
         self.run(repo_root, &args).await.map(drop)
     }
 
+    /// Forgets worktrees whose folders are gone (`git worktree prune`), so their branches can be
+    /// deleted.
+    ///
+    /// # Errors
+    /// Git's refusal.
+    pub async fn prune_worktrees(&self, repo_root: &Path) -> Result<(), GitError> {
+        self.run_str(repo_root, &["worktree", "prune"]).await.map(drop)
+    }
+
     /// Deletes a branch whatever it holds (`git branch -D <branch>`).
     ///
     /// # Errors

@@ -181,10 +181,13 @@ impl ToolDef for ExitWorktreeTool {
                 // Counted before removing, for the report; a failure to count does not stop a
                 // removal the input check already let through.
                 let changes = self.changes(&session).await.ok();
-                self.git
-                    .remove_worktree(&session.repo_root, &session.worktree_path)
-                    .await
-                    .map_err(|error| ToolError::failed(removal_failed(&path, &error.to_string())))?;
+                // A folder already deleted by hand only needs git to forget it.
+                let removal = if session.worktree_path.exists() {
+                    self.git.remove_worktree(&session.repo_root, &session.worktree_path).await
+                } else {
+                    self.git.prune_worktrees(&session.repo_root).await
+                };
+                removal.map_err(|error| ToolError::failed(removal_failed(&path, &error.to_string())))?;
                 let branch_problem = match &branch {
                     Some(branch) => self.git.delete_branch(&session.repo_root, branch).await.err(),
                     None => None,

@@ -209,6 +209,16 @@ async fn a_state_that_cannot_be_checked_blocks_removal_code_3() {
     assert!(!is_error);
     assert_eq!(after.cwd, repo.root);
 
+    // Confirmed, the removal of a folder that is already gone still ends the session and
+    // deletes the branch.
+    let (ctx, path) = entered(&repo, &repo.root, "vanished").await;
+    std::fs::remove_dir_all(&path).unwrap();
+    let (text, is_error, data, after) = exit(&repo, &ctx, json!({"action": "remove", "discard_changes": true})).await;
+    assert!(!is_error, "{text}");
+    assert!(data.get("discardedFiles").is_none(), "nothing could be counted: {data}");
+    assert!(!repo.has_branch("worktree-vanished"));
+    assert_eq!(after.cwd, repo.root);
+
     // No base commit recorded: the commits cannot be counted either.
     let (ctx, _) = entered(&repo, &repo.root, "nobase").await;
     let mut session = agent_tools_worktree::end(&ctx).unwrap();
