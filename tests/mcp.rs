@@ -356,3 +356,61 @@ async fn background_tasks_notify_with_the_next_result_and_end_with_the_server() 
         carrying(&token)
     );
 }
+
+#[tokio::test]
+async fn enter_and_exit_worktree_move_the_served_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .env("HOME", root.join(".home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.name", "Test"]);
+    git(&["config", "user.email", "test@example.com"]);
+    fs::write(root.join("README.md"), "# repo\n").unwrap();
+    git(&["add", "README.md"]);
+    git(&["commit", "-q", "-m", "first"]);
+
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
+    command.env("HOME", root.join(".home")).env("XDG_STATE_HOME", root.join(".state")).env("GIT_CONFIG_NOSYSTEM", "1");
+    command.arg("--cwd").arg(&root).arg("--dangerously-skip-permissions").arg("serve");
+    let client: Client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    let worktree = root.join(".claude/worktrees/served");
+
+    let entered = call(&client, "EnterWorktree", json!({"name": "served"})).await;
+    assert_eq!(entered.is_error, Some(false), "{}", text(&entered));
+    assert_eq!(
+        entered.structured_content.as_ref().unwrap()["worktreePath"],
+        json!(worktree.to_str().unwrap()),
+        "the output object is the structured content"
+    );
+    // The next calls of the same session start in the worktree.
+    let pwd = call(&client, "Bash", json!({"command": "pwd"})).await;
+    assert_eq!(text(&pwd), worktree.display().to_string());
+    call(&client, "Bash", json!({"command": "echo draft > notes.txt"})).await;
+    assert!(worktree.join("notes.txt").is_file());
+
+    let refused = call(&client, "ExitWorktree", json!({"action": "remove"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("has 1 uncommitted file;"), "{}", text(&refused));
+    let pwd = call(&client, "Bash", json!({"command": "pwd"})).await;
+    assert_eq!(text(&pwd), worktree.display().to_string(), "a refused exit leaves the session in place");
+
+    let removed = call(&client, "ExitWorktree", json!({"action": "remove", "discard_changes": true})).await;
+    assert_eq!(removed.is_error, Some(false), "{}", text(&removed));
+    assert!(text(&removed).contains("Discarded 1 uncommitted file."), "{}", text(&removed));
+    let pwd = call(&client, "Bash", json!({"command": "pwd"})).await;
+    assert_eq!(text(&pwd), root.display().to_string());
+    assert!(!worktree.exists());
+    assert!(git(&["branch", "--list", "worktree-served"]).trim().is_empty());
+    client.cancel().await.unwrap();
+}

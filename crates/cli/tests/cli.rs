@@ -319,3 +319,61 @@ fn background_tasks_can_be_turned_off() {
     let names: Vec<&str> = tools.as_array().unwrap().iter().filter_map(|tool| tool["name"].as_str()).collect();
     assert!(names.contains(&"TaskOutput") && names.contains(&"TaskStop"), "{names:?}");
 }
+
+/// A git repository for the worktree tools, with git kept away from any user or system
+/// configuration (the program's `HOME` is already inside the test folder).
+fn git_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(dir.path())
+            .args(args)
+            .env("HOME", dir.path().join(".home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.name", "Test"]);
+    git(&["config", "user.email", "test@example.com"]);
+    fs::write(dir.path().join("README.md"), "# repo\n").unwrap();
+    fs::write(dir.path().join(".gitignore"), ".home/\n.state/\n.claude/\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "first"]);
+    dir
+}
+
+#[test]
+fn run_carries_enter_worktrees_directory_to_the_next_call_and_exit_brings_it_back() {
+    let dir = git_repo();
+    let root = dir.path().canonicalize().unwrap();
+    let worktree = root.join(".claude/worktrees/cli-run");
+    let turn = r#"[
+        {"type": "tool_use", "id": "toolu_1", "name": "EnterWorktree", "input": {"name": "cli-run"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "pwd"}},
+        {"type": "tool_use", "id": "toolu_3", "name": "ExitWorktree", "input": {"action": "remove"}},
+        {"type": "tool_use", "id": "toolu_4", "name": "Bash", "input": {"command": "pwd"}}
+    ]"#;
+    let mut child = command(&root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["run", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(turn.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let message: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let results = message["content"].as_array().unwrap();
+    let text = |index: usize| results[index]["content"].as_str().unwrap().to_owned();
+    assert!(text(0).starts_with(&format!("Created a worktree at {} on branch worktree-cli-run.", worktree.display())));
+    assert_eq!(text(1), worktree.display().to_string(), "Bash starts in the worktree");
+    assert!(text(2).starts_with(&format!("Left and removed the worktree at {}", worktree.display())), "{}", text(2));
+    assert_eq!(text(3), root.display().to_string(), "and is back after ExitWorktree");
+    assert!(results.iter().all(|result| result.get("is_error").is_none()), "{message}");
+    assert!(!worktree.exists());
+}

@@ -56,8 +56,8 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 /// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps prompt
 /// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
 /// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch,
-/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools (PowerShell among
-/// them, late, and only when [`HostConfig::pwsh`] names a program).
+/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools (EnterWorktree and
+/// ExitWorktree, then PowerShell late, and only when [`HostConfig::pwsh`] names a program).
 // One `push` per feature-gated tool reads better than a `vec!` full of `cfg`s.
 // With no tool feature on, nothing is pushed and `config` is unused.
 #[allow(clippy::vec_init_then_push, unused_mut, unused_variables)]
@@ -88,6 +88,12 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_todo_write::tool());
     #[cfg(feature = "task-stop")]
     tools.push(agent_tool_task_stop::tool());
+    // Claude Code lists these in its conditional part (worktree mode, always on), after
+    // EnterPlanMode and LSP, before SendMessage and PowerShell.
+    #[cfg(feature = "enter-worktree")]
+    tools.push(agent_tool_enter_worktree::tool());
+    #[cfg(feature = "exit-worktree")]
+    tools.push(agent_tool_exit_worktree::tool());
     #[cfg(feature = "powershell")]
     if let Some(pwsh) = &config.pwsh {
         tools.push(agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {

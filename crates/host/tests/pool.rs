@@ -48,6 +48,12 @@ fn compiled() -> Vec<&'static str> {
     if cfg!(feature = "task-stop") {
         expected.push("TaskStop");
     }
+    if cfg!(feature = "enter-worktree") {
+        expected.push("EnterWorktree");
+    }
+    if cfg!(feature = "exit-worktree") {
+        expected.push("ExitWorktree");
+    }
     // PowerShell also needs a pwsh, which the default config does not name.
     if cfg!(feature = "powershell") && HostConfig::default().pwsh.is_some() {
         expected.push("PowerShell");

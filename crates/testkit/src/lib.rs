@@ -207,3 +207,65 @@ impl Session {
         text
     }
 }
+
+/// A git repository in a new temporary folder, isolated from the user's git configuration:
+/// one commit of `README.md` on `main`, `user.name` / `user.email` set in the repository.
+pub struct GitRepo {
+    /// The folder (deleted when the value is dropped).
+    pub dir: tempfile::TempDir,
+    /// The repository root, canonical (symbolic links resolved), as git reports it.
+    pub root: std::path::PathBuf,
+}
+
+impl GitRepo {
+    /// Creates the repository (`git init -b main`, one commit).
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir_all(&root).unwrap();
+        let root = root.canonicalize().unwrap();
+        let repo = Self { dir, root };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.name", "Test"]);
+        repo.git(&["config", "user.email", "test@example.com"]);
+        repo.git(&["config", "commit.gpgsign", "false"]);
+        write(&repo.root, "README.md", "# test\n");
+        repo.git(&["add", "README.md"]);
+        repo.git(&["commit", "-q", "-m", "first"]);
+        repo
+    }
+
+    /// The environment every git command of a test should get: `HOME` and the XDG config folder
+    /// inside the temporary folder, no system configuration.
+    pub fn env(&self) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        let home = self.dir.path().join("home");
+        vec![
+            ("HOME".into(), home.clone().into_os_string()),
+            ("XDG_CONFIG_HOME".into(), home.join(".config").into_os_string()),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+        ]
+    }
+
+    /// Runs `git <args>` in `dir` with [`GitRepo::env`]; panics on failure; returns stdout.
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let output = std::process::Command::new("git").arg("-C").arg(dir).args(args).envs(self.env()).output().unwrap();
+        assert!(output.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// Runs `git <args>` at the repository root (see [`GitRepo::git_in`]).
+    pub fn git(&self, args: &[&str]) -> String {
+        self.git_in(&self.root, args)
+    }
+
+    /// True when the branch exists.
+    pub fn has_branch(&self, branch: &str) -> bool {
+        !self.git(&["branch", "--list", branch]).trim().is_empty()
+    }
+}
+
+impl Default for GitRepo {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,158 @@
+//! # agent-tool-enter-worktree: the EnterWorktree tool
+//!
+//! Moves the session into a new git worktree, as Claude Code's `EnterWorktree` does: from the
+//! repository's main root (found canonically, even from inside another worktree) it runs
+//! `git worktree add -b worktree-<flattened name> .claude/worktrees/<name> HEAD`, records the
+//! session in the context's app state ([`agent_tools_worktree::WorktreeSession`]), and returns a
+//! context modifier that sets both the working directory **and** the original (project)
+//! directory to the worktree, so later relative paths, shell commands and permission checks all
+//! work inside it. ExitWorktree (its own crate) undoes it.
+//!
+//! Input `{name?}`: each `/`-separated segment letters, digits, `.`, `_`, `-`; no `.`/`..`
+//! segments; at most 64 characters (refused as an input validation error). Without a name a
+//! random readable one is chosen (`brisk-falcon-3f9a`; Claude Code uses the session's plan
+//! slug). A folder that already holds a worktree of that name is reused, as Claude Code resumes
+//! it. Errors: already in a worktree session, not a git repository, no commits, git's refusal.
+//! Output `{worktreePath, worktreeBranch, message}`; the model sees the message.
+//!
+//! Flags as Claude Code's: not read-only, not concurrency-safe, deferred, allowed by default
+//! (the general permission rules still apply). Not done: `WorktreeCreate` hooks (worktrees for
+//! other version control systems), clearing prompt and memory caches (this crate has none), and
+//! the post-creation setup (copied local settings, symlinked folders).
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let mut ctx = ToolUseContext::new("/path/to/repo");
+//! let input = serde_json::json!({"name": "fix-login"});
+//! let mut done = call_tool(agent_tool_enter_worktree::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! if let Some(modifier) = done.context_modifier.take() {
+//!     ctx = modifier(ctx); // ctx.cwd is now /path/to/repo/.claude/worktrees/fix-login
+//! }
+//! # }
+//! ```
+
+mod input;
+mod render;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    build_tool,
+};
+use agent_tools_worktree::{CreateError, Git, WorktreeSession};
+
+pub use crate::input::EnterWorktreeInput;
+pub use crate::render::{EnterWorktreeOutput, already_active, cannot_create, message, not_a_repository};
+
+/// The API name.
+pub const NAME: &str = "EnterWorktree";
+
+/// The EnterWorktree tool definition: how it runs git.
+#[derive(Debug, Clone, Default)]
+pub struct EnterWorktreeTool {
+    /// The git program and environment (default: `git` from the search path).
+    pub git: Git,
+}
+
+/// EnterWorktree with the default git, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(EnterWorktreeTool::default())
+}
+
+/// EnterWorktree running git as `git` says (another program, extra environment).
+pub fn tool_with(git: Git) -> Arc<dyn Tool> {
+    build_tool(EnterWorktreeTool { git })
+}
+
+fn shown(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+impl ToolDef for EnterWorktreeTool {
+    type Input = EnterWorktreeInput;
+    type Output = EnterWorktreeOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("create an isolated git worktree and switch into it")
+    }
+
+    fn description(&self, input: &EnterWorktreeInput) -> String {
+        match &input.name {
+            Some(name) => format!("Enter a new git worktree named {name}"),
+            None => "Enter a new git worktree".to_owned(),
+        }
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(100_000)
+    }
+
+    /// Adds a folder and a branch and moves the session: not read-only, never run beside other
+    /// calls, nothing lost (the checkout is new), local only.
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false }
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn activity_description(&self, _input: &EnterWorktreeInput) -> Option<String> {
+        Some("Creating worktree".to_owned())
+    }
+
+    async fn call(
+        &self,
+        input: EnterWorktreeInput,
+        ctx: &ToolUseContext,
+    ) -> Result<ToolResult<EnterWorktreeOutput>, ToolError> {
+        if let Some(current) = agent_tools_worktree::active(ctx) {
+            return Err(ToolError::failed(already_active(&shown(&current.worktree_path))));
+        }
+        let name = input.name.unwrap_or_else(agent_tools_worktree::random_name);
+        let made = self.git.create(&ctx.cwd, &name).await.map_err(|error| match error {
+            CreateError::NotARepository(dir) => ToolError::failed(not_a_repository(&shown(&dir))),
+            other => ToolError::failed(cannot_create(&other.to_string())),
+        })?;
+        let session = WorktreeSession {
+            name,
+            worktree_path: made.path.clone(),
+            worktree_branch: Some(made.branch.clone()),
+            repo_root: made.repo_root,
+            original_cwd: ctx.cwd.clone(),
+            original_project_dir: ctx.original_cwd.clone(),
+            base_commit: Some(made.base_commit),
+        };
+        if let Err(current) = agent_tools_worktree::begin(ctx, session) {
+            return Err(ToolError::failed(already_active(&shown(&current.worktree_path))));
+        }
+        let path = shown(&made.path);
+        let output = EnterWorktreeOutput {
+            message: message(&path, Some(&made.branch), made.existed),
+            worktree_path: path,
+            worktree_branch: Some(made.branch),
+        };
+        let worktree = made.path;
+        Ok(ToolResult::new(output).with_context_modifier(move |mut ctx| {
+            ctx.cwd = worktree.clone();
+            ctx.original_cwd = worktree;
+            ctx
+        }))
+    }
+
+    fn map_tool_result(&self, output: &EnterWorktreeOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, output.message.clone())
+    }
+}

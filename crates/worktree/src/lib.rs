@@ -1,0 +1,30 @@
+//! # agent-tools-worktree: git worktree sessions
+//!
+//! What Claude Code's `EnterWorktree` and `ExitWorktree` tools share (its `utils/worktree.ts`),
+//! as a support crate so the two tool crates never depend on each other:
+//!
+//! - the session state: which worktree is active, where the session was before, its branch and
+//!   base commit ([`WorktreeSession`], kept in the context's app state: [`active`], [`begin`],
+//!   [`end`]);
+//! - the names: [`validate_name`] (Claude Code's rules), the folder `.claude/worktrees/<name>`
+//!   ([`worktree_dir`]), the branch `worktree-<name with / replaced by ->` ([`branch_for`]), and a
+//!   random readable name ([`random_name`]);
+//! - the git commands, run on the real `git` with fixed arguments ([`Git`]): the canonical
+//!   repository root ([`Git::repo_root`]), `git worktree add -b` ([`Git::create`]), the changes a
+//!   removal would discard ([`Git::changes`]), `git worktree remove --force`
+//!   ([`Git::remove_worktree`]) and `git branch -D` ([`Git::delete_branch`]).
+//!
+//! Not here: Claude Code's `WorktreeCreate`/`WorktreeRemove` hooks (worktrees for other version
+//! control systems), its tmux sessions, and the post-creation setup (copying local settings,
+//! symlinked folders, `.worktreeinclude` files).
+
+mod git;
+mod session;
+mod slug;
+
+pub use crate::git::{Changes, CreateError, Git, GitError, Worktree};
+pub use crate::session::{WorktreeSession, active, begin, end};
+pub use crate::slug::{
+    BRANCH_PREFIX, MAX_NAME_CHARS, NameError, WORKTREES_DIR, branch_for, flatten, random_name, validate_name,
+    worktree_dir,
+};

@@ -1,0 +1,82 @@
+//! The git commands on real repositories in temporary folders.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use agent_tools_testkit::{GitRepo, write};
+use agent_tools_worktree::{Changes, CreateError, Git};
+
+fn git(repo: &GitRepo) -> Git {
+    Git { env: repo.env(), ..Git::default() }
+}
+
+#[tokio::test]
+async fn the_root_is_the_main_worktree_from_anywhere_inside() {
+    let repo = GitRepo::new();
+    let git = git(&repo);
+    std::fs::create_dir_all(repo.root.join("src/deep")).unwrap();
+    assert_eq!(git.repo_root(&repo.root.join("src/deep")).await.unwrap(), repo.root);
+    let made = git.create(&repo.root, "inner").await.unwrap();
+    assert_eq!(git.repo_root(&made.path).await.unwrap(), repo.root, "from inside a linked worktree");
+    let outside = tempfile::tempdir().unwrap();
+    assert!(matches!(git.repo_root(outside.path()).await, Err(CreateError::NotARepository(_))));
+}
+
+#[tokio::test]
+async fn create_adds_the_folder_and_branch_and_reuses_an_existing_one() {
+    let repo = GitRepo::new();
+    let git = git(&repo);
+    let head = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let made = git.create(&repo.root, "feature/login").await.unwrap();
+    assert_eq!(made.path, repo.root.join(".claude/worktrees/feature/login"));
+    assert_eq!(made.branch, "worktree-feature-login");
+    assert_eq!(made.base_commit, head);
+    assert!(!made.existed);
+    assert!(made.path.join("README.md").is_file());
+    assert_eq!(repo.git_in(&made.path, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(), "worktree-feature-login");
+
+    let again = git.create(&repo.root, "feature/login").await.unwrap();
+    assert!(again.existed);
+    assert_eq!(again.path, made.path);
+
+    std::fs::create_dir_all(repo.root.join(".claude/worktrees/plain")).unwrap();
+    assert!(matches!(git.create(&repo.root, "plain").await, Err(CreateError::FolderInTheWay(_))));
+}
+
+#[tokio::test]
+async fn a_repository_without_commits_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = GitRepo::new();
+    let git = git(&repo);
+    let root = dir.path().canonicalize().unwrap();
+    repo.git_in(&root, &["init", "-q"]);
+    assert_eq!(git.create(&root, "x").await, Err(CreateError::NoCommits(root)));
+}
+
+#[tokio::test]
+async fn changes_count_files_and_commits_then_removal_deletes_both() {
+    let repo = GitRepo::new();
+    let git = git(&repo);
+    let made = git.create(&repo.root, "work").await.unwrap();
+    assert_eq!(git.changes(&made.path, &made.base_commit).await.unwrap(), Changes { files: 0, commits: 0 });
+
+    write(&made.path, "new.txt", "x\n");
+    write(&made.path, "README.md", "changed\n");
+    assert_eq!(git.changes(&made.path, &made.base_commit).await.unwrap(), Changes { files: 2, commits: 0 });
+    repo.git_in(&made.path, &["commit", "-qam", "edit"]);
+    assert_eq!(git.changes(&made.path, &made.base_commit).await.unwrap(), Changes { files: 1, commits: 1 });
+    assert!(git.changes(&made.path, "not-a-sha").await.is_err());
+
+    git.remove_worktree(&repo.root, &made.path).await.unwrap();
+    git.delete_branch(&repo.root, &made.branch).await.unwrap();
+    assert!(!made.path.exists());
+    assert!(!repo.has_branch("worktree-work"));
+    assert!(git.delete_branch(&repo.root, &made.branch).await.is_err(), "already gone");
+}
+
+#[tokio::test]
+async fn a_missing_git_program_is_a_spawn_error() {
+    let repo = GitRepo::new();
+    let git = Git { program: "/nonexistent/git".into(), env: Vec::new() };
+    let error = git.repo_root(&repo.root).await.unwrap_err();
+    assert!(error.to_string().starts_with("could not run /nonexistent/git"), "{error}");
+}
