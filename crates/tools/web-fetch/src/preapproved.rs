@@ -2,7 +2,8 @@
 //! libraries and tools, read-only reference material a coding agent looks up all the time.
 //!
 //! Claude Code ships a list of the same kind (`preapproved.ts`); this one is ours, smaller, and
-//! kept to sites whose pages are documentation. An entry is a host (`docs.rs`) or a host and a
+//! kept to sites whose pages are documentation written by the project itself (package registries,
+//! whose pages carry anyone's README, are left out). An entry is a host (`docs.rs`) or a host and a
 //! path prefix (`github.com/rust-lang`), matched as [`PreapprovedHosts`] describes: the exact host
 //! (no sub-domains), the path at a `/` boundary.
 
@@ -13,10 +14,8 @@ pub const PREAPPROVED: &[&str] = &[
     // Languages and their standard libraries.
     "doc.rust-lang.org",
     "docs.rs",
-    "crates.io",
     "docs.python.org",
     "peps.python.org",
-    "pypi.org",
     "developer.mozilla.org",
     "nodejs.org",
     "www.typescriptlang.org",
