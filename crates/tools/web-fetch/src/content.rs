@@ -124,6 +124,24 @@ pub fn decode(content_type: Option<&str>, body: &[u8]) -> String {
     text.into_owned()
 }
 
+/// An HTML body as text: the `Content-Type`'s charset, else one declared in the first 1,024
+/// bytes (`<meta charset="…">` or `<meta http-equiv … content="…; charset=…">`), else UTF-8.
+pub fn decode_html(content_type: Option<&str>, body: &[u8]) -> String {
+    if content_type.and_then(charset).is_some() {
+        return decode(content_type, body);
+    }
+    let head = String::from_utf8_lossy(&body[..body.len().min(1_024)]).to_ascii_lowercase();
+    let declared = head.find("charset=").map(|at| {
+        let rest = head[at + "charset=".len()..].trim_start_matches(['"', '\'', ' ']);
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).unwrap_or(rest.len());
+        rest[..end].to_owned()
+    });
+    match declared.as_deref().and_then(|label| Encoding::for_label(label.as_bytes())) {
+        Some(encoding) => encoding.decode(body).0.into_owned(),
+        None => decode(content_type, body),
+    }
+}
+
 /// HTML → Markdown with htmd, the contents of [`SKIPPED_TAGS`] dropped (on the calling thread).
 ///
 /// # Errors
@@ -221,6 +239,17 @@ mod tests {
         assert_eq!(decode(Some("application/json"), "café".as_bytes()), "café");
         assert_eq!(decode(None, b"a\xffb"), "a\u{fffd}b");
         assert_eq!(decode(Some("text/plain; charset=nonsense"), "é".as_bytes()), "é");
+    }
+
+    #[test]
+    fn html_declares_its_charset_in_a_meta_tag() {
+        let page = b"<html><head><meta charset=\"windows-1252\"></head><body>caf\xe9</body></html>";
+        assert!(decode_html(Some("text/html"), page).contains("caf\u{e9}"));
+        let old_style = b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\">\xe9";
+        assert!(decode_html(None, old_style).ends_with('\u{e9}'));
+        // The header wins over the page.
+        assert!(decode_html(Some("text/html; charset=utf-8"), page).contains('\u{fffd}'));
+        assert_eq!(decode_html(Some("text/html"), "<p>é</p>".as_bytes()), "<p>é</p>");
     }
 
     #[tokio::test]

@@ -306,7 +306,7 @@ async fn to_text(content_type: &str, body: &[u8], url: &Url, save: &SaveTo) -> R
     let header = (!content_type.is_empty()).then_some(content_type);
     match content::classify(header, body) {
         Kind::Html => {
-            let html = content::decode(header, body);
+            let html = content::decode_html(header, body);
             content::html_to_markdown(html).await.map_err(|detail| FetchError::Content { url: url.to_string(), detail })
         }
         Kind::Text => Ok(content::decode(header, body)),
