@@ -28,8 +28,9 @@ struct ProbeInput {
     prompt: String,
 }
 
-/// Stands in for the tools this corpus needs that the pool does not hold yet: `WebFetch`
-/// (its permission check is the real `domain:` check, `docs.rs` pre-approved) and an MCP tool
+/// Stands in for the tools this corpus needs that the pool may not hold: `WebFetch` when the
+/// `web-fetch` feature is off (its permission check is the real `domain:` check, `docs.rs`
+/// pre-approved, as in the real tool's list) and an MCP tool
 /// (no check of its own, as Claude Code's MCP tools: it asks unless a rule allows).
 struct Probe(&'static str);
 
@@ -535,7 +536,9 @@ async fn the_corpus_holds_and_nothing_is_wrongly_allowed() {
     let dir = fixture();
     let root = dir.path().canonicalize().unwrap();
     let mut tools = get_all_base_tools(&HostConfig::default());
-    tools.push(build_tool(Probe("WebFetch")));
+    if !tools.iter().any(|tool| tool.name() == "WebFetch") {
+        tools.push(build_tool(Probe("WebFetch")));
+    }
     tools.push(build_tool(Probe("mcp__github__create_issue")));
     let rows = corpus(&root);
     assert!(rows.len() >= 300, "the corpus has {} rows", rows.len());

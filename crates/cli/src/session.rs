@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tools_core::{PermissionMode, Tool, ToolUseContext};
-use agent_tools_host::{Executor, Hooks, HostConfig, assemble_tool_pool};
+use agent_tools_host::{Executor, Hooks, HostConfig, SmallModelConfig, assemble_tool_pool};
 use agent_tools_permissions::settings::{LoadedSettings, SettingsSources, parse_tool_list};
 use anyhow::Context as _;
 
@@ -30,6 +30,21 @@ pub(crate) struct Session {
 fn env_flag(name: &str) -> bool {
     std::env::var(name)
         .is_ok_and(|value| matches!(value.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+}
+
+/// A non-empty environment variable.
+fn env_text(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.trim().is_empty())
+}
+
+/// WebFetch's secondary model, when `ANTHROPIC_API_KEY` is set: `ANTHROPIC_BASE_URL` and
+/// `ANTHROPIC_SMALL_FAST_MODEL` override the address and the model.
+fn small_model() -> Option<SmallModelConfig> {
+    Some(SmallModelConfig {
+        api_key: env_text("ANTHROPIC_API_KEY")?,
+        base_url: env_text("ANTHROPIC_BASE_URL"),
+        model: env_text("ANTHROPIC_SMALL_FAST_MODEL"),
+    })
 }
 
 /// A fresh session id: time and process, enough to keep sessions' folders apart.
@@ -86,6 +101,7 @@ impl Session {
             disable_background_tasks: env_flag("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"),
             // PowerShell is offered where pwsh is installed (on the PATH the commands run with).
             pwsh: agent_tools_host::find_pwsh(std::env::var_os("PATH").as_deref()),
+            small_model: small_model(),
         };
         let pool = assemble_tool_pool(&permissions, Vec::new(), &config);
         let id = session_id();

@@ -29,6 +29,32 @@ pub struct HostConfig {
     /// The `pwsh` program, when PowerShell 7 is installed ([`find_pwsh`] looks it up on a search
     /// path): the PowerShell tool is in the pool only then.
     pub pwsh: Option<PathBuf>,
+    /// The small, fast model WebFetch asks about a fetched page (Claude Code asks Haiku);
+    /// `None`: WebFetch returns the page content itself.
+    pub small_model: Option<SmallModelConfig>,
+}
+
+/// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
+/// fills it from `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` and `ANTHROPIC_SMALL_FAST_MODEL`).
+/// `Debug` never prints the key.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct SmallModelConfig {
+    /// The API key, sent as `x-api-key`.
+    pub api_key: String,
+    /// The API's base address (default `https://api.anthropic.com`).
+    pub base_url: Option<String>,
+    /// The model (default `claude-haiku-4-5`).
+    pub model: Option<String>,
+}
+
+impl std::fmt::Debug for SmallModelConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmallModelConfig")
+            .field("api_key", &"<redacted>")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .finish()
+    }
 }
 
 /// The `pwsh` program in `search_path` (a `PATH`-style list), for [`HostConfig::pwsh`]; `None`
@@ -84,6 +110,8 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_file_write::tool());
     #[cfg(feature = "notebook-edit")]
     tools.push(agent_tool_notebook_edit::tool());
+    #[cfg(feature = "web-fetch")]
+    tools.push(web_fetch(config));
     #[cfg(feature = "todo-write")]
     tools.push(agent_tool_todo_write::tool());
     #[cfg(feature = "task-stop")]
@@ -104,6 +132,23 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     }
     let _ = config;
     tools
+}
+
+/// WebFetch, with the secondary model of [`HostConfig::small_model`] when there is one.
+#[cfg(feature = "web-fetch")]
+fn web_fetch(config: &HostConfig) -> Arc<dyn Tool> {
+    use agent_tool_web_fetch::{AnthropicSummarizer, MessagesApiConfig, Summarizer, WebFetchConfig};
+    let summarizer = config.small_model.as_ref().map(|model| {
+        let mut api = MessagesApiConfig::new(model.api_key.clone());
+        if let Some(base_url) = &model.base_url {
+            api.base_url.clone_from(base_url);
+        }
+        if let Some(name) = &model.model {
+            api.model.clone_from(name);
+        }
+        Arc::new(AnthropicSummarizer::new(api)) as Arc<dyn Summarizer>
+    });
+    agent_tool_web_fetch::tool_with(WebFetchConfig { summarizer, ..WebFetchConfig::default() })
 }
 
 /// Whether a whole-tool deny rule removes this tool (content rules such as `Bash(rm:*)` never do).

@@ -42,6 +42,9 @@ fn compiled() -> Vec<&'static str> {
     if cfg!(feature = "notebook-edit") {
         expected.push("NotebookEdit");
     }
+    if cfg!(feature = "web-fetch") {
+        expected.push("WebFetch");
+    }
     if cfg!(feature = "todo-write") {
         expected.push("TodoWrite");
     }
@@ -192,4 +195,18 @@ fn pwsh_is_looked_up_on_the_search_path_given() {
     assert_eq!(agent_tools_host::find_pwsh(Some(bin.path().as_os_str())), expected);
     let empty = tempfile::tempdir().unwrap();
     assert_eq!(agent_tools_host::find_pwsh(Some(empty.path().as_os_str())), None);
+}
+
+#[test]
+fn the_small_models_key_is_never_printed_and_web_fetch_is_built_with_it() {
+    let config = HostConfig {
+        small_model: Some(agent_tools_host::SmallModelConfig {
+            api_key: "sk-secret-key".into(),
+            base_url: Some("http://127.0.0.1:9".into()),
+            model: None,
+        }),
+        ..HostConfig::default()
+    };
+    assert!(!format!("{config:?}").contains("sk-secret-key"));
+    assert_eq!(names(&get_all_base_tools(&config)), compiled());
 }
