@@ -41,7 +41,7 @@ mod task;
 
 pub use crate::context::{list_id, run_blocking, store_for, tasks_root};
 pub use crate::store::{
-    DEFAULT_LIST, HIGH_WATER_MARK_FILE, LOCK_FILE, Listing, MAX_COMPONENT_CHARS, TaskListError, TaskStore,
-    Transaction, is_valid_id, sanitize_component,
+    DEFAULT_LIST, HIGH_WATER_MARK_FILE, LOCK_FILE, Listing, MAX_COMPONENT_CHARS, TaskListError, TaskStore, Transaction,
+    is_valid_id, sanitize_component,
 };
 pub use crate::task::{NewTask, Task, TaskStatus};

@@ -26,9 +26,7 @@ fn ids(store: &TaskStore) -> Vec<String> {
 fn tasks_are_json_files_with_claude_codes_record() {
     let root = tempfile::tempdir().unwrap();
     let store = TaskStore::new(root.path(), "list-a");
-    let task = store
-        .create(NewTask { active_form: Some("Planning".into()), ..new("Plan") })
-        .unwrap();
+    let task = store.create(NewTask { active_form: Some("Planning".into()), ..new("Plan") }).unwrap();
     assert_eq!((task.id.as_str(), task.status), ("1", TaskStatus::Pending));
     let text = fs::read_to_string(root.path().join("list-a/1.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -114,7 +114,8 @@ impl ToolDef for TaskCreateTool {
             owner: None,
             metadata: input.metadata,
         };
-        let task = run_blocking(move || store.create(new)).await.map_err(|error| ToolError::failed(error.to_string()))?;
+        let task =
+            run_blocking(move || store.create(new)).await.map_err(|error| ToolError::failed(error.to_string()))?;
         Ok(ToolResult::new(TaskCreateOutput { task: CreatedTask { id: task.id, subject: task.subject } }))
     }
 

@@ -25,7 +25,9 @@ async fn call(ctx: &ToolUseContext, input: Value) -> (String, bool, Value) {
 fn seed(tasks: &std::path::Path) -> TaskStore {
     let store = TaskStore::new(tasks, "session-1");
     for subject in ["Build", "Test", "Ship"] {
-        store.create(NewTask { subject: subject.into(), description: format!("{subject} it"), ..NewTask::default() }).unwrap();
+        store
+            .create(NewTask { subject: subject.into(), description: format!("{subject} it"), ..NewTask::default() })
+            .unwrap();
     }
     store
 }

@@ -51,12 +51,8 @@ pub fn tool() -> Arc<dyn Tool> {
 /// The visible tasks of `listing` with their open blockers (Claude Code's TaskList: internal
 /// tasks hidden, completed blockers dropped from `blockedBy`).
 pub fn summarise(listing: Listing) -> TaskListOutput {
-    let completed: HashSet<String> = listing
-        .tasks
-        .iter()
-        .filter(|task| task.status == TaskStatus::Completed)
-        .map(|task| task.id.clone())
-        .collect();
+    let completed: HashSet<String> =
+        listing.tasks.iter().filter(|task| task.status == TaskStatus::Completed).map(|task| task.id.clone()).collect();
     let tasks = listing
         .tasks
         .into_iter()
