@@ -69,12 +69,17 @@ pub fn store_for(ctx: &ToolUseContext) -> Result<TaskStore, TaskListError> {
 }
 
 /// Runs a blocking list operation off the async runtime's worker threads (lock waits and file
-/// writes must not stall other calls).
+/// writes must not stall other calls). Outside a Tokio runtime it runs in place.
 ///
 /// # Errors
 /// Whatever `work` returns; [`TaskListError::Interrupted`] if the worker stopped.
 pub async fn run_blocking<R: Send + 'static>(
     work: impl FnOnce() -> Result<R, TaskListError> + Send + 'static,
 ) -> Result<R, TaskListError> {
-    tokio::task::spawn_blocking(work).await.map_err(|error| TaskListError::Interrupted(error.to_string()))?
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn_blocking(work).await.map_err(|error| TaskListError::Interrupted(error.to_string()))?
+        }
+        Err(_) => work(),
+    }
 }

@@ -194,3 +194,18 @@ async fn blocking_work_runs_off_the_runtime() {
     let created = agent_tools_tasklist::run_blocking(move || store.create(new("a"))).await.unwrap();
     assert_eq!(created.id, "1");
 }
+
+#[test]
+fn blocking_work_runs_in_place_without_a_runtime() {
+    let root = tempfile::tempdir().unwrap();
+    let store = TaskStore::new(root.path(), "s");
+    let work = agent_tools_tasklist::run_blocking(move || store.create(new("a")));
+    // A minimal executor: the future completes on its first poll when there is no runtime.
+    let waker = std::task::Waker::noop();
+    let mut context = std::task::Context::from_waker(waker);
+    let mut work = std::pin::pin!(work);
+    match work.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(created) => assert_eq!(created.unwrap().id, "1"),
+        std::task::Poll::Pending => panic!("should finish at once"),
+    }
+}
