@@ -147,7 +147,16 @@ async fn hostile_inputs_never_panic_or_hit_an_internal_error() {
     fs::write(root.join("dir/b.rs"), "fn main() {}\n").unwrap();
     fs::write(root.join("bin.dat"), b"\x00\x01\x02\x03\xff\xfe\x00\x00").unwrap();
 
-    let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
+    // Every tool: the default pool, plus the task list V2 tools it leaves out (TodoWrite's
+    // alternative, on with `todo_v2`).
+    let mut pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
+    let v2 = HostConfig { todo_v2: true, ..HostConfig::default() };
+    for tool in assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &v2) {
+        if !pool.iter().any(|known| known.name() == tool.name()) {
+            pool.push(tool);
+        }
+    }
+    assert!(pool.iter().any(|tool| tool.name() == "TaskUpdate") && pool.iter().any(|tool| tool.name() == "TodoWrite"));
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut calls = 0;
     let safe = contained(STRINGS);

@@ -13,6 +13,9 @@
 //! they started, when the program ends — normally or on Ctrl-C, SIGTERM or SIGHUP.
 //! `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` removes `run_in_background` from Bash and
 //! PowerShell. The PowerShell tool is in the pool when `pwsh` is found on `PATH`.
+//! `CLAUDE_CODE_ENABLE_TASKS=1` offers the task list tools (TaskCreate, TaskGet, TaskUpdate,
+//! TaskList) instead of TodoWrite; their lists live in `~/.claude/tasks/<list id>/` (or under
+//! `$CLAUDE_CONFIG_DIR`), the list id being `CLAUDE_CODE_TASK_LIST_ID` or else the session id.
 //! The binary is a thin wrapper around [`main`], so tests can build the same program.
 
 mod cleanup;

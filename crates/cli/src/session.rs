@@ -64,6 +64,15 @@ fn session_dir(id: &str, home: Option<&PathBuf>) -> PathBuf {
     base.join("agent-tools").join("sessions").join(id)
 }
 
+/// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR` when absolute, else `~/.claude`;
+/// `None` without a home. The task tools keep their lists in `<it>/tasks`, where Claude Code does.
+fn claude_config_dir(home: Option<&PathBuf>) -> Option<PathBuf> {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .or_else(|| home.map(|home| home.join(".claude")))
+}
+
 impl Session {
     /// Builds the session: the working directory from `--cwd` (or the current one), home from
     /// `HOME`, settings files and rules, the mode, hooks, Claude Code's environment switches, and
@@ -102,6 +111,9 @@ impl Session {
             // PowerShell is offered where pwsh is installed (on the PATH the commands run with).
             pwsh: agent_tools_host::find_pwsh(std::env::var_os("PATH").as_deref()),
             small_model: small_model(),
+            // Claude Code's `isTodoV2Enabled()` is also true in its interactive chat; none of
+            // `list`, `call`, `run` and `serve` is one, so only the environment switches it on.
+            todo_v2: env_flag("CLAUDE_CODE_ENABLE_TASKS"),
         };
         let pool = assemble_tool_pool(&permissions, Vec::new(), &config);
         let id = session_id();
@@ -124,6 +136,8 @@ impl Session {
             });
         }
         ctx.options.session_dir = Some(folder);
+        ctx.options.tasks_dir = claude_config_dir(home.as_ref()).map(|dir| dir.join("tasks"));
+        ctx.options.task_list_id = std::env::var("CLAUDE_CODE_TASK_LIST_ID").ok().filter(|id| !id.trim().is_empty());
         ctx.options.sandbox = settings.sandbox();
         ctx.options.session_id = id;
         let hooks = Hooks { pre_tool_use: settings.hooks("PreToolUse"), post_tool_use: settings.hooks("PostToolUse") };

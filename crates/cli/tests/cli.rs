@@ -377,3 +377,46 @@ fn run_carries_enter_worktrees_directory_to_the_next_call_and_exit_brings_it_bac
     assert!(results.iter().all(|result| result.get("is_error").is_none()), "{message}");
     assert!(!worktree.exists());
 }
+
+#[test]
+fn the_task_list_tools_replace_todo_write_when_enabled_and_share_a_list_by_id() {
+    let dir = fixture();
+    let names = |output: &Output| -> Vec<String> {
+        stdout(output).lines().filter_map(|line| line.split_whitespace().next()).map(str::to_owned).collect()
+    };
+    let off = names(&agent_tools(dir.path(), &["list"]));
+    assert!(off.contains(&"TodoWrite".to_owned()));
+    assert!(!off.contains(&"TaskCreate".to_owned()));
+
+    let tasks = |args: &[&str]| {
+        command(dir.path())
+            .env("CLAUDE_CODE_ENABLE_TASKS", "1")
+            .env("CLAUDE_CODE_TASK_LIST_ID", "cli-list")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let on = names(&tasks(&["list"]));
+    for name in ["TaskCreate", "TaskGet", "TaskList", "TaskUpdate"] {
+        assert!(on.contains(&name.to_owned()), "{name} missing from {on:?}");
+    }
+    assert!(!on.contains(&"TodoWrite".to_owned()));
+
+    // Each `call` is a new session; the list id makes them share one list under ~/.claude/tasks.
+    let created = tasks(&["call", "TaskCreate", r#"{"subject": "Write docs", "description": "README"}"#]);
+    assert!(created.status.success());
+    assert_eq!(stdout(&created), "Task #1 created successfully: Write docs\n");
+    tasks(&["call", "TaskCreate", r#"{"subject": "Review", "description": "read it"}"#]);
+    let updated = tasks(&["call", "TaskUpdate", r#"{"taskId": "2", "addBlockedBy": ["1"], "status": "in_progress"}"#]);
+    assert_eq!(stdout(&updated), "Updated task #2 status, blockedBy\n");
+    let listed = tasks(&["call", "TaskList", "{}"]);
+    assert_eq!(stdout(&listed), "#1 [pending] Write docs\n#2 [in_progress] Review [blocked by #1]\n");
+    let file = dir.path().join(".home/.claude/tasks/cli-list/2.json");
+    let task: Value = serde_json::from_str(&fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(task["blockedBy"], serde_json::json!(["1"]));
+    // A failed update is a plain result (exit status 0), as in Claude Code.
+    let missing = tasks(&["call", "TaskUpdate", r#"{"taskId": "9", "status": "completed"}"#]);
+    assert!(missing.status.success());
+    assert_eq!(stdout(&missing), "Task not found\n");
+}

@@ -42,6 +42,16 @@ pub struct ToolUseOptions {
     pub session_dir: Option<PathBuf>,
     /// Whether and how shell commands run in a sandbox (Claude Code's `sandbox` settings).
     pub sandbox: SandboxSettings,
+    /// The folder holding the task lists of the TaskCreate / TaskGet / TaskList / TaskUpdate
+    /// tools, one sub-folder per list (Claude Code's `~/.claude/tasks`; the CLI fills it in).
+    /// When `None` the task tools keep their lists under `<session_dir>/task-lists`, or, without
+    /// a session folder, in a private temporary folder that lasts as long as the session's app
+    /// state.
+    pub tasks_dir: Option<PathBuf>,
+    /// Which task list the task tools use (Claude Code's `CLAUDE_CODE_TASK_LIST_ID`, which lets
+    /// several sessions share one list). When `None` the list is the session's own
+    /// ([`Self::session_id`]).
+    pub task_list_id: Option<String>,
 }
 
 /// Claude Code's `sandbox` settings, merged over the settings files: whether shell commands run
@@ -86,6 +96,8 @@ impl fmt::Debug for ToolUseOptions {
             .field("session_id", &self.session_id)
             .field("session_dir", &self.session_dir)
             .field("sandbox", &self.sandbox)
+            .field("tasks_dir", &self.tasks_dir)
+            .field("task_list_id", &self.task_list_id)
             .finish()
     }
 }

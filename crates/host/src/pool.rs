@@ -29,6 +29,12 @@ pub struct HostConfig {
     /// The `pwsh` program, when PowerShell 7 is installed ([`find_pwsh`] looks it up on a search
     /// path): the PowerShell tool is in the pool only then.
     pub pwsh: Option<PathBuf>,
+    /// Task list V2 (Claude Code's `isTodoV2Enabled()`: env `CLAUDE_CODE_ENABLE_TASKS` truthy,
+    /// or an interactive session): TaskCreate, TaskGet, TaskUpdate and TaskList are in the pool
+    /// and TodoWrite is not. Off (the default): TodoWrite and no Task* tools, as in Claude Code's
+    /// non-interactive sessions. The Task* tools find their folder and list id in the context
+    /// (`ToolUseOptions::tasks_dir`, `ToolUseOptions::task_list_id`).
+    pub todo_v2: bool,
     /// The small, fast model WebFetch asks about a fetched page (Claude Code asks Haiku);
     /// `None`: WebFetch returns the page content itself.
     pub small_model: Option<SmallModelConfig>,
@@ -82,8 +88,10 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 /// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps prompt
 /// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
 /// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch,
-/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools (EnterWorktree and
-/// ExitWorktree, then PowerShell late, and only when [`HostConfig::pwsh`] names a program).
+/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools: TaskCreate,
+/// TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`], which also removes
+/// TodoWrite), EnterWorktree and ExitWorktree, and late PowerShell (only when
+/// [`HostConfig::pwsh`] names a program).
 // One `push` per feature-gated tool reads better than a `vec!` full of `cfg`s.
 // With no tool feature on, nothing is pushed and `config` is unused.
 #[allow(clippy::vec_init_then_push, unused_mut, unused_variables)]
@@ -113,9 +121,28 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     #[cfg(feature = "web-fetch")]
     tools.push(web_fetch(config));
     #[cfg(feature = "todo-write")]
-    tools.push(agent_tool_todo_write::tool());
+    if !config.todo_v2 {
+        tools.push(agent_tool_todo_write::tool());
+    }
     #[cfg(feature = "task-stop")]
     tools.push(agent_tool_task_stop::tool());
+    // Claude Code's `isTodoV2Enabled()` block, in its order.
+    #[cfg(feature = "task-create")]
+    if config.todo_v2 {
+        tools.push(agent_tool_task_create::tool());
+    }
+    #[cfg(feature = "task-get")]
+    if config.todo_v2 {
+        tools.push(agent_tool_task_get::tool());
+    }
+    #[cfg(feature = "task-update")]
+    if config.todo_v2 {
+        tools.push(agent_tool_task_update::tool());
+    }
+    #[cfg(feature = "task-list")]
+    if config.todo_v2 {
+        tools.push(agent_tool_task_list::tool());
+    }
     // Claude Code lists these in its conditional part (worktree mode, always on), after
     // EnterPlanMode and LSP, before SendMessage and PowerShell.
     #[cfg(feature = "enter-worktree")]

@@ -15,8 +15,13 @@ fn deny(rule: &str) -> ToolPermissionContext {
     ToolPermissionContext::default().with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, rule)
 }
 
-/// The tools each feature contributes, in base order.
+/// The tools each feature contributes with the default config, in base order.
 fn compiled() -> Vec<&'static str> {
+    compiled_with(&HostConfig::default())
+}
+
+/// The tools each feature contributes under `config`, in base order.
+fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     let mut expected = Vec::new();
     if cfg!(feature = "task-output") {
         expected.push("TaskOutput");
@@ -45,11 +50,21 @@ fn compiled() -> Vec<&'static str> {
     if cfg!(feature = "web-fetch") {
         expected.push("WebFetch");
     }
-    if cfg!(feature = "todo-write") {
+    // Task list V2 replaces TodoWrite (Claude Code's `isTodoV2Enabled()`).
+    if cfg!(feature = "todo-write") && !config.todo_v2 {
         expected.push("TodoWrite");
     }
     if cfg!(feature = "task-stop") {
         expected.push("TaskStop");
+    }
+    if config.todo_v2 {
+        let features = [
+            cfg!(feature = "task-create"),
+            cfg!(feature = "task-get"),
+            cfg!(feature = "task-update"),
+            cfg!(feature = "task-list"),
+        ];
+        expected.extend(TASK_V2.iter().zip(features).filter(|(_, on)| *on).map(|(name, _)| *name));
     }
     if cfg!(feature = "enter-worktree") {
         expected.push("EnterWorktree");
@@ -58,15 +73,91 @@ fn compiled() -> Vec<&'static str> {
         expected.push("ExitWorktree");
     }
     // PowerShell also needs a pwsh, which the default config does not name.
-    if cfg!(feature = "powershell") && HostConfig::default().pwsh.is_some() {
+    if cfg!(feature = "powershell") && config.pwsh.is_some() {
         expected.push("PowerShell");
     }
     expected
 }
 
+/// The task list V2 tools, in Claude Code's order.
+const TASK_V2: [&str; 4] = ["TaskCreate", "TaskGet", "TaskUpdate", "TaskList"];
+
+/// Task list V2 switched on (Claude Code's interactive sessions, or `CLAUDE_CODE_ENABLE_TASKS`).
+fn todo_v2() -> HostConfig {
+    HostConfig { todo_v2: true, ..HostConfig::default() }
+}
+
 #[test]
 fn base_tools_are_exactly_the_compiled_features_in_claude_codes_order() {
     assert_eq!(names(&get_all_base_tools(&HostConfig::default())), compiled());
+    assert_eq!(names(&get_all_base_tools(&todo_v2())), compiled_with(&todo_v2()));
+    let both = HostConfig { todo_v2: true, ..with_pwsh() };
+    assert_eq!(names(&get_all_base_tools(&both)), compiled_with(&both));
+}
+
+#[test]
+fn task_list_v2_replaces_todo_write() {
+    let off = names(&get_all_base_tools(&HostConfig::default()));
+    let on = names(&get_all_base_tools(&todo_v2()));
+    assert!(off.iter().all(|name| !TASK_V2.contains(&name.as_str())));
+    assert!(!on.contains(&"TodoWrite".to_owned()));
+    assert_eq!(off.contains(&"TodoWrite".to_owned()), cfg!(feature = "todo-write"));
+    assert_eq!(on.contains(&"TaskCreate".to_owned()), cfg!(feature = "task-create"));
+    assert_eq!(on.contains(&"TaskList".to_owned()), cfg!(feature = "task-list"));
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &todo_v2());
+    let mut expected = compiled_with(&todo_v2());
+    expected.sort_unstable();
+    assert_eq!(names(&pool), expected);
+    // The Task* tools are deferred (their schemas load through ToolSearch), like TodoWrite.
+    for tool in pool.iter().filter(|tool| TASK_V2.contains(&tool.name())) {
+        assert!(tool.should_defer() && tool.flags().concurrency_safe, "{}", tool.name());
+    }
+    // Simple mode keeps none of them.
+    let simple = HostConfig { simple: true, ..todo_v2() };
+    assert!(
+        names(&get_tools(&ToolPermissionContext::default(), &simple))
+            .iter()
+            .all(|name| !TASK_V2.contains(&name.as_str()))
+    );
+    if cfg!(feature = "task-update") {
+        assert!(names(&get_tools(&deny("TaskUpdate"), &todo_v2())).iter().all(|name| name != "TaskUpdate"));
+    }
+}
+
+/// Create, update and list through the executor, on the folder the context names.
+#[cfg(all(feature = "task-create", feature = "task-update", feature = "task-list"))]
+#[tokio::test]
+async fn the_task_tools_share_the_list_the_context_names() {
+    use agent_tools_core::result::ToolUseBlock;
+    let tasks = tempfile::tempdir().unwrap();
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &todo_v2());
+    let mut ctx = agent_tools_core::ToolUseContext::new(tasks.path());
+    ctx.options.tasks_dir = Some(tasks.path().to_path_buf());
+    ctx.options.task_list_id = Some("shared".into());
+    async fn run(
+        pool: &[std::sync::Arc<dyn agent_tools_core::Tool>],
+        ctx: &agent_tools_core::ToolUseContext,
+        name: &str,
+        input: serde_json::Value,
+    ) -> String {
+        let block = ToolUseBlock { id: "toolu_1".into(), name: name.into(), input };
+        agent_tools_host::run_tool_use(pool, &block, ctx).await.block.content.text()
+    }
+    let text = |name: &'static str, input: serde_json::Value| run(&pool, &ctx, name, input);
+    assert_eq!(
+        text("TaskCreate", serde_json::json!({"subject": "Build", "description": "b"})).await,
+        "Task #1 created successfully: Build"
+    );
+    text("TaskCreate", serde_json::json!({"subject": "Ship", "description": "s"})).await;
+    assert_eq!(
+        text("TaskUpdate", serde_json::json!({"taskId": "2", "addBlockedBy": ["1"], "owner": "me"})).await,
+        "Updated task #2 owner, blockedBy"
+    );
+    assert_eq!(
+        text("TaskList", serde_json::json!({})).await,
+        "#1 [pending] Build\n#2 [pending] Ship (me) [blocked by #1]"
+    );
+    assert!(tasks.path().join("shared/2.json").is_file());
 }
 
 /// With `--no-default-features --features grep,glob` (as `cargo xtask ci` runs it) this is the

@@ -1,0 +1,125 @@
+//! # agent-tool-task-create: the TaskCreate tool
+//!
+//! Adds a task to the session's task list, as Claude Code's `TaskCreate` (task list V2) does:
+//! input `{subject, description, activeForm?, metadata?}`; the task gets the next id of the list
+//! (a decimal string, never reused), status `pending` and no links, and is written to
+//! `<tasks folder>/<list id>/<id>.json` by [`agent_tools_tasklist`]. The result text is
+//! `Task #<id> created successfully: <subject>`; the output data is `{task: {id, subject}}`.
+//!
+//! Where the list lives comes from the context ([`agent_tools_tasklist::store_for`]): the
+//! host's tasks folder (the CLI's `~/.claude/tasks`) and list id (`CLAUDE_CODE_TASK_LIST_ID`),
+//! else the session's own list under its folder.
+//!
+//! Flags as Claude Code's: not read-only, concurrency-safe (ids are allocated under a lock, so
+//! parallel creates get distinct ids), deferred, permission allowed by default, 100,000-character
+//! result limit. Deliberate difference: a blank `subject` is refused ([`EMPTY_SUBJECT`]).
+//! Not done: Claude Code's TaskCreated hooks (which may veto a new task) and the swarm parts.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let input = serde_json::json!({"subject": "Run the tests", "description": "cargo test, all green"});
+//! let done = call_tool(agent_tool_task_create::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), "Task #1 created successfully: Run the tests");
+//! # }
+//! ```
+
+mod input;
+mod render;
+
+use std::sync::Arc;
+
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+use agent_tools_tasklist::{NewTask, run_blocking, store_for};
+
+pub use crate::input::{EMPTY_SUBJECT, TaskCreateInput};
+pub use crate::render::{CreatedTask, TaskCreateOutput, created};
+
+/// The API name.
+pub const NAME: &str = "TaskCreate";
+
+/// The TaskCreate tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaskCreateTool;
+
+/// TaskCreate, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(TaskCreateTool)
+}
+
+impl ToolDef for TaskCreateTool {
+    type Input = TaskCreateInput;
+    type Output = TaskCreateOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("create a task in the task list")
+    }
+
+    fn description(&self, input: &TaskCreateInput) -> String {
+        format!("Create task: {}", input.subject)
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(100_000)
+    }
+
+    /// Writes one small file in the task list's folder; nothing irreversible, nothing remote.
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
+    }
+
+    fn is_concurrency_safe(&self, _input: &TaskCreateInput) -> bool {
+        true
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn user_facing_name(&self, _input: Option<&TaskCreateInput>) -> String {
+        "Create Task".to_owned()
+    }
+
+    fn activity_description(&self, input: &TaskCreateInput) -> Option<String> {
+        Some(format!("Creating task: {}", input.subject))
+    }
+
+    async fn validate_input(&self, input: &TaskCreateInput, _ctx: &ToolUseContext) -> ValidationResult {
+        if input.subject.trim().is_empty() { ValidationResult::error(EMPTY_SUBJECT, 1) } else { ValidationResult::Ok }
+    }
+
+    async fn call(
+        &self,
+        input: TaskCreateInput,
+        ctx: &ToolUseContext,
+    ) -> Result<ToolResult<TaskCreateOutput>, ToolError> {
+        let store = store_for(ctx).map_err(|error| ToolError::failed(error.to_string()))?;
+        let new = NewTask {
+            subject: input.subject,
+            description: input.description,
+            active_form: input.active_form,
+            owner: None,
+            metadata: input.metadata,
+        };
+        let task =
+            run_blocking(move || store.create(new)).await.map_err(|error| ToolError::failed(error.to_string()))?;
+        Ok(ToolResult::new(TaskCreateOutput { task: CreatedTask { id: task.id, subject: task.subject } }))
+    }
+
+    fn map_tool_result(&self, output: &TaskCreateOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, created(output))
+    }
+}

@@ -1,0 +1,111 @@
+//! # agent-tool-task-get: the TaskGet tool
+//!
+//! One task of the session's task list in full, as Claude Code's `TaskGet` (task list V2) shows
+//! it: input `{taskId}`; the text is `Task #<id>: <subject>`, `Status: <status>`,
+//! `Description: <description>`, then `Blocked by: #a, #b` and `Blocks: #c` when there are
+//! any (blockers are listed whether completed or not, as Claude Code does); an unknown id
+//! answers `Task not found` (not an error). The output data is
+//! `{task: {id, subject, description, status, blocks, blockedBy} | null}`.
+//!
+//! The list is found through the context ([`agent_tools_tasklist::store_for`]). Flags as
+//! Claude Code's: read-only, concurrency-safe, deferred, allowed by default, 100,000-character
+//! result limit. A task file that is not a valid task is an error result naming the file and
+//! what is wrong with it.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let done = call_tool(agent_tool_task_get::tool().as_ref(), "toolu_1", serde_json::json!({"taskId": "1"}), &ctx).await;
+//! println!("{}", done.block.content.text());
+//! # }
+//! ```
+
+mod input;
+mod render;
+
+use std::sync::Arc;
+
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    build_tool,
+};
+use agent_tools_tasklist::{run_blocking, store_for};
+
+pub use crate::input::TaskGetInput;
+pub use crate::render::{NOT_FOUND, TaskDetails, TaskGetOutput, text};
+
+/// The API name.
+pub const NAME: &str = "TaskGet";
+
+/// The TaskGet tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaskGetTool;
+
+/// TaskGet, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(TaskGetTool)
+}
+
+impl ToolDef for TaskGetTool {
+    type Input = TaskGetInput;
+    type Output = TaskGetOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("show one task of the task list")
+    }
+
+    fn description(&self, input: &TaskGetInput) -> String {
+        format!("Get task #{}", input.task_id)
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(100_000)
+    }
+
+    /// Reads one file of the task list's folder.
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
+    }
+
+    fn is_concurrency_safe(&self, _input: &TaskGetInput) -> bool {
+        true
+    }
+
+    fn is_read_only(&self, _input: &TaskGetInput) -> bool {
+        true
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn user_facing_name(&self, _input: Option<&TaskGetInput>) -> String {
+        "Get Task".to_owned()
+    }
+
+    fn activity_description(&self, input: &TaskGetInput) -> Option<String> {
+        Some(format!("Reading task #{}", input.task_id))
+    }
+
+    async fn call(&self, input: TaskGetInput, ctx: &ToolUseContext) -> Result<ToolResult<TaskGetOutput>, ToolError> {
+        let store = store_for(ctx).map_err(|error| ToolError::failed(error.to_string()))?;
+        let task = run_blocking(move || store.get(&input.task_id))
+            .await
+            .map_err(|error| ToolError::failed(error.to_string()))?;
+        Ok(ToolResult::new(TaskGetOutput { task: task.map(TaskDetails::from) }))
+    }
+
+    fn map_tool_result(&self, output: &TaskGetOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, text(output))
+    }
+}

@@ -1,0 +1,151 @@
+//! # agent-tool-task-update: the TaskUpdate tool
+//!
+//! Changes, links or deletes one task of the session's task list, as Claude Code's
+//! `TaskUpdate` (task list V2) does. Input `{taskId, subject?, description?, activeForm?,
+//! status?: pending|in_progress|completed|deleted, addBlocks?, addBlockedBy?, owner?,
+//! metadata?}`:
+//!
+//! - Only fields whose value actually changes are written and named in `updatedFields`.
+//! - `metadata` keys are merged into the task's metadata; a `null` value removes the key.
+//! - `status: "deleted"` deletes the task file (its id is never reused, and other tasks' links
+//!   to it are removed); `updatedFields` is then `["deleted"]`.
+//! - `addBlocks` / `addBlockedBy` record each new dependency on both tasks.
+//!
+//! The result text is `Updated task #<id> <field>, <field>`; a failure (unknown task, …) is its
+//! reason alone, **not** an error result — Claude Code does that on purpose, so one failed
+//! update does not cancel the calls beside it. The output data is `{success, taskId,
+//! updatedFields, error?, statusChange?: {from, to}}`.
+//!
+//! Deliberate differences: a link to an unknown id, or from a task to itself, fails the whole
+//! update with a clear reason before anything is written (Claude Code skips it silently and
+//! still reports the field); a blank new `subject` is refused. Not done: TaskCompleted hooks, the
+//! verification nudge, and the swarm parts (automatic owner, `task_assignment` mailbox messages,
+//! the teammate reminder).
+//!
+//! Flags as Claude Code's: not read-only, concurrency-safe (every update runs under the list's
+//! lock), deferred, allowed by default, 100,000-character result limit.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let input = serde_json::json!({"taskId": "1", "status": "in_progress"});
+//! let done = call_tool(agent_tool_task_update::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! println!("{}", done.block.content.text());
+//! # }
+//! ```
+
+mod input;
+mod render;
+mod update;
+
+use std::sync::Arc;
+
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+use agent_tools_tasklist::{run_blocking, store_for};
+
+pub use crate::input::{EMPTY_SUBJECT, TaskUpdateInput, UpdateStatus};
+pub use crate::render::{NOT_FOUND, StatusChange, TaskUpdateOutput, text};
+pub use crate::update::apply;
+
+/// The API name.
+pub const NAME: &str = "TaskUpdate";
+
+/// The TaskUpdate tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaskUpdateTool;
+
+/// TaskUpdate, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(TaskUpdateTool)
+}
+
+impl ToolDef for TaskUpdateTool {
+    type Input = TaskUpdateInput;
+    type Output = TaskUpdateOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("update a task's status, owner or dependencies")
+    }
+
+    fn description(&self, input: &TaskUpdateInput) -> String {
+        format!("Update task #{}", input.task_id)
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(100_000)
+    }
+
+    /// Rewrites (or removes) small files in the task list's folder, under the list's lock.
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
+    }
+
+    fn is_concurrency_safe(&self, _input: &TaskUpdateInput) -> bool {
+        true
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn user_facing_name(&self, _input: Option<&TaskUpdateInput>) -> String {
+        "Update Task".to_owned()
+    }
+
+    fn activity_description(&self, input: &TaskUpdateInput) -> Option<String> {
+        Some(format!("Updating task #{}", input.task_id))
+    }
+
+    async fn validate_input(&self, input: &TaskUpdateInput, _ctx: &ToolUseContext) -> ValidationResult {
+        if input.subject.as_ref().is_some_and(|subject| subject.trim().is_empty()) {
+            ValidationResult::error(EMPTY_SUBJECT, 1)
+        } else {
+            ValidationResult::Ok
+        }
+    }
+
+    async fn call(
+        &self,
+        input: TaskUpdateInput,
+        ctx: &ToolUseContext,
+    ) -> Result<ToolResult<TaskUpdateOutput>, ToolError> {
+        let store = match store_for(ctx) {
+            Ok(store) => store,
+            Err(error) => {
+                return Ok(ToolResult::new(TaskUpdateOutput {
+                    success: false,
+                    task_id: input.task_id,
+                    updated_fields: Vec::new(),
+                    error: Some(error.to_string()),
+                    status_change: None,
+                }));
+            }
+        };
+        let task_id = input.task_id.clone();
+        let output = run_blocking(move || Ok(apply(&store, &input))).await.unwrap_or_else(|error| TaskUpdateOutput {
+            success: false,
+            task_id,
+            updated_fields: Vec::new(),
+            error: Some(error.to_string()),
+            status_change: None,
+        });
+        Ok(ToolResult::new(output))
+    }
+
+    fn map_tool_result(&self, output: &TaskUpdateOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, text(output))
+    }
+}
