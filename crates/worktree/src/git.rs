@@ -61,6 +61,13 @@ pub enum CreateError {
     /// The folder exists but is not a worktree of this repository.
     #[error("{0} already exists and is not a git worktree of this repository")]
     FolderInTheWay(PathBuf),
+    /// The branch the name maps to already exists (another name flattens to it, as `a/b` and
+    /// `a-b` both give `worktree-a-b`, or someone made it by hand).
+    #[error("the branch {branch} already exists (a worktree name that maps to the same branch, or one made by hand); choose another name")]
+    BranchTaken {
+        /// The branch.
+        branch: String,
+    },
     /// A git command failed.
     #[error(transparent)]
     Git(#[from] GitError),
@@ -196,6 +203,10 @@ impl Git {
         if self.head(&repo_root).await?.is_none() {
             return Err(CreateError::NoCommits(repo_root));
         }
+        let branch_ref = format!("refs/heads/{branch}");
+        if self.run_str(&repo_root, &["show-ref", "--verify", "--quiet", &branch_ref]).await.is_ok() {
+            return Err(CreateError::BranchTaken { branch });
+        }
         let args: [&OsStr; 6] =
             ["worktree".as_ref(), "add".as_ref(), "-b".as_ref(), branch.as_ref(), path.as_os_str(), "HEAD".as_ref()];
         self.run(&repo_root, &args).await?;
@@ -207,25 +218,39 @@ impl Git {
         Ok(Worktree { repo_root, path, branch, base_commit, existed: false })
     }
 
-    /// Uncommitted files and commits since `base_commit` in the worktree at `path`
-    /// (`git status --porcelain`, `git rev-list --count <base>..HEAD`). Mirrors Claude Code's
-    /// `countWorktreeChanges`.
+    /// Uncommitted files and commits that removing the worktree at `path` would lose
+    /// (`git status --porcelain`, then `git rev-list --count`). Mirrors Claude Code's
+    /// `countWorktreeChanges`, with one fix: with the worktree's `branch` known, the commits
+    /// counted are those no other branch, tag or remote-tracking ref holds
+    /// (`HEAD --not --exclude=<branch> --branches --tags --remotes`), so a kept worktree entered
+    /// again still counts the commits made before; without it, those since `base_commit`
+    /// (`<base>..HEAD`), as Claude Code counts.
     ///
     /// # Errors
     /// Either git command failing, or a base that is not a commit id: the state cannot be verified.
-    pub async fn changes(&self, path: &Path, base_commit: &str) -> Result<Changes, GitError> {
+    pub async fn changes(&self, path: &Path, base_commit: &str, branch: Option<&str>) -> Result<Changes, GitError> {
         let status = self.run_str(path, &["status", "--porcelain"]).await?;
         let files = status.lines().filter(|line| !line.trim().is_empty()).count() as u64;
-        if base_commit.is_empty() || !base_commit.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(GitError::Failed {
-                command: "rev-list".into(),
-                stderr: format!("the base commit {base_commit:?} is not a commit id"),
-            });
-        }
-        let range = format!("{base_commit}..HEAD");
-        let count = self.run_str(path, &["rev-list", "--count", &range]).await?;
+        let args: Vec<String> = match branch {
+            Some(branch) => ["rev-list", "--count", "HEAD", "--not"]
+                .into_iter()
+                .map(str::to_owned)
+                .chain([format!("--exclude={branch}"), "--branches".into(), "--tags".into(), "--remotes".into()])
+                .collect(),
+            None => {
+                if base_commit.is_empty() || !base_commit.chars().all(|c| c.is_ascii_hexdigit()) {
+                    return Err(GitError::Failed {
+                        command: "rev-list".into(),
+                        stderr: format!("the base commit {base_commit:?} is not a commit id"),
+                    });
+                }
+                vec!["rev-list".into(), "--count".into(), format!("{base_commit}..HEAD")]
+            }
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let count = self.run_str(path, &args).await?;
         let commits = count.trim().parse::<u64>().map_err(|_| GitError::Failed {
-            command: format!("rev-list --count {range}"),
+            command: args.join(" "),
             stderr: format!("unexpected output {:?}", count.trim()),
         })?;
         Ok(Changes { files, commits })

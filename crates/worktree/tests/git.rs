@@ -57,20 +57,40 @@ async fn changes_count_files_and_commits_then_removal_deletes_both() {
     let repo = GitRepo::new();
     let git = git(&repo);
     let made = git.create(&repo.root, "work").await.unwrap();
-    assert_eq!(git.changes(&made.path, &made.base_commit).await.unwrap(), Changes { files: 0, commits: 0 });
+    assert_eq!(git.changes(&made.path, &made.base_commit, None).await.unwrap(), Changes { files: 0, commits: 0 });
 
     write(&made.path, "new.txt", "x\n");
     write(&made.path, "README.md", "changed\n");
-    assert_eq!(git.changes(&made.path, &made.base_commit).await.unwrap(), Changes { files: 2, commits: 0 });
+    assert_eq!(git.changes(&made.path, &made.base_commit, None).await.unwrap(), Changes { files: 2, commits: 0 });
     repo.git_in(&made.path, &["commit", "-qam", "edit"]);
-    assert_eq!(git.changes(&made.path, &made.base_commit).await.unwrap(), Changes { files: 1, commits: 1 });
-    assert!(git.changes(&made.path, "not-a-sha").await.is_err());
+    assert_eq!(git.changes(&made.path, &made.base_commit, None).await.unwrap(), Changes { files: 1, commits: 1 });
+    assert!(git.changes(&made.path, "not-a-sha", None).await.is_err());
+    // Counted by branch: the commit only this branch holds, whatever the base.
+    let branch = Some(made.branch.as_str());
+    assert_eq!(git.changes(&made.path, "", branch).await.unwrap(), Changes { files: 1, commits: 1 });
+    let head = git.head(&made.path).await.unwrap().unwrap();
+    assert_eq!(git.changes(&made.path, &head, None).await.unwrap().commits, 0, "a base at HEAD sees nothing");
+    assert_eq!(git.changes(&made.path, &head, branch).await.unwrap().commits, 1, "the branch still does");
+    // Once another branch holds the commit, removing this one loses nothing.
+    repo.git(&["branch", "keep-it", &made.branch]);
+    assert_eq!(git.changes(&made.path, "", branch).await.unwrap().commits, 0);
 
     git.remove_worktree(&repo.root, &made.path).await.unwrap();
     git.delete_branch(&repo.root, &made.branch).await.unwrap();
     assert!(!made.path.exists());
     assert!(!repo.has_branch("worktree-work"));
     assert!(git.delete_branch(&repo.root, &made.branch).await.is_err(), "already gone");
+}
+
+#[tokio::test]
+async fn two_names_for_one_branch_are_refused_clearly() {
+    let repo = GitRepo::new();
+    let git = git(&repo);
+    git.create(&repo.root, "x/y").await.unwrap();
+    let error = git.create(&repo.root, "x-y").await.unwrap_err();
+    assert_eq!(error, CreateError::BranchTaken { branch: "worktree-x-y".into() });
+    assert!(error.to_string().starts_with("the branch worktree-x-y already exists"), "{error}");
+    assert!(!repo.root.join(".claude/worktrees/x-y").exists());
 }
 
 #[tokio::test]

@@ -150,14 +150,16 @@ async fn outside_a_repository_it_fails_clearly() {
 }
 
 #[tokio::test]
-async fn a_branch_git_refuses_is_reported_and_leaves_no_session() {
+async fn a_branch_that_exists_is_reported_and_leaves_no_session() {
     let repo = GitRepo::new();
     repo.git(&["branch", "worktree-taken"]);
     let ctx = ToolUseContext::new(&repo.root);
     let (text, is_error, _, _) = enter(&repo, &ctx, json!({"name": "taken"})).await;
     assert!(is_error);
-    assert!(text.starts_with("Cannot create a worktree: `git worktree add -b worktree-taken"), "{text}");
-    assert!(text.contains("already exists"), "{text}");
+    assert_eq!(
+        text,
+        "Cannot create a worktree: the branch worktree-taken already exists (a worktree name that maps to the same branch, or one made by hand); choose another name."
+    );
     assert!(agent_tools_worktree::active(&ctx).is_none());
 }
 

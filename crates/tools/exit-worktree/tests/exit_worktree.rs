@@ -163,6 +163,24 @@ async fn uncommitted_files_block_removal_until_discard_changes() {
 }
 
 #[tokio::test]
+async fn a_kept_worktree_entered_again_still_counts_its_commits() {
+    let repo = GitRepo::new();
+    let (ctx, path) = entered(&repo, &repo.root, "again").await;
+    write(&path, "feature.txt", "done\n");
+    repo.git_in(&path, &["add", "feature.txt"]);
+    repo.git_in(&path, &["commit", "-qm", "feature"]);
+    let (_, is_error, _, _) = exit(&repo, &ctx, json!({"action": "keep"})).await;
+    assert!(!is_error);
+    // A later session enters the same worktree: its HEAD is now the commit made before.
+    let (ctx, _) = entered(&repo, &repo.root, "again").await;
+    let refused = validate(&repo, &ctx, json!({"action": "remove"})).await;
+    assert_eq!(code(&refused), UNSAVED_WORK_CODE, "{refused:?}");
+    let ValidationResult::Error { message, .. } = refused else { unreachable!() };
+    assert!(message.contains("1 commit"), "{message}");
+    assert!(repo.has_branch("worktree-again"), "nothing removed");
+}
+
+#[tokio::test]
 async fn commits_in_the_worktree_count_as_work() {
     let repo = GitRepo::new();
     let (ctx, path) = entered(&repo, &repo.root, "committed").await;
