@@ -210,6 +210,13 @@ impl Git {
         let args: [&OsStr; 6] =
             ["worktree".as_ref(), "add".as_ref(), "-b".as_ref(), branch.as_ref(), path.as_os_str(), "HEAD".as_ref()];
         self.run(&repo_root, &args).await?;
+        // The main repository should not see the worktrees as untracked (or embedded) content:
+        // a `.gitignore` of `*` in the worktrees folder hides them without touching the user's
+        // own ignore files. Best effort: a failure only leaves them visible.
+        let ignore = repo_root.join(crate::slug::WORKTREES_DIR).join(".gitignore");
+        if !ignore.exists() {
+            let _ = std::fs::write(&ignore, "*\n");
+        }
         let path = std::fs::canonicalize(&path).unwrap_or(path);
         let base_commit = self.head(&path).await?.ok_or_else(|| GitError::Failed {
             command: "rev-parse HEAD".into(),

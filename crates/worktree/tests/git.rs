@@ -58,6 +58,7 @@ async fn changes_count_files_and_commits_then_removal_deletes_both() {
     let git = git(&repo);
     let made = git.create(&repo.root, "work").await.unwrap();
     assert_eq!(git.changes(&made.path, &made.base_commit, None).await.unwrap(), Changes { files: 0, commits: 0 });
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the main repository does not see the worktree");
 
     write(&made.path, "new.txt", "x\n");
     write(&made.path, "README.md", "changed\n");
