@@ -98,6 +98,20 @@ impl PermissionPrompter for TerminalPrompter {
     }
 }
 
+/// The prompter of `call` and `run` without a terminal: nobody can be asked, so a call that needs
+/// approval is refused with what would let it run.
+pub(crate) struct NoTerminal;
+
+/// Why [`NoTerminal`] refuses, and what the user can do about it.
+pub(crate) const NO_TERMINAL: &str = "there is no terminal to ask on; allow such calls with --allowed-tools rules, \
+     --permission-mode (acceptEdits, bypassPermissions) or rules in .claude/settings.json";
+
+impl PermissionPrompter for NoTerminal {
+    fn ask<'a>(&'a self, _request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
+        Box::pin(async { PermissionAnswer::Unavailable { why: NO_TERMINAL.to_owned() } })
+    }
+}
+
 /// Asks an MCP client's user through elicitation (a form with the choice and a reason). A client
 /// without elicitation support gets a refusal the model can act on.
 pub(crate) struct ElicitationPrompter {

@@ -142,8 +142,13 @@ impl Session {
         ctx.options.session_id = id;
         let hooks = Hooks { pre_tool_use: settings.hooks("PreToolUse"), post_tool_use: settings.hooks("PostToolUse") };
         let mut executor = Executor::new(pool.clone()).with_hooks(hooks);
-        if kind == Kind::Command && crate::prompt::terminal_available() {
-            executor = executor.with_prompter(Arc::new(crate::prompt::TerminalPrompter));
+        if kind == Kind::Command {
+            executor = if crate::prompt::terminal_available() {
+                executor.with_prompter(Arc::new(crate::prompt::TerminalPrompter))
+            } else {
+                // Nobody to ask: refuse, and say how such calls can be allowed.
+                executor.with_prompter(Arc::new(crate::prompt::NoTerminal))
+            };
         }
         Ok(Self { pool, ctx, executor })
     }

@@ -167,6 +167,26 @@ fn project_settings_hooks_run_around_calls() {
 }
 
 #[test]
+fn without_a_terminal_a_call_that_needs_approval_says_how_to_allow_it() {
+    if fs::OpenOptions::new().read(true).write(true).open("/dev/tty").is_ok() {
+        return; // this test run has a terminal the program would ask on (terminal.rs covers that)
+    }
+    let dir = fixture();
+    let input = format!(r#"{{"file_path": "{}", "content": "x"}}"#, dir.path().join("new.txt").display());
+    let output = agent_tools(dir.path(), &["--no-settings", "call", "Write", &input]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with(
+            "Permission to use Write has been denied: this call needs approval and no one could be asked \
+             (there is no terminal to ask on; allow such calls with --allowed-tools rules, --permission-mode"
+        ),
+        "{text}"
+    );
+    assert!(!dir.path().join("new.txt").exists());
+}
+
+#[test]
 fn broken_settings_and_unknown_modes_are_usage_errors() {
     let dir = fixture();
     let output = agent_tools(dir.path(), &["--permission-mode", "yolo", "list"]);
