@@ -420,7 +420,10 @@ async fn plan_mode_holds_across_served_calls_and_exit_shows_the_plan_to_the_clie
     let dir = fixture();
     let root = dir.path().canonicalize().unwrap();
     let user = ScriptedUser::default();
-    user.answers.lock().unwrap().extend([json!({"decision": "deny", "reason": "add a test step"}), json!({"decision": "allow_once"})]);
+    user.answers
+        .lock()
+        .unwrap()
+        .extend([json!({"decision": "deny", "reason": "add a test step"}), json!({"decision": "allow_once"})]);
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
     command.env("HOME", root.join(".home")).env("XDG_STATE_HOME", root.join(".state")).env_remove("CLAUDE_CONFIG_DIR");
     // The server's default mode: bypassPermissions.

@@ -132,8 +132,7 @@ fn exit_plan_mode_shows_the_plan_and_yes_restores_the_earlier_mode() {
         root.display()
     );
     std::fs::write(root.join("turn.json"), turn).unwrap();
-    let mut session =
-        Session::start(&root, &["--no-settings", "--permission-mode", "acceptEdits", "run", "turn.json"]);
+    let mut session = Session::start(&root, &["--no-settings", "--permission-mode", "acceptEdits", "run", "turn.json"]);
     session.expect("ExitPlanMode wants to run");
     session.expect("Exit plan mode?");
     session.expect("PLAN-LINE-ONE");

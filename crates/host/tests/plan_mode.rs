@@ -10,12 +10,14 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use agent_tools_core::ToolUseContext;
 use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
 use agent_tools_core::result::ToolUseBlock;
 use agent_tools_core::tool::BoxFuture;
-use agent_tools_core::ToolUseContext;
 use agent_tools_host::permissions::rejected_message;
-use agent_tools_host::{Executor, HostConfig, PermissionAnswer, PermissionPrompter, PermissionRequest, assemble_tool_pool};
+use agent_tools_host::{
+    Executor, HostConfig, PermissionAnswer, PermissionPrompter, PermissionRequest, assemble_tool_pool,
+};
 use serde_json::{Value, json};
 
 /// A user who answers from a script and remembers every question (an unexpected question is
@@ -114,10 +116,18 @@ async fn entering_switches_the_rest_of_the_turn_and_only_the_plan_file_is_writab
     // And the plan can be read back and edited, as any file of the session.
     let calls = [
         block("t5", "Read", json!({"file_path": plan.display().to_string()})),
-        block("t6", "Edit", json!({"file_path": plan.display().to_string(), "old_string": "Test it.", "new_string": "Test it well."})),
+        block(
+            "t6",
+            "Edit",
+            json!({"file_path": plan.display().to_string(), "old_string": "Test it.", "new_string": "Test it well."}),
+        ),
     ];
     let done = s.executor.run_turn(&calls, &mut s.ctx).await;
-    assert!(done.iter().all(|d| !d.block.is_error), "{:?}", done.iter().map(|d| d.block.content.text()).collect::<Vec<_>>());
+    assert!(
+        done.iter().all(|d| !d.block.is_error),
+        "{:?}",
+        done.iter().map(|d| d.block.content.text()).collect::<Vec<_>>()
+    );
     assert!(std::fs::read_to_string(&plan).unwrap().contains("Test it well."));
     assert!(user.questions.lock().unwrap().is_empty(), "nothing was asked");
 }

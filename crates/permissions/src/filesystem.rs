@@ -292,7 +292,7 @@ mod tests {
         // Outside plan mode the plan file needs no approval either (it is not in a working dir).
         let mut plain = ctx(PermissionMode::Default, &[]);
         plain.options.plans_dir = Some(plans);
-        plain.app_state = c.app_state.clone();
+        plain.app_state = c.app_state;
         assert_eq!(behavior(&check_write_permission(&plan, &plain)), "allow");
     }
 

@@ -20,8 +20,8 @@
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 
-use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
 use agent_tools_core::ToolUseContext;
+use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
 
 /// The plans folder under Claude Code's configuration folder (`~/.claude/plans`).
 pub const DEFAULT_PLANS_SUBDIR: &str = ".claude/plans";
@@ -147,9 +147,35 @@ const ADJECTIVES: &[&str] = &[
 ];
 
 const GERUNDS: &[&str] = &[
-    "baking", "bouncing", "building", "chasing", "climbing", "dancing", "drifting", "dreaming", "folding", "gliding",
-    "humming", "juggling", "knitting", "leaping", "mapping", "painting", "pondering", "roaming", "sailing", "singing",
-    "sketching", "skipping", "soaring", "spinning", "strolling", "tinkering", "twirling", "wandering", "weaving",
+    "baking",
+    "bouncing",
+    "building",
+    "chasing",
+    "climbing",
+    "dancing",
+    "drifting",
+    "dreaming",
+    "folding",
+    "gliding",
+    "humming",
+    "juggling",
+    "knitting",
+    "leaping",
+    "mapping",
+    "painting",
+    "pondering",
+    "roaming",
+    "sailing",
+    "singing",
+    "sketching",
+    "skipping",
+    "soaring",
+    "spinning",
+    "strolling",
+    "tinkering",
+    "twirling",
+    "wandering",
+    "weaving",
     "whistling",
 ];
 
@@ -198,11 +224,12 @@ mod tests {
         assert_eq!(current_plan_file(&ctx), None, "nothing chosen yet");
         let path = plan_file_path(&ctx);
         assert_eq!(path.parent(), Some(dir.path().join("plans").as_path()));
-        assert_eq!(plan_file_path(&ctx.clone()), path, "the same file for the whole session");
+        let copy = ctx.clone();
+        assert_eq!(plan_file_path(&copy), path, "the same file for the whole session");
         assert_eq!(current_plan_file(&ctx), Some(path.clone()));
         let slug = current_slug(&ctx).unwrap();
         assert_eq!(path.file_name().unwrap().to_str().unwrap(), format!("{slug}.md"));
-        let mut agent = ctx.clone();
+        let mut agent = copy;
         agent.agent_id = Some("a1/../x".into());
         assert_eq!(plan_file_path(&agent), dir.path().join("plans").join(format!("{slug}-agent-a1____x.md")));
     }
@@ -233,7 +260,10 @@ mod tests {
     fn entering_remembers_the_mode_and_exiting_restores_it() {
         let mut permissions = ToolPermissionContext { mode: PermissionMode::AcceptEdits, ..Default::default() };
         enter_plan_mode(&mut permissions);
-        assert_eq!((permissions.mode, permissions.pre_plan_mode), (PermissionMode::Plan, Some(PermissionMode::AcceptEdits)));
+        assert_eq!(
+            (permissions.mode, permissions.pre_plan_mode),
+            (PermissionMode::Plan, Some(PermissionMode::AcceptEdits))
+        );
         enter_plan_mode(&mut permissions);
         assert_eq!(permissions.pre_plan_mode, Some(PermissionMode::AcceptEdits), "re-entering keeps the first mode");
         assert_eq!(exit_plan_mode(&mut permissions), PermissionMode::AcceptEdits);

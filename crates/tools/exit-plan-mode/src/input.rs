@@ -57,6 +57,9 @@ mod tests {
         assert_eq!(input.allowed_prompts.unwrap()[0].prompt, "run tests");
         assert_eq!(input.plan.as_deref(), Some("# Plan"));
         assert_eq!(input.plan_file_path.as_deref(), Some("/p.md"));
-        assert!(serde_json::from_value::<ExitPlanModeInput>(json!({"allowedPrompts": [{"tool": "Edit", "prompt": "x"}]})).is_err());
+        assert!(
+            serde_json::from_value::<ExitPlanModeInput>(json!({"allowedPrompts": [{"tool": "Edit", "prompt": "x"}]}))
+                .is_err()
+        );
     }
 }

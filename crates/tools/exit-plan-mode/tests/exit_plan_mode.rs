@@ -17,11 +17,8 @@ const PLAN: &str = "# Plan\n\n1. Add the flag.\n2. Test it.\n";
 fn planning(dir: &std::path::Path, before: Option<PermissionMode>) -> ToolUseContext {
     let mut ctx = ToolUseContext::new(dir.join("proj"));
     ctx.options.plans_dir = Some(dir.join("plans"));
-    ctx.permission_context = Arc::new(ToolPermissionContext {
-        mode: PermissionMode::Plan,
-        pre_plan_mode: before,
-        ..Default::default()
-    });
+    ctx.permission_context =
+        Arc::new(ToolPermissionContext { mode: PermissionMode::Plan, pre_plan_mode: before, ..Default::default() });
     ctx
 }
 
@@ -88,7 +85,10 @@ async fn without_a_plan_it_approves_leaving_and_restores_default() {
     let path = agent_tools_plan::plan_file_path(&ctx);
     assert_eq!(
         asked.message(),
-        Some(format!("Exit plan mode?\n\nNo plan was written: the plan file {} is missing or empty.", path.display()).as_str())
+        Some(
+            format!("Exit plan mode?\n\nNo plan was written: the plan file {} is missing or empty.", path.display())
+                .as_str()
+        )
     );
     agent_tools_plan::write_plan(&path, "\n  \n").unwrap();
     let (text, is_error, data, after) = exit(&ctx, json!({})).await;
