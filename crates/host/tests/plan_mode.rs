@@ -225,3 +225,25 @@ async fn a_sub_agent_cannot_enter_plan_mode() {
     assert_eq!(done[0].block.content.text(), agent_tool_enter_plan_mode::NOT_IN_SUB_AGENTS);
     assert_eq!(s.ctx.permission_context.mode, PermissionMode::Default);
 }
+
+#[tokio::test]
+async fn a_hooks_allow_does_not_skip_the_users_approval_of_the_plan() {
+    use agent_tools_host::Hooks;
+    use agent_tools_host::hooks::{CommandHook, HookMatcher};
+    let user = ScriptedUser::answering([PermissionAnswer::Deny { feedback: None }]);
+    let mut s = setup(PermissionMode::Default, Some(user.clone()));
+    let allow = r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#;
+    let hooks = Hooks {
+        pre_tool_use: vec![HookMatcher {
+            matcher: "ExitPlanMode".into(),
+            hooks: vec![CommandHook { kind: "command".into(), command: allow.into(), timeout: None }],
+        }],
+        post_tool_use: Vec::new(),
+    };
+    s.executor = s.executor.clone().with_hooks(hooks);
+    enter(&mut s).await;
+    let done = s.executor.run_turn(&[block("x1", "ExitPlanMode", json!({}))], &mut s.ctx).await;
+    assert_eq!(done[0].block.content.text(), rejected_message(None));
+    assert_eq!(user.questions.lock().unwrap().len(), 1, "the user was still asked");
+    assert_eq!(s.ctx.permission_context.mode, PermissionMode::Plan);
+}
