@@ -414,3 +414,57 @@ async fn enter_and_exit_worktree_move_the_served_session() {
     assert!(git(&["branch", "--list", "worktree-served"]).trim().is_empty());
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn plan_mode_holds_across_served_calls_and_exit_shows_the_plan_to_the_clients_user() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let user = ScriptedUser::default();
+    user.answers
+        .lock()
+        .unwrap()
+        .extend([json!({"decision": "deny", "reason": "add a test step"}), json!({"decision": "allow_once"})]);
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
+    command.env("HOME", root.join(".home")).env("XDG_STATE_HOME", root.join(".state")).env_remove("CLAUDE_CONFIG_DIR");
+    // The server's default mode: bypassPermissions.
+    command.arg("--cwd").arg(&root).arg("serve");
+    let client = user.clone().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+
+    let entered = call(&client, "EnterPlanMode", json!({})).await;
+    assert_eq!(entered.is_error, Some(false), "{}", text(&entered));
+    let plan_file = entered.structured_content.as_ref().unwrap()["planFilePath"].as_str().unwrap().to_owned();
+    assert!(plan_file.starts_with(&root.join(".home/.claude/plans/").display().to_string()), "{plan_file}");
+
+    // The next calls run in plan mode: the project is read-only, the plan file is not.
+    let refused = call(&client, "Write", json!({"file_path": "new.txt", "content": "x"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(text(&refused), format!("Cannot write to {}/new.txt while in plan mode.", root.display()));
+    let plan = "# Plan\n\n1. Rename needle.\n";
+    let written = call(&client, "Write", json!({"file_path": plan_file, "content": plan})).await;
+    assert_eq!(written.is_error, Some(false), "{}", text(&written));
+    assert!(user.questions.lock().unwrap().is_empty(), "neither write asked");
+
+    // "No": the standard rejection with the user's words, still planning.
+    let declined = call(&client, "ExitPlanMode", json!({})).await;
+    assert_eq!(declined.is_error, Some(true));
+    assert!(text(&declined).contains("The user said: add a test step"), "{}", text(&declined));
+    let still = call(&client, "Write", json!({"file_path": "new.txt", "content": "x"})).await;
+    assert!(text(&still).ends_with("while in plan mode."), "{}", text(&still));
+
+    // "Yes": the approved plan comes back and the server's bypass mode is restored.
+    let approved = call(&client, "ExitPlanMode", json!({})).await;
+    assert_eq!(approved.is_error, Some(false), "{}", text(&approved));
+    assert!(text(&approved).ends_with(&format!("## Approved Plan:\n{plan}")), "{}", text(&approved));
+    assert_eq!(approved.structured_content.as_ref().unwrap()["plan"], json!(plan));
+    let questions = user.questions.lock().unwrap().clone();
+    assert_eq!(questions.len(), 2);
+    for question in &questions {
+        assert!(question.starts_with("ExitPlanMode wants to run:"), "{question}");
+        assert!(question.contains("Exit plan mode?"), "{question}");
+        assert!(question.contains("1. Rename needle."), "the client's user sees the plan: {question}");
+    }
+    let write = call(&client, "Write", json!({"file_path": "new.txt", "content": "x"})).await;
+    assert_eq!(write.is_error, Some(false), "{}", text(&write));
+    assert!(root.join("new.txt").is_file());
+    client.cancel().await.unwrap();
+}

@@ -163,7 +163,9 @@ async fn hostile_inputs_never_panic_or_hit_an_internal_error() {
     for tool in &pool {
         // Each tool gets its own session, so a Read of a system file can never license a Write
         // of it; tools that write or run commands only ever see names inside the test folder.
-        let ctx = ToolUseContext::new(root);
+        let mut ctx = ToolUseContext::new(root);
+        // EnterPlanMode makes the plans folder: inside the test folder, not the temporary one.
+        ctx.options.plans_dir = Some(root.join("plans"));
         let strings: &[&'static str] = if tool.flags().read_only { STRINGS } else { &safe };
         let schema = tool.input_schema().clone();
         let mut inputs: Vec<Value> =

@@ -16,6 +16,9 @@
 //! `CLAUDE_CODE_ENABLE_TASKS=1` offers the task list tools (TaskCreate, TaskGet, TaskUpdate,
 //! TaskList) instead of TodoWrite; their lists live in `~/.claude/tasks/<list id>/` (or under
 //! `$CLAUDE_CONFIG_DIR`), the list id being `CLAUDE_CODE_TASK_LIST_ID` or else the session id.
+//! EnterPlanMode names the session's plan file in `~/.claude/plans` (under `$CLAUDE_CONFIG_DIR`
+//! when set, or the `plansDirectory` setting inside the project); ExitPlanMode shows that plan
+//! in its permission question.
 //! The binary is a thin wrapper around [`main`], so tests can build the same program.
 
 mod cleanup;

@@ -54,7 +54,12 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
     let mut input = BufReader::new(tty);
     writeln!(out, "\n{} wants to run: {}", request.tool_name, request.summary)?;
     writeln!(out, "  input: {}", input_line(request))?;
-    writeln!(out, "  why:   {}", request.message)?;
+    // A long message (ExitPlanMode's plan) is shown whole, its lines under the first.
+    let mut why = request.message.lines();
+    writeln!(out, "  why:   {}", why.next().unwrap_or_default())?;
+    for line in why {
+        writeln!(out, "         {line}")?;
+    }
     for _ in 0..5 {
         write!(out, "Allow? [y] once, [a] always this session, [n] no (a reason may follow, as in `n use docs/`): ")?;
         out.flush()?;

@@ -10,9 +10,11 @@
 //!   conversation beside its result (Read's PDF documents and page images) follows as more content:
 //!   an MCP client has no other way to see it. An unknown tool is an error result naming it, not a
 //!   protocol error.
-//! - One session per server: the file-read state and the working directory carry over from call
-//!   to call. Concurrency-safe calls run side by side on a snapshot of the session; any other call
-//!   runs alone and its context change (e.g. Bash's `cd`) applies before the next one.
+//! - One session per server: the file-read state, the working directory and the permission mode
+//!   carry over from call to call. Concurrency-safe calls run side by side on a snapshot of the
+//!   session, and their context change (EnterPlanMode's switch to plan mode) applies to the
+//!   session when they finish; any other call runs alone and its context change (e.g. Bash's
+//!   `cd`) applies before the next one.
 //! - A background task that finished since the previous call (Bash's `run_in_background`) is
 //!   reported after the next call's result, as an extra text part holding its
 //!   `<task-notification>`. The server's tasks are stopped when it exits.
@@ -92,7 +94,17 @@ impl ToolServer {
         if concurrent {
             let mut ctx = self.session.read().await.clone();
             ctx.cancel = cancel;
-            return executor.run_tool_use(&block, &ctx).await;
+            let mut done = executor.run_tool_use(&block, &ctx).await;
+            // Its context change (EnterPlanMode's mode switch) applies to the session once it
+            // is done, as a batch's changes apply after the batch.
+            if let Some(modifier) = done.context_modifier.take() {
+                let mut session = self.session.write().await;
+                let session_cancel = session.cancel.clone();
+                let mut changed = modifier(session.clone());
+                changed.cancel = session_cancel;
+                *session = changed;
+            }
+            return done;
         }
         let mut session = self.session.write().await;
         let mut ctx = session.clone();

@@ -73,6 +73,20 @@ fn claude_config_dir(home: Option<&PathBuf>) -> Option<PathBuf> {
         .or_else(|| home.map(|home| home.join(".claude")))
 }
 
+/// Where plan files go (Claude Code's `getPlansDirectory`): the `plansDirectory` setting resolved
+/// against the project root when it stays inside the project, else `<config dir>/plans`
+/// (`~/.claude/plans`). A setting that leaves the project is ignored with a warning.
+fn plans_dir(setting: Option<&str>, project: &Path, config_dir: Option<&PathBuf>) -> Option<PathBuf> {
+    if let Some(setting) = setting {
+        let resolved = agent_tools_core::path::normalize(&project.join(setting));
+        if resolved.starts_with(project) {
+            return Some(resolved);
+        }
+        tracing::warn!("plansDirectory {setting:?} is outside the project; using the default plans folder");
+    }
+    config_dir.map(|dir| dir.join("plans"))
+}
+
 impl Session {
     /// Builds the session: the working directory from `--cwd` (or the current one), home from
     /// `HOME`, settings files and rules, the mode, hooks, Claude Code's environment switches, and
@@ -136,7 +150,9 @@ impl Session {
             });
         }
         ctx.options.session_dir = Some(folder);
-        ctx.options.tasks_dir = claude_config_dir(home.as_ref()).map(|dir| dir.join("tasks"));
+        let config_dir = claude_config_dir(home.as_ref());
+        ctx.options.tasks_dir = config_dir.as_ref().map(|dir| dir.join("tasks"));
+        ctx.options.plans_dir = plans_dir(settings.plans_directory(), &ctx.original_cwd, config_dir.as_ref());
         ctx.options.task_list_id = std::env::var("CLAUDE_CODE_TASK_LIST_ID").ok().filter(|id| !id.trim().is_empty());
         ctx.options.sandbox = settings.sandbox();
         ctx.options.session_id = id;
@@ -151,5 +167,24 @@ impl Session {
             };
         }
         Ok(Self { pool, ctx, executor })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plans_folder_is_the_setting_inside_the_project_else_the_config_folder() {
+        let project = Path::new("/work/proj");
+        let config = PathBuf::from("/home/me/.claude");
+        assert_eq!(plans_dir(None, project, Some(&config)), Some(PathBuf::from("/home/me/.claude/plans")));
+        assert_eq!(plans_dir(Some("docs/plans"), project, Some(&config)), Some(PathBuf::from("/work/proj/docs/plans")));
+        assert_eq!(plans_dir(Some("./plans/../notes"), project, None), Some(PathBuf::from("/work/proj/notes")));
+        assert_eq!(plans_dir(Some("/work/proj/p"), project, None), Some(PathBuf::from("/work/proj/p")));
+        for outside in ["../elsewhere", "/tmp/plans", "a/../../x"] {
+            assert_eq!(plans_dir(Some(outside), project, Some(&config)), Some(PathBuf::from("/home/me/.claude/plans")));
+        }
+        assert_eq!(plans_dir(None, project, None), None);
     }
 }

@@ -440,3 +440,63 @@ fn the_task_list_tools_replace_todo_write_when_enabled_and_share_a_list_by_id() 
     assert!(missing.status.success());
     assert_eq!(stdout(&missing), "Task not found\n");
 }
+
+#[test]
+fn run_enters_plan_mode_for_the_rest_of_the_turn_and_names_a_plan_file_under_home() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let listed = stdout(&agent_tools(&root, &["list"]));
+    assert!(listed.contains("EnterPlanMode") && listed.contains("ExitPlanMode"), "{listed}");
+    let turn = format!(
+        r#"[
+        {{"type": "tool_use", "id": "toolu_1", "name": "EnterPlanMode", "input": {{}}}},
+        {{"type": "tool_use", "id": "toolu_2", "name": "Write", "input": {{"file_path": "{0}/new.txt", "content": "x"}}}},
+        {{"type": "tool_use", "id": "toolu_3", "name": "Read", "input": {{"file_path": "{0}/notes.txt"}}}},
+        {{"type": "tool_use", "id": "toolu_4", "name": "ExitPlanMode", "input": {{}}}}
+    ]"#,
+        root.display()
+    );
+    let file = root.join("turn.json");
+    fs::write(&file, turn).unwrap();
+    let output = command(&root)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .args(["--permission-mode", "acceptEdits", "run"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let message: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let results = message["content"].as_array().unwrap();
+    let text = |index: usize| results[index]["content"].as_str().unwrap().to_owned();
+    let plans = root.join(".home/.claude/plans");
+    assert!(text(0).starts_with("Entered plan mode."), "{}", text(0));
+    assert!(text(0).contains(&format!("plan file, {}/", plans.display())), "{}", text(0));
+    assert!(plans.is_dir());
+    // The Write after it runs in plan mode (acceptEdits would have allowed it).
+    assert_eq!(text(1), format!("Cannot write to {}/new.txt while in plan mode.", root.display()));
+    assert_eq!(results[1]["is_error"], true);
+    assert!(!root.join("new.txt").exists());
+    assert_eq!(text(2), "1\tfirst\n2\tsecond needle\n3\tthird\n4\t", "reading goes on");
+    // Leaving needs the user's approval, and `run` without a terminal has no one to ask.
+    assert!(
+        text(3).starts_with("Permission to use ExitPlanMode has been denied: this call needs approval"),
+        "{}",
+        text(3)
+    );
+}
+
+#[test]
+fn the_plans_directory_setting_puts_plan_files_in_the_project() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    fs::create_dir_all(root.join(".claude")).unwrap();
+    fs::write(root.join(".claude/settings.json"), r#"{"plansDirectory": "docs/plans"}"#).unwrap();
+    let output = agent_tools(&root, &["call", "EnterPlanMode", "{}"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout(&output).contains(&format!("plan file, {}/docs/plans/", root.display())), "{}", stdout(&output));
+    assert!(root.join("docs/plans").is_dir());
+    // Outside plan mode, ExitPlanMode is an input error (code 1 in Claude Code's terms).
+    let output = agent_tools(&root, &["call", "ExitPlanMode", "{}"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).starts_with("<tool_use_error>You are not in plan mode."), "{}", stdout(&output));
+}

@@ -117,3 +117,34 @@ fn yes_runs_the_call() {
     assert!(screen.contains("File created successfully"), "{screen}");
     assert_eq!(std::fs::read_to_string(dir.path().join("new.txt")).unwrap(), "hello\n");
 }
+
+#[test]
+fn exit_plan_mode_shows_the_plan_and_yes_restores_the_earlier_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let turn = format!(
+        r#"[
+        {{"type": "tool_use", "id": "toolu_1", "name": "EnterPlanMode", "input": {{}}}},
+        {{"type": "tool_use", "id": "toolu_2", "name": "Write", "input": {{"file_path": "{0}/a.txt", "content": "a\n"}}}},
+        {{"type": "tool_use", "id": "toolu_3", "name": "ExitPlanMode", "input": {{"plan": "PLAN-LINE-ONE\nPLAN-LINE-TWO\n"}}}},
+        {{"type": "tool_use", "id": "toolu_4", "name": "Write", "input": {{"file_path": "{0}/b.txt", "content": "b\n"}}}}
+    ]"#,
+        root.display()
+    );
+    std::fs::write(root.join("turn.json"), turn).unwrap();
+    let mut session = Session::start(&root, &["--no-settings", "--permission-mode", "acceptEdits", "run", "turn.json"]);
+    session.expect("ExitPlanMode wants to run");
+    session.expect("Exit plan mode?");
+    session.expect("PLAN-LINE-ONE");
+    session.expect("PLAN-LINE-TWO");
+    session.expect("Allow? [y]");
+    session.type_line("y");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("while in plan mode"), "the first Write was refused:\n{screen}");
+    assert!(screen.contains("## Approved Plan:"), "{screen}");
+    assert!(!root.join("a.txt").exists());
+    // Back in acceptEdits: the last Write ran without another question.
+    assert_eq!(std::fs::read_to_string(root.join("b.txt")).unwrap(), "b\n");
+    assert_eq!(screen.matches("wants to run").count(), 1, "{screen}");
+}

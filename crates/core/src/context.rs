@@ -52,6 +52,12 @@ pub struct ToolUseOptions {
     /// several sessions share one list). When `None` the list is the session's own
     /// ([`Self::session_id`]).
     pub task_list_id: Option<String>,
+    /// The folder holding plan files (Claude Code's `~/.claude/plans`, or its `plansDirectory`
+    /// setting resolved inside the project; the CLI fills it in). EnterPlanMode names the
+    /// session's plan file in it and ExitPlanMode reads the plan from there. When `None` the plan
+    /// tools use `<home>/.claude/plans`, else `<session_dir>/plans`, else a `agent-tools-plans`
+    /// folder in the temporary directory.
+    pub plans_dir: Option<PathBuf>,
 }
 
 /// Claude Code's `sandbox` settings, merged over the settings files: whether shell commands run
@@ -98,6 +104,7 @@ impl fmt::Debug for ToolUseOptions {
             .field("sandbox", &self.sandbox)
             .field("tasks_dir", &self.tasks_dir)
             .field("task_list_id", &self.task_list_id)
+            .field("plans_dir", &self.plans_dir)
             .finish()
     }
 }

@@ -364,8 +364,12 @@ fn check_object(
             None => {}
         }
     }
-    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false)) || depth == 0;
-    if closed && !properties.is_empty() {
+    // The root object is always closed (unknown keys are refused whatever the serde attributes
+    // say), unless its schema lists no properties at all and does not close itself (a free-form
+    // input); an object that closes itself is closed even with no properties (`{}` inputs such as
+    // EnterPlanMode's), as zod's `strictObject({})` is.
+    let explicitly_closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    if explicitly_closed || (depth == 0 && !properties.is_empty()) {
         for key in map.keys().filter(|key| !properties.contains_key(*key)) {
             issues.push(InputIssue::Unexpected { path: join_path(path, key) });
         }
@@ -492,6 +496,23 @@ mod tests {
             error_text(json!({"file_path": "a", "bogus": 1})),
             "Read failed due to the following issue:\nAn unexpected parameter `bogus` was provided"
         );
+    }
+
+    #[test]
+    fn a_closed_object_without_fields_refuses_every_key() {
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Nothing {}
+        let closed = json!({"type": "object", "properties": {}, "additionalProperties": false});
+        assert!(parse_strict::<Nothing>("EnterPlanMode", &closed, &json!({})).is_ok());
+        let error = parse_strict::<Nothing>("EnterPlanMode", &closed, &json!({"plan": "x"})).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "EnterPlanMode failed due to the following issue:\nAn unexpected parameter `plan` was provided"
+        );
+        // A root schema that lists nothing and does not close itself stays free-form.
+        let open = json!({"type": "object"});
+        assert!(parse_strict::<Value>("Mcp", &open, &json!({"any": 1})).is_ok());
     }
 
     #[test]

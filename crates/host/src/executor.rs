@@ -121,6 +121,7 @@ impl Executor {
         };
         let mut messages = Vec::new();
         let mut hook_decision = None;
+        let mut hook_updated_input = false;
         if !self.hooks.pre_tool_use.is_empty() {
             let mut observed = parsed.json().clone();
             tool.backfill_observable_input(&mut observed);
@@ -133,6 +134,7 @@ impl Executor {
                 };
             }
             if let Some(updated) = pre.updated_input {
+                hook_updated_input = true;
                 parsed = match tool.parse(updated) {
                     Ok(reparsed) => reparsed,
                     Err(error) => return Invocation::refused(input_error_result(id, &error)),
@@ -141,9 +143,13 @@ impl Executor {
             hook_decision = pre.decision;
         }
         let mut decision = has_permissions_to_use_tool(tool, &parsed, &call_ctx).await;
-        // A hook's "allow" skips the question, never a deny; its "ask" asks even what rules allow.
+        // A hook's "allow" skips the question, never a deny — nor the question of a tool that
+        // requires the user (ExitPlanMode), unless the hook supplied the input itself (Claude
+        // Code's rule); its "ask" asks even what rules allow.
         match (&hook_decision, &decision) {
-            (Some(HookDecision::Allow), PermissionDecision::Ask { .. }) => {
+            (Some(HookDecision::Allow), PermissionDecision::Ask { .. })
+                if !tool.requires_user_interaction() || hook_updated_input =>
+            {
                 decision = PermissionDecision::Allow { updated_input: None };
             }
             (Some(HookDecision::Ask(reason)), PermissionDecision::Allow { .. }) => {

@@ -110,6 +110,8 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     }));
     #[cfg(feature = "grep")]
     tools.push(agent_tool_grep::tool());
+    #[cfg(feature = "exit-plan-mode")]
+    tools.push(agent_tool_exit_plan_mode::tool());
     #[cfg(feature = "file-read")]
     tools.push(agent_tool_file_read::tool());
     #[cfg(feature = "file-edit")]
@@ -126,6 +128,9 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     }
     #[cfg(feature = "task-stop")]
     tools.push(agent_tool_task_stop::tool());
+    // AskUserQuestion and Skill come here in Claude Code's list, then EnterPlanMode.
+    #[cfg(feature = "enter-plan-mode")]
+    tools.push(agent_tool_enter_plan_mode::tool());
     // Claude Code's `isTodoV2Enabled()` block, in its order.
     #[cfg(feature = "task-create")]
     if config.todo_v2 {

@@ -35,6 +35,9 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     if cfg!(feature = "grep") {
         expected.push("Grep");
     }
+    if cfg!(feature = "exit-plan-mode") {
+        expected.push("ExitPlanMode");
+    }
     if cfg!(feature = "file-read") {
         expected.push("Read");
     }
@@ -56,6 +59,9 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     }
     if cfg!(feature = "task-stop") {
         expected.push("TaskStop");
+    }
+    if cfg!(feature = "enter-plan-mode") {
+        expected.push("EnterPlanMode");
     }
     if config.todo_v2 {
         let features = [

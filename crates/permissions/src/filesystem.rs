@@ -72,8 +72,20 @@ pub fn is_session_output(path: &Path, ctx: &ToolUseContext) -> bool {
     candidates(path).iter().all(|spelling| folders.iter().any(|folder| spelling.starts_with(folder)))
 }
 
-/// May a reading tool read `path`? Deny and ask rules first, then the session's own output files,
-/// an `Edit` allow, the working directories, then `Read` allow rules; anything else asks.
+/// Whether `path` is the caller's plan file — the one EnterPlanMode or ExitPlanMode named for this
+/// session ([`agent_tools_plan::current_plan_file`]), however it is spelled or linked. Before a
+/// plan tool has named one, no path is. Claude Code treats the current session's plan file as an
+/// internal path: readable, and writable without asking, plan mode included
+/// (`checkEditableInternalPath` / `checkReadableInternalPath`).
+pub fn is_session_plan_file(path: &Path, ctx: &ToolUseContext) -> bool {
+    let Some(plan) = agent_tools_plan::current_plan_file(ctx) else { return false };
+    let plans = candidates(&plan);
+    candidates(path).iter().all(|spelling| plans.contains(spelling))
+}
+
+/// May a reading tool read `path`? Deny and ask rules first, then the session's own output files
+/// and plan file, an `Edit` allow, the working directories, then `Read` allow rules; anything else
+/// asks.
 pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
     if let Some(rule) = matching_rule(READ_RULES, PermissionBehavior::Deny, path, ctx) {
         return PermissionResult::Deny {
@@ -90,7 +102,7 @@ pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionRes
             blocked_path: Some(path.display().to_string()),
         };
     }
-    if is_session_output(path, ctx) {
+    if is_session_output(path, ctx) || is_session_plan_file(path, ctx) {
         return PermissionResult::allow();
     }
     if let Some(rule) = matching_rule(EDIT_RULES, PermissionBehavior::Allow, path, ctx) {
@@ -113,7 +125,8 @@ pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionRes
     }
 }
 
-/// May a writing tool change `path`? Deny rules, plan mode, the safety check (which survives
+/// May a writing tool change `path`? Deny rules, the session's plan file (allowed, in plan mode
+/// too: it is where the plan is written), plan mode (refused), the safety check (which survives
 /// bypass mode), ask rules, `acceptEdits` inside the working directories, allow rules; anything
 /// else asks.
 pub fn check_write_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
@@ -122,6 +135,12 @@ pub fn check_write_permission(path: &Path, ctx: &ToolUseContext) -> PermissionRe
         return PermissionResult::Deny {
             message: messages::EDIT_DENIED.to_owned(),
             decision_reason: PermissionDecisionReason::Rule { rule },
+        };
+    }
+    if is_session_plan_file(path, ctx) {
+        return PermissionResult::Allow {
+            updated_input: None,
+            decision_reason: Some(PermissionDecisionReason::Other { reason: "the session's plan file".into() }),
         };
     }
     if permissions.mode == PermissionMode::Plan {
@@ -229,6 +248,52 @@ mod tests {
         // Deny rules still win, and nothing here licenses a write.
         assert_eq!(behavior(&check_read_permission(Path::new("/state/s1/tasks/secret.output"), &c)), "deny");
         assert_eq!(behavior(&check_write_permission(outside, &c)), "passthrough");
+    }
+
+    #[test]
+    fn only_the_named_plan_file_is_exempt_from_plan_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let plans = dir.path().join("home/.claude/plans");
+        let mut c = ctx(PermissionMode::Plan, &[]);
+        c.options.plans_dir = Some(plans.clone());
+        let project = Path::new("/proj/src/main.rs");
+        assert_eq!(behavior(&check_write_permission(project, &c)), "deny");
+        // Before a plan tool names the plan file, nothing in the plans folder is exempt.
+        let guess = plans.join("some-guessed-name.md");
+        assert_eq!(behavior(&check_write_permission(&guess, &c)), "deny");
+        let plan = agent_tools_plan::plan_file_path(&c);
+        assert_eq!(behavior(&check_write_permission(&plan, &c)), "allow");
+        assert_eq!(behavior(&check_read_permission(&plan, &c)), "allow");
+        // Spelled with `..`, still the plan file; its neighbours and other names are not.
+        let dotted = plans.join("x").join("..").join(plan.file_name().unwrap());
+        assert_eq!(behavior(&check_write_permission(&dotted, &c)), "allow");
+        assert_eq!(behavior(&check_write_permission(&guess, &c)), "deny");
+        assert_eq!(behavior(&check_write_permission(&plan.with_extension("sh"), &c)), "deny");
+        assert_eq!(behavior(&check_write_permission(project, &c)), "deny");
+        // Through a link to it: still the plan file (the link's own path is not).
+        #[cfg(unix)]
+        {
+            std::fs::create_dir_all(&plans).unwrap();
+            std::fs::write(&plan, "# plan\n").unwrap();
+            let link = dir.path().join("link.md");
+            std::os::unix::fs::symlink(&plan, &link).unwrap();
+            assert_eq!(behavior(&check_write_permission(&link, &c)), "deny", "the link is another path");
+        }
+        // A sub-agent has its own plan file; the session's is not its to write.
+        let mut agent = c.clone();
+        agent.agent_id = Some("a7".into());
+        assert_eq!(behavior(&check_write_permission(&plan, &agent)), "deny");
+        assert_eq!(behavior(&check_write_permission(&agent_tools_plan::plan_file_path(&agent), &agent)), "allow");
+        // Deny rules still win.
+        let mut denied = ctx(PermissionMode::Plan, &[(PermissionBehavior::Deny, "Edit(//**/*.md)")]);
+        denied.options.plans_dir = Some(plans.clone());
+        denied.app_state = c.app_state.clone();
+        assert_eq!(behavior(&check_write_permission(&plan, &denied)), "deny");
+        // Outside plan mode the plan file needs no approval either (it is not in a working dir).
+        let mut plain = ctx(PermissionMode::Default, &[]);
+        plain.options.plans_dir = Some(plans);
+        plain.app_state = c.app_state;
+        assert_eq!(behavior(&check_write_permission(&plan, &plain)), "allow");
     }
 
     #[test]

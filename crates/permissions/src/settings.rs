@@ -87,6 +87,14 @@ pub struct SettingsFile {
     /// is not a whole number of days is ignored rather than making the whole file unusable.
     #[serde(default, rename = "cleanupPeriodDays", deserialize_with = "whole_days")]
     pub cleanup_period_days: Option<u64>,
+    /// `plansDirectory`: where plan files go, relative to the project root (Claude Code's
+    /// setting; the default is `~/.claude/plans`). A value that is not a string is ignored.
+    #[serde(default, rename = "plansDirectory", deserialize_with = "text")]
+    pub plans_directory: Option<String>,
+}
+
+fn text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    Ok(serde_json::Value::deserialize(deserializer)?.as_str().map(str::to_owned).filter(|t| !t.trim().is_empty()))
 }
 
 fn whole_days<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
@@ -291,6 +299,12 @@ impl LoadedSettings {
         self.files.iter().rev().find_map(|(_, file)| file.cleanup_period_days)
     }
 
+    /// `plansDirectory` (the last file that sets it wins), as written: the caller resolves it
+    /// against the project root.
+    pub fn plans_directory(&self) -> Option<&str> {
+        self.files.iter().rev().find_map(|(_, file)| file.plans_directory.as_deref())
+    }
+
     /// The sandbox settings, merged: later files override earlier ones key by key;
     /// `excludedCommands` accumulate.
     pub fn sandbox(&self) -> SandboxSettings {
@@ -493,6 +507,17 @@ mod tests {
         assert_eq!(days(Some(r#"{"cleanupPeriodDays": "30"}"#)), Some(7));
         let none = SettingsSources { home: None, project: None, flag: None };
         assert_eq!(LoadedSettings::load(&none).unwrap().cleanup_period_days(), None);
+    }
+
+    #[test]
+    fn plans_directory_is_the_last_string_given() {
+        let none = SettingsSources { home: None, project: None, flag: None };
+        assert_eq!(LoadedSettings::load(&none).unwrap().plans_directory(), None);
+        let flag = |text: &str| SettingsSources { flag: Some(text.into()), ..none.clone() };
+        let loaded = LoadedSettings::load(&flag(r#"{"plansDirectory": "docs/plans"}"#)).unwrap();
+        assert_eq!(loaded.plans_directory(), Some("docs/plans"));
+        let loaded = LoadedSettings::load(&flag(r#"{"plansDirectory": 3}"#)).unwrap();
+        assert_eq!(loaded.plans_directory(), None, "not a string: ignored, the file still used");
     }
 
     #[test]

@@ -118,5 +118,10 @@ async fn the_schema_and_flags_are_claude_codes() {
     assert!(tool.should_defer() && tool.flags().read_only && tool.flags().concurrency_safe);
     let dir = tempfile::tempdir().unwrap();
     let (text, is_error, _) = call(&ctx(dir.path()), json!({"status": "pending"})).await;
-    assert!(is_error && text.contains("unknown field `status`"), "{text}");
+    // Claude Code's strictObject({}) wording: an unexpected parameter, named.
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        "<tool_use_error>InputValidationError: TaskList failed due to the following issue:\nAn unexpected parameter `status` was provided</tool_use_error>"
+    );
 }
