@@ -1,6 +1,8 @@
 //! The client against a real stdio MCP server: the crate's test server binary, started as a child
 //! process through the configs the CLI would read.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -112,9 +114,7 @@ async fn calls_map_text_structured_content_errors_images_and_resources() {
         image.block.content,
         ToolResultContent::Parts(vec![
             ContentPart::text("an image:"),
-            ContentPart::Image {
-                source: agent_tools_core::result::ImageSource::base64("image/png", "iVBORw0KGgo=")
-            },
+            ContentPart::Image { source: agent_tools_core::result::ImageSource::base64("image/png", "iVBORw0KGgo=") },
         ])
     );
 
