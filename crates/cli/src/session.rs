@@ -82,13 +82,34 @@ fn env_number(name: &str) -> Option<u64> {
     env_text(name).and_then(|value| value.trim().parse().ok())
 }
 
+/// The variable telling a program started as an MCP server by agent-tools how deep it is nested.
+const MCP_DEPTH_VAR: &str = "AGENT_TOOLS_MCP_DEPTH";
+
+/// Deepest nesting at which MCP servers are still started (a guard against chains that never
+/// end).
+const MAX_MCP_DEPTH: u64 = 8;
+
 /// The MCP servers to start: the project's `.mcp.json` (unless `--no-settings` or
 /// `--strict-mcp-config`), then each `--mcp-config`, later names replacing earlier ones.
 /// A broken `--mcp-config` is an error; a broken `.mcp.json` is reported and skipped.
+///
+/// Each server is started with `AGENT_TOOLS_MCP_DEPTH` one more than ours. A program started
+/// that way (depth 1 or more) does not read `.mcp.json`: a project whose `.mcp.json` names
+/// `agent-tools serve` would otherwise start itself without end. Past [`MAX_MCP_DEPTH`] no
+/// server is started at all.
 fn mcp_servers(options: &GlobalOptions, cwd: &Path) -> anyhow::Result<Vec<NamedServer>> {
+    let depth = env_number(MCP_DEPTH_VAR).unwrap_or(0);
+    if depth >= MAX_MCP_DEPTH {
+        if !options.mcp_config.is_empty() {
+            crate::report(format_args!(
+                "agent-tools: MCP servers are not started {depth} levels deep ({MCP_DEPTH_VAR}); skipping them"
+            ));
+        }
+        return Ok(Vec::new());
+    }
     let mut sources = Vec::new();
     let project = cwd.join(".mcp.json");
-    if !options.no_settings && !options.strict_mcp_config && project.is_file() {
+    if depth == 0 && !options.no_settings && !options.strict_mcp_config && project.is_file() {
         match mcp_config::load_config_file(&project) {
             Ok(servers) => sources.push(servers),
             Err(error) => crate::report(format_args!("agent-tools: {error} (its servers are skipped)")),
@@ -97,7 +118,13 @@ fn mcp_servers(options: &GlobalOptions, cwd: &Path) -> anyhow::Result<Vec<NamedS
     for arg in &options.mcp_config {
         sources.push(mcp_config::load_config_arg(arg, cwd)?);
     }
-    Ok(mcp_config::merge(sources))
+    let mut servers = mcp_config::merge(sources);
+    for server in &mut servers {
+        if let mcp_config::ServerConfig::Stdio { env, .. } = &mut server.config {
+            env.insert(MCP_DEPTH_VAR.to_owned(), (depth + 1).to_string());
+        }
+    }
+    Ok(servers)
 }
 
 /// Connects to the configured MCP servers; with none configured, no MCP work happens at all.
