@@ -293,8 +293,9 @@ impl Tool for McpTool {
         })
     }
 
-    fn to_auto_classifier_input(&self, input: &ParsedInput) -> String {
-        input.json().to_string()
+    fn to_auto_classifier_input(&self, _input: &ParsedInput) -> String {
+        // Fail closed: a third-party tool is never auto-approved by a classifier.
+        agent_tools_core::tool::defaults::AUTO_CLASSIFIER_INPUT.to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&ParsedInput>) -> String {
@@ -314,7 +315,8 @@ impl Tool for McpTool {
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {
-        InterruptBehavior::Cancel
+        // The neutral default; cancellation (`ctx.cancel`) still ends the wait.
+        InterruptBehavior::Block
     }
 
     fn requires_user_interaction(&self) -> bool {
