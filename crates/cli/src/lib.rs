@@ -8,6 +8,11 @@
 //!   message with the `tool_result` blocks, as JSON;
 //! - `agent-tools serve` — an MCP server over stdio serving the whole pool.
 //!
+//! `--mcp-config FILE|JSON` (repeatable) and the project's `.mcp.json` name MCP servers (stdio)
+//! whose tools join the pool as `mcp__<server>__<tool>`; they are started when the session starts
+//! and ended with it (see [`agent_tools_mcp`]). `MCP_TIMEOUT` (ms) bounds a server's start,
+//! `MCP_TOOL_TIMEOUT` (ms) one call, `MAX_MCP_OUTPUT_TOKENS` a result.
+//!
 //! `--cwd DIR` sets the working directory. Logs go to stderr (`AGENT_TOOLS_LOG`, e.g. `debug`).
 //! Background tasks a command started (Bash's `run_in_background`) are stopped, with everything
 //! they started, when the program ends — normally or on Ctrl-C, SIGTERM or SIGHUP.
@@ -70,9 +75,19 @@ pub(crate) struct GlobalOptions {
     /// whole tool removes it).
     #[arg(long = "disallowed-tools", alias = "disallowedTools", global = true, value_name = "RULES")]
     pub(crate) disallowed_tools: Vec<String>,
-    /// Ignore the settings files (only the command-line rules apply).
+    /// Ignore the settings files (only the command-line rules apply) and the project's
+    /// `.mcp.json`.
     #[arg(long, global = true)]
     pub(crate) no_settings: bool,
+    /// MCP servers to connect to, as a file or JSON text in Claude Code's format
+    /// (`{"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}}}}`); repeatable,
+    /// later entries replace earlier ones of the same name. Their tools join the pool as
+    /// `mcp__<server>__<tool>`.
+    #[arg(long = "mcp-config", alias = "mcpConfig", global = true, value_name = "FILE|JSON")]
+    pub(crate) mcp_config: Vec<String>,
+    /// Use only the `--mcp-config` servers, not the project's `.mcp.json`.
+    #[arg(long = "strict-mcp-config", global = true)]
+    pub(crate) strict_mcp_config: bool,
 }
 
 fn parse_mode(text: &str) -> Result<agent_tools_core::PermissionMode, String> {
@@ -197,9 +212,10 @@ pub fn main() -> ExitCode {
             Command::Serve => session::Kind::Server,
             _ => session::Kind::Command,
         };
-        let session = session::Session::from_env(&cli.options, kind)?;
-        // The session's background tasks end with the program, however it ends.
+        let session = session::Session::from_env(&cli.options, kind).await?;
+        // The session's background tasks and MCP servers end with the program, however it ends.
         let tasks = session.ctx.clone();
+        let mcp = std::sync::Arc::clone(&session.mcp);
         let command = async move {
             match cli.command {
                 Command::List { json } => commands::list(&session, json),
@@ -214,6 +230,7 @@ pub fn main() -> ExitCode {
         };
         let stopped = tokio::task::spawn_blocking(move || agent_tools_tasks::shutdown(&tasks)).await;
         report_stopped_tasks(&stopped.unwrap_or_default());
+        mcp.shutdown().await;
         outcome
     });
     // Do not wait for a blocking read of the terminal that a signal interrupted.

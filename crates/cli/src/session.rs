@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use agent_tools_core::{PermissionMode, Tool, ToolUseContext};
 use agent_tools_host::{Executor, Hooks, HostConfig, SmallModelConfig, assemble_tool_pool};
+use agent_tools_mcp::McpSession;
+use agent_tools_mcp::config::{self as mcp_config, NamedServer};
 use agent_tools_permissions::settings::{LoadedSettings, SettingsSources, parse_tool_list};
 use anyhow::Context as _;
 
@@ -25,6 +27,8 @@ pub(crate) struct Session {
     pub(crate) pool: Vec<Arc<dyn Tool>>,
     pub(crate) ctx: ToolUseContext,
     pub(crate) executor: Executor,
+    /// The MCP servers this session connected to (ended when the program ends).
+    pub(crate) mcp: Arc<McpSession>,
 }
 
 fn env_flag(name: &str) -> bool {
@@ -87,11 +91,88 @@ fn plans_dir(setting: Option<&str>, project: &Path, config_dir: Option<&PathBuf>
     config_dir.map(|dir| dir.join("plans"))
 }
 
+/// A whole number from the environment (e.g. `MCP_TIMEOUT=5000`).
+fn env_number(name: &str) -> Option<u64> {
+    env_text(name).and_then(|value| value.trim().parse().ok())
+}
+
+/// The variable telling a program started as an MCP server by agent-tools how deep it is nested.
+const MCP_DEPTH_VAR: &str = "AGENT_TOOLS_MCP_DEPTH";
+
+/// Deepest nesting at which MCP servers are still started (a guard against chains that never
+/// end).
+const MAX_MCP_DEPTH: u64 = 8;
+
+/// The MCP servers to start: the project's `.mcp.json` (unless `--no-settings` or
+/// `--strict-mcp-config`), then each `--mcp-config`, later names replacing earlier ones.
+/// A broken `--mcp-config` is an error; a broken `.mcp.json` is reported and skipped.
+///
+/// Each server is started with `AGENT_TOOLS_MCP_DEPTH` one more than ours. A program started
+/// that way (depth 1 or more) does not read `.mcp.json`: a project whose `.mcp.json` names
+/// `agent-tools serve` would otherwise start itself without end. Past [`MAX_MCP_DEPTH`] no
+/// server is started at all.
+fn mcp_servers(options: &GlobalOptions, cwd: &Path) -> anyhow::Result<Vec<NamedServer>> {
+    let depth = env_number(MCP_DEPTH_VAR).unwrap_or(0);
+    if depth >= MAX_MCP_DEPTH {
+        if !options.mcp_config.is_empty() {
+            crate::report(format_args!(
+                "agent-tools: MCP servers are not started {depth} levels deep ({MCP_DEPTH_VAR}); skipping them"
+            ));
+        }
+        return Ok(Vec::new());
+    }
+    let mut sources = Vec::new();
+    let project = cwd.join(".mcp.json");
+    if depth == 0 && !options.no_settings && !options.strict_mcp_config && project.is_file() {
+        match mcp_config::load_config_file(&project) {
+            Ok(servers) => sources.push(servers),
+            Err(error) => crate::report(format_args!("agent-tools: {error} (its servers are skipped)")),
+        }
+    }
+    for arg in &options.mcp_config {
+        sources.push(mcp_config::load_config_arg(arg, cwd)?);
+    }
+    let mut servers = mcp_config::merge(sources);
+    for server in &mut servers {
+        if let mcp_config::ServerConfig::Stdio { env, .. } = &mut server.config {
+            env.insert(MCP_DEPTH_VAR.to_owned(), (depth + 1).to_string());
+        }
+    }
+    Ok(servers)
+}
+
+/// Connects to the configured MCP servers; with none configured, no MCP work happens at all.
+/// Servers that cannot be used are reported on stderr and left out.
+async fn connect_mcp(servers: &[NamedServer], cwd: &Path) -> McpSession {
+    if servers.is_empty() {
+        return McpSession::empty();
+    }
+    let defaults = agent_tools_mcp::McpOptions::default();
+    let options = agent_tools_mcp::McpOptions {
+        connect_timeout: env_number("MCP_TIMEOUT")
+            .filter(|ms| *ms > 0)
+            .map_or(defaults.connect_timeout, std::time::Duration::from_millis),
+        tool_timeout: env_number("MCP_TOOL_TIMEOUT").filter(|ms| *ms > 0).map(std::time::Duration::from_millis),
+        max_output_tokens: env_number("MAX_MCP_OUTPUT_TOKENS")
+            .filter(|tokens| *tokens > 0)
+            .and_then(|tokens| usize::try_from(tokens).ok())
+            .unwrap_or(defaults.max_output_tokens),
+        cwd: Some(cwd.to_path_buf()),
+    };
+    let session = agent_tools_mcp::connect_all(servers, &options).await;
+    for failure in session.failures() {
+        crate::report(format_args!("agent-tools: MCP server \"{}\" skipped: {}", failure.name, failure.message));
+    }
+    session
+}
+
 impl Session {
     /// Builds the session: the working directory from `--cwd` (or the current one), home from
     /// `HOME`, settings files and rules, the mode, hooks, Claude Code's environment switches, and
     /// `pwsh` looked up on `PATH` (the PowerShell tool is in the pool only when it is there).
-    pub(crate) fn from_env(options: &GlobalOptions, kind: Kind) -> anyhow::Result<Self> {
+    /// MCP servers from `.mcp.json` and `--mcp-config` are connected here, before the pool is
+    /// assembled.
+    pub(crate) async fn from_env(options: &GlobalOptions, kind: Kind) -> anyhow::Result<Self> {
         let cwd = match &options.cwd {
             Some(dir) => dir.canonicalize().with_context(|| format!("--cwd {}", dir.display()))?,
             None => std::env::current_dir().context("cannot read the current directory")?,
@@ -129,7 +210,9 @@ impl Session {
             // `list`, `call`, `run` and `serve` is one, so only the environment switches it on.
             todo_v2: env_flag("CLAUDE_CODE_ENABLE_TASKS"),
         };
-        let pool = assemble_tool_pool(&permissions, Vec::new(), &config);
+        let servers = mcp_servers(options, &cwd)?;
+        let mcp = Arc::new(connect_mcp(&servers, &cwd).await);
+        let pool = assemble_tool_pool(&permissions, mcp.tools(), &config);
         let id = session_id();
         let mut ctx = ToolUseContext::new(cwd);
         ctx.home_dir = home.clone();
@@ -166,7 +249,7 @@ impl Session {
                 executor.with_prompter(Arc::new(crate::prompt::NoTerminal))
             };
         }
-        Ok(Self { pool, ctx, executor })
+        Ok(Self { pool, ctx, executor, mcp })
     }
 }
 

@@ -63,7 +63,9 @@ pub enum CreateError {
     FolderInTheWay(PathBuf),
     /// The branch the name maps to already exists (another name flattens to it, as `a/b` and
     /// `a-b` both give `worktree-a-b`, or someone made it by hand).
-    #[error("the branch {branch} already exists (a worktree name that maps to the same branch, or one made by hand); choose another name")]
+    #[error(
+        "the branch {branch} already exists (a worktree name that maps to the same branch, or one made by hand); choose another name"
+    )]
     BranchTaken {
         /// The branch.
         branch: String,

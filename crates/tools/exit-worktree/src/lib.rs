@@ -88,7 +88,10 @@ impl ExitWorktreeTool {
         let Some(base) = &session.base_commit else {
             return Err("the commit the worktree started from is unknown".to_owned());
         };
-        self.git.changes(&session.worktree_path, base, session.worktree_branch.as_deref()).await.map_err(|error| error.to_string())
+        self.git
+            .changes(&session.worktree_path, base, session.worktree_branch.as_deref())
+            .await
+            .map_err(|error| error.to_string())
     }
 }
 

@@ -1,0 +1,146 @@
+//! A small stdio MCP server for agent-tools-mcp's tests and for trying the client by hand.
+//!
+//! Tools: `echo` (read-only, titled), `structured` (text plus `structuredContent`), `fail`
+//! (`isError`), `image`, `slow` (sleeps `ms`), `big` (`size` characters), `embed` (an embedded
+//! text resource), `delete.thing` (destructive, open-world; its name needs normalising). Two
+//! resources: `mem://greeting` (text) and `mem://blob` (binary).
+//!
+//! Flags: `--no-resources` drops the resources capability; `--exit` exits before the handshake;
+//! `--hang` never answers it; `--pid-file PATH` writes the process id to PATH first.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
+use serde_json::{Value, json};
+
+struct TestServer {
+    resources: bool,
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value).map_err(|error| ErrorData::internal_error(error.to_string(), None))
+}
+
+fn tools() -> Value {
+    json!([
+        {"name": "echo", "description": "Echoes the text back.",
+         "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "description": "What to echo"}},
+                         "required": ["text"], "x-custom": {"kept": true}},
+         "annotations": {"title": "Echo Text", "readOnlyHint": true}},
+        {"name": "structured", "description": "Returns structured content.", "inputSchema": {"type": "object"}},
+        {"name": "fail", "description": "Always fails.", "inputSchema": {"type": "object"}},
+        {"name": "image", "description": "Returns a tiny image.", "inputSchema": {"type": "object"}},
+        {"name": "slow", "description": "Sleeps for `ms` milliseconds.",
+         "inputSchema": {"type": "object", "properties": {"ms": {"type": "integer"}}}},
+        {"name": "big", "description": "Returns `size` characters.",
+         "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
+        {"name": "embed", "description": "Returns an embedded resource.", "inputSchema": {"type": "object"}},
+        {"name": "delete.thing", "description": "Pretends to delete something.", "inputSchema": {"type": "object"},
+         "annotations": {"destructiveHint": true, "openWorldHint": true}}
+    ])
+}
+
+impl TestServer {
+    async fn call(&self, name: &str, args: &serde_json::Map<String, Value>) -> Value {
+        let number = |key: &str, default: u64| args.get(key).and_then(Value::as_u64).unwrap_or(default);
+        match name {
+            "echo" => {
+                json!({"content": [{"type": "text", "text": args.get("text").and_then(Value::as_str).unwrap_or("")}]})
+            }
+            "structured" => {
+                json!({"content": [{"type": "text", "text": "plain"}], "structuredContent": {"answer": 42}})
+            }
+            "fail" => json!({"content": [{"type": "text", "text": "it broke"}], "isError": true}),
+            "image" => json!({"content": [
+                {"type": "text", "text": "an image:"},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+            ]}),
+            "slow" => {
+                tokio::time::sleep(std::time::Duration::from_millis(number("ms", 10_000))).await;
+                json!({"content": [{"type": "text", "text": "done"}]})
+            }
+            "big" => {
+                json!({"content": [{"type": "text", "text": "a".repeat(usize::try_from(number("size", 10)).unwrap_or(10))}]})
+            }
+            "embed" => {
+                json!({"content": [{"type": "resource", "resource": {"uri": "mem://greeting", "text": "hello resource"}}]})
+            }
+            "delete.thing" => json!({"content": [{"type": "text", "text": "deleted"}]}),
+            other => json!({"content": [{"type": "text", "text": format!("unknown tool {other}")}], "isError": true}),
+        }
+    }
+}
+
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = if self.resources { json!({"tools": {}, "resources": {}}) } else { json!({"tools": {}}) };
+        ServerConfig::new(serde_json::from_value::<ServerCapabilities>(capabilities).unwrap_or_default())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        from_json(json!({"tools": tools()}))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let result: CallToolResult = from_json(self.call(&request.name, &args).await)?;
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        from_json(json!({"resources": [
+            {"uri": "mem://greeting", "name": "greeting", "mimeType": "text/plain", "description": "A greeting"},
+            {"uri": "mem://blob", "name": "blob", "mimeType": "application/pdf"}
+        ]}))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let contents = match request.uri.as_str() {
+            "mem://greeting" => json!([{"uri": "mem://greeting", "mimeType": "text/plain", "text": "hello resource"}]),
+            "mem://blob" => json!([{"uri": "mem://blob", "mimeType": "application/pdf", "blob": "JVBERi0="}]),
+            other => return Err(ErrorData::resource_not_found(format!("no resource {other}"), None)),
+        };
+        let result: ReadResourceResult = from_json(json!({"contents": contents}))?;
+        Ok(result.into())
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(path) = args.iter().position(|arg| arg == "--pid-file").and_then(|index| args.get(index + 1)) {
+        std::fs::write(path, std::process::id().to_string())?;
+    }
+    if args.iter().any(|arg| arg == "--exit") {
+        return Err("asked to exit before the handshake".into());
+    }
+    if args.iter().any(|arg| arg == "--hang") {
+        std::future::pending::<()>().await;
+    }
+    let server = Arc::new(TestServer { resources: !args.iter().any(|arg| arg == "--no-resources") });
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}

@@ -1,0 +1,422 @@
+//! One MCP server tool as an agent-tools [`Tool`] (Claude Code's `MCPTool` spread with the
+//! server tool's name, schema, description and annotations).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_tools_core::input::{InputIssue, normalize_input};
+use agent_tools_core::permissions::{
+    PermissionBehavior, PermissionResult, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
+};
+use agent_tools_core::result::McpMeta;
+use agent_tools_core::tool::{
+    BoxFuture, CallOutput, InterruptBehavior, McpInfo, PermissionMatcher, SearchOrRead, ToolFlags,
+};
+use agent_tools_core::{
+    InputError, MaxResultSize, ParsedInput, PromptOptions, Tool, ToolError, ToolResult, ToolResultBlock,
+    ToolUseContext, ValidationResult,
+};
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Map, Value};
+
+use crate::client::{McpOptions, ServerConnection};
+use crate::transform::{SaveTarget, cap_output, error_message, transform_result};
+
+/// Most characters of a server's tool description sent to the model (Claude Code's
+/// `MAX_MCP_DESCRIPTION_LENGTH`).
+pub const MAX_DESCRIPTION_CHARS: usize = 2_048;
+
+/// Result size past which the executor saves an MCP tool's result to a file (Claude Code's
+/// 100,000; the MCP output cap usually cuts first).
+pub const MAX_RESULT_CHARS: usize = 100_000;
+
+/// A name part as Claude Code normalises it for API tool names: every character outside
+/// `[a-zA-Z0-9_-]` becomes `_`.
+///
+/// ```
+/// assert_eq!(agent_tools_mcp::normalize_name("my server.v2"), "my_server_v2");
+/// ```
+pub fn normalize_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+}
+
+/// The API name of a server's tool: `mcp__<server>__<tool>`, both parts normalised.
+pub fn mcp_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__{}__{}", normalize_name(server), normalize_name(tool))
+}
+
+/// A description cut to [`MAX_DESCRIPTION_CHARS`] characters with `… [truncated]` appended.
+pub fn truncate_description(description: &str) -> String {
+    match description.char_indices().nth(MAX_DESCRIPTION_CHARS) {
+        Some((end, _)) => format!("{}… [truncated]", &description[..end]),
+        None => description.to_owned(),
+    }
+}
+
+/// A server tool wrapped as a [`Tool`].
+///
+/// - name `mcp__<server>__<tool>`; [`Tool::mcp_info`] keeps the raw names;
+/// - input schema: the server's `inputSchema`, verbatim; locally the input must only be a JSON
+///   object (the server validates the rest);
+/// - prompt: the server's description, truncated (see [`truncate_description`]);
+/// - read-only and concurrency-safe ⇔ `readOnlyHint`; destructive ⇔ `destructiveHint`; open
+///   world ⇔ `openWorldHint` (each `false` when absent); search hint and always-load from
+///   `_meta["anthropic/searchHint"]` / `_meta["anthropic/alwaysLoad"]`;
+/// - deferred; result limit [`MAX_RESULT_CHARS`];
+/// - permission: passthrough, so the general rules decide (ask unless `mcp__srv__tool`,
+///   `mcp__srv` or `mcp__srv__*` allows), suggesting an allow rule for the tool;
+/// - user-facing name `<server> - <title or tool> (MCP)`.
+pub struct McpTool {
+    name: String,
+    tool_name: String,
+    title: Option<String>,
+    description: String,
+    schema: Value,
+    flags: ToolFlags,
+    search_hint: Option<String>,
+    always_load: bool,
+    connection: Arc<ServerConnection>,
+    tool_timeout: Option<Duration>,
+    max_output_tokens: usize,
+}
+
+impl std::fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTool").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl McpTool {
+    /// Wraps the `tools/list` entry `listed` (as JSON) of `connection`'s server.
+    pub(crate) fn new(connection: Arc<ServerConnection>, listed: &Value, options: &McpOptions) -> Self {
+        let tool_name = listed.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let annotations = listed.get("annotations").unwrap_or(&Value::Null);
+        let hint = |key: &str| annotations.get(key).and_then(Value::as_bool).unwrap_or(false);
+        let read_only = hint("readOnlyHint");
+        let flags = ToolFlags {
+            read_only,
+            concurrency_safe: read_only,
+            destructive: hint("destructiveHint"),
+            open_world: hint("openWorldHint"),
+        };
+        let title = annotations
+            .get("title")
+            .or_else(|| listed.get("title"))
+            .and_then(Value::as_str)
+            .filter(|title| !title.is_empty())
+            .map(str::to_owned);
+        let meta = listed.get("_meta").unwrap_or(&Value::Null);
+        Self {
+            name: mcp_tool_name(&connection.name, &tool_name),
+            description: truncate_description(listed.get("description").and_then(Value::as_str).unwrap_or_default()),
+            schema: listed.get("inputSchema").cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
+            search_hint: meta.get("anthropic/searchHint").and_then(Value::as_str).map(str::to_owned),
+            always_load: meta.get("anthropic/alwaysLoad").and_then(Value::as_bool).unwrap_or(false),
+            tool_name,
+            title,
+            flags,
+            connection,
+            tool_timeout: options.tool_timeout,
+            max_output_tokens: options.max_output_tokens,
+        }
+    }
+
+    async fn run(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: &ToolUseContext,
+    ) -> Result<ToolResult<CallOutput>, ToolError> {
+        let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
+        let params = serde_json::from_value::<CallToolRequestParams>(serde_json::json!({
+            "name": self.tool_name,
+            "arguments": arguments,
+            "_meta": {"claudecode/toolUseId": tool_use_id},
+        }))
+        .unwrap_or_else(|_| CallToolRequestParams::new(self.tool_name.clone()).with_arguments(arguments));
+        let server = &self.connection.name;
+        let call = self.connection.peer.call_tool(params);
+        let timed = async {
+            match self.tool_timeout {
+                Some(limit) => tokio::time::timeout(limit, call).await.map_err(|_| {
+                    ToolError::failed(format!(
+                        "MCP server \"{server}\" tool \"{}\" timed out after {} ms",
+                        self.tool_name,
+                        limit.as_millis()
+                    ))
+                }),
+                None => Ok(call.await),
+            }
+        };
+        // Dropping the request future on cancellation sends `notifications/cancelled`.
+        let outcome = tokio::select! {
+            () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+            outcome = timed => outcome?,
+        };
+        let result = outcome.map_err(|error| {
+            ToolError::failed(format!("MCP server \"{server}\" tool \"{}\" failed: {error}", self.tool_name))
+        })?;
+        let result = serde_json::to_value(&result).unwrap_or(Value::Null);
+        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            return Err(ToolError::failed(error_message(&result)));
+        }
+        let save = SaveTarget { session_dir: ctx.options.session_dir.as_deref(), name: &tool_use_id };
+        let content = cap_output(transform_result(&result, server, save), self.max_output_tokens);
+        let structured = result.get("structuredContent").filter(|value| !value.is_null()).cloned();
+        let meta = McpMeta { meta: result.get("_meta").cloned(), structured_content: structured.clone() };
+        let block = ToolResultBlock { tool_use_id, content, is_error: false };
+        let mut done = ToolResult::new(CallOutput { block, data: Box::new(structured.unwrap_or(Value::Null)) });
+        done.mcp_meta = Some(meta);
+        Ok(done)
+    }
+}
+
+/// The parse step shared by the MCP tools: the input only has to be a JSON object.
+pub(crate) fn parse_object(tool: &str, input: Value) -> Result<ParsedInput, InputError> {
+    match normalize_input(tool, input)? {
+        Value::Object(map) => {
+            let json = Value::Object(map.clone());
+            Ok(ParsedInput::new(map, json))
+        }
+        other => Err(InputError::Invalid {
+            tool: tool.to_owned(),
+            issues: vec![InputIssue::Invalid {
+                path: String::new(),
+                message: format!("The input must be a JSON object, not {}", json_type(&other)),
+            }],
+        }),
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+
+    fn flags(&self) -> ToolFlags {
+        self.flags
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        self.search_hint.as_deref()
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        self.description.clone()
+    }
+
+    fn description(&self, _input: &ParsedInput) -> String {
+        self.description.clone()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(MAX_RESULT_CHARS)
+    }
+
+    fn parse(&self, input: Value) -> Result<ParsedInput, InputError> {
+        parse_object(&self.name, input)
+    }
+
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &ParsedInput) -> bool {
+        self.flags.concurrency_safe
+    }
+
+    fn is_read_only(&self, _input: &ParsedInput) -> bool {
+        self.flags.read_only
+    }
+
+    fn is_destructive(&self, _input: &ParsedInput) -> bool {
+        self.flags.destructive
+    }
+
+    fn validate_input<'a>(
+        &'a self,
+        _input: &'a ParsedInput,
+        _ctx: &'a ToolUseContext,
+    ) -> BoxFuture<'a, ValidationResult> {
+        Box::pin(std::future::ready(ValidationResult::Ok))
+    }
+
+    fn check_permissions<'a>(
+        &'a self,
+        _input: &'a ParsedInput,
+        _ctx: &'a ToolUseContext,
+    ) -> BoxFuture<'a, PermissionResult> {
+        let suggestion = PermissionUpdate::AddRules {
+            destination: PermissionUpdateDestination::LocalSettings,
+            rules: vec![PermissionRuleValue { tool_name: self.name.clone(), rule_content: None }],
+            behavior: PermissionBehavior::Allow,
+        };
+        let result = match PermissionResult::passthrough(format!("{} needs approval.", self.name)) {
+            PermissionResult::Passthrough { message, decision_reason, blocked_path, .. } => {
+                PermissionResult::Passthrough { message, decision_reason, suggestions: vec![suggestion], blocked_path }
+            }
+            other => other,
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn call<'a>(
+        &'a self,
+        input: ParsedInput,
+        ctx: &'a ToolUseContext,
+    ) -> BoxFuture<'a, Result<ToolResult<CallOutput>, ToolError>> {
+        Box::pin(async move {
+            let arguments = input.into_typed::<Map<String, Value>>().unwrap_or_default();
+            self.run(arguments, ctx).await
+        })
+    }
+
+    fn to_auto_classifier_input(&self, _input: &ParsedInput) -> String {
+        // Fail closed: a third-party tool is never auto-approved by a classifier.
+        agent_tools_core::tool::defaults::AUTO_CLASSIFIER_INPUT.to_owned()
+    }
+
+    fn user_facing_name(&self, _input: Option<&ParsedInput>) -> String {
+        format!("{} - {} (MCP)", self.connection.name, self.title.as_deref().unwrap_or(&self.tool_name))
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn always_load(&self) -> bool {
+        self.always_load
+    }
+
+    fn strict(&self) -> bool {
+        false
+    }
+
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        // The neutral default; cancellation (`ctx.cancel`) still ends the wait.
+        InterruptBehavior::Block
+    }
+
+    fn requires_user_interaction(&self) -> bool {
+        false
+    }
+
+    fn is_open_world(&self, _input: &ParsedInput) -> bool {
+        self.flags.open_world
+    }
+
+    fn is_search_or_read_command(&self, _input: &ParsedInput) -> SearchOrRead {
+        SearchOrRead::default()
+    }
+
+    fn get_path(&self, _input: &ParsedInput) -> Option<String> {
+        None
+    }
+
+    fn prepare_permission_matcher(&self, _input: &ParsedInput) -> Option<PermissionMatcher> {
+        None
+    }
+
+    fn backfill_observable_input(&self, _input: &mut Value) {}
+
+    fn inputs_equivalent(&self, a: &ParsedInput, b: &ParsedInput) -> bool {
+        a.json() == b.json()
+    }
+
+    fn is_mcp(&self) -> bool {
+        true
+    }
+
+    fn is_lsp(&self) -> bool {
+        false
+    }
+
+    fn mcp_info(&self) -> Option<McpInfo> {
+        Some(McpInfo { server_name: self.connection.name.clone(), tool_name: self.tool_name.clone() })
+    }
+
+    fn activity_description(&self, _input: &ParsedInput) -> Option<String> {
+        Some(format!("Running {}", self.user_facing_name(None)))
+    }
+
+    fn tool_use_summary(&self, _input: &ParsedInput) -> Option<String> {
+        None
+    }
+
+    fn render_tool_use(&self, input: &ParsedInput) -> String {
+        input.json().to_string()
+    }
+
+    fn render_result(&self, output: &CallOutput) -> String {
+        output.block.content.text()
+    }
+
+    fn render_progress(&self, _progress: &Value) -> Option<String> {
+        None
+    }
+
+    fn render_rejected(&self, _input: &ParsedInput) -> Option<String> {
+        None
+    }
+
+    fn render_error(&self, _message: &str) -> Option<String> {
+        None
+    }
+
+    fn render_grouped(&self, _inputs: &[&ParsedInput]) -> Option<String> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_normalised() {
+        assert_eq!(mcp_tool_name("my.server", "get weather/now"), "mcp__my_server__get_weather_now");
+        assert_eq!(mcp_tool_name("ok-name_1", "tool-2"), "mcp__ok-name_1__tool-2");
+        assert_eq!(normalize_name("é"), "_");
+    }
+
+    #[test]
+    fn long_descriptions_are_truncated_on_a_char_boundary() {
+        let text = "é".repeat(MAX_DESCRIPTION_CHARS + 5);
+        let cut = truncate_description(&text);
+        assert_eq!(cut, format!("{}… [truncated]", "é".repeat(MAX_DESCRIPTION_CHARS)));
+        assert_eq!(truncate_description("short"), "short");
+    }
+
+    #[test]
+    fn only_objects_parse() {
+        assert!(parse_object("t", serde_json::json!({"a": 1})).is_ok());
+        assert!(parse_object("t", serde_json::json!("{\"a\": 1}")).is_ok());
+        let error = parse_object("t", serde_json::json!([1])).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "t failed due to the following issue:\nThe input must be a JSON object, not an array"
+        );
+    }
+}

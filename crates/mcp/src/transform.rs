@@ -1,0 +1,312 @@
+//! Turning an MCP `CallToolResult` into the `tool_result` content the model sees (Claude Code's
+//! `transformMCPResult` and its output cap), working on the result's JSON so that it does not
+//! depend on one version of the protocol types.
+
+use std::path::{Path, PathBuf};
+
+use agent_tools_core::persist;
+use agent_tools_core::result::ImageSource;
+use agent_tools_core::{ContentPart, ToolResultContent};
+use base64::Engine as _;
+use serde_json::Value;
+
+/// Claude Code's default `MAX_MCP_OUTPUT_TOKENS`.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: usize = 25_000;
+
+/// Tokens an image is counted as when estimating a result's size (Claude Code's estimate).
+pub const IMAGE_TOKENS: usize = 1_600;
+
+/// Where binary content goes and what names it gets.
+#[derive(Debug, Clone, Copy)]
+pub struct SaveTarget<'a> {
+    /// The session's folder (`<it>/tool-results/` receives the files); `None`: nothing is saved.
+    pub session_dir: Option<&'a Path>,
+    /// A prefix for file names (the `tool_use` id).
+    pub name: &'a str,
+}
+
+/// The text of the first `text` content block of an error result, else the legacy `error`
+/// field, else a generic sentence (Claude Code's message for `isError: true` results).
+pub fn error_message(result: &Value) -> String {
+    let first_text = result
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|blocks| blocks.iter().find(|block| block.get("type").and_then(Value::as_str) == Some("text")))
+        .and_then(|block| block.get("text"))
+        .and_then(Value::as_str);
+    first_text
+        .or_else(|| result.get("error").and_then(Value::as_str))
+        .map_or_else(|| "The MCP tool reported an error without a message.".to_owned(), str::to_owned)
+}
+
+/// Maps a successful result: `structuredContent` (when present) as its JSON text, taking
+/// precedence over `content`; else each content block — text as text, images as image parts,
+/// embedded text resources as text prefixed `[Resource from <server> at <uri>] `, image blobs as
+/// that prefix and the image, other blobs and audio saved under the session's `tool-results/`
+/// folder with a text pointing at the file. A legacy `toolResult` field is shown as text.
+pub fn transform_result(result: &Value, server: &str, save: SaveTarget<'_>) -> ToolResultContent {
+    if let Some(structured) = result.get("structuredContent").filter(|value| !value.is_null()) {
+        return ToolResultContent::Text(structured.to_string());
+    }
+    if let Some(legacy) = result.get("toolResult").filter(|value| !value.is_null()) {
+        return ToolResultContent::Text(legacy.as_str().map_or_else(|| legacy.to_string(), str::to_owned));
+    }
+    let blocks = result.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let mut parts = Vec::new();
+    for (index, block) in blocks.iter().enumerate() {
+        let name = format!("{}-{index}", save.name);
+        map_block(block, server, SaveTarget { name: &name, ..save }, &mut parts);
+    }
+    simplify(parts)
+}
+
+/// A single text part becomes plain text; anything else stays a list of parts.
+fn simplify(mut parts: Vec<ContentPart>) -> ToolResultContent {
+    match parts.as_slice() {
+        [] => ToolResultContent::Text(String::new()),
+        [ContentPart::Text { .. }] => match parts.pop() {
+            Some(ContentPart::Text { text }) => ToolResultContent::Text(text),
+            _ => ToolResultContent::Parts(parts),
+        },
+        _ => ToolResultContent::Parts(parts),
+    }
+}
+
+fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn map_block(block: &Value, server: &str, save: SaveTarget<'_>, parts: &mut Vec<ContentPart>) {
+    match str_field(block, "type") {
+        Some("text") => parts.push(ContentPart::text(str_field(block, "text").unwrap_or_default())),
+        Some("image") => {
+            let data = str_field(block, "data").unwrap_or_default();
+            let mime = str_field(block, "mimeType").unwrap_or("image/png");
+            parts.push(ContentPart::Image { source: ImageSource::base64(mime, data) });
+        }
+        Some("audio") => {
+            let data = str_field(block, "data").unwrap_or_default();
+            let mime = str_field(block, "mimeType").unwrap_or("audio/octet-stream");
+            parts.push(ContentPart::text(save_blob(data, mime, save, "Audio").0));
+        }
+        Some("resource") => {
+            let resource = block.get("resource").unwrap_or(&Value::Null);
+            let uri = str_field(resource, "uri").unwrap_or_default();
+            let prefix = format!("[Resource from {server} at {uri}] ");
+            if let Some(text) = str_field(resource, "text") {
+                parts.push(ContentPart::text(format!("{prefix}{text}")));
+            } else if let Some(blob) = str_field(resource, "blob") {
+                let mime = str_field(resource, "mimeType").unwrap_or("application/octet-stream");
+                if is_image(mime) {
+                    parts.push(ContentPart::text(prefix));
+                    parts.push(ContentPart::Image { source: ImageSource::base64(mime, blob) });
+                } else {
+                    parts.push(ContentPart::text(format!(
+                        "{prefix}{}",
+                        save_blob(blob, mime, save, "Binary resource").0
+                    )));
+                }
+            } else {
+                parts.push(ContentPart::text(prefix.trim_end().to_owned()));
+            }
+        }
+        Some("resource_link") => {
+            let uri = str_field(block, "uri").unwrap_or_default();
+            let name = str_field(block, "name").unwrap_or(uri);
+            let mut text = format!("[Resource link: {name}] {uri}");
+            if let Some(description) = str_field(block, "description") {
+                text.push_str(&format!(" ({description})"));
+            }
+            parts.push(ContentPart::text(text));
+        }
+        // Unknown block types are shown as their JSON rather than dropped silently.
+        _ => parts.push(ContentPart::text(block.to_string())),
+    }
+}
+
+fn is_image(mime: &str) -> bool {
+    matches!(mime, "image/png" | "image/jpeg" | "image/gif" | "image/webp")
+}
+
+/// A file extension for a MIME type (`bin` when unknown).
+fn extension(mime: &str) -> &'static str {
+    match mime.split(';').next().unwrap_or_default().trim() {
+        "audio/wav" | "audio/x-wav" => "wav",
+        "audio/mpeg" | "audio/mp3" => "mp3",
+        "audio/ogg" => "ogg",
+        "application/pdf" => "pdf",
+        "application/json" => "json",
+        "application/zip" => "zip",
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "text/plain" => "txt",
+        _ => "bin",
+    }
+}
+
+/// Decodes base64 `data` and saves it once under the session's `tool-results/` folder; returns
+/// the text the model reads about it, and the file when it was saved.
+pub(crate) fn save_blob(data: &str, mime: &str, save: SaveTarget<'_>, what: &str) -> (String, Option<PathBuf>) {
+    let bytes = match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
+        Ok(bytes) => bytes,
+        Err(error) => return (format!("[{what} ({mime}) could not be decoded: {error}]"), None),
+    };
+    let size = persist::format_file_size(bytes.len() as u64);
+    let Some(dir) = save.session_dir else {
+        return (format!("[{what} ({mime}, {size}) was not saved: this session has no folder for tool results]"), None);
+    };
+    let path = persist::result_path(dir, save.name, extension(mime));
+    match persist::save_once(&path, &bytes) {
+        Ok(()) => (format!("[{what} ({mime}, {size}) saved to {}]", path.display()), Some(path)),
+        Err(error) => (format!("[{what} ({mime}, {size}) could not be saved: {error}]"), None),
+    }
+}
+
+/// Estimated tokens of a result: characters / 4, and [`IMAGE_TOKENS`] per image.
+pub fn estimate_tokens(content: &ToolResultContent) -> usize {
+    match content {
+        ToolResultContent::Text(text) => text.chars().count().div_ceil(4),
+        ToolResultContent::Parts(parts) => parts
+            .iter()
+            .map(|part| match part {
+                ContentPart::Text { text } => text.chars().count().div_ceil(4),
+                ContentPart::Image { .. } => IMAGE_TOKENS,
+            })
+            .sum(),
+    }
+}
+
+/// The notice appended to a cut result (Claude Code's wording for the marker line).
+pub fn truncation_notice(max_tokens: usize) -> String {
+    format!(
+        "\n\n[OUTPUT TRUNCATED - exceeded {max_tokens} token limit]\n\nThe rest of this MCP tool's output was \
+         dropped. If the server has tools or parameters to page or filter its output, use them to fetch the \
+         part you need; otherwise tell the user the output was cut."
+    )
+}
+
+/// Caps a result at `max_tokens` estimated tokens: over the cap, text is cut to `4 × max_tokens`
+/// characters in all (images count [`IMAGE_TOKENS`] each and are dropped once the budget is
+/// spent) and [`truncation_notice`] is appended. Under the cap the content is returned unchanged.
+///
+/// Claude Code can instead save a large text result to a file (`ENABLE_MCP_LARGE_OUTPUT_FILES`);
+/// that variant is not done here.
+pub fn cap_output(content: ToolResultContent, max_tokens: usize) -> ToolResultContent {
+    if estimate_tokens(&content) <= max_tokens {
+        return content;
+    }
+    let mut budget = max_tokens.saturating_mul(4);
+    let parts = match content {
+        ToolResultContent::Text(text) => vec![ContentPart::Text { text }],
+        ToolResultContent::Parts(parts) => parts,
+    };
+    let mut kept = Vec::new();
+    for part in parts {
+        match part {
+            ContentPart::Text { text } => {
+                let take: String = text.chars().take(budget).collect();
+                budget -= take.chars().count();
+                if !take.is_empty() {
+                    kept.push(ContentPart::Text { text: take });
+                }
+            }
+            ContentPart::Image { source } => {
+                let cost = IMAGE_TOKENS * 4;
+                if budget >= cost {
+                    budget -= cost;
+                    kept.push(ContentPart::Image { source });
+                }
+            }
+        }
+    }
+    let notice = truncation_notice(max_tokens);
+    match kept.last_mut() {
+        Some(ContentPart::Text { text }) => text.push_str(&notice),
+        _ => kept.push(ContentPart::text(notice.trim_start().to_owned())),
+    }
+    simplify(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const NO_SAVE: SaveTarget<'static> = SaveTarget { session_dir: None, name: "t" };
+
+    #[test]
+    fn structured_content_wins_over_content() {
+        let result = json!({"content": [{"type": "text", "text": "ignored"}], "structuredContent": {"a": 1}});
+        assert_eq!(transform_result(&result, "s", NO_SAVE), ToolResultContent::Text(r#"{"a":1}"#.into()));
+    }
+
+    #[test]
+    fn text_images_and_resources_are_mapped() {
+        let result = json!({"content": [
+            {"type": "text", "text": "hello"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "body"}},
+            {"type": "resource", "resource": {"uri": "file:///b.png", "blob": "AAAA", "mimeType": "image/png"}},
+        ]});
+        assert_eq!(
+            transform_result(&result, "srv", NO_SAVE),
+            ToolResultContent::Parts(vec![
+                ContentPart::text("hello"),
+                ContentPart::Image { source: ImageSource::base64("image/png", "AAAA") },
+                ContentPart::text("[Resource from srv at file:///a.txt] body"),
+                ContentPart::text("[Resource from srv at file:///b.png] "),
+                ContentPart::Image { source: ImageSource::base64("image/png", "AAAA") },
+            ])
+        );
+    }
+
+    #[test]
+    fn blobs_and_audio_are_saved_to_the_session_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let save = SaveTarget { session_dir: Some(dir.path()), name: "toolu_1" };
+        let result = json!({"content": [
+            {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "mem://x", "blob": "aGk=", "mimeType": "application/pdf"}},
+        ]});
+        let ToolResultContent::Parts(parts) = transform_result(&result, "srv", save) else { panic!() };
+        let audio = dir.path().join("tool-results/toolu_1-0.wav");
+        let pdf = dir.path().join("tool-results/toolu_1-1.pdf");
+        assert_eq!(std::fs::read(&audio).unwrap(), b"RIFF");
+        assert_eq!(std::fs::read(&pdf).unwrap(), b"hi");
+        assert_eq!(parts[0], ContentPart::text(format!("[Audio (audio/wav, 4 bytes) saved to {}]", audio.display())));
+        assert_eq!(
+            parts[1],
+            ContentPart::text(format!(
+                "[Resource from srv at mem://x] [Binary resource (application/pdf, 2 bytes) saved to {}]",
+                pdf.display()
+            ))
+        );
+    }
+
+    #[test]
+    fn error_message_is_the_first_text() {
+        let result =
+            json!({"isError": true, "content": [{"type": "image", "data": ""}, {"type": "text", "text": "boom"}]});
+        assert_eq!(error_message(&result), "boom");
+        assert_eq!(error_message(&json!({"isError": true})), "The MCP tool reported an error without a message.");
+    }
+
+    #[test]
+    fn output_over_the_cap_is_cut_with_the_notice() {
+        let long = "x".repeat(500);
+        let capped = cap_output(ToolResultContent::Text(long), 100);
+        assert_eq!(capped, ToolResultContent::Text(format!("{}{}", "x".repeat(400), truncation_notice(100))));
+        let short = ToolResultContent::Text("y".repeat(400));
+        assert_eq!(cap_output(short.clone(), 100), short);
+    }
+
+    #[test]
+    fn garbage_results_do_not_panic() {
+        for value in [json!(null), json!(3), json!({"content": 5}), json!({"content": [1, null, {"type": 2}]})] {
+            let _ = transform_result(&value, "s", NO_SAVE);
+            let _ = error_message(&value);
+        }
+    }
+}
