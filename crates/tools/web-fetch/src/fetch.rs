@@ -149,6 +149,16 @@ pub enum FetchError {
     },
 }
 
+/// The innermost cause of a reqwest error (`Connection refused (os error 111)`, `dns error: …`):
+/// for a failed connection the outer layers only repeat the URL.
+fn root_cause(error: &reqwest::Error) -> String {
+    let mut innermost: &dyn std::error::Error = error;
+    while let Some(cause) = innermost.source() {
+        innermost = cause;
+    }
+    innermost.to_string()
+}
+
 /// A reqwest error with its chain of causes, `a: b: c`.
 fn describe(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
@@ -169,7 +179,7 @@ fn transport(url: &Url, error: &reqwest::Error, config: &WebFetchConfig) -> Fetc
         let detail = if error.is_timeout() {
             format!("the connection timed out after {}", human(config.connect_timeout))
         } else {
-            describe(error)
+            root_cause(error)
         };
         FetchError::Connect { url: url.to_string(), detail }
     } else {

@@ -196,6 +196,8 @@ impl WebFetchTool {
             return Ok(Fetched::Page(page));
         }
         let client = self.client(target::url_is_loopback(&url))?;
+        let upgraded =
+            url.scheme() == "https" && input.url.get(..7).is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
         let save = SaveTo { session_dir: ctx.options.session_dir.clone(), name: file_name(ctx) };
         let work = tokio::time::timeout(self.config.overall_timeout, fetch::fetch(client, url, &self.config, &save));
         let fetched = tokio::select! {
@@ -206,7 +208,15 @@ impl WebFetchTool {
                 Ok(result) => result,
             },
         }
-        .map_err(|err| ToolError::failed(err.to_string()))?;
+        .map_err(|err| {
+            let message = match err {
+                FetchError::Connect { .. } | FetchError::Transport { .. } if upgraded => {
+                    format!("{err} (the http:// URL was fetched over https://, as every public address is)")
+                }
+                _ => err.to_string(),
+            };
+            ToolError::failed(message)
+        })?;
         if let Fetched::Page(page) = &fetched {
             self.cache.put(&input.url, page.clone());
         }

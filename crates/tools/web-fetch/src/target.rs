@@ -2,8 +2,10 @@
 //! most 2,000 characters, no user name or password, a host name with a dot), its upgrade of
 //! `http:` to `https:`, and its rule for which redirects may be followed without asking.
 //!
-//! One deliberate difference: loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`) are allowed
-//! and fetched as given, over plain `http:` too, so local development servers can be read.
+//! Deliberate differences: loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`) are allowed and
+//! fetched as given, over plain `http:` too, so local development servers can be read; and a
+//! private-network IP address (`10/8`, `172.16/12`, `192.168/16`, IPv6 `fc00::/7`) keeps its
+//! `http:`, since machines on a LAN rarely serve https (Claude Code upgrades every `http:`).
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -72,13 +74,23 @@ pub fn is_loopback(host: &Host<&str>) -> bool {
     }
 }
 
+/// Whether `host` is an IP address of a private network (`10.0.0.0/8`, `172.16.0.0/12`,
+/// `192.168.0.0/16`, IPv6 unique-local `fc00::/7`): such hosts keep a plain `http:`.
+pub fn is_private_address(host: &Host<&str>) -> bool {
+    match host {
+        Host::Domain(_) => false,
+        Host::Ipv4(ip) => ip.is_private(),
+        Host::Ipv6(ip) => (ip.segments()[0] & 0xfe00) == 0xfc00 || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_private()),
+    }
+}
+
 /// Whether the URL's host is loopback (see [`is_loopback`]).
 pub fn url_is_loopback(url: &Url) -> bool {
     url.host().is_some_and(|host| is_loopback(&host))
 }
 
 /// Checks `text` and returns the URL to request: the parsed URL, upgraded from `http:` to
-/// `https:` unless its host is loopback.
+/// `https:` unless its host is loopback or a private-network address.
 ///
 /// # Errors
 /// [`UrlError`] for a URL Claude Code refuses (unparsable, too long, credentials, a host without
@@ -109,7 +121,7 @@ pub fn check_url(text: &str) -> Result<Url, UrlError> {
     {
         return Err(UrlError::SingleLabelHost { url: text.to_owned(), host: name.to_owned() });
     }
-    if !loopback && url.scheme() == "http" {
+    if !loopback && !is_private_address(&host) && url.scheme() == "http" {
         // Upgrading the scheme of a special URL cannot fail; an explicit `:443`-style port stays.
         let _ = url.set_scheme("https");
     }
@@ -150,7 +162,13 @@ mod tests {
         assert_eq!(check_url("http://localhost:8080/x").map(|u| u.to_string()), Ok("http://localhost:8080/x".into()));
         assert_eq!(check_url("http://127.0.0.5/").map(|u| u.to_string()), Ok("http://127.0.0.5/".into()));
         assert_eq!(check_url("http://[::1]:9/").map(|u| u.to_string()), Ok("http://[::1]:9/".into()));
-        assert_eq!(check_url("http://10.0.0.1/").map(|u| u.to_string()), Ok("https://10.0.0.1/".into()));
+        // Private-network addresses keep http; public ones do not.
+        for kept in ["http://10.0.0.1/", "http://172.20.1.2:8080/x", "http://192.168.1.10/", "http://[fd12::1]/"] {
+            assert_eq!(check_url(kept).map(|u| u.to_string()), Ok(kept.into()));
+        }
+        for upgraded in ["http://172.32.0.1/", "http://8.8.8.8/", "http://[2001:db8::1]/", "http://192.0.2.1:81/"] {
+            assert_eq!(check_url(upgraded).map(|u| u.scheme().to_owned()), Ok("https".into()), "{upgraded}");
+        }
     }
 
     #[test]

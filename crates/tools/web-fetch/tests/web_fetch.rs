@@ -426,7 +426,12 @@ async fn a_refused_connection_is_a_clear_error() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let fetch = Fetcher::new(test_config());
     let text = fetch.err(&format!("http://127.0.0.1:{port}/")).await;
-    assert!(text.starts_with(&format!("Could not connect to http://127.0.0.1:{port}/: ")), "{text}");
+    // The cause itself, not reqwest's layers repeating the URL.
+    assert_eq!(text, format!("Could not connect to http://127.0.0.1:{port}/: Connection refused (os error 111)"));
+    // A public http:// URL is fetched over https, and a failure says so.
+    let text = fetch.err("http://no-such-host.invalid/page").await;
+    assert!(text.starts_with("Could not connect to https://no-such-host.invalid/page: "), "{text}");
+    assert!(text.ends_with(" (the http:// URL was fetched over https://, as every public address is)"), "{text}");
 }
 
 // ----- permissions -----
