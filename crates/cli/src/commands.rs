@@ -16,8 +16,16 @@ use serde_json::{Value, json};
 
 use crate::session::Session;
 
-fn first_line(text: &str) -> &str {
-    text.lines().find(|line| !line.trim().is_empty()).unwrap_or("").trim()
+/// A prompt's first sentence: its first paragraph (lines up to a blank line, joined), up to the
+/// first full stop followed by a space, so a sentence wrapped over lines is not cut.
+fn first_sentence(text: &str) -> String {
+    let paragraph: Vec<&str> =
+        text.lines().map(str::trim).skip_while(|line| line.is_empty()).take_while(|line| !line.is_empty()).collect();
+    let paragraph = paragraph.join(" ");
+    match paragraph.find(". ") {
+        Some(end) => paragraph[..=end].to_owned(),
+        None => paragraph,
+    }
 }
 
 /// `list`: one line per tool, or the API `tools` array.
@@ -45,7 +53,7 @@ pub(crate) fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode>
             tool.name(),
             if flags.read_only { "read-only" } else { "writes" },
             if flags.concurrency_safe { "concurrent" } else { "serial" },
-            first_line(&tool.prompt(&options)),
+            first_sentence(&tool.prompt(&options)),
         )?;
     }
     Ok(ExitCode::SUCCESS)

@@ -88,9 +88,14 @@ impl ToolDef for TaskUpdateTool {
         MaxResultSize::Chars(100_000)
     }
 
-    /// Rewrites (or removes) small files in the task list's folder, under the list's lock.
+    /// Rewrites (or removes) small files in the task list's folder, under the list's lock;
+    /// destructive for some input (`status: "deleted"` removes a task for good).
     fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
+        ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: false }
+    }
+
+    fn is_destructive(&self, input: &TaskUpdateInput) -> bool {
+        input.status == Some(UpdateStatus::Deleted)
     }
 
     fn is_concurrency_safe(&self, _input: &TaskUpdateInput) -> bool {

@@ -200,4 +200,8 @@ async fn the_schema_and_flags_are_claude_codes() {
     assert_eq!(schema["properties"]["status"]["enum"], json!(["pending", "in_progress", "completed", "deleted"]));
     assert_eq!(schema["properties"]["addBlocks"]["items"]["type"], "string");
     assert!(tool.should_defer() && !tool.flags().read_only && tool.flags().concurrency_safe);
+    // Deleting is destructive (MCP's destructiveHint); other updates are not.
+    assert!(tool.flags().destructive);
+    assert!(tool.is_destructive(&tool.parse(json!({"taskId": "1", "status": "deleted"})).unwrap()));
+    assert!(!tool.is_destructive(&tool.parse(json!({"taskId": "1", "status": "completed"})).unwrap()));
 }

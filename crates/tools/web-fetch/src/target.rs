@@ -80,7 +80,9 @@ pub fn is_private_address(host: &Host<&str>) -> bool {
     match host {
         Host::Domain(_) => false,
         Host::Ipv4(ip) => ip.is_private(),
-        Host::Ipv6(ip) => (ip.segments()[0] & 0xfe00) == 0xfc00 || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_private()),
+        Host::Ipv6(ip) => {
+            (ip.segments()[0] & 0xfe00) == 0xfc00 || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_private())
+        }
     }
 }
 
