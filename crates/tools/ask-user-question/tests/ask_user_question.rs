@@ -177,7 +177,8 @@ fn prompter_helpers() {
     assert!(questions[1].multi_select);
     assert!(!questions[0].multi_select, "multiSelect defaults to false");
     assert!(questions_of(&json!({"command": "ls"})).is_none());
-    let answers = Answers(vec![("Which database?".into(), "Postgres".into()), ("Which features?".into(), "Auth".into())]);
+    let answers =
+        Answers(vec![("Which database?".into(), "Postgres".into()), ("Which features?".into(), "Auth".into())]);
     let updated = with_answers(&input, &answers);
     assert_eq!(updated["answers"], json!({"Which database?": "Postgres", "Which features?": "Auth"}));
     assert_eq!(updated["questions"], input["questions"]);
