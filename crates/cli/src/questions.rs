@@ -51,10 +51,10 @@ pub(crate) fn parse_choice(question: &Question, line: &str) -> Choice {
         }
         let mut picked: Vec<String> = Vec::new();
         for n in &numbers {
-            if let Some(option) = question.options.get(n - 1) {
-                if !picked.contains(&option.label) {
-                    picked.push(option.label.clone());
-                }
+            if let Some(option) = question.options.get(n - 1)
+                && !picked.contains(&option.label)
+            {
+                picked.push(option.label.clone());
             }
         }
         return if numbers.contains(&other) { Choice::Other { picked } } else { Choice::Answer(join_choices(&picked)) };

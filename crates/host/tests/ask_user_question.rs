@@ -161,7 +161,7 @@ async fn bypass_mode_and_allow_rules_still_ask() {
 }
 
 fn hook_printing(output: &Value) -> Hooks {
-    let command = format!("echo '{}'", output);
+    let command = format!("echo '{output}'");
     Hooks {
         pre_tool_use: vec![HookMatcher {
             matcher: "AskUserQuestion".into(),
