@@ -259,6 +259,57 @@ async fn a_client_without_elicitation_gets_a_refusal_the_model_can_act_on() {
     client.cancel().await.unwrap();
 }
 
+fn questions() -> Value {
+    json!({"questions": [
+        {"question": "Which database?", "header": "Database", "options": [
+            {"label": "Postgres", "description": "The server we run"},
+            {"label": "SQLite", "description": "A file, no server"}]},
+        {"question": "Which features?", "header": "Features", "multiSelect": true, "options": [
+            {"label": "Auth", "description": "Log-in"}, {"label": "Search", "description": "Full text"},
+            {"label": "Export", "description": "CSV files"}]}
+    ]})
+}
+
+#[tokio::test]
+async fn ask_user_question_is_one_elicitation_form_and_its_answers_reach_the_model() {
+    let dir = fixture();
+    let user = ScriptedUser::default();
+    user.answers.lock().unwrap().extend([json!({"q1": "SQLite", "q2": "export, auth", "q2_other": "an audit log"})]);
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
+    command.env("HOME", dir.path().join(".home")).env("XDG_STATE_HOME", dir.path().join(".state"));
+    // Bypass mode: the questions still go to the user.
+    command.arg("--cwd").arg(dir.path()).args(["--permission-mode", "bypassPermissions"]).arg("serve");
+    let client = user.clone().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+
+    let answered = call(&client, "AskUserQuestion", questions()).await;
+    assert_eq!(answered.is_error, Some(false), "{}", text(&answered));
+    assert_eq!(
+        text(&answered),
+        "User has answered your questions: \"Which database?\"=\"SQLite\", \
+         \"Which features?\"=\"Export, Auth, an audit log\". You can now continue with the user's answers in mind."
+    );
+    let data = answered.structured_content.clone().unwrap();
+    assert_eq!(data["answers"]["Which database?"], "SQLite");
+    let message = user.questions.lock().unwrap()[0].clone();
+    assert!(message.contains("1. [Database] Which database?"), "{message}");
+    assert!(message.contains("   - SQLite: A file, no server"), "{message}");
+    assert!(message.contains("2. [Features] Which features? (choose one or more)"), "{message}");
+
+    // The user declines the next form: the standard rejection.
+    let declined = call(&client, "AskUserQuestion", questions()).await;
+    assert_eq!(declined.is_error, Some(true));
+    assert!(text(&declined).starts_with("The user declined this tool use"), "{}", text(&declined));
+    client.cancel().await.unwrap();
+
+    // A client without elicitation: nobody could be asked, and no mode or rule can answer.
+    let client = connect_with(dir.path(), &["--permission-mode", "bypassPermissions"]).await;
+    let refused = call(&client, "AskUserQuestion", questions()).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("this MCP client cannot show questions to its user"), "{}", text(&refused));
+    assert!(!text(&refused).contains("The user"), "{}", text(&refused));
+    client.cancel().await.unwrap();
+}
+
 /// Live processes (zombies are dead) with a command-line argument containing `.<token>`.
 fn carrying(token: &str) -> Vec<i32> {
     let needle = format!(".{token}");

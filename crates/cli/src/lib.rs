@@ -29,6 +29,7 @@
 mod cleanup;
 mod commands;
 mod prompt;
+mod questions;
 mod serve;
 mod session;
 

@@ -1,11 +1,16 @@
 //! Asking the user on the terminal whether a call may run (`call` and `run` in a terminal).
 //!
 //! The question goes to `/dev/tty`, not stdin/stdout, so piped input and output stay clean.
+//!
+//! AskUserQuestion's ask is not a yes/no: each prompter shows its questions instead
+//! ([`crate::questions`]) and answers [`PermissionAnswer::AllowWithInput`] with the answers
+//! filled in, or declines.
 
 use std::io::{BufRead as _, BufReader, IsTerminal as _, Write as _};
 
 use agent_tools_core::tool::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
+use serde_json::Value;
 
 /// Whether a terminal is there to ask (stderr is one and `/dev/tty` opens).
 pub(crate) fn terminal_available() -> bool {
@@ -84,15 +89,44 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
     Ok(PermissionAnswer::Deny { feedback: None })
 }
 
+/// The questions of an AskUserQuestion request, `None` for any other tool.
+fn questions_in(request: &PermissionRequest) -> Option<Vec<agent_tool_ask_user_question::Question>> {
+    (request.tool_name == agent_tool_ask_user_question::NAME)
+        .then(|| agent_tool_ask_user_question::questions_of(&request.input))
+        .flatten()
+}
+
+/// Shows AskUserQuestion's questions on `/dev/tty`: the answers as the updated input, or a
+/// decline (end of input, or no clear answer).
+fn ask_questions_blocking(
+    request: &PermissionRequest,
+    questions: &[agent_tool_ask_user_question::Question],
+) -> std::io::Result<PermissionAnswer> {
+    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
+    let mut out = tty.try_clone()?;
+    let mut input = BufReader::new(tty);
+    Ok(match crate::questions::ask_on_terminal(questions, &mut input, &mut out)? {
+        Some(answers) => PermissionAnswer::AllowWithInput {
+            input: agent_tool_ask_user_question::with_answers(&request.input, &answers),
+        },
+        None => PermissionAnswer::Deny { feedback: None },
+    })
+}
+
 impl PermissionPrompter for TerminalPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
         let request = request.clone();
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
                 let bar = ACTIVITY_LINE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-                match bar {
-                    Some(bar) => bar.suspend(|| ask_blocking(&request)),
+                let questions = questions_in(&request);
+                let ask = || match &questions {
+                    Some(questions) => ask_questions_blocking(&request, questions),
                     None => ask_blocking(&request),
+                };
+                match bar {
+                    Some(bar) => bar.suspend(ask),
+                    None => ask(),
                 }
             })
             .await
@@ -111,9 +145,18 @@ pub(crate) struct NoTerminal;
 pub(crate) const NO_TERMINAL: &str = "there is no terminal to ask on; allow such calls with --allowed-tools rules, \
      --permission-mode (acceptEdits, bypassPermissions) or rules in .claude/settings.json";
 
+/// Why [`NoTerminal`] cannot put AskUserQuestion's questions to anyone (no rule can answer them).
+pub(crate) const NO_TERMINAL_FOR_QUESTIONS: &str = "there is no terminal to show the questions on, and only a \
+     person can answer them; run in a terminal, or decide without the user's answers";
+
 impl PermissionPrompter for NoTerminal {
-    fn ask<'a>(&'a self, _request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
-        Box::pin(async { PermissionAnswer::Unavailable { why: NO_TERMINAL.to_owned() } })
+    fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
+        let why = if request.tool_name == agent_tool_ask_user_question::NAME {
+            NO_TERMINAL_FOR_QUESTIONS
+        } else {
+            NO_TERMINAL
+        };
+        Box::pin(async move { PermissionAnswer::Unavailable { why: why.to_owned() } })
     }
 }
 
@@ -178,17 +221,65 @@ pub(crate) fn permission_form() -> rmcp::model::ElicitationSchema {
     schema
 }
 
+impl ElicitationPrompter {
+    /// Puts AskUserQuestion's questions to the client's user as one form
+    /// ([`crate::questions::questions_form`]): accepted with every question answered gives the
+    /// answers as the updated input; declined, cancelled or left partly unanswered is the user's
+    /// "no"; a failed request means nobody could be asked.
+    async fn ask_questions(
+        &self,
+        request: &PermissionRequest,
+        questions: &[agent_tool_ask_user_question::Question],
+    ) -> PermissionAnswer {
+        use rmcp::model::{ElicitRequestParams, ElicitationAction};
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: crate::questions::questions_message(questions),
+            requested_schema: crate::questions::questions_form(questions),
+        };
+        let form = match self.peer.create_elicitation(params).await {
+            Ok(result) if result.action == ElicitationAction::Accept => result.content,
+            Ok(_) => return PermissionAnswer::Deny { feedback: None },
+            Err(err) => {
+                tracing::warn!("the questions could not be asked: {err}");
+                return PermissionAnswer::Unavailable {
+                    why: format!("the MCP client did not show the questions: {err}"),
+                };
+            }
+        };
+        let form = match form {
+            Some(Value::Object(form)) => form,
+            _ => serde_json::Map::new(),
+        };
+        match crate::questions::answers_from_form(questions, &form) {
+            Ok(answers) => PermissionAnswer::AllowWithInput {
+                input: agent_tool_ask_user_question::with_answers(&request.input, &answers),
+            },
+            Err(missing) => {
+                PermissionAnswer::Deny { feedback: Some(format!("I did not answer: {}", missing.join("; "))) }
+            }
+        }
+    }
+}
+
 impl PermissionPrompter for ElicitationPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
         Box::pin(async move {
             use rmcp::model::{ElicitRequestParams, ElicitationAction};
             use rmcp::service::ElicitationMode;
+            let questions = questions_in(request);
             if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
-                return PermissionAnswer::Unavailable {
-                    why: "this MCP client cannot show permission questions; the server's --permission-mode or \
-                          --allowed-tools rules must allow such calls"
-                        .into(),
+                let why = if questions.is_some() {
+                    "this MCP client cannot show questions to its user (it does not support elicitation), and \
+                     only a person can answer them; decide without the user's answers"
+                } else {
+                    "this MCP client cannot show permission questions; the server's --permission-mode or \
+                     --allowed-tools rules must allow such calls"
                 };
+                return PermissionAnswer::Unavailable { why: why.into() };
+            }
+            if let Some(questions) = questions {
+                return self.ask_questions(request, &questions).await;
             }
             let message = format!(
                 "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",

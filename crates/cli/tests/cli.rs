@@ -500,3 +500,20 @@ fn the_plans_directory_setting_puts_plan_files_in_the_project() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).starts_with("<tool_use_error>You are not in plan mode."), "{}", stdout(&output));
 }
+
+#[test]
+fn ask_user_question_without_a_terminal_says_only_a_person_can_answer() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let questions = r#"{"questions": [{"question": "Which?", "header": "Pick", "options": [
+        {"label": "A", "description": "a"}, {"label": "B", "description": "b"}]}]}"#;
+    // Even bypass mode cannot answer for the user.
+    let output = agent_tools(&root, &["--permission-mode", "bypassPermissions", "call", "AskUserQuestion", questions]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(text.starts_with("Permission to use AskUserQuestion has been denied"), "{text}");
+    assert!(
+        text.contains("there is no terminal to show the questions on, and only a person can answer them"),
+        "{text}"
+    );
+}

@@ -148,3 +148,64 @@ fn exit_plan_mode_shows_the_plan_and_yes_restores_the_earlier_mode() {
     assert_eq!(std::fs::read_to_string(root.join("b.txt")).unwrap(), "b\n");
     assert_eq!(screen.matches("wants to run").count(), 1, "{screen}");
 }
+
+fn questions_call() -> &'static str {
+    r#"{"questions": [
+        {"question": "Which database?", "header": "Database", "options": [
+            {"label": "Postgres", "description": "The server we run"},
+            {"label": "SQLite", "description": "A file, no server"}]},
+        {"question": "Which features?", "header": "Features", "multiSelect": true, "options": [
+            {"label": "Auth", "description": "Log-in"}, {"label": "Search", "description": "Full text"},
+            {"label": "Export", "description": "CSV files"}]}
+    ]}"#
+}
+
+#[test]
+fn ask_user_question_is_answered_by_number_and_in_free_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // Bypass mode: the questions are still put to the user.
+    let args = ["--no-settings", "--permission-mode", "bypassPermissions", "call", "AskUserQuestion", questions_call()];
+    let mut session = Session::start(dir.path(), &args);
+    session.expect("[Database] Which database?");
+    session.expect("2. SQLite — A file, no server");
+    session.expect("3. Other (type your own answer)");
+    session.expect("Your answer (a number, or your own words): ");
+    session.type_line("5");
+    session.expect("Please answer with one number from 1 to 3, or type your own answer.");
+    session.type_line("2");
+    session.expect("[Features] Which features?");
+    session.expect("Your answer (numbers separated by commas, e.g. 1,3, or your own words): ");
+    session.type_line("auth and an audit log");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains(
+            "User has answered your questions: \"Which database?\"=\"SQLite\", \"Which features?\"=\"auth and an audit log\". \
+             You can now continue with the user's answers in mind."
+        ),
+        "{screen}"
+    );
+}
+
+#[test]
+fn ask_user_question_takes_several_numbers_and_other_and_ctrl_d_declines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::start(dir.path(), &["--no-settings", "call", "AskUserQuestion", questions_call()]);
+    session.expect("Your answer (a number");
+    session.type_line("3");
+    session.expect("Your own answer: ");
+    session.type_line("DuckDB");
+    session.expect("Your answer (numbers separated by commas");
+    session.type_line("3, 1");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("\"Which database?\"=\"DuckDB\", \"Which features?\"=\"Export, Auth\""), "{screen}");
+
+    let mut session = Session::start(dir.path(), &["--no-settings", "call", "AskUserQuestion", questions_call()]);
+    session.expect("Your answer (a number");
+    session.keys.write_all(b"\x04").unwrap();
+    session.keys.flush().unwrap();
+    let (code, screen) = session.finish();
+    assert_eq!(code, 1, "a declined question set is an error result:\n{screen}");
+    assert!(screen.contains("The user declined this tool use"), "{screen}");
+}

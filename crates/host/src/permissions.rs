@@ -14,6 +14,11 @@
 //! [`resolve_ask`] then settles an ask: `dontAsk` mode and sessions that must not prompt refuse,
 //! a [`PermissionPrompter`] (the terminal, an MCP client) answers, and with nobody to answer the
 //! call is refused with a message the model can act on.
+//!
+//! A prompter may answer with an input of its own ([`PermissionAnswer::AllowWithInput`]), as
+//! Claude Code's permission dialogs and SDK `canUseTool` callbacks return `updatedInput`: that is
+//! how the user's answers reach AskUserQuestion. The host parses that input strictly, like the
+//! model's, before the call.
 
 use std::sync::Arc;
 
@@ -158,6 +163,15 @@ pub struct PermissionRequest {
 pub enum PermissionAnswer {
     /// Run it this once.
     AllowOnce,
+    /// Run it this once, with this input instead of the model's: what the user supplied in the
+    /// question itself (Claude Code's `{behavior: "allow", updatedInput}` from a permission
+    /// dialog). For AskUserQuestion it is the input with `answers` filled in; a prompter that
+    /// shows such questions recognises the tool by [`PermissionRequest::tool_name`]. The input is
+    /// parsed strictly before the call: one that does not parse fails as an input error.
+    AllowWithInput {
+        /// The replacement input (a JSON object of the tool's schema).
+        input: Value,
+    },
     /// Run it, and allow such calls for the rest of the session.
     AllowAlways,
     /// Do not run it; the user may say why.
@@ -175,6 +189,12 @@ pub enum PermissionAnswer {
 
 /// Someone who can answer permission questions: the CLI's terminal, an MCP client's elicitation.
 /// The host's `can_use_tool`.
+///
+/// Tools that need more than a yes or no from the user (AskUserQuestion: the answers to its
+/// questions) are asked through the same method; a prompter that can show them answers
+/// [`PermissionAnswer::AllowWithInput`], one that cannot answers
+/// [`PermissionAnswer::Unavailable`] (or, if it says yes anyway, the tool finds no answers and
+/// fails without pretending the user answered).
 pub trait PermissionPrompter: Send + Sync {
     /// Asks, and waits for the answer.
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer>;
@@ -271,6 +291,9 @@ pub async fn resolve_ask(
     match prompter.ask(&request).await {
         PermissionAnswer::AllowOnce => {
             Resolved { decision: PermissionDecision::Allow { updated_input: None }, modifier: None }
+        }
+        PermissionAnswer::AllowWithInput { input } => {
+            Resolved { decision: PermissionDecision::Allow { updated_input: Some(input) }, modifier: None }
         }
         PermissionAnswer::AllowAlways => {
             let update = always_rule(&request);

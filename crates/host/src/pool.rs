@@ -128,7 +128,9 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     }
     #[cfg(feature = "task-stop")]
     tools.push(agent_tool_task_stop::tool());
-    // AskUserQuestion and Skill come here in Claude Code's list, then EnterPlanMode.
+    #[cfg(feature = "ask-user-question")]
+    tools.push(agent_tool_ask_user_question::tool());
+    // Skill comes here in Claude Code's list, then EnterPlanMode.
     #[cfg(feature = "enter-plan-mode")]
     tools.push(agent_tool_enter_plan_mode::tool());
     // Claude Code's `isTodoV2Enabled()` block, in its order.

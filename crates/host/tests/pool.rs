@@ -60,6 +60,9 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     if cfg!(feature = "task-stop") {
         expected.push("TaskStop");
     }
+    if cfg!(feature = "ask-user-question") {
+        expected.push("AskUserQuestion");
+    }
     if cfg!(feature = "enter-plan-mode") {
         expected.push("EnterPlanMode");
     }

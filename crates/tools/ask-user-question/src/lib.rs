@@ -1,0 +1,188 @@
+//! # agent-tool-ask-user-question: the AskUserQuestion tool
+//!
+//! Lets the model put 1-4 multiple-choice questions to the user and read the answers, as Claude
+//! Code's `AskUserQuestion` tool does. The answers come from the person, through the host's
+//! permission step: the tool's permission is always an `ask` ([`QUESTION`], "Answer
+//! questions?"), and whoever answers that ask (the host's `PermissionPrompter`: a terminal, an
+//! MCP client's elicitation form, an SDK host) shows the questions and allows the call *with an
+//! updated input* whose `answers` are filled in ([`with_answers`]). `call` then only echoes.
+//!
+//! - **Input** (strict, [`AskUserQuestionInput`]): `questions`: 1-4 ×
+//!   `{question, header, options: 2-4 × {label, description, preview?}, multiSelect = false}`;
+//!   `answers?: {questionText: answer}`, `annotations?: {questionText: {preview?, notes?}}`,
+//!   `metadata?: {source?}`. Claude Code's refinements are part of the parse, so a violation is an
+//!   `InputValidationError`: question texts unique ([`DUPLICATE_QUESTIONS`]), option labels unique
+//!   within a question ([`DUPLICATE_LABELS`]), and the counts above.
+//! - **validate_input**: inside a sub-agent (`ctx.agent_id` set) error code 1,
+//!   [`NOT_IN_SUB_AGENTS`] (Claude Code removes the tool from every sub-agent's pool).
+//! - **Permission**: always `ask` with [`QUESTION`]; `requires_user_interaction` is true, so
+//!   bypass mode and allow rules still ask, and a PreToolUse hook's `allow` counts only when the
+//!   hook also supplies `updatedInput` (an SDK-style host that already has the answers: the
+//!   question is then skipped). Declining gives the host's standard rejection.
+//! - **call**: echoes `{questions, answers, annotations?}` ([`AskUserQuestionOutput`]). With no
+//!   answer at all (the host allowed the call without showing the questions) it fails with
+//!   [`NO_ANSWERS`] — Claude Code would report an empty answer list instead.
+//! - **Result text** ([`result_text`]): `User has answered your questions: "Q"="A", "Q2"="A2".
+//!   You can now continue with the user's answers in mind.` Multi-select answers are the labels
+//!   joined by `", "`; an "Other" answer is the user's own text.
+//!
+//! Flags as Claude Code's: read-only, concurrency-safe, deferred, local. Not done: the `html`
+//! preview format check (Claude Code's setting for HTML previews) and the KAIROS-channel switch.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! // What a host passes to `call` once the user has answered:
+//! let input = serde_json::json!({
+//!     "questions": [{"question": "Which database?", "header": "Database", "options": [
+//!         {"label": "Postgres", "description": "The server we run"},
+//!         {"label": "SQLite", "description": "A file, no server"}]}],
+//!     "answers": {"Which database?": "SQLite"}
+//! });
+//! let done = call_tool(agent_tool_ask_user_question::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! # let _ = done;
+//! # }
+//! ```
+
+mod input;
+mod render;
+
+use std::sync::Arc;
+
+use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::{
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
+};
+use serde_json::Value;
+
+pub use crate::input::{
+    Annotation, Answers, AskUserQuestionInput, DUPLICATE_LABELS, DUPLICATE_QUESTIONS, MAX_OPTIONS, MAX_QUESTIONS,
+    MIN_OPTIONS, Metadata, Question, QuestionOption,
+};
+pub use crate::render::{
+    ANSWERED, AskUserQuestionOutput, CONTINUE, NO_ANSWERS, NOT_IN_SUB_AGENTS, QUESTION, join_choices, result_text,
+};
+
+/// The API name.
+pub const NAME: &str = "AskUserQuestion";
+
+/// The AskUserQuestion tool definition.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AskUserQuestionTool;
+
+/// AskUserQuestion, ready for the host.
+pub fn tool() -> Arc<dyn Tool> {
+    build_tool(AskUserQuestionTool)
+}
+
+/// The questions of a call's input, for a prompter that shows them; `None` when `input` is not
+/// an AskUserQuestion input (the prompter should then ask its ordinary question, or decline).
+pub fn questions_of(input: &Value) -> Option<Vec<Question>> {
+    serde_json::from_value::<AskUserQuestionInput>(input.clone()).ok().map(|parsed| parsed.questions)
+}
+
+/// `input` with `answers` replaced by `answers`: what a prompter returns as the updated input
+/// once the user has answered (the host re-parses it strictly before the call).
+pub fn with_answers(input: &Value, answers: &Answers) -> Value {
+    let mut updated = input.clone();
+    if let Value::Object(fields) = &mut updated {
+        let map = answers.0.iter().map(|(question, answer)| (question.clone(), Value::String(answer.clone())));
+        fields.insert("answers".to_owned(), Value::Object(map.collect()));
+    }
+    updated
+}
+
+impl ToolDef for AskUserQuestionTool {
+    type Input = AskUserQuestionInput;
+    type Output = AskUserQuestionOutput;
+    type Progress = ();
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        Some("ask the user multiple-choice questions")
+    }
+
+    fn description(&self, _input: &AskUserQuestionInput) -> String {
+        "Asks the user multiple choice questions to gather information, clarify ambiguity, understand \
+         preferences, make decisions or offer them choices."
+            .to_owned()
+    }
+
+    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+        include_str!("prompt.md").to_owned()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(100_000)
+    }
+
+    /// Read-only and concurrency-safe as in Claude Code; nothing destructive; local.
+    fn flags(&self) -> ToolFlags {
+        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
+    }
+
+    fn is_read_only(&self, _input: &AskUserQuestionInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &AskUserQuestionInput) -> bool {
+        true
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn requires_user_interaction(&self) -> bool {
+        true
+    }
+
+    fn activity_description(&self, _input: &AskUserQuestionInput) -> Option<String> {
+        Some("Waiting for the user's answers".to_owned())
+    }
+
+    fn tool_use_summary(&self, input: &AskUserQuestionInput) -> Option<String> {
+        let headers: Vec<&str> = input.questions.iter().map(|question| question.header.as_str()).collect();
+        Some(headers.join(", "))
+    }
+
+    async fn validate_input(&self, _input: &AskUserQuestionInput, ctx: &ToolUseContext) -> ValidationResult {
+        if ctx.agent_id.is_some() { ValidationResult::error(NOT_IN_SUB_AGENTS, 1) } else { ValidationResult::Ok }
+    }
+
+    /// Always asks: the answer to the ask is where the user's answers come from.
+    async fn check_permissions(&self, _input: &AskUserQuestionInput, _ctx: &ToolUseContext) -> PermissionResult {
+        PermissionResult::ask(QUESTION)
+    }
+
+    async fn call(
+        &self,
+        input: AskUserQuestionInput,
+        _ctx: &ToolUseContext,
+    ) -> Result<ToolResult<AskUserQuestionOutput>, ToolError> {
+        let answers = input.answers.unwrap_or_default();
+        if answers.is_empty() {
+            return Err(ToolError::failed(NO_ANSWERS));
+        }
+        Ok(ToolResult::new(AskUserQuestionOutput {
+            questions: input.questions,
+            answers,
+            annotations: input.annotations,
+        }))
+    }
+
+    fn map_tool_result(&self, output: &AskUserQuestionOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, result_text(output))
+    }
+
+    fn render_result(&self, output: &AskUserQuestionOutput) -> Option<String> {
+        let lines: Vec<String> =
+            output.answers.0.iter().map(|(question, answer)| format!("{question} → {answer}")).collect();
+        Some(lines.join("\n"))
+    }
+}
