@@ -69,6 +69,7 @@ fn content_text(content: &ToolResultContent) -> String {
                 ContentPart::Image { source } => {
                     format!("[image: {}, {} bytes of base64]", source.media_type, source.data.len())
                 }
+                ContentPart::ToolReference { tool_name } => tool_name.clone(),
             })
             .collect::<Vec<_>>()
             .join("\n"),

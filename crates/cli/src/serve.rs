@@ -164,6 +164,7 @@ fn to_mcp(done: &Invocation) -> CallToolResult {
             .map(|part| match part {
                 ContentPart::Text { text } => ContentBlock::text(text.clone()),
                 ContentPart::Image { source } => ContentBlock::image(source.data.clone(), source.media_type.clone()),
+                ContentPart::ToolReference { tool_name } => ContentBlock::text(tool_name.clone()),
             })
             .collect(),
     };
