@@ -499,4 +499,3 @@ async fn tool_search_over_mcp_gives_definitions_as_text_and_no_load_hint() {
     assert!(!text(&bad).contains("ToolSearch"), "{}", text(&bad));
     client.cancel().await.unwrap();
 }
-

@@ -125,7 +125,11 @@ fn tool_search_results_are_definitions_as_text_and_references_in_run() {
     let message: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let content = &message["content"];
     let before = content[0]["content"].as_str().unwrap();
-    assert!(before.contains("Load the tool first: call ToolSearch with query \"select:NotebookEdit\", then retry this call."), "{before}");
+    assert!(
+        before
+            .contains("Load the tool first: call ToolSearch with query \"select:NotebookEdit\", then retry this call."),
+        "{before}"
+    );
     assert_eq!(
         content[1],
         serde_json::json!({"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "tool_reference", "tool_name": "NotebookEdit"}]})

@@ -100,8 +100,7 @@ pub fn available_deferred_tools_message(pool: &[Arc<dyn Tool>]) -> Option<String
     if !is_tool_search_active(pool) {
         return None;
     }
-    let mut names: Vec<&str> =
-        pool.iter().filter(|tool| is_deferred(tool.as_ref())).map(|tool| tool.name()).collect();
+    let mut names: Vec<&str> = pool.iter().filter(|tool| is_deferred(tool.as_ref())).map(|tool| tool.name()).collect();
     names.sort_unstable();
     Some(format!("<available-deferred-tools>\n{}\n</available-deferred-tools>", names.join("\n")))
 }
@@ -125,7 +124,9 @@ pub fn render_tool_references(
     options: &PromptOptions<'_>,
 ) -> ToolResultContent {
     match content {
-        ToolResultContent::Parts(parts) if parts.iter().any(|part| matches!(part, ContentPart::ToolReference { .. })) => {
+        ToolResultContent::Parts(parts)
+            if parts.iter().any(|part| matches!(part, ContentPart::ToolReference { .. })) =>
+        {
             let parts = parts
                 .iter()
                 .map(|part| match part {

@@ -37,7 +37,12 @@ fn context(pool: &[Arc<dyn Tool>]) -> ToolUseContext {
     ctx
 }
 
-async fn run(executor: &Executor, ctx: &ToolUseContext, name: &str, input: Value) -> agent_tools_core::invoke::Invocation {
+async fn run(
+    executor: &Executor,
+    ctx: &ToolUseContext,
+    name: &str,
+    input: Value,
+) -> agent_tools_core::invoke::Invocation {
     let block = ToolUseBlock { id: "toolu_1".into(), name: name.into(), input };
     executor.run_tool_use(&block, ctx).await
 }
@@ -110,7 +115,10 @@ async fn the_api_tools_array_marks_deferred_tools_when_tool_search_is_on() {
 async fn tool_search_is_left_out_when_nothing_is_deferred() {
     let pool: Vec<Arc<dyn Tool>> = vec![common::tool("Echo"), agent_tool_tool_search_in_pool()];
     let options = PromptOptions { tools: &pool, permission_context: None };
-    assert_eq!(api_tools(&pool, &options), [json!({"name": "Echo", "description": "The Echo test tool.", "input_schema": pool[0].input_schema()})]);
+    assert_eq!(
+        api_tools(&pool, &options),
+        [json!({"name": "Echo", "description": "The Echo test tool.", "input_schema": pool[0].input_schema()})]
+    );
     assert_eq!(available_deferred_tools_message(&pool), None);
 }
 

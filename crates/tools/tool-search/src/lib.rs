@@ -74,7 +74,8 @@ pub fn search_pool(
 ) -> ToolSearchOutput {
     let deferred: Vec<Arc<dyn Tool>> = tools.iter().filter(|tool| is_deferred(tool.as_ref())).cloned().collect();
     let trimmed = query.trim();
-    let is_select = trimmed.get(..search::SELECT_PREFIX.len()).is_some_and(|head| head.eq_ignore_ascii_case(search::SELECT_PREFIX));
+    let is_select =
+        trimmed.get(..search::SELECT_PREFIX.len()).is_some_and(|head| head.eq_ignore_ascii_case(search::SELECT_PREFIX));
     let matches = if is_select {
         search::select(&trimmed[search::SELECT_PREFIX.len()..], &deferred, tools)
     } else {

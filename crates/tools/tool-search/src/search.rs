@@ -58,10 +58,10 @@ pub fn select(list: &str, deferred: &[Arc<dyn Tool>], all: &[Arc<dyn Tool>]) -> 
             .iter()
             .find(|tool| tool_matches_name(tool.as_ref(), wanted))
             .or_else(|| all.iter().find(|tool| tool_matches_name(tool.as_ref(), wanted)));
-        if let Some(tool) = tool {
-            if !found.iter().any(|name| name == tool.name()) {
-                found.push(tool.name().to_owned());
-            }
+        if let Some(tool) = tool
+            && !found.iter().any(|name| name == tool.name())
+        {
+            found.push(tool.name().to_owned());
         }
     }
     found
@@ -187,8 +187,8 @@ pub fn keyword_search(
         })
         .filter(|(_, score)| *score > 0)
         .collect();
-    // `sort_by` is stable: equal scores keep pool order.
-    scored.sort_by(|a, b| b.1.cmp(&a.1));
+    // The sort is stable: equal scores keep pool order.
+    scored.sort_by_key(|(_, score)| std::cmp::Reverse(*score));
     scored.into_iter().take(max).map(|(name, _)| name).collect()
 }
 

@@ -1,6 +1,8 @@
 //! ToolSearch on a pool of small fake tools: select, keyword scoring and ordering, required
 //! terms, the `mcp__` prefix, `max_results`, and the result blocks.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::sync::Arc;
 
 use agent_tools_core::invoke::call_tool;
@@ -154,7 +156,10 @@ async fn required_terms_filter_before_scoring() {
 #[tokio::test]
 async fn an_mcp_prefix_lists_that_servers_tools_in_pool_order() {
     assert_eq!(matches("mcp__slack").await, ["mcp__slack__send_message", "mcp__slack__read_channel"]);
-    assert_eq!(matches_with(pool(), json!({"query": "mcp__slack", "max_results": 1})).await, ["mcp__slack__send_message"]);
+    assert_eq!(
+        matches_with(pool(), json!({"query": "mcp__slack", "max_results": 1})).await,
+        ["mcp__slack__send_message"]
+    );
     assert_eq!(matches("mcp__nobody").await, Vec::<String>::new());
 }
 
@@ -205,7 +210,10 @@ async fn results_are_tool_reference_blocks_or_the_no_match_text() {
         json!({"matches": ["NotebookEdit", "WebFetch"], "query": "select:NotebookEdit,WebFetch", "total_deferred_tools": 6})
     );
     let (block, data) = search_in(pool(), json!({"query": "zebra"})).await;
-    assert_eq!(serde_json::to_value(&block).unwrap(), json!({"tool_use_id": "toolu_1", "content": "No matching deferred tools found"}));
+    assert_eq!(
+        serde_json::to_value(&block).unwrap(),
+        json!({"tool_use_id": "toolu_1", "content": "No matching deferred tools found"})
+    );
     assert_eq!(data["matches"], json!([]));
 }
 
