@@ -136,6 +136,9 @@ fn tool_search_results_are_definitions_as_text_and_references_in_run() {
     );
     let after = content[2]["content"].as_str().unwrap();
     assert!(after.starts_with("<tool_use_error>InputValidationError: ") && !after.contains("ToolSearch"), "{after}");
+    // As in Claude Code, the message ends with a text block for the ToolSearch that loaded a tool.
+    assert_eq!(content.as_array().unwrap().len(), 4);
+    assert_eq!(content[3], serde_json::json!({"type": "text", "text": "Tool loaded."}));
 }
 
 #[test]

@@ -55,6 +55,10 @@ pub const CANCEL_MESSAGE: &str = "The user does not want this action to run now.
 pub const INTERRUPTED_MESSAGE: &str =
     "The user interrupted this tool call, so it was stopped before it finished. Wait for the user's instructions.";
 
+/// The text block Claude Code adds after a turn's results for each result that loaded tools
+/// (`tool_reference` blocks), verbatim.
+pub const TOOL_LOADED: &str = "Tool loaded.";
+
 /// Default number of concurrency-safe calls run at once (Claude Code's 10).
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
 
@@ -431,12 +435,18 @@ pub struct Turn {
 
 impl Turn {
     /// The user message that answers the turn: one `tool_result` block per call, in block order,
-    /// then one text block per notification (Claude Code delivers a background task's
-    /// completion with the next results).
+    /// then a [`TOOL_LOADED`] text block for each result that referenced tools (a ToolSearch that
+    /// found something, as Claude Code adds), then one text block per notification (Claude Code
+    /// delivers a background task's completion with the next results).
     pub fn message(&self) -> Message {
         let results = self.invocations.iter().map(|done| ContentBlock::from(done.block.clone()));
+        let loaded = self
+            .invocations
+            .iter()
+            .filter(|done| !done.block.is_error && !done.block.content.tool_references().is_empty())
+            .map(|_| ContentBlock::text(TOOL_LOADED));
         let notifications = self.notifications.iter().map(|text| ContentBlock::text(text.clone()));
-        Message::user(results.chain(notifications).collect())
+        Message::user(results.chain(loaded).chain(notifications).collect())
     }
 }
 

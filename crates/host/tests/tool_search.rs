@@ -203,6 +203,36 @@ async fn a_deferred_tools_input_error_says_to_load_it_until_it_is_loaded() {
     assert!(done.block.is_error && !done.block.content.text().contains("schema was not sent"));
 }
 
+#[tokio::test]
+async fn a_turn_that_loaded_tools_says_so_after_its_results() {
+    let pool = pool();
+    let mut ctx = context(&pool);
+    let uses = [
+        ToolUseBlock {
+            id: "toolu_1".into(),
+            name: "ToolSearch".into(),
+            input: json!({"query": "select:mcp__slack__read_channel"}),
+        },
+        ToolUseBlock { id: "toolu_2".into(), name: "ToolSearch".into(), input: json!({"query": "zebra"}) },
+        ToolUseBlock { id: "toolu_3".into(), name: "ToolSearch".into(), input: json!({"query": "mcp__slack"}) },
+    ];
+    let turn = Executor::new(pool.clone()).run_turn(&uses, &mut ctx).await;
+    let message = serde_json::to_value(turn.message()).unwrap();
+    assert_eq!(
+        message,
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "tool_reference", "tool_name": "mcp__slack__read_channel"}]},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "No matching deferred tools found"},
+            {"type": "tool_result", "tool_use_id": "toolu_3", "content": [
+                {"type": "tool_reference", "tool_name": "mcp__slack__read_channel"},
+                {"type": "tool_reference", "tool_name": "mcp__slack__send_message"}
+            ]},
+            {"type": "text", "text": "Tool loaded."},
+            {"type": "text", "text": "Tool loaded."}
+        ]})
+    );
+}
+
 #[cfg(feature = "file-read")]
 #[tokio::test]
 async fn a_loaded_tools_input_error_has_no_hint() {
