@@ -519,3 +519,34 @@ async fn plan_mode_holds_across_served_calls_and_exit_shows_the_plan_to_the_clie
     assert!(root.join("new.txt").is_file());
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn tool_search_over_mcp_gives_definitions_as_text_and_no_load_hint() {
+    let dir = fixture();
+    let client = connect(dir.path()).await;
+    let found = call(&client, "ToolSearch", json!({"query": "select:NotebookEdit,KillShell"})).await;
+    assert_eq!(found.is_error, Some(false));
+    let parts: Vec<String> = found
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.clone(),
+            other => panic!("expected text, got {other:?}"),
+        })
+        .collect();
+    assert_eq!(parts.len(), 2);
+    assert!(parts[0].starts_with("<function>{\"description\":") && parts[0].ends_with("}</function>"), "{}", parts[0]);
+    let definition: Value =
+        serde_json::from_str(parts[1].trim_start_matches("<function>").trim_end_matches("</function>")).unwrap();
+    assert_eq!(definition["name"], "TaskStop");
+    assert_eq!(definition["parameters"]["type"], "object");
+    let data = found.structured_content.unwrap();
+    assert_eq!(data["matches"], json!(["NotebookEdit", "TaskStop"]));
+    assert_eq!(data["query"], "select:NotebookEdit,KillShell");
+    assert!(data["total_deferred_tools"].as_u64().is_some_and(|count| count >= 2), "{data}");
+    // The client has every schema from tools/list: no "load it first" hint.
+    let bad = call(&client, "NotebookEdit", json!({"path": "a.ipynb"})).await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(!text(&bad).contains("ToolSearch"), "{}", text(&bad));
+    client.cancel().await.unwrap();
+}

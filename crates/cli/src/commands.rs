@@ -28,18 +28,13 @@ fn first_sentence(text: &str) -> String {
     }
 }
 
-/// `list`: one line per tool, or the API `tools` array.
+/// `list`: one line per tool, or the API `tools` array (deferred tools marked `defer_loading`
+/// while tool search is on).
 pub(crate) fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode> {
     let options = PromptOptions { tools: &session.pool, permission_context: Some(&session.ctx.permission_context) };
     let mut out = std::io::stdout().lock();
     if as_json {
-        let tools: Vec<Value> = session
-            .pool
-            .iter()
-            .map(|tool| {
-                json!({"name": tool.name(), "description": tool.prompt(&options), "input_schema": tool.input_schema()})
-            })
-            .collect();
+        let tools = agent_tools_host::api_tools(&session.pool, &options);
         serde_json::to_writer_pretty(&mut out, &tools)?;
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
@@ -59,8 +54,11 @@ pub(crate) fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
-fn content_text(content: &ToolResultContent) -> String {
-    match content {
+/// The result as text; `tool_reference` blocks (ToolSearch) become the tools' definitions, which
+/// a reader of the text has no other way to see.
+fn content_text(session: &Session, content: &ToolResultContent) -> String {
+    let options = PromptOptions { tools: &session.pool, permission_context: Some(&session.ctx.permission_context) };
+    match &agent_tools_host::render_tool_references(content, &session.pool, &options) {
         ToolResultContent::Text(text) => text.clone(),
         ToolResultContent::Parts(parts) => parts
             .iter()
@@ -69,6 +67,7 @@ fn content_text(content: &ToolResultContent) -> String {
                 ContentPart::Image { source } => {
                     format!("[image: {}, {} bytes of base64]", source.media_type, source.data.len())
                 }
+                ContentPart::ToolReference { tool_name } => tool_name.clone(),
             })
             .collect::<Vec<_>>()
             .join("\n"),
@@ -83,7 +82,7 @@ pub(crate) async fn call(session: &Session, tool: &str, input: &str) -> anyhow::
     let done = session.executor.run_tool_use(&block, &session.ctx).await;
     activity.finish();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}", content_text(&done.block.content))?;
+    writeln!(out, "{}", content_text(session, &done.block.content))?;
     out.flush()?;
     Ok(if done.block.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -9,7 +9,10 @@
 //!   results, and the tool's output object as `structuredContent`. What a tool adds to the
 //!   conversation beside its result (Read's PDF documents and page images) follows as more content:
 //!   an MCP client has no other way to see it. An unknown tool is an error result naming it, not a
-//!   protocol error.
+//!   protocol error. ToolSearch's `tool_reference` blocks, which only the Messages API can expand,
+//!   become text parts holding each tool's definition (description and input schema); and since
+//!   `tools/list` gave the client every schema, no input error carries the "load it with
+//!   ToolSearch first" hint.
 //! - One session per server: the file-read state, the working directory and the permission mode
 //!   carry over from call to call. Concurrency-safe calls run side by side on a snapshot of the
 //!   session, and their context change (EnterPlanMode's switch to plan mode) applies to the
@@ -74,7 +77,7 @@ impl ToolServer {
         Self {
             pool,
             listing: Arc::new(listing),
-            executor: session.executor,
+            executor: session.executor.with_all_schemas_sent(true),
             session: Arc::new(RwLock::new(session.ctx)),
             calls: AtomicU64::new(0),
         }
@@ -155,15 +158,17 @@ fn extra_content(messages: &[Message]) -> Vec<ContentBlock> {
     content
 }
 
-/// Converts a finished call into the MCP result.
-fn to_mcp(done: &Invocation) -> CallToolResult {
-    let mut content = match &done.block.content {
+/// Converts a finished call into the MCP result, with `content` standing for its block's content
+/// (tool references rendered).
+fn to_mcp(content: &ToolResultContent, done: &Invocation) -> CallToolResult {
+    let mut content = match content {
         ToolResultContent::Text(text) => vec![ContentBlock::text(text.clone())],
         ToolResultContent::Parts(parts) => parts
             .iter()
             .map(|part| match part {
                 ContentPart::Text { text } => ContentBlock::text(text.clone()),
                 ContentPart::Image { source } => ContentBlock::image(source.data.clone(), source.media_type.clone()),
+                ContentPart::ToolReference { tool_name } => ContentBlock::text(tool_name.clone()),
             })
             .collect(),
     };
@@ -203,7 +208,12 @@ impl ServerHandler for ToolServer {
         let block = ToolUseBlock { id: format!("mcp_call_{number}"), name: request.name.into_owned(), input };
         tracing::debug!(tool = %block.name, id = %block.id, "tools/call");
         let done = self.run(block, context.ct, context.peer).await;
-        let mut result = to_mcp(&done);
+        let content = {
+            let session = self.session.read().await;
+            let options = PromptOptions { tools: &self.pool, permission_context: Some(&session.permission_context) };
+            agent_tools_host::render_tool_references(&done.block.content, &self.pool, &options)
+        };
+        let mut result = to_mcp(&content, &done);
         // Background tasks that finished since the last call: an MCP client has no other channel
         // for them, so they ride along with this result as extra text.
         let pending = self.session.read().await.notifications().drain();

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tools_core::{PermissionMode, Tool, ToolUseContext};
-use agent_tools_host::{Executor, Hooks, HostConfig, SmallModelConfig, assemble_tool_pool};
+use agent_tools_host::{Executor, Hooks, HostConfig, SmallModelConfig, ToolSearchMode, assemble_tool_pool};
 use agent_tools_mcp::McpSession;
 use agent_tools_mcp::config::{self as mcp_config, NamedServer};
 use agent_tools_permissions::settings::{LoadedSettings, SettingsSources, parse_tool_list};
@@ -89,6 +89,15 @@ fn plans_dir(setting: Option<&str>, project: &Path, config_dir: Option<&PathBuf>
         tracing::warn!("plansDirectory {setting:?} is outside the project; using the default plans folder");
     }
     config_dir.map(|dir| dir.join("plans"))
+}
+
+/// Claude Code's `ENABLE_TOOL_SEARCH` (unset or `true`: on; `false`: off; `auto[:N]` taken as
+/// on), forced off by `CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS` as Claude Code does.
+fn tool_search_mode() -> ToolSearchMode {
+    if env_flag("CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS") {
+        return ToolSearchMode::Off;
+    }
+    ToolSearchMode::from_env_value(std::env::var("ENABLE_TOOL_SEARCH").ok().as_deref())
 }
 
 /// A whole number from the environment (e.g. `MCP_TIMEOUT=5000`).
@@ -209,6 +218,7 @@ impl Session {
             // Claude Code's `isTodoV2Enabled()` is also true in its interactive chat; none of
             // `list`, `call`, `run` and `serve` is one, so only the environment switches it on.
             todo_v2: env_flag("CLAUDE_CODE_ENABLE_TASKS"),
+            tool_search: tool_search_mode(),
         };
         let servers = mcp_servers(options, &cwd)?;
         let mcp = Arc::new(connect_mcp(&servers, &cwd).await);

@@ -13,6 +13,7 @@ use serde_json::Value;
 fn command(cwd: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-tools"));
     command.env("HOME", cwd.join(".home")).env("XDG_STATE_HOME", cwd.join(".state")).arg("--cwd").arg(cwd);
+    command.env_remove("ENABLE_TOOL_SEARCH").env_remove("CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS");
     command
 }
 
@@ -61,11 +62,83 @@ fn list_json_is_the_messages_api_tools_array() {
     assert!(tools.len() >= 3);
     for tool in tools {
         let keys: Vec<&String> = tool.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["name", "description", "input_schema"]);
+        if tool.get("defer_loading").is_some() {
+            assert_eq!(keys, ["name", "description", "input_schema", "defer_loading"]);
+        } else {
+            assert_eq!(keys, ["name", "description", "input_schema"]);
+        }
         assert_eq!(tool["input_schema"]["type"], "object");
         assert_eq!(tool["input_schema"]["additionalProperties"], false);
         assert!(tool["description"].as_str().unwrap().len() > 100);
     }
+}
+
+fn defer_loading(tools: &Value, name: &str) -> Option<Value> {
+    let tool = tools.as_array().unwrap().iter().find(|tool| tool["name"] == name);
+    tool.unwrap_or_else(|| panic!("{name} is not listed")).get("defer_loading").cloned()
+}
+
+#[test]
+fn list_json_marks_deferred_tools_unless_tool_search_is_off() {
+    let dir = fixture();
+    let tools: Value = serde_json::from_str(&stdout(&agent_tools(dir.path(), &["list", "--json"]))).unwrap();
+    assert_eq!(defer_loading(&tools, "ToolSearch"), None);
+    assert_eq!(defer_loading(&tools, "NotebookEdit"), Some(Value::Bool(true)));
+    assert_eq!(defer_loading(&tools, "TodoWrite"), Some(Value::Bool(true)));
+    assert_eq!(defer_loading(&tools, "Read"), None);
+    for value in ["false", "auto:100"] {
+        let off = command(dir.path()).env("ENABLE_TOOL_SEARCH", value).args(["list", "--json"]).output().unwrap();
+        let off: Value = serde_json::from_str(&stdout(&off)).unwrap();
+        let off = off.as_array().unwrap();
+        assert_eq!(off.len(), tools.as_array().unwrap().len() - 1, "{value}");
+        assert!(off.iter().all(|tool| tool["name"] != "ToolSearch" && tool.get("defer_loading").is_none()));
+    }
+    let listed = command(dir.path()).env("ENABLE_TOOL_SEARCH", "false").arg("list").output().unwrap();
+    assert!(!stdout(&listed).contains("ToolSearch"));
+    // `auto` modes count as on.
+    let auto = command(dir.path()).env("ENABLE_TOOL_SEARCH", "auto:10").args(["list", "--json"]).output().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&auto)).unwrap(), tools);
+}
+
+#[test]
+fn tool_search_results_are_definitions_as_text_and_references_in_run() {
+    let dir = fixture();
+    let output = agent_tools(dir.path(), &["call", "ToolSearch", r#"{"query": "select:NotebookEdit"}"#]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(text.starts_with("<function>{\"description\":"), "{text}");
+    assert!(text.contains(r#""name":"NotebookEdit","parameters":{"#), "{text}");
+    assert!(text.contains("notebook_path"), "{text}");
+
+    let output = agent_tools(dir.path(), &["call", "ToolSearch", r#"{"query": "zebra quokka"}"#]);
+    assert_eq!(stdout(&output), "No matching deferred tools found\n");
+
+    // A deferred tool called with bad input before it was loaded: the hint; after: none.
+    let turn = r#"[
+        {"type": "tool_use", "id": "toolu_1", "name": "NotebookEdit", "input": {"path": "a.ipynb"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "ToolSearch", "input": {"query": "select:NotebookEdit"}},
+        {"type": "tool_use", "id": "toolu_3", "name": "NotebookEdit", "input": {"path": "a.ipynb"}}
+    ]"#;
+    let file = dir.path().join("turn.json");
+    fs::write(&file, turn).unwrap();
+    let output = agent_tools(dir.path(), &["run", file.to_str().unwrap()]);
+    let message: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let content = &message["content"];
+    let before = content[0]["content"].as_str().unwrap();
+    assert!(
+        before
+            .contains("Load the tool first: call ToolSearch with query \"select:NotebookEdit\", then retry this call."),
+        "{before}"
+    );
+    assert_eq!(
+        content[1],
+        serde_json::json!({"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "tool_reference", "tool_name": "NotebookEdit"}]})
+    );
+    let after = content[2]["content"].as_str().unwrap();
+    assert!(after.starts_with("<tool_use_error>InputValidationError: ") && !after.contains("ToolSearch"), "{after}");
+    // As in Claude Code, the message ends with a text block for the ToolSearch that loaded a tool.
+    assert_eq!(content.as_array().unwrap().len(), 4);
+    assert_eq!(content[3], serde_json::json!({"type": "text", "text": "Tool loaded."}));
 }
 
 #[test]

@@ -80,7 +80,10 @@ pub use input::{InputError, InputIssue, ParsedInput};
 pub use names::{find_tool_by_name, tool_matches_name};
 pub use permissions::{PermissionMode, PermissionResult, ToolPermissionContext};
 pub use result::{ContentPart, Message, ToolResult, ToolResultBlock, ToolResultContent};
-pub use tool::{BuiltTool, InterruptBehavior, MaxResultSize, PromptOptions, Tool, ToolDef, ToolFlags, build_tool};
+pub use tool::{
+    BuiltTool, InterruptBehavior, MaxResultSize, PromptOptions, TOOL_SEARCH_NAME, Tool, ToolDef, ToolFlags, build_tool,
+    is_deferred,
+};
 pub use validation::ValidationResult;
 
 /// Re-exported so tool crates derive schemas with the same schemars version as the core.

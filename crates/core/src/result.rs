@@ -106,7 +106,7 @@ impl ImageSource {
     }
 }
 
-/// One part of a `tool_result`'s content list: text or an image.
+/// One part of a `tool_result`'s content list: text, an image, or a reference to a tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart {
@@ -120,12 +120,25 @@ pub enum ContentPart {
         /// The image data.
         source: ImageSource,
     },
+    /// `{"type": "tool_reference", "tool_name": NAME}`: what ToolSearch returns for each match.
+    /// With server-side tool search the Messages API expands it into the tool's full definition
+    /// for the model (Claude Code's `tool_reference` block). A client that cannot expand it shows
+    /// the tool's definition as text instead (the host's `render_tool_references`).
+    ToolReference {
+        /// The referenced tool's API name.
+        tool_name: String,
+    },
 }
 
 impl ContentPart {
     /// A text part.
     pub fn text(text: impl Into<String>) -> Self {
         Self::Text { text: text.into() }
+    }
+
+    /// A `tool_reference` part naming `tool_name`.
+    pub fn tool_reference(tool_name: impl Into<String>) -> Self {
+        Self::ToolReference { tool_name: tool_name.into() }
     }
 }
 
@@ -141,7 +154,7 @@ pub enum ToolResultContent {
 
 impl ToolResultContent {
     /// The text of the content: the string itself, or the text parts joined with `\n`
-    /// (image parts are skipped).
+    /// (image parts are skipped; a `tool_reference` part gives the tool's name).
     pub fn text(&self) -> String {
         match self {
             Self::Text(text) => text.clone(),
@@ -151,6 +164,7 @@ impl ToolResultContent {
                     .filter_map(|part| match part {
                         ContentPart::Text { text } => Some(text.as_str()),
                         ContentPart::Image { .. } => None,
+                        ContentPart::ToolReference { tool_name } => Some(tool_name.as_str()),
                     })
                     .collect();
                 texts.join("\n")
@@ -159,7 +173,7 @@ impl ToolResultContent {
     }
 
     /// Size in characters, as Claude Code measures it for result-size limits: the string's length,
-    /// or the sum of the text parts' lengths.
+    /// or the sum of the text parts' lengths (images and tool references count 0).
     pub fn text_len(&self) -> usize {
         match self {
             Self::Text(text) => text.chars().count(),
@@ -167,21 +181,35 @@ impl ToolResultContent {
                 .iter()
                 .map(|part| match part {
                     ContentPart::Text { text } => text.chars().count(),
-                    ContentPart::Image { .. } => 0,
+                    ContentPart::Image { .. } | ContentPart::ToolReference { .. } => 0,
                 })
                 .sum(),
         }
     }
 
     /// True when the content is empty in Claude Code's sense: a whitespace-only string, an empty
-    /// list, or a list of only empty text parts.
+    /// list, or a list of only empty text parts (an image or a tool reference is content).
     pub fn is_empty(&self) -> bool {
         match self {
             Self::Text(text) => text.trim().is_empty(),
             Self::Parts(parts) => parts.iter().all(|part| match part {
                 ContentPart::Text { text } => text.trim().is_empty(),
-                ContentPart::Image { .. } => false,
+                ContentPart::Image { .. } | ContentPart::ToolReference { .. } => false,
             }),
+        }
+    }
+
+    /// The names in the content's `tool_reference` parts, in order (empty for a string).
+    pub fn tool_references(&self) -> Vec<&str> {
+        match self {
+            Self::Text(_) => Vec::new(),
+            Self::Parts(parts) => parts
+                .iter()
+                .filter_map(|part| match part {
+                    ContentPart::ToolReference { tool_name } => Some(tool_name.as_str()),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 
@@ -380,6 +408,21 @@ mod tests {
                 {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
             ]})
         );
+    }
+
+    #[test]
+    fn tool_reference_parts_serialise_like_the_api() {
+        let block = ToolResultBlock::parts("toolu_4", vec![ContentPart::tool_reference("TodoWrite")]);
+        let json = serde_json::to_value(&block).unwrap();
+        assert_eq!(
+            json,
+            json!({"tool_use_id": "toolu_4", "content": [{"type": "tool_reference", "tool_name": "TodoWrite"}]})
+        );
+        assert_eq!(serde_json::from_value::<ToolResultBlock>(json).unwrap(), block);
+        assert!(!block.content.is_empty());
+        assert_eq!(block.content.text_len(), 0);
+        assert_eq!(block.content.tool_references(), ["TodoWrite"]);
+        assert_eq!(block.content.text(), "TodoWrite");
     }
 
     #[test]

@@ -581,6 +581,29 @@ impl dyn Tool {
     }
 }
 
+/// The API name of the ToolSearch tool (`agent-tool-tool-search`); named here so [`is_deferred`]
+/// and the host can recognise it without depending on that crate.
+pub const TOOL_SEARCH_NAME: &str = "ToolSearch";
+
+/// Whether a tool's schema is held back until ToolSearch loads it, when tool search is on.
+///
+/// Mirrors Claude Code's `isDeferredTool` (`utils/toolSearch.ts`): `always_load` ⇒ never
+/// deferred; an MCP tool ⇒ deferred; ToolSearch itself ⇒ never; otherwise the tool's
+/// `should_defer`. (Claude Code's experiment-specific exceptions — Agent under the fork-subagent
+/// experiment, Brief/SendUserFile — have no counterpart here.)
+pub fn is_deferred(tool: &dyn Tool) -> bool {
+    if tool.always_load() {
+        return false;
+    }
+    if tool.is_mcp() {
+        return true;
+    }
+    if tool.name() == TOOL_SEARCH_NAME {
+        return false;
+    }
+    tool.should_defer()
+}
+
 /// A [`ToolDef`] with the contract's machinery around it: strict parsing, the cached schema, and
 /// the erasure to [`Tool`]. Made by [`build_tool`].
 pub struct BuiltTool<D: ToolDef> {

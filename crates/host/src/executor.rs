@@ -6,6 +6,11 @@
 //! hooks → map the output to a `tool_result` → the empty-result text → size control (an oversized
 //! result is saved to a file and replaced by a preview).
 //!
+//! A deferred tool's `InputValidationError` ends with Claude Code's hint to load the tool with
+//! ToolSearch (`select:NAME`) first, and its input schema, while ToolSearch is in the pool and no
+//! earlier result of the session referenced the tool ([`Executor::with_all_schemas_sent`] turns
+//! this off for clients that were given every schema).
+//!
 //! Envelopes: unknown tools, parse and validation failures come back wrapped in
 //! `<tool_use_error>…</tool_use_error>`; permission denials, hook refusals and failed calls come
 //! back as plain error text.
@@ -26,11 +31,14 @@
 use std::sync::Arc;
 
 use agent_tools_core::invoke::{
-    Invocation, input_error_result, parse_and_validate, unknown_tool_result, wrap_tool_use_error,
+    Invocation, input_error_result, unknown_tool_result, validation_error_result, wrap_tool_use_error,
 };
 use agent_tools_core::result::{ContentBlock, ContextModifier, Message, ToolUseBlock};
 use agent_tools_core::tool::InterruptBehavior;
-use agent_tools_core::{Tool, ToolError, ToolResultBlock, ToolResultContent, ToolUseContext};
+use agent_tools_core::{
+    ParsedInput, TOOL_SEARCH_NAME, Tool, ToolError, ToolResultBlock, ToolResultContent, ToolUseContext,
+    ValidationResult, is_deferred,
+};
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
@@ -38,6 +46,7 @@ use crate::hooks::{self, HookDecision, Hooks};
 use crate::permissions::{PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask};
 use crate::pool::find_in_pool;
 use crate::size;
+use crate::tool_search::{deferred_schema_hint, is_discovered, record_discovered};
 
 /// What the model reads when a call is skipped because the turn was cancelled.
 pub const CANCEL_MESSAGE: &str = "The user does not want this action to run now. Stop and wait for their instructions.";
@@ -45,6 +54,10 @@ pub const CANCEL_MESSAGE: &str = "The user does not want this action to run now.
 /// What the model reads when the user interrupted a call that stops on interrupt.
 pub const INTERRUPTED_MESSAGE: &str =
     "The user interrupted this tool call, so it was stopped before it finished. Wait for the user's instructions.";
+
+/// The text block Claude Code adds after a turn's results for each result that loaded tools
+/// (`tool_reference` blocks), verbatim.
+pub const TOOL_LOADED: &str = "Tool loaded.";
 
 /// Default number of concurrency-safe calls run at once (Claude Code's 10).
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
@@ -56,6 +69,7 @@ pub struct Executor {
     hooks: Arc<Hooks>,
     prompter: Option<Arc<dyn PermissionPrompter>>,
     max_concurrency: usize,
+    all_schemas_sent: bool,
 }
 
 impl std::fmt::Debug for Executor {
@@ -65,6 +79,7 @@ impl std::fmt::Debug for Executor {
             .field("hooks", &self.hooks)
             .field("prompter", &self.prompter.is_some())
             .field("max_concurrency", &self.max_concurrency)
+            .field("all_schemas_sent", &self.all_schemas_sent)
             .finish()
     }
 }
@@ -73,7 +88,22 @@ impl Executor {
     /// An executor for `pool`, with no hooks, nobody to ask (asks are refused), and
     /// [`DEFAULT_MAX_CONCURRENCY`].
     pub fn new(pool: impl Into<Arc<[Arc<dyn Tool>]>>) -> Self {
-        Self { pool: pool.into(), hooks: Arc::default(), prompter: None, max_concurrency: DEFAULT_MAX_CONCURRENCY }
+        Self {
+            pool: pool.into(),
+            hooks: Arc::default(),
+            prompter: None,
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
+            all_schemas_sent: false,
+        }
+    }
+
+    /// Says whether the client was given every tool's full schema (an MCP client's `tools/list`
+    /// does). When it was, an `InputValidationError` of a deferred tool never carries the "load
+    /// it with ToolSearch first" hint; by default (`false`) it does, as in Claude Code, while the
+    /// tool is undiscovered and ToolSearch is in the pool.
+    pub fn with_all_schemas_sent(mut self, sent: bool) -> Self {
+        self.all_schemas_sent = sent;
+        self
     }
 
     /// Runs these hooks around every call.
@@ -115,7 +145,7 @@ impl Executor {
         if ctx.cancel.is_cancelled() {
             return Invocation::refused(ToolResultBlock::error(id, CANCEL_MESSAGE));
         }
-        let (mut parsed, call_ctx) = match parse_and_validate(tool, id, tool_use.input.clone(), ctx).await {
+        let (mut parsed, call_ctx) = match self.parse_and_validate(tool, id, tool_use.input.clone(), ctx).await {
             Ok(prepared) => prepared,
             Err(refused) => return refused,
         };
@@ -180,6 +210,12 @@ impl Executor {
         tracing::debug!(tool = tool.name(), id, "calling tool");
         let outcome = self.call(tool, parsed, &call_ctx).await;
         let mut done = Invocation::from_call(id, tool.name(), outcome);
+        if !done.block.is_error {
+            let references = done.block.content.tool_references();
+            if !references.is_empty() {
+                record_discovered(ctx, references);
+            }
+        }
         done.block = size::control(done.block, tool.max_result_size_chars(), ctx.options.session_dir.as_deref());
         if !self.hooks.post_tool_use.is_empty() && !done.block.is_error {
             let response = done.data.as_ref().map_or(Value::Null, |data| data.to_json());
@@ -190,6 +226,45 @@ impl Executor {
         done.new_messages = messages;
         done.context_modifier = chain(permission_modifier, done.context_modifier.take());
         done
+    }
+
+    /// Strict parse, then `validate_input` with a context whose `tool_use_id` is set (the core's
+    /// `parse_and_validate`), adding Claude Code's "load it with `select:NAME` first" hint to the
+    /// `InputValidationError` of a deferred tool the model has not loaded.
+    async fn parse_and_validate(
+        &self,
+        tool: &dyn Tool,
+        id: &str,
+        input: Value,
+        ctx: &ToolUseContext,
+    ) -> Result<(ParsedInput, ToolUseContext), Invocation> {
+        let parsed = match tool.parse(input) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                let mut block = input_error_result(id, &error);
+                if self.needs_schema_hint(tool, ctx) {
+                    let hint = deferred_schema_hint(tool);
+                    block.content =
+                        ToolResultContent::Text(wrap_tool_use_error(&format!("InputValidationError: {error}{hint}")));
+                }
+                return Err(Invocation::refused(block));
+            }
+        };
+        let mut call_ctx = ctx.clone();
+        call_ctx.tool_use_id = Some(id.to_owned());
+        if let ValidationResult::Error { message, .. } = tool.validate_input(&parsed, &call_ctx).await {
+            return Err(Invocation::refused(validation_error_result(id, &message)));
+        }
+        Ok((parsed, call_ctx))
+    }
+
+    /// Whether the model may not have the tool's schema: the tool is deferred, ToolSearch is in
+    /// the pool, the client was not sent every schema, and no earlier result referenced the tool.
+    fn needs_schema_hint(&self, tool: &dyn Tool, ctx: &ToolUseContext) -> bool {
+        !self.all_schemas_sent
+            && is_deferred(tool)
+            && self.pool.iter().any(|pooled| pooled.name() == TOOL_SEARCH_NAME)
+            && !is_discovered(ctx, tool.name())
     }
 
     /// Calls the tool; a user interrupt stops it only when its tool says `Cancel`.
@@ -360,12 +435,18 @@ pub struct Turn {
 
 impl Turn {
     /// The user message that answers the turn: one `tool_result` block per call, in block order,
-    /// then one text block per notification (Claude Code delivers a background task's
-    /// completion with the next results).
+    /// then a [`TOOL_LOADED`] text block for each result that referenced tools (a ToolSearch that
+    /// found something, as Claude Code adds), then one text block per notification (Claude Code
+    /// delivers a background task's completion with the next results).
     pub fn message(&self) -> Message {
         let results = self.invocations.iter().map(|done| ContentBlock::from(done.block.clone()));
+        let loaded = self
+            .invocations
+            .iter()
+            .filter(|done| !done.block.is_error && !done.block.content.tool_references().is_empty())
+            .map(|_| ContentBlock::text(TOOL_LOADED));
         let notifications = self.notifications.iter().map(|text| ContentBlock::text(text.clone()));
-        Message::user(results.chain(notifications).collect())
+        Message::user(results.chain(loaded).chain(notifications).collect())
     }
 }
 

@@ -10,6 +10,9 @@
 //! - [`permissions`]: the permission decision for one call (rules, the tool's check, the mode).
 //! - [`executor`]: [`run_tool_use`] / [`run_tool_uses`] — find, parse, validate, permissions, call,
 //!   map — with Claude Code's error envelopes.
+//! - [`tool_search`]: deferred tools and ToolSearch around the API — the `tools` array with
+//!   `defer_loading` ([`api_tools`]), the `<available-deferred-tools>` message, and
+//!   `tool_reference` blocks rendered as text for clients that cannot expand them.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -30,6 +33,7 @@ pub mod hooks;
 pub mod permissions;
 pub mod pool;
 pub mod size;
+pub mod tool_search;
 
 pub use executor::{Executor, Turn, run_tool_use, run_tool_uses, tool_result_message};
 pub use hooks::Hooks;
@@ -37,4 +41,7 @@ pub use permissions::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 pub use pool::{
     HostConfig, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules, find_pwsh, get_all_base_tools,
     get_tools,
+};
+pub use tool_search::{
+    ToolSearchMode, api_tools, available_deferred_tools_message, is_tool_search_active, render_tool_references,
 };

@@ -13,6 +13,8 @@ use std::sync::Arc;
 use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
 use agent_tools_core::{Tool, tool_matches_name};
 
+pub use crate::tool_search::ToolSearchMode;
+
 /// Runtime switches for the pool (what Claude Code reads from its environment; the CLI fills this
 /// in, library code never reads the environment).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -38,6 +40,9 @@ pub struct HostConfig {
     /// The small, fast model WebFetch asks about a fetched page (Claude Code asks Haiku);
     /// `None`: WebFetch returns the page content itself.
     pub small_model: Option<SmallModelConfig>,
+    /// Tool search (Claude Code's `ENABLE_TOOL_SEARCH`): on by default, which puts ToolSearch in
+    /// the pool; [`ToolSearchMode::Off`] leaves it out (and then nothing is deferred).
+    pub tool_search: ToolSearchMode,
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -90,8 +95,9 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 /// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch,
 /// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools: TaskCreate,
 /// TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`], which also removes
-/// TodoWrite), EnterWorktree and ExitWorktree, and late PowerShell (only when
-/// [`HostConfig::pwsh`] names a program).
+/// TodoWrite), EnterWorktree and ExitWorktree, late PowerShell (only when
+/// [`HostConfig::pwsh`] names a program), and last ToolSearch (unless
+/// [`HostConfig::tool_search`] is off).
 // One `push` per feature-gated tool reads better than a `vec!` full of `cfg`s.
 // With no tool feature on, nothing is pushed and `config` is unused.
 #[allow(clippy::vec_init_then_push, unused_mut, unused_variables)]
@@ -163,6 +169,11 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
             background_tasks: !config.disable_background_tasks,
             ..agent_tool_powershell::PowerShellConfig::default()
         }));
+    }
+    // Claude Code appends ToolSearch after every other tool, when tool search may be on.
+    #[cfg(feature = "tool-search")]
+    if config.tool_search.is_on() {
+        tools.push(agent_tool_tool_search::tool());
     }
     let _ = config;
     tools

@@ -85,6 +85,10 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     if cfg!(feature = "powershell") && config.pwsh.is_some() {
         expected.push("PowerShell");
     }
+    // ToolSearch comes last, after the conditional tools, unless tool search is off.
+    if cfg!(feature = "tool-search") && config.tool_search.is_on() {
+        expected.push("ToolSearch");
+    }
     expected
 }
 
@@ -102,6 +106,9 @@ fn base_tools_are_exactly_the_compiled_features_in_claude_codes_order() {
     assert_eq!(names(&get_all_base_tools(&todo_v2())), compiled_with(&todo_v2()));
     let both = HostConfig { todo_v2: true, ..with_pwsh() };
     assert_eq!(names(&get_all_base_tools(&both)), compiled_with(&both));
+    let off = HostConfig { tool_search: agent_tools_host::ToolSearchMode::Off, ..with_pwsh() };
+    assert_eq!(names(&get_all_base_tools(&off)), compiled_with(&off));
+    assert!(!names(&get_all_base_tools(&off)).contains(&"ToolSearch".to_owned()));
 }
 
 #[test]
@@ -256,11 +263,13 @@ fn powershell_is_in_the_pool_only_with_a_pwsh_and_last_in_base_order() {
     let without = names(&get_all_base_tools(&HostConfig::default()));
     assert!(!without.contains(&"PowerShell".to_owned()));
     let with = names(&get_all_base_tools(&with_pwsh()));
-    let mut expected = compiled();
-    if cfg!(feature = "powershell") {
-        expected.push("PowerShell");
-    }
+    let mut expected = compiled_with(&with_pwsh());
     assert_eq!(with, expected);
+    // Last of the conditional tools; only ToolSearch follows it.
+    if cfg!(feature = "powershell") {
+        let tail = if cfg!(feature = "tool-search") { 2 } else { 1 };
+        assert_eq!(with[with.len() - tail], "PowerShell");
+    }
     let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &with_pwsh());
     expected.sort_unstable();
     assert_eq!(names(&pool), expected);

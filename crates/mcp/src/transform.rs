@@ -173,6 +173,7 @@ pub fn estimate_tokens(content: &ToolResultContent) -> usize {
             .map(|part| match part {
                 ContentPart::Text { text } => text.chars().count().div_ceil(4),
                 ContentPart::Image { .. } => IMAGE_TOKENS,
+                ContentPart::ToolReference { tool_name } => tool_name.chars().count().div_ceil(4),
             })
             .sum(),
     }
@@ -219,6 +220,8 @@ pub fn cap_output(content: ToolResultContent, max_tokens: usize) -> ToolResultCo
                     kept.push(ContentPart::Image { source });
                 }
             }
+            // MCP servers never send these; kept as they are.
+            reference @ ContentPart::ToolReference { .. } => kept.push(reference),
         }
     }
     let notice = truncation_notice(max_tokens);
