@@ -9,6 +9,7 @@
 use std::io::{BufRead as _, BufReader, IsTerminal as _, Write as _};
 
 use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::permissions::{PermissionBehavior, PermissionUpdate};
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 use serde_json::Value;
 
@@ -141,9 +142,28 @@ impl PermissionPrompter for TerminalPrompter {
 /// approval is refused with what would let it run.
 pub(crate) struct NoTerminal;
 
-/// Why [`NoTerminal`] refuses, and what the user can do about it.
-pub(crate) const NO_TERMINAL: &str = "there is no terminal to ask on; allow such calls with --allowed-tools rules, \
-     --permission-mode (acceptEdits, bypassPermissions) or rules in .claude/settings.json";
+/// Tools that ask a person whatever the rules and mode say (`requires_user_interaction`).
+const ALWAYS_ASK: &[&str] = &[agent_tool_ask_user_question::NAME, "ExitPlanMode"];
+
+/// Why [`NoTerminal`] refuses, and what the user can do about it: the allow rule the call itself
+/// suggests (`--allowed-tools 'Bash(npm test:*)'`, `mcp__server__tool` …), else one naming the
+/// tool; for a tool that always asks a person, where it can be answered.
+fn no_terminal_reason(request: &PermissionRequest) -> String {
+    if ALWAYS_ASK.contains(&request.tool_name.as_str()) {
+        return "there is no terminal to ask on, and only a person can answer this (no rule or mode can); \
+                run it in a terminal or through an MCP client that supports elicitation"
+            .to_owned();
+    }
+    let suggested = request.suggestions.iter().find_map(|update| match update {
+        PermissionUpdate::AddRules { rules, behavior: PermissionBehavior::Allow, .. } => rules.first(),
+        _ => None,
+    });
+    let rule = suggested.map_or_else(|| request.tool_name.clone(), ToString::to_string);
+    format!(
+        "there is no terminal to ask on; allow such calls with --allowed-tools '{rule}', a rule in \
+         .claude/settings.json, or --permission-mode"
+    )
+}
 
 /// Why [`NoTerminal`] cannot put AskUserQuestion's questions to anyone (no rule can answer them).
 pub(crate) const NO_TERMINAL_FOR_QUESTIONS: &str = "there is no terminal to show the questions on, and only a \
@@ -152,11 +172,11 @@ pub(crate) const NO_TERMINAL_FOR_QUESTIONS: &str = "there is no terminal to show
 impl PermissionPrompter for NoTerminal {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
         let why = if request.tool_name == agent_tool_ask_user_question::NAME {
-            NO_TERMINAL_FOR_QUESTIONS
+            NO_TERMINAL_FOR_QUESTIONS.to_owned()
         } else {
-            NO_TERMINAL
+            no_terminal_reason(request)
         };
-        Box::pin(async move { PermissionAnswer::Unavailable { why: why.to_owned() } })
+        Box::pin(async move { PermissionAnswer::Unavailable { why } })
     }
 }
 

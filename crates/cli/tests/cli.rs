@@ -252,11 +252,18 @@ fn without_a_terminal_a_call_that_needs_approval_says_how_to_allow_it() {
     assert!(
         text.starts_with(
             "Permission to use Write has been denied: this call needs approval and no one could be asked \
-             (there is no terminal to ask on; allow such calls with --allowed-tools rules, --permission-mode"
+             (there is no terminal to ask on; allow such calls with --allowed-tools 'Write', a rule in \
+             .claude/settings.json, or --permission-mode)."
         ),
         "{text}"
     );
     assert!(!dir.path().join("new.txt").exists());
+    // A command: the rule its own suggestion names.
+    let output = agent_tools(dir.path(), &["--no-settings", "call", "Bash", r#"{"command": "npm test"}"#]);
+    assert!(stdout(&output).contains("allow such calls with --allowed-tools 'Bash(npm test:*)'"), "{}", stdout(&output));
+    // A tool that always asks a person: no rule can help, and the refusal says so.
+    let output = agent_tools(dir.path(), &["--no-settings", "--permission-mode", "plan", "call", "ExitPlanMode", "{}"]);
+    assert!(stdout(&output).contains("only a person can answer this (no rule or mode can)"), "{}", stdout(&output));
 }
 
 #[test]
