@@ -42,14 +42,25 @@ fn main() -> anyhow::Result<()> {
         "features" => features(),
         "tidy" => tidy().map(|_| ()),
         "bench" => bench::bench(&args[1..]),
+        "" | "help" | "-h" | "--help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
         _ => {
-            eprintln!(
-                "usage: cargo xtask <ci|features|tidy|bench search [--runs N] [--large DIR|--no-large] [--no-build]|bench executor>"
-            );
+            eprintln!("{USAGE}");
             bail!("unknown task {task:?}")
         }
     }
 }
+
+const USAGE: &str = "usage: cargo xtask <task>
+  ci        format check, clippy (warnings denied), tidy checks, every test
+  features  each tool crate built alone, the host with no tool and with each single tool
+  tidy      repository rules (a host feature, pool entry and tests per tool crate)
+  bench search [--runs N] [--large DIR | --no-large] [--no-build]
+            Grep and Glob against ripgrep on a generated tree
+  bench executor
+            the executor's per-call overhead";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -8,8 +8,8 @@
 
 use std::io::{BufRead as _, BufReader, IsTerminal as _, Write as _};
 
-use agent_tools_core::tool::BoxFuture;
 use agent_tools_core::permissions::{PermissionBehavior, PermissionUpdate};
+use agent_tools_core::tool::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 use serde_json::Value;
 

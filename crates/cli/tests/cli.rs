@@ -260,7 +260,11 @@ fn without_a_terminal_a_call_that_needs_approval_says_how_to_allow_it() {
     assert!(!dir.path().join("new.txt").exists());
     // A command: the rule its own suggestion names.
     let output = agent_tools(dir.path(), &["--no-settings", "call", "Bash", r#"{"command": "npm test"}"#]);
-    assert!(stdout(&output).contains("allow such calls with --allowed-tools 'Bash(npm test:*)'"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("allow such calls with --allowed-tools 'Bash(npm test:*)'"),
+        "{}",
+        stdout(&output)
+    );
     // A tool that always asks a person: no rule can help, and the refusal says so.
     let output = agent_tools(dir.path(), &["--no-settings", "--permission-mode", "plan", "call", "ExitPlanMode", "{}"]);
     assert!(stdout(&output).contains("only a person can answer this (no rule or mode can)"), "{}", stdout(&output));

@@ -45,24 +45,25 @@ pub struct NamedServer {
     pub config: ServerConfig,
 }
 
-/// Why a configuration could not be read.
+/// Why a configuration could not be read. Each message is complete on its own (the cause is in
+/// it, not chained as a `source`), so printing the error chain does not repeat it.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read MCP config {path}: {source}")]
+    #[error("cannot read MCP config {path}: {reason}")]
     Read {
         /// The file.
         path: String,
         /// The I/O error.
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// The text is not JSON.
-    #[error("MCP config {origin} is not valid JSON: {source}")]
+    #[error("MCP config {origin} is not valid JSON: {reason}")]
     Json {
         /// Where the text came from (a path, or `--mcp-config`).
         origin: String,
         /// The parse error.
-        source: serde_json::Error,
+        reason: serde_json::Error,
     },
     /// The JSON does not have the expected shape.
     #[error("MCP config {origin}: {message}")]
@@ -82,7 +83,7 @@ pub enum ConfigError {
 /// `command` (or has non-string `args` / `env` values).
 pub fn parse_config(text: &str, origin: &str) -> Result<Vec<NamedServer>, ConfigError> {
     let value: Value =
-        serde_json::from_str(text).map_err(|source| ConfigError::Json { origin: origin.to_owned(), source })?;
+        serde_json::from_str(text).map_err(|reason| ConfigError::Json { origin: origin.to_owned(), reason })?;
     let shape = |message: String| ConfigError::Shape { origin: origin.to_owned(), message };
     let Some(servers) = value.get("mcpServers") else {
         return Err(shape("expected an object with an \"mcpServers\" field".to_owned()));
@@ -155,7 +156,7 @@ pub fn load_config_arg(arg: &str, cwd: &Path) -> Result<Vec<NamedServer>, Config
 /// See [`parse_config`]; [`ConfigError::Read`] when the file cannot be read.
 pub fn load_config_file(path: &Path) -> Result<Vec<NamedServer>, ConfigError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: origin.clone(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|reason| ConfigError::Read { path: origin.clone(), reason })?;
     parse_config(&text, &origin)
 }
 

@@ -227,8 +227,10 @@ impl Tool for McpTool {
         self.description.clone()
     }
 
-    fn description(&self, _input: &ParsedInput) -> String {
-        self.description.clone()
+    /// One short line for permission questions and logs (the server's description, often several
+    /// paragraphs, is the prompt): `<server> - <title or tool> (MCP)`.
+    fn description(&self, input: &ParsedInput) -> String {
+        self.user_facing_name(Some(input))
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {
