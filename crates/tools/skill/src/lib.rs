@@ -42,7 +42,7 @@ mod input;
 mod render;
 pub mod skills;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_core::permissions::{
@@ -329,16 +329,4 @@ impl ToolDef for SkillTool {
     fn render_result(&self, output: &SkillOutput) -> Option<String> {
         Some(render::launching(&output.command_name))
     }
-}
-
-/// The skills folders of a session, highest priority first: `<home>/.claude/skills` (personal),
-/// then `<project>/.claude/skills`. Claude Code's documentation ranks personal skills above
-/// project skills of the same name.
-pub fn standard_dirs(claude_config_dir: Option<&Path>, project: &Path) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(config) = claude_config_dir {
-        dirs.push(config.join("skills"));
-    }
-    dirs.push(project.join(".claude").join("skills"));
-    dirs
 }

@@ -147,11 +147,8 @@ pub fn discover(dirs: &[PathBuf]) -> (Vec<Skill>, Vec<String>) {
     let mut seen = HashSet::new();
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else { continue };
-        let mut folders: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.is_dir())
-            .collect();
+        let mut folders: Vec<PathBuf> =
+            entries.filter_map(Result::ok).map(|entry| entry.path()).filter(|path| path.is_dir()).collect();
         folders.sort();
         for folder in folders {
             match load_skill(&folder) {

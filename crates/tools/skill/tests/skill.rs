@@ -1,5 +1,7 @@
 //! Skill on real skill folders in temporary directories.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -113,7 +115,7 @@ fn the_prompt_lists_callable_skills_within_the_budget() {
         tail,
         "- greet: Say hello to someone\n- commit: Write a commit - When the user asks to commit\n- forked: Runs apart"
     );
-    let (found, _) = skills::discover(&[f.user.clone(), f.project.clone()]);
+    let (found, _) = skills::discover(&[f.user.clone(), f.project]);
     // 30 characters hold only the first entry (29 characters).
     assert_eq!(listing(&found, 30), "- greet: Say hello to someone");
     assert_eq!(listing(&found, 0), "");
@@ -213,7 +215,8 @@ async fn permissions_follow_rules_then_safe_properties_then_ask() {
 #[tokio::test]
 async fn a_call_launches_the_skill_and_injects_its_expanded_text() {
     let f = fixture();
-    let done = call_tool(f.tool().as_ref(), "t", json!({"skill": "/commit", "args": "src/a.rs \"Fix it\""}), &f.ctx()).await;
+    let done =
+        call_tool(f.tool().as_ref(), "t", json!({"skill": "/commit", "args": "src/a.rs \"Fix it\""}), &f.ctx()).await;
     assert!(!done.block.is_error, "{:?}", done.block);
     assert_eq!(done.block.content.text(), "Launching skill: commit");
     assert_eq!(
@@ -234,7 +237,10 @@ async fn a_call_launches_the_skill_and_injects_its_expanded_text() {
     let modifier = done.context_modifier.expect("a modifier");
     let ctx = modifier(f.ctx());
     let rules = ctx.permission_context.rules_by_source(PermissionBehavior::Allow);
-    assert_eq!(rules.get(&PermissionRuleSource::Command).cloned(), Some(vec!["Bash(git add:*)".into(), "Write".into()]));
+    assert_eq!(
+        rules.get(&PermissionRuleSource::Command).cloned(),
+        Some(vec!["Bash(git add:*)".into(), "Write".into()])
+    );
 }
 
 #[tokio::test]
