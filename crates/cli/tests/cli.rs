@@ -605,13 +605,19 @@ fn skills_come_from_home_and_project_and_their_allowed_tools_apply_within_the_tu
     write_skill(&personal, "greet", "---\ndescription: Personal greeting\n---\nSay hi to $ARGUMENTS.\n");
     write_skill(&project, "greet", "---\ndescription: Project greeting\n---\nHidden by the personal one.\n");
     write_skill(&project, "jot", "---\ndescription: Jot a note\nallowed-tools: [Write]\n---\nJot $0 down.\n");
+    fs::create_dir_all(root.join(".claude/commands")).unwrap();
+    fs::write(root.join(".claude/commands/ship.md"), "# Ship the release\n").unwrap();
 
-    // The prompt lists both names once, the personal description winning.
+    // The prompt lists each name once, the personal description winning, legacy commands last.
     let output = agent_tools(&root, &["list", "--json"]);
     let tools: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let skill = tools.as_array().unwrap().iter().find(|tool| tool["name"] == "Skill").expect("Skill listed");
     let description = skill["description"].as_str().unwrap();
-    assert!(description.ends_with("Available skills:\n- greet: Personal greeting\n- jot: Jot a note"), "{description}");
+    assert!(
+        description
+            .ends_with("Available skills:\n- greet: Personal greeting\n- jot: Jot a note\n- ship: Ship the release"),
+        "{description}"
+    );
 
     // `call` prints the result, then the skill's text.
     let output = agent_tools(&root, &["call", "Skill", r#"{"skill": "/greet", "args": "Ada"}"#]);

@@ -47,6 +47,9 @@ pub struct HostConfig {
     /// first: the CLI passes `~/.claude/skills`, then `<project>/.claude/skills`. Empty: Skill
     /// is in the pool but knows no skill.
     pub skill_dirs: Vec<PathBuf>,
+    /// Legacy command folders (`<name>.md` files) Skill also offers, after every skills folder:
+    /// the CLI passes `~/.claude/commands`, then `<project>/.claude/commands`.
+    pub command_dirs: Vec<PathBuf>,
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -141,7 +144,10 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     #[cfg(feature = "ask-user-question")]
     tools.push(agent_tool_ask_user_question::tool());
     #[cfg(feature = "skill")]
-    tools.push(agent_tool_skill::tool_with(agent_tool_skill::SkillConfig::new(config.skill_dirs.clone())));
+    tools.push(agent_tool_skill::tool_with(agent_tool_skill::SkillConfig {
+        command_dirs: config.command_dirs.clone(),
+        ..agent_tool_skill::SkillConfig::new(config.skill_dirs.clone())
+    }));
     #[cfg(feature = "enter-plan-mode")]
     tools.push(agent_tool_enter_plan_mode::tool());
     // Claude Code's `isTodoV2Enabled()` block, in its order.

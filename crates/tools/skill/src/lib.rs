@@ -5,7 +5,8 @@
 //! `disable-model-invocation`, `context` …) and a markdown body of instructions. The host hands
 //! the tool its skills folders in priority order ([`SkillConfig::dirs`]; the CLI passes
 //! `~/.claude/skills` then `<project>/.claude/skills`, so a personal skill wins over a project
-//! skill of the same name, as Claude Code's documentation orders them).
+//! skill of the same name, as Claude Code's documentation orders them), and its legacy command
+//! folders ([`SkillConfig::command_dirs`], `.claude/commands/<name>.md`), searched after them.
 //!
 //! * **Prompt**: the tool's description lists the skills the model may call, one
 //!   `- name: description - when_to_use` line each (at most [`MAX_ENTRY_CHARS`] characters),
@@ -75,6 +76,9 @@ pub struct SkillConfig {
     /// Skills folders (each holding `<name>/SKILL.md`), highest priority first: a name found in
     /// an earlier folder hides the same name in later ones.
     pub dirs: Vec<PathBuf>,
+    /// Legacy command folders (each holding `<name>.md`, Claude Code's `.claude/commands`),
+    /// highest priority first, searched after every skills folder.
+    pub command_dirs: Vec<PathBuf>,
     /// Characters the prompt's skill listing may take (default [`DEFAULT_CHAR_BUDGET`]).
     pub char_budget: usize,
 }
@@ -82,7 +86,7 @@ pub struct SkillConfig {
 impl SkillConfig {
     /// Skills from `dirs` (highest priority first) with the default listing budget.
     pub fn new(dirs: Vec<PathBuf>) -> Self {
-        Self { dirs, char_budget: DEFAULT_CHAR_BUDGET }
+        Self { dirs, command_dirs: Vec::new(), char_budget: DEFAULT_CHAR_BUDGET }
     }
 }
 
@@ -111,7 +115,9 @@ impl SkillTool {
         if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']) {
             return None;
         }
-        self.config.dirs.iter().find_map(|dir| match skills::load_skill(&dir.join(name)) {
+        let skills = self.config.dirs.iter().map(|dir| skills::load_skill(&dir.join(name)));
+        let commands = self.config.command_dirs.iter().map(|dir| skills::load_command(&dir.join(format!("{name}.md"))));
+        skills.chain(commands).find_map(|loaded| match loaded {
             Ok(found) => found,
             Err(warning) => {
                 tracing::warn!(%warning, "skipping a skill that cannot be read");
@@ -122,7 +128,7 @@ impl SkillTool {
 
     /// The prompt's listing of skills the model may call, within the budget.
     pub fn listing(&self) -> String {
-        let (found, _) = skills::discover(&self.config.dirs);
+        let (found, _) = skills::discover(&self.config.dirs, &self.config.command_dirs);
         listing(&found, self.config.char_budget)
     }
 }

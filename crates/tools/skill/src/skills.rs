@@ -102,14 +102,29 @@ impl Skill {
 
 /// Reads one skill folder; `Ok(None)` when it holds no `SKILL.md`.
 pub fn load_skill(dir: &Path) -> Result<Option<Skill>, String> {
-    let path = dir.join(SKILL_FILE);
-    let text = match std::fs::read_to_string(&path) {
+    let Some(name) = dir.file_name().and_then(|name| name.to_str()) else {
+        return Err(format!("{}: the folder name is not UTF-8", dir.display()));
+    };
+    load_file(&dir.join(SKILL_FILE), name, dir)
+}
+
+/// Reads one legacy command file (`.claude/commands/<name>.md`), named after the file; its base
+/// directory is the commands folder. `Ok(None)` when there is no such file.
+pub fn load_command(file: &Path) -> Result<Option<Skill>, String> {
+    let (Some(name), Some(dir)) = (file.file_stem().and_then(|stem| stem.to_str()), file.parent()) else {
+        return Err(format!("{}: not a command file name", file.display()));
+    };
+    if !file.is_file() {
+        return Ok(None);
+    }
+    load_file(file, name, dir)
+}
+
+fn load_file(path: &Path, name: &str, base_dir: &Path) -> Result<Option<Skill>, String> {
+    let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(format!("{}: {error}", path.display())),
-    };
-    let Some(name) = dir.file_name().and_then(|name| name.to_str()).map(str::to_owned) else {
-        return Err(format!("{}: the folder name is not UTF-8", dir.display()));
     };
     let (head, body) = frontmatter::split(&text).map_err(|error| format!("{}: {error}", path.display()))?;
     let map = match head {
@@ -126,7 +141,14 @@ pub fn load_skill(dir: &Path) -> Result<Option<Skill>, String> {
         .or_else(|| map.get("when-to-use"))
         .map(Value::to_text)
         .filter(|text| !text.trim().is_empty());
-    Ok(Some(Skill { name, description, when_to_use, base_dir: dir.to_path_buf(), path, frontmatter: map }))
+    Ok(Some(Skill {
+        name: name.to_owned(),
+        description,
+        when_to_use,
+        base_dir: base_dir.to_path_buf(),
+        path: path.to_path_buf(),
+        frontmatter: map,
+    }))
 }
 
 fn first_line(body: &str) -> String {
@@ -137,21 +159,32 @@ fn first_line(body: &str) -> String {
         .to_owned()
 }
 
-/// Every skill in `dirs` (each a skills folder holding `<name>/SKILL.md`), earlier folders
-/// first; a name found again in a later folder is skipped (the first folder wins). Missing
-/// folders are fine; an unreadable or malformed skill is skipped with a warning, and its
-/// message returned in the second list. Skills of one folder come sorted by name.
-pub fn discover(dirs: &[PathBuf]) -> (Vec<Skill>, Vec<String>) {
+/// Every skill in `dirs` (each a skills folder holding `<name>/SKILL.md`), then every legacy
+/// command in `command_dirs` (each holding `<name>.md`), earlier folders first; a name found
+/// again later is skipped (the first one wins). Missing folders are fine; an unreadable or
+/// malformed file is skipped with a warning, and its message returned in the second list.
+/// Entries of one folder come sorted by name.
+pub fn discover(dirs: &[PathBuf], command_dirs: &[PathBuf]) -> (Vec<Skill>, Vec<String>) {
     let mut skills = Vec::new();
     let mut warnings = Vec::new();
     let mut seen = HashSet::new();
-    for dir in dirs {
+    let sources = dirs.iter().map(|dir| (dir, false)).chain(command_dirs.iter().map(|dir| (dir, true)));
+    for (dir, commands) in sources {
         let Ok(entries) = std::fs::read_dir(dir) else { continue };
-        let mut folders: Vec<PathBuf> =
-            entries.filter_map(Result::ok).map(|entry| entry.path()).filter(|path| path.is_dir()).collect();
-        folders.sort();
-        for folder in folders {
-            match load_skill(&folder) {
+        let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|entry| entry.path()).collect();
+        paths.sort();
+        for path in paths {
+            let loaded = if commands {
+                if path.extension().is_none_or(|ext| ext != "md") {
+                    continue;
+                }
+                load_command(&path)
+            } else if path.is_dir() {
+                load_skill(&path)
+            } else {
+                continue;
+            };
+            match loaded {
                 Ok(Some(skill)) => {
                     if seen.insert(skill.name.clone()) {
                         skills.push(skill);

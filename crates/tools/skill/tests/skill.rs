@@ -83,7 +83,7 @@ fn text_of(message: &Message) -> String {
 #[test]
 fn discovery_reads_both_folders_personal_first_and_skips_malformed_skills() {
     let f = fixture();
-    let (found, warnings) = skills::discover(&[f.user.clone(), f.project.clone()]);
+    let (found, warnings) = skills::discover(&[f.user.clone(), f.project.clone()], &[]);
     let names: Vec<&str> = found.iter().map(|skill| skill.name.as_str()).collect();
     assert_eq!(names, vec!["greet", "commit", "forked", "secret"]);
     assert_eq!(found[0].description, "Say hello to someone");
@@ -93,7 +93,7 @@ fn discovery_reads_both_folders_personal_first_and_skips_malformed_skills() {
     assert_eq!(warnings.len(), 1);
     assert!(warnings[0].contains("broken/SKILL.md"), "{warnings:?}");
     // Missing folders are no error.
-    let (none, warnings) = skills::discover(&[f.cwd.join("nope")]);
+    let (none, warnings) = skills::discover(&[f.cwd.join("nope")], &[f.cwd.join("nope")]);
     assert!(none.is_empty() && warnings.is_empty());
 }
 
@@ -101,7 +101,7 @@ fn discovery_reads_both_folders_personal_first_and_skips_malformed_skills() {
 fn a_skill_without_frontmatter_takes_its_first_line_as_description() {
     let dir = tempfile::tempdir().unwrap();
     write_skill(dir.path(), "plain", "\n# Tidy the imports\n\nSort them.\n");
-    let (found, _) = skills::discover(&[dir.path().to_path_buf()]);
+    let (found, _) = skills::discover(&[dir.path().to_path_buf()], &[]);
     assert_eq!(found[0].description, "Tidy the imports");
     assert!(found[0].uses_only_safe_keys());
 }
@@ -115,7 +115,7 @@ fn the_prompt_lists_callable_skills_within_the_budget() {
         tail,
         "- greet: Say hello to someone\n- commit: Write a commit - When the user asks to commit\n- forked: Runs apart"
     );
-    let (found, _) = skills::discover(&[f.user.clone(), f.project]);
+    let (found, _) = skills::discover(&[f.user.clone(), f.project], &[]);
     // 30 characters hold only the first entry (29 characters).
     assert_eq!(listing(&found, 30), "- greet: Say hello to someone");
     assert_eq!(listing(&found, 0), "");
@@ -128,7 +128,7 @@ fn each_entry_is_capped_at_250_characters() {
     let dir = tempfile::tempdir().unwrap();
     let long = "x".repeat(400);
     write_skill(dir.path(), "long", &format!("---\ndescription: {long}\n---\nBody\n"));
-    let (found, _) = skills::discover(&[dir.path().to_path_buf()]);
+    let (found, _) = skills::discover(&[dir.path().to_path_buf()], &[]);
     let entry = listing(&found, 8_000);
     assert_eq!(entry.chars().count(), 250);
     assert!(entry.starts_with("- long: xxx") && entry.ends_with("x…"));
@@ -282,4 +282,26 @@ async fn odd_inputs_never_panic() {
     }
     assert!(tool.parse(json!({"skill": "greet", "extra": 1})).is_err());
     assert!(tool.parse(json!({})).is_err());
+}
+
+#[tokio::test]
+async fn legacy_commands_are_skills_after_the_skills_folders() {
+    let f = fixture();
+    let commands = f.cwd.join(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("deploy.md"), "---\ndescription: Ship it\n---\nDeploy to $ARGUMENTS.\n").unwrap();
+    std::fs::write(commands.join("greet.md"), "Hidden by the greet skill.\n").unwrap();
+    std::fs::write(commands.join("readme.txt"), "Not a command.\n").unwrap();
+    let (found, _) = skills::discover(std::slice::from_ref(&f.project), std::slice::from_ref(&commands));
+    let names: Vec<&str> = found.iter().map(|skill| skill.name.as_str()).collect();
+    assert_eq!(names, vec!["commit", "forked", "greet", "secret", "deploy"]);
+    let config = SkillConfig { command_dirs: vec![commands.clone()], ..SkillConfig::new(vec![f.project.clone()]) };
+    let tool = tool_with(config);
+    assert!(tool.prompt(&PromptOptions::default()).ends_with("\n- deploy: Ship it"));
+    let done = call_tool(tool.as_ref(), "t", json!({"skill": "deploy", "args": "staging"}), &f.ctx()).await;
+    assert_eq!(done.block.content.text(), "Launching skill: deploy");
+    assert_eq!(
+        text_of(&done.new_messages[0]),
+        format!("Base directory for this skill: {}\n\nDeploy to staging.", commands.display())
+    );
 }
