@@ -8,8 +8,8 @@ use std::io::IsTerminal as _;
 use std::sync::Arc;
 
 use agent_tools_core::context::ProgressEvent;
-use agent_tools_core::result::ToolUseBlock;
-use agent_tools_core::{ContentPart, PromptOptions, ToolResultContent};
+use agent_tools_core::result::{ContentBlock, KnownBlock, MessageContent, ToolUseBlock};
+use agent_tools_core::{ContentPart, Message, PromptOptions, ToolResultContent};
 use agent_tools_host::pool::find_in_pool;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
@@ -83,8 +83,31 @@ pub(crate) async fn call(session: &Session, tool: &str, input: &str) -> anyhow::
     activity.finish();
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", content_text(session, &done.block.content))?;
+    // Text a call adds after its result (a skill's instructions, hook feedback) follows it,
+    // each message after a blank line.
+    for extra in &done.new_messages {
+        let text = message_text(extra);
+        if !text.is_empty() {
+            writeln!(out, "\n{text}")?;
+        }
+    }
     out.flush()?;
     Ok(if done.block.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The text blocks of a message, joined with newlines.
+fn message_text(message: &Message) -> String {
+    match &message.content {
+        MessageContent::Text(text) => text.clone(),
+        MessageContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Known(KnownBlock::Text { text }) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
 }
 
 /// Pulls the `tool_use` blocks out of an assistant message, a Messages API response, or a bare
@@ -149,6 +172,12 @@ pub(crate) async fn run(session: &Session, file: &Path, stream: bool) -> anyhow:
     } else {
         serde_json::to_writer_pretty(&mut out, &message)?;
         writeln!(out)?;
+        // Messages a call adds after the results (a skill's instructions, hook feedback) follow
+        // as further JSON values, in the order the conversation would carry them.
+        for extra in done.iter().flat_map(|invocation| &invocation.new_messages) {
+            serde_json::to_writer_pretty(&mut out, extra)?;
+            writeln!(out)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

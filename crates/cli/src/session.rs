@@ -77,6 +77,14 @@ fn claude_config_dir(home: Option<&PathBuf>) -> Option<PathBuf> {
         .or_else(|| home.map(|home| home.join(".claude")))
 }
 
+/// Skill's folders of one kind (`skills` or `commands`), highest priority first:
+/// `<config dir>/<kind>` (`~/.claude/<kind>`), then `<project>/.claude/<kind>`.
+fn claude_folders(config_dir: Option<&Path>, project: &Path, kind: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = config_dir.map(|dir| dir.join(kind)).into_iter().collect();
+    dirs.push(project.join(".claude").join(kind));
+    dirs
+}
+
 /// Where plan files go (Claude Code's `getPlansDirectory`): the `plansDirectory` setting resolved
 /// against the project root when it stays inside the project, else `<config dir>/plans`
 /// (`~/.claude/plans`). A setting that leaves the project is ignored with a warning.
@@ -219,6 +227,9 @@ impl Session {
             // `list`, `call`, `run` and `serve` is one, so only the environment switches it on.
             todo_v2: env_flag("CLAUDE_CODE_ENABLE_TASKS"),
             tool_search: tool_search_mode(),
+            // Personal skills first: Claude Code's documentation ranks them above the project's.
+            skill_dirs: claude_folders(claude_config_dir(home.as_ref()).as_deref(), &cwd, "skills"),
+            command_dirs: claude_folders(claude_config_dir(home.as_ref()).as_deref(), &cwd, "commands"),
         };
         let servers = mcp_servers(options, &cwd)?;
         let mcp = Arc::new(connect_mcp(&servers, &cwd).await);

@@ -601,3 +601,69 @@ fn ask_user_question_without_a_terminal_says_only_a_person_can_answer() {
         "{text}"
     );
 }
+
+fn write_skill(dir: &Path, name: &str, text: &str) {
+    fs::create_dir_all(dir.join(name)).unwrap();
+    fs::write(dir.join(name).join("SKILL.md"), text).unwrap();
+}
+
+#[test]
+fn skills_come_from_home_and_project_and_their_allowed_tools_apply_within_the_turn() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let personal = root.join(".home/.claude/skills");
+    let project = root.join(".claude/skills");
+    write_skill(&personal, "greet", "---\ndescription: Personal greeting\n---\nSay hi to $ARGUMENTS.\n");
+    write_skill(&project, "greet", "---\ndescription: Project greeting\n---\nHidden by the personal one.\n");
+    write_skill(&project, "jot", "---\ndescription: Jot a note\nallowed-tools: [Write]\n---\nJot $0 down.\n");
+    fs::create_dir_all(root.join(".claude/commands")).unwrap();
+    fs::write(root.join(".claude/commands/ship.md"), "# Ship the release\n").unwrap();
+
+    // The prompt lists each name once, the personal description winning, legacy commands last.
+    let output = agent_tools(&root, &["list", "--json"]);
+    let tools: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let skill = tools.as_array().unwrap().iter().find(|tool| tool["name"] == "Skill").expect("Skill listed");
+    let description = skill["description"].as_str().unwrap();
+    assert!(
+        description
+            .ends_with("Available skills:\n- greet: Personal greeting\n- jot: Jot a note\n- ship: Ship the release"),
+        "{description}"
+    );
+
+    // `call` prints the result, then the skill's text.
+    let output = agent_tools(&root, &["call", "Skill", r#"{"skill": "/greet", "args": "Ada"}"#]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "Launching skill: greet\n\nBase directory for this skill: {}\n\nSay hi to Ada.\n",
+            personal.join("greet").display()
+        )
+    );
+
+    // In one `run` turn, the skill's allowed-tools let the Write after it through.
+    let note = root.join("note.txt");
+    let turn = serde_json::json!([
+        {"type": "tool_use", "id": "toolu_s", "name": "Skill", "input": {"skill": "jot", "args": "milk"}},
+        {"type": "tool_use", "id": "toolu_w", "name": "Write", "input": {"file_path": note, "content": "milk\n"}}
+    ]);
+    let file = root.join("turn.json");
+    fs::write(&file, turn.to_string()).unwrap();
+    let output = agent_tools(
+        &root,
+        &["--permission-mode", "default", "--allowed-tools", "Skill(jot)", "run", file.to_str().unwrap()],
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let values: Vec<Value> =
+        serde_json::Deserializer::from_str(&stdout(&output)).into_iter::<Value>().map(Result::unwrap).collect();
+    assert_eq!(values.len(), 2, "{values:?}");
+    assert_eq!(values[0]["content"][0]["content"], "Launching skill: jot");
+    assert_eq!(values[0]["content"][1].get("is_error"), None, "{}", values[0]);
+    assert_eq!(
+        values[1],
+        serde_json::json!({"role": "user", "content": [{"type": "text", "text": format!(
+            "Base directory for this skill: {}\n\nJot milk down.", project.join("jot").display()
+        )}]})
+    );
+    assert_eq!(fs::read_to_string(&note).unwrap(), "milk\n");
+}

@@ -43,6 +43,13 @@ pub struct HostConfig {
     /// Tool search (Claude Code's `ENABLE_TOOL_SEARCH`): on by default, which puts ToolSearch in
     /// the pool; [`ToolSearchMode::Off`] leaves it out (and then nothing is deferred).
     pub tool_search: ToolSearchMode,
+    /// The folders Skill finds skills in (each holding `<name>/SKILL.md`), highest priority
+    /// first: the CLI passes `~/.claude/skills`, then `<project>/.claude/skills`. Empty: Skill
+    /// is in the pool but knows no skill.
+    pub skill_dirs: Vec<PathBuf>,
+    /// Legacy command folders (`<name>.md` files) Skill also offers, after every skills folder:
+    /// the CLI passes `~/.claude/commands`, then `<project>/.claude/commands`.
+    pub command_dirs: Vec<PathBuf>,
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -136,7 +143,11 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_task_stop::tool());
     #[cfg(feature = "ask-user-question")]
     tools.push(agent_tool_ask_user_question::tool());
-    // Skill comes here in Claude Code's list, then EnterPlanMode.
+    #[cfg(feature = "skill")]
+    tools.push(agent_tool_skill::tool_with(agent_tool_skill::SkillConfig {
+        command_dirs: config.command_dirs.clone(),
+        ..agent_tool_skill::SkillConfig::new(config.skill_dirs.clone())
+    }));
     #[cfg(feature = "enter-plan-mode")]
     tools.push(agent_tool_enter_plan_mode::tool());
     // Claude Code's `isTodoV2Enabled()` block, in its order.

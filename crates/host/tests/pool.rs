@@ -63,6 +63,9 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     if cfg!(feature = "ask-user-question") {
         expected.push("AskUserQuestion");
     }
+    if cfg!(feature = "skill") {
+        expected.push("Skill");
+    }
     if cfg!(feature = "enter-plan-mode") {
         expected.push("EnterPlanMode");
     }
