@@ -19,13 +19,30 @@ pub const SERVER_TOOL_TYPE: &str = "web_search_20250305";
 /// Most searches the server runs for one call (Claude Code's `max_uses`).
 pub const MAX_USES: u32 = 8;
 
+/// An API key whose `Debug` form never shows it.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ApiKey(pub String);
+
+impl ApiKey {
+    /// Whether no key is set.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_empty() { "ApiKey(none)" } else { "ApiKey(<redacted>)" })
+    }
+}
+
 /// How WebSearch reaches the Anthropic Messages API. `Debug` never prints the key.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchApiConfig {
     /// Base address, without `/v1/messages` (default [`DEFAULT_BASE_URL`]).
     pub base_url: String,
     /// Sent as `x-api-key`; the tool is disabled when it is empty.
-    pub api_key: String,
+    pub api_key: ApiKey,
     /// The model that runs the search (default [`DEFAULT_MODEL`]).
     pub model: String,
     /// `max_tokens` of the request (default 4,096).
@@ -39,7 +56,7 @@ impl SearchApiConfig {
     pub fn new(api_key: impl Into<String>) -> Self {
         Self {
             base_url: DEFAULT_BASE_URL.to_owned(),
-            api_key: api_key.into(),
+            api_key: ApiKey(api_key.into()),
             model: DEFAULT_MODEL.to_owned(),
             max_tokens: 4_096,
             timeout: Duration::from_secs(180),
@@ -49,18 +66,6 @@ impl SearchApiConfig {
     /// `{base_url}/v1/messages`.
     pub fn endpoint(&self) -> String {
         format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
-    }
-}
-
-impl fmt::Debug for SearchApiConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SearchApiConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &"<redacted>")
-            .field("model", &self.model)
-            .field("max_tokens", &self.max_tokens)
-            .field("timeout", &self.timeout)
-            .finish()
     }
 }
 
@@ -108,7 +113,7 @@ pub async fn send(client: &reqwest::Client, config: &SearchApiConfig, body: &Val
     let endpoint = config.endpoint();
     let response = client
         .post(&endpoint)
-        .header("x-api-key", &config.api_key)
+        .header("x-api-key", &config.api_key.0)
         .header("anthropic-version", API_VERSION)
         .header("content-type", "application/json")
         .body(body.to_string())

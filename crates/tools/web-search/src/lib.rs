@@ -31,7 +31,7 @@ use agent_tools_core::{
     ValidationResult, build_tool,
 };
 
-pub use crate::api::SearchApiConfig;
+pub use crate::api::{ApiKey, SearchApiConfig};
 pub use crate::input::WebSearchInput;
 pub use crate::render::{CITE_REMINDER, SearchHit, SearchHits, SearchResult, WebSearchOutput};
 
