@@ -41,7 +41,7 @@ fn env_text(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|value| !value.trim().is_empty())
 }
 
-/// WebFetch's secondary model, when `ANTHROPIC_API_KEY` is set: `ANTHROPIC_BASE_URL` and
+/// WebFetch's secondary model and WebSearch's API, when `ANTHROPIC_API_KEY` is set: `ANTHROPIC_BASE_URL` and
 /// `ANTHROPIC_SMALL_FAST_MODEL` override the address and the model.
 fn small_model() -> Option<SmallModelConfig> {
     Some(SmallModelConfig {

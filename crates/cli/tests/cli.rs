@@ -14,6 +14,8 @@ fn command(cwd: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-tools"));
     command.env("HOME", cwd.join(".home")).env("XDG_STATE_HOME", cwd.join(".state")).arg("--cwd").arg(cwd);
     command.env_remove("ENABLE_TOOL_SEARCH").env_remove("CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS");
+    // No real Messages API: WebFetch's model and WebSearch only come with a key a test sets.
+    command.env_remove("ANTHROPIC_API_KEY").env_remove("ANTHROPIC_BASE_URL");
     command
 }
 
@@ -480,6 +482,25 @@ fn run_carries_enter_worktrees_directory_to_the_next_call_and_exit_brings_it_bac
     assert_eq!(text(3), root.display().to_string(), "and is back after ExitWorktree");
     assert!(results.iter().all(|result| result.get("is_error").is_none()), "{message}");
     assert!(!worktree.exists());
+}
+
+#[test]
+fn web_search_is_listed_only_with_an_api_key() {
+    let dir = fixture();
+    let names = |output: &Output| -> Vec<String> {
+        stdout(output).lines().filter_map(|line| line.split_whitespace().next()).map(str::to_owned).collect()
+    };
+    let without = names(&agent_tools(dir.path(), &["list"]));
+    assert!(!without.contains(&"WebSearch".to_owned()), "{without:?}");
+    let with = names(
+        &command(dir.path())
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+            .arg("list")
+            .output()
+            .unwrap(),
+    );
+    assert!(with.contains(&"WebSearch".to_owned()), "{with:?}");
 }
 
 #[test]

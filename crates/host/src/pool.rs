@@ -38,7 +38,8 @@ pub struct HostConfig {
     /// (`ToolUseOptions::tasks_dir`, `ToolUseOptions::task_list_id`).
     pub todo_v2: bool,
     /// The small, fast model WebFetch asks about a fetched page (Claude Code asks Haiku);
-    /// `None`: WebFetch returns the page content itself.
+    /// `None`: WebFetch returns the page content itself. WebSearch runs its searches through
+    /// the same Messages API and model, and is in the pool only when this has an API key.
     pub small_model: Option<SmallModelConfig>,
     /// Tool search (Claude Code's `ENABLE_TOOL_SEARCH`): on by default, which puts ToolSearch in
     /// the pool; [`ToolSearchMode::Off`] leaves it out (and then nothing is deferred).
@@ -99,8 +100,8 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 ///
 /// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps prompt
 /// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
-/// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch,
-/// TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools: TaskCreate,
+/// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch
+/// (only when [`HostConfig::small_model`] has an API key), TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools: TaskCreate,
 /// TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`], which also removes
 /// TodoWrite), EnterWorktree and ExitWorktree, late PowerShell (only when
 /// [`HostConfig::pwsh`] names a program), and last ToolSearch (unless
@@ -138,6 +139,11 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     #[cfg(feature = "todo-write")]
     if !config.todo_v2 {
         tools.push(agent_tool_todo_write::tool());
+    }
+    // Claude Code's WebSearch sits here; it needs an API key, so it is left out without one.
+    #[cfg(feature = "web-search")]
+    if let Some(search) = web_search(config) {
+        tools.push(search);
     }
     #[cfg(feature = "task-stop")]
     tools.push(agent_tool_task_stop::tool());
@@ -205,6 +211,21 @@ fn web_fetch(config: &HostConfig) -> Arc<dyn Tool> {
         Arc::new(AnthropicSummarizer::new(api)) as Arc<dyn Summarizer>
     });
     agent_tool_web_fetch::tool_with(WebFetchConfig { summarizer, ..WebFetchConfig::default() })
+}
+
+/// WebSearch through the Messages API of [`HostConfig::small_model`]; `None` without a key.
+#[cfg(feature = "web-search")]
+fn web_search(config: &HostConfig) -> Option<Arc<dyn Tool>> {
+    use agent_tool_web_search::{SearchApiConfig, WebSearchConfig};
+    let model = config.small_model.as_ref().filter(|model| !model.api_key.is_empty())?;
+    let mut api = SearchApiConfig::new(model.api_key.clone());
+    if let Some(base_url) = &model.base_url {
+        api.base_url.clone_from(base_url);
+    }
+    if let Some(name) = &model.model {
+        api.model.clone_from(name);
+    }
+    Some(agent_tool_web_search::tool_with(WebSearchConfig { api: Some(api) }))
 }
 
 /// Whether a whole-tool deny rule removes this tool (content rules such as `Bash(rm:*)` never do).

@@ -57,6 +57,10 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     if cfg!(feature = "todo-write") && !config.todo_v2 {
         expected.push("TodoWrite");
     }
+    // WebSearch needs an API key (Claude Code's `isEnabled`).
+    if cfg!(feature = "web-search") && config.small_model.as_ref().is_some_and(|model| !model.api_key.is_empty()) {
+        expected.push("WebSearch");
+    }
     if cfg!(feature = "task-stop") {
         expected.push("TaskStop");
     }
@@ -112,6 +116,48 @@ fn base_tools_are_exactly_the_compiled_features_in_claude_codes_order() {
     let off = HostConfig { tool_search: agent_tools_host::ToolSearchMode::Off, ..with_pwsh() };
     assert_eq!(names(&get_all_base_tools(&off)), compiled_with(&off));
     assert!(!names(&get_all_base_tools(&off)).contains(&"ToolSearch".to_owned()));
+}
+
+/// A session with an Anthropic API key (for WebSearch).
+fn with_key() -> HostConfig {
+    HostConfig {
+        small_model: Some(agent_tools_host::SmallModelConfig { api_key: "sk-test".into(), ..Default::default() }),
+        ..HostConfig::default()
+    }
+}
+
+#[test]
+fn web_search_is_in_the_pool_only_with_an_api_key() {
+    let keyed = with_key();
+    assert_eq!(names(&get_all_base_tools(&keyed)), compiled_with(&keyed));
+    let pool = names(&assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &keyed));
+    assert_eq!(pool.contains(&"WebSearch".to_owned()), cfg!(feature = "web-search"));
+    let mut expected = compiled_with(&keyed);
+    expected.sort_unstable();
+    assert_eq!(pool, expected);
+    let keyless = names(&assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default()));
+    assert!(!keyless.contains(&"WebSearch".to_owned()));
+    let empty_key =
+        HostConfig { small_model: Some(agent_tools_host::SmallModelConfig::default()), ..HostConfig::default() };
+    assert!(!names(&get_all_base_tools(&empty_key)).contains(&"WebSearch".to_owned()));
+    if cfg!(feature = "web-search") {
+        // Right after TodoWrite (or WebFetch), before TaskStop, as in Claude Code.
+        let base = names(&get_all_base_tools(&keyed));
+        let at = base.iter().position(|name| name == "WebSearch").unwrap();
+        if cfg!(feature = "todo-write") {
+            assert_eq!(base[at - 1], "TodoWrite");
+        }
+        if cfg!(feature = "task-stop") {
+            assert_eq!(base[at + 1], "TaskStop");
+        }
+        let search = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &keyed)
+            .into_iter()
+            .find(|tool| tool.name() == "WebSearch")
+            .unwrap();
+        assert!(search.should_defer() && search.flags().read_only && search.flags().concurrency_safe);
+        // A tool-wide deny rule removes it like any other tool.
+        assert!(!names(&get_tools(&deny("WebSearch"), &keyed)).contains(&"WebSearch".to_owned()));
+    }
 }
 
 #[test]
@@ -320,5 +366,6 @@ fn the_small_models_key_is_never_printed_and_web_fetch_is_built_with_it() {
         ..HostConfig::default()
     };
     assert!(!format!("{config:?}").contains("sk-secret-key"));
-    assert_eq!(names(&get_all_base_tools(&config)), compiled());
+    // The key also brings WebSearch in.
+    assert_eq!(names(&get_all_base_tools(&config)), compiled_with(&config));
 }
