@@ -6,6 +6,7 @@
 use std::fs;
 use std::path::Path;
 
+use agent_tools_testkit::{carrying, eventually};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
 use rmcp::service::RunningService;
@@ -308,34 +309,6 @@ async fn ask_user_question_is_one_elicitation_form_and_its_answers_reach_the_mod
     assert!(text(&refused).contains("this MCP client cannot show questions to its user"), "{}", text(&refused));
     assert!(!text(&refused).contains("The user"), "{}", text(&refused));
     client.cancel().await.unwrap();
-}
-
-/// Live processes (zombies are dead) with a command-line argument containing `.<token>`.
-fn carrying(token: &str) -> Vec<i32> {
-    let needle = format!(".{token}");
-    let mut found = Vec::new();
-    for entry in fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
-        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else { continue };
-        let matches = cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).contains(&needle));
-        let alive = fs::read_to_string(entry.path().join("stat"))
-            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
-        if matches && alive {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-async fn eventually(limit: std::time::Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = std::time::Instant::now() + limit;
-    while !check() {
-        if std::time::Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    true
 }
 
 #[tokio::test]

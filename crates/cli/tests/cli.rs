@@ -7,6 +7,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use agent_tools_testkit::{carrying, eventually_blocking};
 use serde_json::Value;
 
 /// The program with a clean environment: no user settings, no state outside the test folder.
@@ -308,34 +309,6 @@ fn run_stream_prints_json_lines() {
 
 // ----- background tasks end with the program -----
 
-/// Live processes (zombies are dead) with a command-line argument containing `.<token>`.
-fn carrying(token: &str) -> Vec<i32> {
-    let needle = format!(".{token}");
-    let mut found = Vec::new();
-    for entry in fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
-        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else { continue };
-        let matches = cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).contains(&needle));
-        let alive = fs::read_to_string(entry.path().join("stat"))
-            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
-        if matches && alive {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-fn eventually(limit: std::time::Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = std::time::Instant::now() + limit;
-    while !check() {
-        if std::time::Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    true
-}
-
 /// Kills by pid whatever a failed test left behind.
 struct Reaper(String);
 
@@ -395,11 +368,19 @@ fn a_signal_stops_the_program_and_its_tasks() {
         .spawn()
         .unwrap();
     // Both sleeps run (each with its shell): the background one and the foreground one.
-    assert!(eventually(std::time::Duration::from_secs(30), || carrying(&token).len() >= 3), "{:?}", carrying(&token));
+    assert!(
+        eventually_blocking(std::time::Duration::from_secs(30), || carrying(&token).len() >= 3),
+        "{:?}",
+        carrying(&token)
+    );
     Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(143));
-    assert!(eventually(std::time::Duration::from_secs(10), || carrying(&token).is_empty()), "{:?}", carrying(&token));
+    assert!(
+        eventually_blocking(std::time::Duration::from_secs(10), || carrying(&token).is_empty()),
+        "{:?}",
+        carrying(&token)
+    );
 }
 
 #[test]

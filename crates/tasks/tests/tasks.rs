@@ -6,11 +6,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
 use agent_tools_tasks::{ShellTaskSpec, StopError, TaskRegistry, TaskSnapshot, TaskStatus, TasksConfig, WaitOutcome};
+use agent_tools_testkit::{alive, carrying, eventually};
 
 const BASH: &str = "/bin/bash";
 
@@ -18,45 +19,6 @@ const BASH: &str = "/bin/bash";
 fn token() -> String {
     static NEXT: AtomicU32 = AtomicU32::new(1);
     format!("{}{:03}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
-}
-
-/// Live processes (zombies are dead) whose command line has an argument containing `.<token>`.
-fn carrying(token: &str) -> Vec<i32> {
-    let needle = format!(".{token}");
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        if !cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).contains(&needle)) {
-            continue;
-        }
-        if alive(pid) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-/// True while the process exists and is not a zombie.
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
-        Err(_) => false,
-    }
-}
-
-/// Polls `check` every 20 ms until it holds or `limit` passes; returns whether it held.
-async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if check() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// Kills by pid whatever a failed test left behind.

@@ -9,6 +9,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod procs;
+
+pub use crate::procs::{alive, carrying, eventually, eventually_blocking, live_processes_with_arg};
+
 use std::fs;
 use std::path::Path;
 

@@ -4,27 +4,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_tools_core::{MaxResultSize, ToolFlags, ToolUseContext};
 use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
-use agent_tools_testkit::run;
+use agent_tools_testkit::{eventually, run};
 use serde_json::json;
 
 fn start(ctx: &ToolUseContext, command: &str) -> TaskSnapshot {
     let spec = ShellTaskSpec::new("/bin/bash", command, &ctx.cwd);
     TaskRegistry::for_context(ctx).spawn_shell(spec).unwrap()
-}
-
-async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while !check() {
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    true
 }
 
 fn contents(path: &Path) -> String {

@@ -3,11 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_tools_core::{MaxResultSize, ToolUseContext};
 use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
-use agent_tools_testkit::run;
+use agent_tools_testkit::{eventually, live_processes_with_arg, run};
 use serde_json::json;
 
 fn start(ctx: &ToolUseContext, command: &str) -> TaskSnapshot {
@@ -15,32 +15,10 @@ fn start(ctx: &ToolUseContext, command: &str) -> TaskSnapshot {
     TaskRegistry::for_context(ctx).spawn_shell(spec).unwrap()
 }
 
-/// Live processes (zombies are dead) whose command line has an argument ending in `.<token>`.
+/// Live processes with an argument ending in `.<token>` (each sleep here is named so).
 fn carrying(token: &str) -> Vec<i32> {
     let needle = format!(".{token}");
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        let matches = cmdline.split(|b| *b == 0).any(|arg| String::from_utf8_lossy(arg).ends_with(&needle));
-        let alive = std::fs::read_to_string(entry.path().join("stat"))
-            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
-        if matches && alive {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while !check() {
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    true
+    live_processes_with_arg(|arg| arg.ends_with(&needle))
 }
 
 #[tokio::test]

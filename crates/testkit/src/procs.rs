@@ -1,0 +1,60 @@
+//! Finding the processes a test started, and waiting for a condition: what the tests of
+//! background tasks, TaskStop, the CLI and the MCP server all check ("no process left").
+
+use std::time::{Duration, Instant};
+
+/// How often [`eventually`] and [`eventually_blocking`] check.
+const POLL: Duration = Duration::from_millis(20);
+
+/// True while the process exists and is not a zombie (or dead).
+pub fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+/// Live processes with a command-line argument for which `matches` holds.
+pub fn live_processes_with_arg(matches: impl Fn(&str) -> bool) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if cmdline.split(|b| *b == 0).any(|arg| matches(&String::from_utf8_lossy(arg))) && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Live processes with a command-line argument containing `.<token>` (tests start
+/// `sleep 3001.<token>` and the like, so their processes can be found and none is missed).
+pub fn carrying(token: &str) -> Vec<i32> {
+    let needle = format!(".{token}");
+    live_processes_with_arg(|arg| arg.contains(&needle))
+}
+
+/// Polls `check` every 20 ms until it holds or `limit` passes; returns whether it held.
+pub async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    true
+}
+
+/// [`eventually`] for tests without an async runtime (the thread sleeps between checks).
+pub fn eventually_blocking(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(POLL);
+    }
+    true
+}
