@@ -244,6 +244,18 @@ pub struct ToolPermissionContext {
     /// The mode to restore when plan mode ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pre_plan_mode: Option<PermissionMode>,
+    /// The folder the project, local and policy settings govern (the folder holding their
+    /// `.claude/`): the `./x`, `x` and `/x` patterns of those files' `Read(…)` / `Edit(…)` rules
+    /// are anchored there. Set once, when the rules are loaded; a `cd` or a worktree never moves
+    /// it. `None`: [`Self::launch_dir`], else the context's `original_cwd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_dir: Option<PathBuf>,
+    /// The session's original working directory, where it was launched: the `./x`, `x` and
+    /// `/x` patterns of rules from user settings (`./x`, `x` only), `--settings`, the command
+    /// line, skills and session answers are anchored there. Set once, like
+    /// [`Self::project_dir`]. `None`: the context's `original_cwd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_dir: Option<PathBuf>,
 }
 
 impl ToolPermissionContext {

@@ -12,6 +12,7 @@ use agent_tools_core::permissions::{
     PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
 };
 
+use crate::links::{LinkVerdict, linked_denial};
 use crate::messages;
 use crate::paths::{candidates, is_inside_working_directories, rule_covers, safety_concern};
 
@@ -30,15 +31,45 @@ pub fn matching_rule(
     ctx.permission_context.content_rules(family, behavior).find(|rule| rule_covers(rule, path, ctx))
 }
 
-/// Whether a `Read(…)` deny rule covers `path` (Read refuses such a file in `validate_input`;
-/// Glob and Grep leave such files out).
-pub fn is_read_denied(path: &Path, ctx: &ToolUseContext) -> bool {
-    matching_rule(READ_RULES, PermissionBehavior::Deny, path, ctx).is_some()
+/// The `family(…)` deny rule that refuses `path`: one covering the path itself, or — for a
+/// file with several hard links — one covering another name of the same file. `Err(())` when
+/// the file has other names that could not all be checked ([`LinkVerdict::Unknown`]).
+fn denying_rule(family: &str, path: &Path, ctx: &ToolUseContext) -> Result<Option<PermissionRule>, ()> {
+    if let Some(rule) = matching_rule(family, PermissionBehavior::Deny, path, ctx) {
+        return Ok(Some(rule));
+    }
+    match linked_denial(family, path, ctx) {
+        LinkVerdict::Clear => Ok(None),
+        LinkVerdict::Denied(rule) => Ok(Some(rule)),
+        LinkVerdict::Unknown => Err(()),
+    }
 }
 
-/// Whether an `Edit(…)` deny rule covers `path`.
+/// Whether a `Read(…)` deny rule covers `path`, or another hard link to the same file (Read
+/// refuses such a file in `validate_input`; Glob and Grep leave such files out).
+pub fn is_read_denied(path: &Path, ctx: &ToolUseContext) -> bool {
+    matches!(denying_rule(READ_RULES, path, ctx), Ok(Some(_)))
+}
+
+/// Whether an `Edit(…)` deny rule covers `path`, or another hard link to the same file.
 pub fn is_edit_denied(path: &Path, ctx: &ToolUseContext) -> bool {
-    matching_rule(EDIT_RULES, PermissionBehavior::Deny, path, ctx).is_some()
+    matches!(denying_rule(EDIT_RULES, path, ctx), Ok(Some(_)))
+}
+
+/// The question for a multiply-linked file whose other names could not all be checked against
+/// the deny rules; asked even in bypass mode (a deny rule may stand behind it).
+fn unknown_links(path: &Path, write: bool) -> PermissionResult {
+    let message = if write { messages::write_needs_approval(path) } else { messages::read_needs_approval(path) };
+    PermissionResult::Ask {
+        message,
+        updated_input: None,
+        decision_reason: Some(PermissionDecisionReason::SafetyCheck {
+            reason: messages::unknown_links(path),
+            classifier_approvable: false,
+        }),
+        suggestions: Vec::new(),
+        blocked_path: Some(path.display().to_string()),
+    }
 }
 
 fn rule_reason(rule: PermissionRule) -> Option<PermissionDecisionReason> {
@@ -83,15 +114,19 @@ pub fn is_session_plan_file(path: &Path, ctx: &ToolUseContext) -> bool {
     candidates(path).iter().all(|spelling| plans.contains(spelling))
 }
 
-/// May a reading tool read `path`? Deny and ask rules first, then the session's own output files
-/// and plan file, an `Edit` allow, the working directories, then `Read` allow rules; anything else
-/// asks.
+/// May a reading tool read `path`? Deny rules (on the path, and on the other names of a
+/// hard-linked file) and ask rules first, then the session's own output files and plan file, an
+/// `Edit` allow, the working directories, then `Read` allow rules; anything else asks.
 pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
-    if let Some(rule) = matching_rule(READ_RULES, PermissionBehavior::Deny, path, ctx) {
-        return PermissionResult::Deny {
-            message: messages::READ_DENIED.to_owned(),
-            decision_reason: PermissionDecisionReason::Rule { rule },
-        };
+    match denying_rule(READ_RULES, path, ctx) {
+        Ok(Some(rule)) => {
+            return PermissionResult::Deny {
+                message: messages::READ_DENIED.to_owned(),
+                decision_reason: PermissionDecisionReason::Rule { rule },
+            };
+        }
+        Err(()) => return unknown_links(path, false),
+        Ok(None) => {}
     }
     if let Some(rule) = matching_rule(READ_RULES, PermissionBehavior::Ask, path, ctx) {
         return PermissionResult::Ask {
@@ -131,11 +166,15 @@ pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionRes
 /// else asks.
 pub fn check_write_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
     let permissions = &ctx.permission_context;
-    if let Some(rule) = matching_rule(EDIT_RULES, PermissionBehavior::Deny, path, ctx) {
-        return PermissionResult::Deny {
-            message: messages::EDIT_DENIED.to_owned(),
-            decision_reason: PermissionDecisionReason::Rule { rule },
-        };
+    match denying_rule(EDIT_RULES, path, ctx) {
+        Ok(Some(rule)) => {
+            return PermissionResult::Deny {
+                message: messages::EDIT_DENIED.to_owned(),
+                decision_reason: PermissionDecisionReason::Rule { rule },
+            };
+        }
+        Err(()) => return unknown_links(path, true),
+        Ok(None) => {}
     }
     if is_session_plan_file(path, ctx) {
         return PermissionResult::Allow {

@@ -8,6 +8,7 @@
 //! - [`paths`]: `Read(…)` / `Edit(…)` rules as gitignore patterns with Claude Code's roots,
 //!   working directories, and the paths that always need approval (`.git/`, shell start-up files);
 //! - [`filesystem`]: the read and write checks file tools run in `check_permissions`;
+//! - [`links`]: hard links, so a second name of a denied file is denied too;
 //! - [`shell`]: shell commands parsed with tree-sitter-bash and checked part by part against
 //!   `Bash(…)` rules (exact, `prefix:*`, wildcards), the paths they read and write, and the
 //!   read-only and destructive classifications;
@@ -17,6 +18,7 @@
 //! the host's executor.
 
 pub mod filesystem;
+pub mod links;
 pub mod messages;
 pub mod paths;
 pub mod settings;

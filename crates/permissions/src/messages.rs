@@ -24,6 +24,14 @@ pub fn plan_mode_write(path: &Path) -> String {
     format!("Cannot write to {} while in plan mode.", path.display())
 }
 
+/// Why a hard-linked file needs approval even in bypass mode.
+pub fn unknown_links(path: &Path) -> String {
+    format!(
+        "{} has other hard links, and the folders the deny rules name are too large to check them all",
+        path.display()
+    )
+}
+
 /// Why a path needs approval: it is outside the working directories.
 pub fn outside_working_directories(path: &Path) -> String {
     format!("{} is outside the working directories of this session", path.display())

@@ -7,55 +7,99 @@
 //! |---|---|
 //! | `//abs/path/**` | `/` |
 //! | `~/x/**` | the home directory |
-//! | `/x/**` | the settings file's base: the project root for project, local, policy and flag settings; `~/.claude` for user settings; the working directory for command-line, session and command rules |
-//! | anything else (`src/**`, `*.env`, `./.env`) | the working directory; a slash-less pattern matches at any depth |
+//! | `/x/**` | the settings file's base: the project folder for project, local and policy settings; `~/.claude` for user settings; the session's launch folder for `--settings`, command-line, skill and session rules |
+//! | anything else (`src/**`, `*.env`, `./.env`) | the project folder for project, local and policy settings, the launch folder for every other source |
+//!
+//! Anchoring follows gitignore, with `./` counting as an anchor: `./secret/**`, `./.env` and
+//! `src/**` name paths at the root (`<project>/secret`, not `pub/secret`), while a slash-less
+//! `*.env` or `secret.txt` matches at any depth below it.
+//!
+//! The project and launch folders are fixed when the rules are loaded
+//! ([`ToolPermissionContext::project_dir`](agent_tools_core::ToolPermissionContext::project_dir),
+//! [`launch_dir`](agent_tools_core::ToolPermissionContext::launch_dir)): a `cd` never moves a
+//! rule, so `Read(./secret/**)` protects `<project>/secret` from a shell that went into `pub/`.
+//! When the session's project directory moved (a worktree), relative rules also apply there.
 //!
 //! A trailing `/**` is dropped (a folder pattern covers its contents). A path is checked as given
 //! and with symbolic links resolved; a rule matching either matches.
+//!
+//! [`CompiledRule::may_cover_below`] answers the question recursive readers raise (`grep -r x
+//! dir`): could this rule match anything inside `dir`? It looks at the pattern's *scope*, the
+//! folder its literal leading components name, so `Read(./secret/**)` cannot match inside
+//! `pub/` but `Read(*.env)` can match anywhere below its root.
 
 use std::path::{Component, Path, PathBuf};
 
-use agent_tools_core::permissions::{PermissionRule, PermissionRuleSource};
+use agent_tools_core::permissions::{PermissionBehavior, PermissionRule, PermissionRuleSource};
 use agent_tools_core::{ToolUseContext, path::normalize};
-use ignore::gitignore::GitignoreBuilder;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-/// The folder a `/x` pattern of this source is relative to.
-fn settings_root(source: PermissionRuleSource, ctx: &ToolUseContext) -> Option<PathBuf> {
+/// The folder a relative pattern (`./x`, `x`) of this source is anchored to.
+fn anchor(source: PermissionRuleSource, ctx: &ToolUseContext) -> PathBuf {
+    let permissions = &ctx.permission_context;
+    let launch = || permissions.launch_dir.clone().unwrap_or_else(|| ctx.original_cwd.clone());
     match source {
         PermissionRuleSource::ProjectSettings
         | PermissionRuleSource::LocalSettings
-        | PermissionRuleSource::PolicySettings
-        | PermissionRuleSource::FlagSettings => Some(ctx.original_cwd.clone()),
-        PermissionRuleSource::UserSettings => ctx.home_dir.as_ref().map(|home| home.join(".claude")),
-        PermissionRuleSource::CliArg | PermissionRuleSource::Command | PermissionRuleSource::Session => {
-            Some(ctx.cwd.clone())
-        }
+        | PermissionRuleSource::PolicySettings => permissions.project_dir.clone().unwrap_or_else(launch),
+        PermissionRuleSource::UserSettings
+        | PermissionRuleSource::FlagSettings
+        | PermissionRuleSource::CliArg
+        | PermissionRuleSource::Command
+        | PermissionRuleSource::Session => launch(),
     }
 }
 
-/// The root and gitignore pattern a rule's content stands for (`None` when it cannot apply, e.g.
-/// `~/…` with no known home).
-pub fn rule_root_and_pattern(
+/// The folder a `/x` pattern of this source is relative to (`None` for user settings without a
+/// known home).
+fn settings_root(source: PermissionRuleSource, ctx: &ToolUseContext) -> Option<PathBuf> {
+    match source {
+        PermissionRuleSource::UserSettings => ctx.home_dir.as_ref().map(|home| home.join(".claude")),
+        _ => Some(anchor(source, ctx)),
+    }
+}
+
+/// The roots and gitignore pattern a rule's content stands for (`None` when it cannot apply,
+/// e.g. `~/…` with no known home). A pattern anchored to the project or launch folder also
+/// applies in the session's current project directory when that moved (a worktree).
+pub fn rule_roots_and_pattern(
     content: &str,
     source: PermissionRuleSource,
     ctx: &ToolUseContext,
-) -> Option<(PathBuf, String)> {
+) -> Option<(Vec<PathBuf>, String)> {
     let content = content.trim();
+    // Anchoring is gitignore's (a slash at the start or in the middle; `./` counts as one),
+    // decided before a trailing `/**` is dropped: `src/**` and `./secret/**` name folders at
+    // the root, `*.env` and `secret.txt` match at any depth.
+    let anchored = content.starts_with("./") || content.trim_end_matches('/').contains('/');
     let content = content.strip_suffix("/**").unwrap_or(content);
-    let (root, pattern) = if let Some(rest) = content.strip_prefix("//") {
-        (PathBuf::from("/"), format!("/{rest}"))
+    let (root, pattern, movable) = if let Some(rest) = content.strip_prefix("//") {
+        (PathBuf::from("/"), format!("/{rest}"), false)
     } else if let Some(rest) = content.strip_prefix("~/") {
-        (ctx.home_dir.clone()?, format!("/{rest}"))
+        (ctx.home_dir.clone()?, format!("/{rest}"), false)
     } else if content == "~" {
-        (ctx.home_dir.clone()?, "*".to_owned())
+        (ctx.home_dir.clone()?, "*".to_owned(), false)
     } else if content.starts_with('/') {
-        (settings_root(source, ctx)?, content.to_owned())
+        (settings_root(source, ctx)?, content.to_owned(), source != PermissionRuleSource::UserSettings)
     } else {
         let relative = content.strip_prefix("./").unwrap_or(content);
-        (ctx.cwd.clone(), relative.to_owned())
+        let relative = if anchored && !relative.is_empty() && !relative.starts_with("**") {
+            format!("/{relative}")
+        } else {
+            relative.to_owned()
+        };
+        (anchor(source, ctx), relative, true)
     };
     let pattern = if pattern.is_empty() || pattern == "/" { "*".to_owned() } else { pattern };
-    Some((normalize(&root), pattern))
+    let mut roots = vec![normalize(&root)];
+    // The session's project directory moved since launch (into a worktree): relative rules
+    // apply there too.
+    let moved = ctx.permission_context.launch_dir.as_ref().is_some_and(|launch| *launch != ctx.original_cwd);
+    let current = normalize(&ctx.original_cwd);
+    if movable && moved && !roots.contains(&current) {
+        roots.push(current);
+    }
+    Some((roots, pattern))
 }
 
 /// The spellings of a path to check: as given (lexically normalised) and with symbolic links
@@ -91,29 +135,155 @@ fn resolve_existing_prefix(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// Whether a gitignore `pattern` rooted at `root` covers `path` (or one of its parents).
-pub fn gitignore_covers(root: &Path, pattern: &str, path: &Path) -> bool {
-    if !path.starts_with(root) || path == root && pattern != "*" {
-        return false;
+/// The folder below `root` that holds everything the gitignore `pattern` can match: for an
+/// anchored pattern (a `/` at its start or in its middle) `root` joined with the pattern's
+/// literal leading components (`/secret/*.key` → `root/secret`, `docs/a.md` → `root/docs/a.md`);
+/// for a pattern that matches at any depth (`*.env`), or one this cannot read, `root` itself.
+///
+/// ```
+/// use std::path::Path;
+/// use agent_tools_permissions::paths::pattern_scope;
+/// let root = Path::new("/p");
+/// assert_eq!(pattern_scope(root, "/secret"), Path::new("/p/secret"));
+/// assert_eq!(pattern_scope(root, "a/b/*.key"), Path::new("/p/a/b"));
+/// assert_eq!(pattern_scope(root, "/**/x"), Path::new("/p"));
+/// assert_eq!(pattern_scope(root, "*.env"), Path::new("/p"));
+/// ```
+pub fn pattern_scope(root: &Path, pattern: &str) -> PathBuf {
+    let body = pattern.trim_end_matches('/');
+    if body.starts_with('!') {
+        return root.to_path_buf();
     }
-    let mut builder = GitignoreBuilder::new(root);
-    if builder.add_line(None, pattern).is_err() {
-        return false;
+    let anchored = body.starts_with('/') || body.contains('/');
+    if !anchored {
+        return root.to_path_buf();
     }
-    let Ok(matcher) = builder.build() else { return false };
-    let is_dir = path.is_dir();
-    if path == root {
-        return matcher.matched(path, is_dir).is_ignore();
+    let mut scope = root.to_path_buf();
+    for part in body.trim_start_matches('/').split('/') {
+        if part.is_empty() || part == "." {
+            continue;
+        }
+        if part == ".." || part.contains(['*', '?', '[', '\\']) {
+            break;
+        }
+        scope.push(part);
     }
-    matcher.matched_path_or_any_parents(path, is_dir).is_ignore()
+    scope
+}
+
+/// One `Read(…)` / `Edit(…)` rule compiled against each spelling of each of its roots.
+#[derive(Debug, Clone)]
+pub struct CompiledRule {
+    /// The rule.
+    pub rule: PermissionRule,
+    matchers: Vec<RootedMatcher>,
+}
+
+#[derive(Debug, Clone)]
+struct RootedMatcher {
+    /// Paths are matched relative to this folder; paths outside it never match.
+    root: PathBuf,
+    /// Everything the rule can match lies in this folder (see [`pattern_scope`]).
+    scope: PathBuf,
+    /// The pattern is `*`: it covers the root itself too.
+    whole_root: bool,
+    matcher: Gitignore,
+}
+
+impl CompiledRule {
+    /// Compiles a content rule; `None` for a whole-tool rule (no content) or one that cannot
+    /// apply (`~/…` without a home, a pattern that does not compile).
+    pub fn compile(rule: PermissionRule, ctx: &ToolUseContext) -> Option<Self> {
+        let content = rule.rule_value.rule_content.as_deref()?;
+        let (roots, pattern) = rule_roots_and_pattern(content, rule.source, ctx)?;
+        let mut matchers = Vec::new();
+        for root in roots.iter().flat_map(|root| candidates(root)) {
+            if matchers.iter().any(|m: &RootedMatcher| m.root == root) {
+                continue;
+            }
+            let mut builder = GitignoreBuilder::new(&root);
+            if builder.add_line(None, &pattern).is_err() {
+                continue;
+            }
+            let Ok(matcher) = builder.build() else { continue };
+            let scope = pattern_scope(&root, &pattern);
+            matchers.push(RootedMatcher { root, scope, whole_root: pattern == "*", matcher });
+        }
+        (!matchers.is_empty()).then_some(Self { rule, matchers })
+    }
+
+    /// Whether the rule covers `path` as spelled (absolute, normalised), or a folder above it
+    /// up to the rule's root when `with_parents`.
+    pub fn covers_spelling(&self, path: &Path, is_dir: bool, with_parents: bool) -> bool {
+        self.matchers.iter().any(|m| m.covers(path, is_dir, with_parents))
+    }
+
+    /// Whether the rule covers `path` (or a folder above it), under either spelling of `path`.
+    pub fn covers(&self, path: &Path) -> bool {
+        let is_dir = path.is_dir();
+        candidates(path).iter().any(|spelling| self.covers_spelling(spelling, is_dir, true))
+    }
+
+    /// Whether the rule could match anything at or below the folder `dir` (either spelling): its
+    /// scope and `dir` lie one inside the other. `false` means no file under `dir` can ever be
+    /// covered, whatever is created there.
+    pub fn may_cover_below(&self, dir: &Path) -> bool {
+        candidates(dir)
+            .iter()
+            .any(|dir| self.matchers.iter().any(|m| m.scope.starts_with(dir) || dir.starts_with(&m.scope)))
+    }
+
+    /// The folders holding everything this rule can match (one per root spelling).
+    pub fn scopes(&self) -> impl Iterator<Item = &Path> {
+        self.matchers.iter().map(|m| m.scope.as_path())
+    }
+}
+
+impl RootedMatcher {
+    fn covers(&self, path: &Path, is_dir: bool, with_parents: bool) -> bool {
+        let Ok(relative) = path.strip_prefix(&self.root) else { return false };
+        if relative.as_os_str().is_empty() {
+            return self.whole_root;
+        }
+        let mut current = relative;
+        let mut current_is_dir = is_dir;
+        while !current.as_os_str().is_empty() {
+            if self.matcher.matched(current, current_is_dir).is_ignore() {
+                return true;
+            }
+            if !with_parents {
+                break;
+            }
+            current = current.parent().unwrap_or(Path::new(""));
+            current_is_dir = true;
+        }
+        false
+    }
+}
+
+/// The compiled `family(…)` content rules of `behavior` (`Read` deny rules, say), in source
+/// order; rules that cannot apply are left out.
+pub fn compile_rules(family: &str, behavior: PermissionBehavior, ctx: &ToolUseContext) -> Vec<CompiledRule> {
+    ctx.permission_context.content_rules(family, behavior).filter_map(|rule| CompiledRule::compile(rule, ctx)).collect()
 }
 
 /// Whether a `Read(…)` / `Edit(…)` rule covers `path` (either spelling of it).
 pub fn rule_covers(rule: &PermissionRule, path: &Path, ctx: &ToolUseContext) -> bool {
-    let Some(content) = rule.rule_value.rule_content.as_deref() else { return true };
-    let Some((root, pattern)) = rule_root_and_pattern(content, rule.source, ctx) else { return false };
-    let roots = candidates(&root);
-    candidates(path).iter().any(|spelling| roots.iter().any(|root| gitignore_covers(root, &pattern, spelling)))
+    if rule.rule_value.rule_content.is_none() {
+        return true;
+    }
+    CompiledRule::compile(rule.clone(), ctx).is_some_and(|compiled| compiled.covers(path))
+}
+
+/// The first `family(…)` deny or ask rule that could match anything at or below the folder
+/// `dir` (see [`CompiledRule::may_cover_below`]): what keeps a command that reads (or, for
+/// `Edit`, changes) `dir` recursively from being checked by its path alone.
+pub fn rule_below(family: &str, dir: &Path, ctx: &ToolUseContext) -> Option<PermissionRule> {
+    [PermissionBehavior::Deny, PermissionBehavior::Ask]
+        .into_iter()
+        .flat_map(|behavior| compile_rules(family, behavior, ctx))
+        .find(|rule| rule.may_cover_below(dir))
+        .map(|compiled| compiled.rule)
 }
 
 /// The session's working directories: where it started, plus the extra directories the
@@ -191,6 +361,8 @@ mod tests {
     use super::*;
     use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleValue};
 
+    /// A session launched in `/proj` (whose `.claude/` holds the project settings) that moved
+    /// into `/proj/sub` with `cd`.
     fn ctx() -> ToolUseContext {
         let mut ctx = ToolUseContext::new("/proj/sub");
         ctx.original_cwd = PathBuf::from("/proj");
@@ -207,23 +379,76 @@ mod tests {
     }
 
     #[test]
-    fn roots_follow_the_pattern_prefix_and_the_source() {
-        let ctx = ctx();
-        let cases = [
-            ("//etc/**", PermissionRuleSource::Session, "/", "/etc"),
-            ("~/.ssh/**", PermissionRuleSource::Session, "/home/me", "/.ssh"),
-            ("/secrets/**", PermissionRuleSource::ProjectSettings, "/proj", "/secrets"),
-            ("/secrets/**", PermissionRuleSource::UserSettings, "/home/me/.claude", "/secrets"),
-            ("/secrets/**", PermissionRuleSource::CliArg, "/proj/sub", "/secrets"),
-            ("./.env", PermissionRuleSource::Session, "/proj/sub", ".env"),
-            ("*.env", PermissionRuleSource::Session, "/proj/sub", "*.env"),
-            ("src/**", PermissionRuleSource::Session, "/proj/sub", "src"),
-            ("**", PermissionRuleSource::Session, "/proj/sub", "**"),
+    fn roots_follow_the_pattern_prefix_and_the_source_never_the_current_directory() {
+        let mut ctx = ctx();
+        let permissions = std::sync::Arc::make_mut(&mut ctx.permission_context);
+        permissions.project_dir = Some(PathBuf::from("/proj"));
+        permissions.launch_dir = Some(PathBuf::from("/proj"));
+        let cases: [(&str, PermissionRuleSource, &[&str], &str); 12] = [
+            ("//etc/**", PermissionRuleSource::Session, &["/"], "/etc"),
+            ("~/.ssh/**", PermissionRuleSource::Session, &["/home/me"], "/.ssh"),
+            ("/secrets/**", PermissionRuleSource::ProjectSettings, &["/proj"], "/secrets"),
+            ("/secrets/**", PermissionRuleSource::UserSettings, &["/home/me/.claude"], "/secrets"),
+            ("/secrets/**", PermissionRuleSource::CliArg, &["/proj"], "/secrets"),
+            ("./.env", PermissionRuleSource::Session, &["/proj"], "/.env"),
+            ("./secret/**", PermissionRuleSource::ProjectSettings, &["/proj"], "/secret"),
+            ("*.env", PermissionRuleSource::UserSettings, &["/proj"], "*.env"),
+            ("src/**", PermissionRuleSource::FlagSettings, &["/proj"], "/src"),
+            ("secret.txt", PermissionRuleSource::ProjectSettings, &["/proj"], "secret.txt"),
+            ("**/id_rsa", PermissionRuleSource::ProjectSettings, &["/proj"], "**/id_rsa"),
+            ("**", PermissionRuleSource::Session, &["/proj"], "**"),
         ];
-        for (content, source, root, pattern) in cases {
-            let (got_root, got_pattern) = rule_root_and_pattern(content, source, &ctx).unwrap();
-            assert_eq!((got_root.to_str().unwrap(), got_pattern.as_str()), (root, pattern), "{content}");
+        for (content, source, roots, pattern) in cases {
+            let (got_roots, got_pattern) = rule_roots_and_pattern(content, source, &ctx).unwrap();
+            let got_roots: Vec<&str> = got_roots.iter().map(|root| root.to_str().unwrap()).collect();
+            assert_eq!((got_roots.as_slice(), got_pattern.as_str()), (roots, pattern), "{content}");
         }
+    }
+
+    #[test]
+    fn project_rules_stay_with_the_project_and_others_with_the_launch_folder() {
+        let mut ctx = ctx();
+        let permissions = std::sync::Arc::make_mut(&mut ctx.permission_context);
+        permissions.project_dir = Some(PathBuf::from("/repo"));
+        permissions.launch_dir = Some(PathBuf::from("/repo/app"));
+        ctx.original_cwd = PathBuf::from("/repo/app");
+        let ctx = ctx;
+        let roots = |content: &str, source| rule_roots_and_pattern(content, source, &ctx).unwrap().0;
+        assert_eq!(roots("./x", PermissionRuleSource::LocalSettings), [PathBuf::from("/repo")]);
+        assert_eq!(roots("/x", PermissionRuleSource::PolicySettings), [PathBuf::from("/repo")]);
+        assert_eq!(roots("./x", PermissionRuleSource::UserSettings), [PathBuf::from("/repo/app")]);
+        assert_eq!(roots("/x", PermissionRuleSource::Command), [PathBuf::from("/repo/app")]);
+        // The session's project directory moved into a worktree: relative rules apply in both.
+        let mut ctx = ctx;
+        ctx.original_cwd = PathBuf::from("/repo/.claude/worktrees/w");
+        let roots = |content: &str, source| rule_roots_and_pattern(content, source, &ctx).unwrap().0;
+        assert_eq!(
+            roots("./x", PermissionRuleSource::ProjectSettings),
+            [PathBuf::from("/repo"), PathBuf::from("/repo/.claude/worktrees/w")]
+        );
+        assert_eq!(roots("//x", PermissionRuleSource::ProjectSettings), [PathBuf::from("/")]);
+    }
+
+    #[test]
+    fn a_rule_may_cover_below_a_folder_only_where_its_scope_reaches() {
+        let ctx = ctx();
+        let may = |content: &str, dir: &str| {
+            CompiledRule::compile(rule(content, PermissionRuleSource::ProjectSettings), &ctx)
+                .unwrap()
+                .may_cover_below(Path::new(dir))
+        };
+        assert!(may("./secret/**", "/proj"), "the project holds secret/");
+        assert!(may("./secret/**", "/"));
+        assert!(may("./secret/**", "/proj/secret/deep"));
+        assert!(!may("./secret/**", "/proj/pub"));
+        assert!(!may("./secret/**", "/proj/secrets"), "a longer name is another folder");
+        assert!(may("*.env", "/proj/pub/deep"), "a slash-less pattern matches at any depth");
+        assert!(!may("*.env", "/elsewhere"));
+        assert!(may("docs/*.md", "/proj/docs"));
+        assert!(!may("docs/*.md", "/proj/src"));
+        assert!(may("**/id_rsa", "/proj/src"));
+        assert!(!may("//etc/**", "/proj"));
+        assert!(may("//etc/**", "/"));
     }
 
     #[test]
@@ -232,12 +457,16 @@ mod tests {
         let covers = |content: &str, path: &str| {
             rule_covers(&rule(content, PermissionRuleSource::Session), Path::new(path), &ctx)
         };
-        assert!(covers("*.env", "/proj/sub/.env"));
+        assert!(covers("*.env", "/proj/.env"));
         assert!(covers("*.env", "/proj/sub/deep/prod.env"));
-        assert!(!covers("*.env", "/proj/other/prod.env"), "outside the root");
-        assert!(covers("./.env", "/proj/sub/.env"));
-        assert!(covers("src/**", "/proj/sub/src/a/b.rs"));
-        assert!(!covers("src/**", "/proj/sub/lib/src.rs"));
+        assert!(!covers("*.env", "/other/prod.env"), "outside the root");
+        assert!(covers("./.env", "/proj/.env"));
+        assert!(!covers("./.env", "/proj/sub/.env"), "anchored at the project, not at the current directory");
+        assert!(covers("src/**", "/proj/src/a/b.rs"));
+        assert!(!covers("src/**", "/proj/lib/src.rs"));
+        assert!(!covers("src/**", "/proj/lib/src/a.rs"), "a pattern with a slash is anchored");
+        assert!(covers("./secret/**", "/proj/secret/a"));
+        assert!(!covers("./secret/**", "/proj/pub/secret/a"));
         assert!(covers("//etc/**", "/etc/passwd"));
         assert!(covers("~/.ssh/**", "/home/me/.ssh/id_rsa"));
         assert!(!covers("~/.ssh/**", "/home/you/.ssh/id_rsa"));

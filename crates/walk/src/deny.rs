@@ -3,57 +3,43 @@
 //! `--glob !…` exclusions).
 //!
 //! Each rule is read the way the permission checks read it
-//! ([`agent_tools_permissions::paths::rule_root_and_pattern`]): a gitignore pattern matched
-//! against the path relative to a root chosen by the pattern's start — `//abs/**` from `/`,
-//! `~/x/**` from the home directory, `/x/**` from the settings file's base (the project root for
-//! project settings), anything else from the working directory, where a pattern without a slash
-//! matches at any depth; a trailing `/**` covers a folder's contents. Both spellings of a rule's
-//! root are used, as given and with symbolic links resolved, as the permission checks do.
+//! ([`agent_tools_permissions::paths::CompiledRule`]): a gitignore pattern matched against the
+//! path relative to a root chosen by the pattern's start — `//abs/**` from `/`, `~/x/**` from the
+//! home directory, `/x/**` from the settings file's base (the project folder for project
+//! settings), anything else from the project folder (project settings) or the session's launch
+//! folder (every other source), where a pattern without a slash matches at any depth; a trailing
+//! `/**` covers a folder's contents. Both spellings of a rule's root are used, as given and with
+//! symbolic links resolved, as the permission checks do. A `cd` never moves a rule.
+//!
+//! A file with several hard links is left out when one of its other names is denied
+//! ([`agent_tools_permissions::links`]), or when its other names could not all be checked.
 //!
 //! The walk prunes a denied folder without reading it. The walk's root itself is the caller's to
 //! check (with [`agent_tools_permissions::is_read_denied`] or the full read check).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::permissions::PermissionBehavior;
 use agent_tools_permissions::filesystem::READ_RULES;
-use agent_tools_permissions::paths::{candidates, rule_root_and_pattern};
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use agent_tools_permissions::links::{LinkedDenials, multiply_linked_metadata};
+use agent_tools_permissions::paths::{CompiledRule, compile_rules};
 
 /// The compiled `Read(…)` deny rules of a session. Cheap to clone; empty by default.
 #[derive(Debug, Clone, Default)]
 pub struct ReadDenyRules {
-    rules: Vec<Compiled>,
-}
-
-#[derive(Debug, Clone)]
-struct Compiled {
-    /// Paths are matched relative to this folder; paths outside it never match.
-    root: PathBuf,
-    /// The rule's pattern as a one-line gitignore rooted at `root`.
-    matcher: Gitignore,
+    rules: Arc<[CompiledRule]>,
+    /// The denied files' other names, collected the first time a walk meets a file with more
+    /// than one link (shared by the clones a parallel walk makes).
+    links: Arc<OnceLock<LinkedDenials>>,
 }
 
 impl ReadDenyRules {
     /// The `Read(…)` deny rules of the context's permission settings. Rules that cannot apply
     /// (`~/…` with no known home) or do not compile are left out.
     pub fn from_context(ctx: &ToolUseContext) -> Self {
-        let mut rules = Vec::new();
-        for rule in ctx.permission_context.content_rules(READ_RULES, PermissionBehavior::Deny) {
-            let Some(content) = rule.rule_value.rule_content.as_deref() else { continue };
-            let Some((root, pattern)) = rule_root_and_pattern(content, rule.source, ctx) else { continue };
-            for root in candidates(&root) {
-                let mut builder = GitignoreBuilder::new(&root);
-                if builder.add_line(None, &pattern).is_err() {
-                    continue;
-                }
-                if let Ok(matcher) = builder.build() {
-                    rules.push(Compiled { root, matcher });
-                }
-            }
-        }
-        Self { rules }
+        Self { rules: compile_rules(READ_RULES, PermissionBehavior::Deny, ctx).into(), links: Arc::default() }
     }
 
     /// True when there are no rules (the walk then skips the checks).
@@ -64,32 +50,24 @@ impl ReadDenyRules {
     /// Whether reading `path` (absolute, spelled as the walk spells it) is denied, looking at
     /// the path itself and every folder above it up to each rule's root.
     pub fn denies(&self, path: &Path, is_dir: bool) -> bool {
-        self.rules.iter().any(|rule| rule.denies(path, is_dir, true))
+        self.rules.iter().any(|rule| rule.covers_spelling(path, is_dir, true))
     }
 
     /// Whether a walk entry is denied, looking at the entry's own path only: the walk has
     /// already pruned denied folders below its root, and callers check the root.
     pub(crate) fn denies_entry(&self, path: &Path, is_dir: bool) -> bool {
-        self.rules.iter().any(|rule| rule.denies(path, is_dir, false))
+        self.rules.iter().any(|rule| rule.covers_spelling(path, is_dir, false))
     }
-}
 
-impl Compiled {
-    fn denies(&self, path: &Path, is_dir: bool, with_parents: bool) -> bool {
-        let Ok(relative) = path.strip_prefix(&self.root) else { return false };
-        let mut current = relative;
-        let mut current_is_dir = is_dir;
-        while !current.as_os_str().is_empty() {
-            if self.matcher.matched(current, current_is_dir).is_ignore() {
-                return true;
-            }
-            if !with_parents {
-                break;
-            }
-            current = current.parent().unwrap_or(Path::new(""));
-            current_is_dir = true;
+    /// Whether a file with this metadata is another hard link to a denied file, or one whose
+    /// other names could not all be checked (left out either way).
+    pub fn denies_linked(&self, metadata: &std::fs::Metadata) -> bool {
+        let Some(id) = multiply_linked_metadata(metadata) else { return false };
+        if self.rules.is_empty() {
+            return false;
         }
-        false
+        let denials = self.links.get_or_init(|| LinkedDenials::collect(&self.rules));
+        denials.rule_for(id).is_some() || !denials.is_complete()
     }
 }
 
@@ -144,7 +122,7 @@ mod tests {
     }
 
     #[test]
-    fn roots_follow_the_rule_prefix() {
+    fn roots_follow_the_rule_prefix_and_the_source_not_the_current_directory() {
         use PermissionRuleSource::*;
         let set = rules(&[
             (ProjectSettings, "Read(//etc/secrets/**)"),
@@ -160,19 +138,43 @@ mod tests {
         assert!(!denied(&set, "/etc/hosts"));
         assert!(denied(&set, "/home/me/.ssh/id_ed25519"));
         assert!(!denied(&set, "/home/me/ssh/x"));
-        // `/x` rules: project settings from the project root, session rules from the cwd, user
-        // settings from ~/.claude.
+        // `/x` rules: project and session rules from the project root (where the session was
+        // launched), user settings from ~/.claude; never from the directory a `cd` went to.
         assert!(denied(&set, "/proj/private/notes.md"));
         assert!(!denied(&set, "/proj/sub/private/notes.md"));
-        assert!(denied(&set, "/proj/sub/local/a"));
-        assert!(!denied(&set, "/proj/local/a"));
+        assert!(denied(&set, "/proj/local/a"));
+        assert!(!denied(&set, "/proj/sub/local/a"));
         assert!(denied(&set, "/home/me/.claude/mine"));
-        // Relative rules: from the cwd; anchored when they hold a slash, any depth otherwise.
-        assert!(denied(&set, "/proj/sub/keys/a.pem"));
-        assert!(!denied(&set, "/proj/sub/deep/keys/a.pem"));
+        // Relative rules: from the project root; anchored when they hold a slash or start with
+        // `./`, any depth otherwise.
+        assert!(denied(&set, "/proj/keys/a.pem"));
+        assert!(!denied(&set, "/proj/sub/keys/a.pem"));
         assert!(denied(&set, "/proj/sub/deep/.env"));
-        assert!(denied(&set, "/proj/sub/x/.netrc"));
+        assert!(denied(&set, "/proj/.netrc"));
+        assert!(!denied(&set, "/proj/sub/x/.netrc"));
         assert!(!denied(&set, "/proj/sub/main.rs"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn another_hard_link_to_a_denied_file_is_denied() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("secret")).unwrap();
+        std::fs::write(root.join("secret/a"), "TOKEN").unwrap();
+        std::fs::write(root.join("plain"), "x").unwrap();
+        std::fs::hard_link(root.join("secret/a"), root.join("hard")).unwrap();
+        let mut ctx = ToolUseContext::new(&root);
+        ctx.permission_context = Arc::new(ToolPermissionContext::default().with_rule(
+            PermissionBehavior::Deny,
+            PermissionRuleSource::ProjectSettings,
+            "Read(./secret/**)",
+        ));
+        let set = ReadDenyRules::from_context(&ctx);
+        let metadata = |name: &str| std::fs::symlink_metadata(root.join(name)).unwrap();
+        assert!(set.denies_linked(&metadata("hard")));
+        assert!(!set.denies_linked(&metadata("plain")));
+        assert!(!ReadDenyRules::default().denies_linked(&metadata("hard")), "no rules, nothing denied");
     }
 
     #[test]
@@ -180,8 +182,8 @@ mod tests {
         use PermissionRuleSource::*;
         let set = rules(&[(LocalSettings, "Read(vendor)"), (LocalSettings, "Edit(*.rs)"), (LocalSettings, "Read")]);
         assert!(denied(&set, "/proj/sub/vendor/lib/a.rs"));
-        assert!(set.denies(Path::new("/proj/sub/vendor"), true));
-        assert!(!set.denies_entry(Path::new("/proj/sub/vendor/lib/a.rs"), false));
+        assert!(set.denies(Path::new("/proj/vendor"), true));
+        assert!(!set.denies_entry(Path::new("/proj/vendor/lib/a.rs"), false));
         assert!(!denied(&set, "/proj/sub/src/a.rs"));
         assert!(rules(&[]).is_empty());
     }

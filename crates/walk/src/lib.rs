@@ -109,10 +109,16 @@ impl WalkConfig {
                 return false;
             }
             let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
-            if let Some((deny, root)) = &deny
-                && root.entry_denied(deny, entry.path(), is_dir)
-            {
-                return false;
+            if let Some((deny, root)) = &deny {
+                if root.entry_denied(deny, entry.path(), is_dir) {
+                    return false;
+                }
+                // A second hard link to a denied file is denied too (one stat per file, only
+                // while deny rules exist).
+                let is_file = entry.file_type().is_some_and(|kind| kind.is_file());
+                if is_file && entry.metadata().is_ok_and(|metadata| deny.denies_linked(&metadata)) {
+                    return false;
+                }
             }
             match &globs {
                 // The walk's root is never filtered out (a file root is searched as named).
