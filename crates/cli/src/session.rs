@@ -214,8 +214,11 @@ impl Session {
         };
         let allow: Vec<String> = options.allowed_tools.iter().flat_map(|text| parse_tool_list(text)).collect();
         let deny: Vec<String> = options.disallowed_tools.iter().flat_map(|text| parse_tool_list(text)).collect();
-        let permissions =
+        let mut permissions =
             settings.permission_context(mode, &allow, &deny, &sources).context("cannot use the settings")?;
+        // Rules are anchored where the session starts, for good: a `cd` never moves them.
+        permissions.project_dir = Some(cwd.clone());
+        permissions.launch_dir = Some(cwd.clone());
         let config = HostConfig {
             simple: env_flag("CLAUDE_CODE_SIMPLE"),
             glob_no_ignore: std::env::var("CLAUDE_CODE_GLOB_NO_IGNORE").is_ok_and(|v| v.trim() == "true"),

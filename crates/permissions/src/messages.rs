@@ -76,6 +76,54 @@ pub fn unknown_path(command: &str, word: &str) -> String {
     )
 }
 
+/// A shell command that reads a folder recursively while a rule covers files below it.
+pub fn reads_below_rule(command: &str, dir: &Path, rule: &str) -> String {
+    format!(
+        "The command `{command}` reads {} recursively, and the permission rule {rule} covers files below it, so it needs approval. Name the folders to read, or use the Grep tool (which leaves denied files out).",
+        dir.display()
+    )
+}
+
+/// A shell command that changes or removes a folder recursively while a rule covers files below
+/// it.
+pub fn changes_below_rule(command: &str, dir: &Path, rule: &str) -> String {
+    format!(
+        "The command `{command}` changes everything in {}, and the permission rule {rule} covers files below it, so it needs approval.",
+        dir.display()
+    )
+}
+
+/// A shell command reading a folder too large to check for links out of it.
+pub fn tree_too_large(command: &str, dir: &Path) -> String {
+    format!(
+        "The command `{command}` reads {} recursively, following links, and the folder is too large to check where its links lead; it needs approval.",
+        dir.display()
+    )
+}
+
+/// A shell command taking the names of the files it reads or changes from its input or a list.
+pub fn unseen_paths(command: &str) -> String {
+    format!(
+        "The command `{command}` reads or changes files named by its input or by a list file, which cannot be checked against the permission rules before it runs; it needs approval."
+    )
+}
+
+/// A git command that can print any file of a repository some rule covers.
+pub fn repository_content(command: &str, root: &Path, rule: &str) -> String {
+    format!(
+        "The command `{command}` can print any file of the git repository at {}, any version of it, and the permission rule {rule} covers files there, so it needs approval. Name the paths (`git log -p -- src`), or ask for names only (`--stat`, `--name-only`).",
+        root.display()
+    )
+}
+
+/// A git command working on a repository named by `-C`, `--git-dir`, `--work-tree` or the
+/// environment.
+pub fn repository_elsewhere(command: &str) -> String {
+    format!(
+        "The command `{command}` prints the content of a repository chosen by `-C`, `--git-dir`, `--work-tree` or a variable, which cannot be checked against the permission rules; it needs approval."
+    )
+}
+
 /// A shell command that removes a path removing which is always confirmed.
 pub fn dangerous_removal(command: &str, path: &str) -> String {
     format!("The command `{command}` removes `{path}`, which always needs the user's confirmation.")

@@ -257,6 +257,10 @@ impl LoadedSettings {
         let mut context = ToolPermissionContext {
             mode,
             is_bypass_permissions_mode_available: mode == PermissionMode::BypassPermissions,
+            // Relative rules stay with the folder their files govern (the caller sets
+            // `launch_dir` when the session starts elsewhere).
+            project_dir: sources.project.clone(),
+            launch_dir: sources.project.clone(),
             ..ToolPermissionContext::default()
         };
         for (source, file) in &self.files {

@@ -13,8 +13,10 @@ use super::commands::{Analysis, PathUse, analyze};
 use super::parse::{ParsedCommand, RedirectOp, SimpleCommand, Word, parse_command};
 use super::rules::{SAFE_ENV_VARS, Unwrap, layers, matching_rule, spellings, strip_all_wrappers};
 use super::verdict::{Verdict, asked_by_rule, too_complex};
-use crate::filesystem::{check_read_permission, check_write_permission};
+use crate::filesystem::{EDIT_RULES, READ_RULES, check_read_permission, check_write_permission};
+use crate::links::{LinkedDenials, multiply_linked_metadata};
 use crate::messages;
+use crate::paths::{compile_rules, rule_below};
 
 /// Most parts a compound command may have to be checked part by part.
 pub const MAX_PARTS: usize = 50;
@@ -226,7 +228,7 @@ fn check_path(path_use: PathUse, word: &Word, cwds: &Cwds, ctx: &ToolUseContext,
     }
     let mut verdict = Verdict::Allow("inside the allowed paths".into());
     for cwd in &cwds.0 {
-        if path_use == PathUse::Remove && dangerous_removal(word, cwd, ctx) {
+        if path_use.removes() && dangerous_removal(word, cwd, ctx) {
             return Verdict::Ask {
                 message: messages::dangerous_removal(command, &word.value),
                 reason: PermissionDecisionReason::SafetyCheck {
@@ -238,21 +240,183 @@ fn check_path(path_use: PathUse, word: &Word, cwds: &Cwds, ctx: &ToolUseContext,
         }
         let resolved = if word.glob { expand_glob(word, cwd, ctx) } else { resolve(word, cwd, ctx) };
         let Some(spellings) = resolved else {
-            return verdict.worse(Verdict::needs(messages::unknown_path(command, &word.raw)));
+            let family = if path_use.writes() { EDIT_RULES } else { READ_RULES };
+            return verdict.worse(unseen_verdict(family, messages::unknown_path(command, &word.raw), ctx));
         };
         for path in spellings {
-            verdict = verdict.worse(check_one_path(path_use, &path, ctx, subject));
+            verdict = verdict.worse(check_one_path(path_use, &path, ctx, subject, 0));
         }
     }
     verdict
 }
 
-fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject: Subject<'_>) -> Verdict {
-    let result = match path_use {
-        PathUse::Read => check_read_permission(path, ctx),
-        PathUse::Write | PathUse::Remove => check_write_permission(path, ctx),
-    };
-    Verdict::for_path(result, path, path_use != PathUse::Read, subject.tool_name, subject.command)
+/// Most folder entries looked at to check the links inside a folder a command reads
+/// recursively.
+pub const MAX_TREE_ENTRIES: usize = 20_000;
+
+/// How deep symbolic links out of a folder read recursively are followed to check their
+/// targets.
+const MAX_LINK_DEPTH: usize = 3;
+
+fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject: Subject<'_>, depth: usize) -> Verdict {
+    let result =
+        if path_use.writes() { check_write_permission(path, ctx) } else { check_read_permission(path, ctx) };
+    let verdict = Verdict::for_path(result, path, path_use.writes(), subject.tool_name, subject.command);
+    if matches!(verdict, Verdict::Deny { .. }) {
+        return verdict;
+    }
+    match path_use {
+        PathUse::ReadTree { follow_links } => verdict.worse(read_tree(path, follow_links, ctx, subject, depth)),
+        PathUse::WriteTree | PathUse::RemoveTree => verdict.worse(write_tree(path, ctx, subject)),
+        PathUse::Read | PathUse::Write | PathUse::Remove => verdict,
+    }
+}
+
+/// A question that survives bypass mode, because a deny (or ask) rule may stand behind it.
+fn guarded(message: String, reason: String, path: Option<&Path>) -> Verdict {
+    Verdict::Ask {
+        message,
+        reason: PermissionDecisionReason::SafetyCheck { reason, classifier_approvable: false },
+        blocked_path: path.map(|path| path.display().to_string()),
+    }
+}
+
+/// What cannot be checked before the command runs — a path known only then, names from the
+/// command's input: a question, one that survives bypass mode when `family(…)` deny or ask
+/// rules exist (any of them could be what the command reaches).
+fn unseen_verdict(family: &str, message: String, ctx: &ToolUseContext) -> Verdict {
+    let rules = [PermissionBehavior::Deny, PermissionBehavior::Ask]
+        .into_iter()
+        .find_map(|behavior| ctx.permission_context.content_rules(family, behavior).next());
+    match rules {
+        Some(rule) => {
+            let reason = format!("the paths cannot be checked against {}", rule.rule_value);
+            guarded(message, reason, None)
+        }
+        None => Verdict::needs(message),
+    }
+}
+
+/// A folder read recursively: no `Read(…)` deny or ask rule may match anything below it, no
+/// file inside may be another hard link to a denied file, and — for a command that follows
+/// links — the targets of the symbolic links leading out of it pass the same checks.
+fn read_tree(dir: &Path, follow_links: bool, ctx: &ToolUseContext, subject: Subject<'_>, depth: usize) -> Verdict {
+    let command = subject.command;
+    if let Some(rule) = rule_below(READ_RULES, dir, ctx) {
+        let shown = rule.rule_value.to_string();
+        return guarded(
+            messages::reads_below_rule(command, dir, &shown),
+            format!("{} is read recursively and {shown} covers files below it", dir.display()),
+            Some(dir),
+        );
+    }
+    let Ok(metadata) = std::fs::metadata(dir) else { return Verdict::Allow("nothing there yet".into()) };
+    if !metadata.is_dir() {
+        return Verdict::Allow("a file".into());
+    }
+    let deny = compile_rules(READ_RULES, PermissionBehavior::Deny, ctx);
+    let denials = (!deny.is_empty()).then(|| LinkedDenials::collect(&deny));
+    if denials.as_ref().is_some_and(|denials| !denials.is_complete()) {
+        return guarded(
+            messages::reads_below_rule(command, dir, "a deny rule"),
+            messages::unknown_links(dir),
+            Some(dir),
+        );
+    }
+    let hard_links = denials.as_ref().filter(|denials| !denials.is_empty());
+    if hard_links.is_none() && !follow_links {
+        return Verdict::Allow("nothing below it is denied".into());
+    }
+    if depth > MAX_LINK_DEPTH {
+        return unseen_verdict(READ_RULES, messages::tree_too_large(command, dir), ctx);
+    }
+    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut targets: Vec<PathBuf> = Vec::new();
+    let mut budget = MAX_TREE_ENTRIES;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                return unseen_verdict(READ_RULES, messages::tree_too_large(command, dir), ctx);
+            }
+            budget -= 1;
+            let Ok(metadata) = entry.metadata() else { continue };
+            let path = entry.path();
+            if metadata.is_dir() {
+                stack.push(path);
+            } else if metadata.file_type().is_symlink() {
+                if follow_links
+                    && let Ok(target) = std::fs::canonicalize(&path)
+                    && !target.starts_with(&real)
+                    && !targets.contains(&target)
+                {
+                    targets.push(target);
+                }
+            } else if let (Some(denials), Some(id)) = (hard_links, multiply_linked_metadata(&metadata))
+                && let Some(rule) = denials.rule_for(id)
+            {
+                return Verdict::Deny {
+                    message: messages::command_path_denied(subject.tool_name, command, &path),
+                    reason: PermissionDecisionReason::Rule { rule: rule.clone() },
+                };
+            }
+        }
+    }
+    let mut verdict = Verdict::Allow("nothing below it is denied".into());
+    for target in targets {
+        verdict = verdict.worse(check_one_path(PathUse::ReadTree { follow_links }, &target, ctx, subject, depth + 1));
+    }
+    verdict
+}
+
+/// A folder changed or removed with everything in it: no `Edit(…)` deny or ask rule may match
+/// anything below it.
+fn write_tree(dir: &Path, ctx: &ToolUseContext, subject: Subject<'_>) -> Verdict {
+    match rule_below(EDIT_RULES, dir, ctx) {
+        Some(rule) => {
+            let shown = rule.rule_value.to_string();
+            guarded(
+                messages::changes_below_rule(subject.command, dir, &shown),
+                format!("{} is changed recursively and {shown} covers files below it", dir.display()),
+                Some(dir),
+            )
+        }
+        None => Verdict::Allow("nothing below it is protected".into()),
+    }
+}
+
+/// The first folder from `dir` upwards that holds a `.git` (folder or file): the repository
+/// git finds from there.
+fn repository_root(dir: &Path) -> Option<PathBuf> {
+    let mut current = Some(dir);
+    while let Some(folder) = current {
+        if std::fs::symlink_metadata(folder.join(".git")).is_ok() {
+            return Some(folder.to_path_buf());
+        }
+        current = folder.parent();
+    }
+    None
+}
+
+/// A git command that prints repository content (see `Analysis::repo_content`): no `Read(…)`
+/// deny or ask rule may match anything in the repository.
+fn repository_content(part: &SimpleCommand, analysis: &Analysis, cwds: &Cwds, ctx: &ToolUseContext, command: &str) -> Verdict {
+    if analysis.repo_elsewhere || !part.assignments.is_empty() {
+        return unseen_verdict(READ_RULES, messages::repository_elsewhere(command), ctx);
+    }
+    for cwd in &cwds.0 {
+        let Some(root) = repository_root(cwd) else { continue };
+        if let Some(rule) = rule_below(READ_RULES, &root, ctx) {
+            let shown = rule.rule_value.to_string();
+            return guarded(
+                messages::repository_content(command, &root, &shown),
+                format!("git prints files of {} and {shown} covers files in it", root.display()),
+                Some(&root),
+            );
+        }
+    }
+    Verdict::Allow("no rule covers the repository".into())
 }
 
 /// The command being checked and the tool it was given to, for the messages of path verdicts.
@@ -285,6 +449,15 @@ fn path_constraints(
     }
     for path in &analysis.paths {
         verdict = verdict.worse(check_path(path.path_use, &path.word, cwds, ctx, subject));
+    }
+    if analysis.unseen_reads {
+        verdict = verdict.worse(unseen_verdict(READ_RULES, messages::unseen_paths(command), ctx));
+    }
+    if analysis.unseen_writes {
+        verdict = verdict.worse(unseen_verdict(EDIT_RULES, messages::unseen_paths(command), ctx));
+    }
+    if analysis.repo_content {
+        verdict = verdict.worse(repository_content(part, analysis, cwds, ctx, command));
     }
     verdict
 }

@@ -10,6 +10,7 @@
 //! | `-e:` | a flag whose value is never a path (a script, a pattern) |
 //! | `--color?` | a long flag whose value may only be attached (`--color=auto`) |
 //! | `-f@` | the value is a file the command reads |
+//! | `--files0-from&` | the value is a file *listing* the files the command reads (their names are unseen here) |
 //! | `-o!` | the value is a file the command writes (never read-only) |
 //! | `-exec^` / `--pre^=` | a flag that writes or runs something (never read-only) |
 //! | `#` | `-5` style numeric flags |
@@ -27,10 +28,33 @@ use super::rules::{Unwrap, find_exec_commands, layers};
 pub(crate) enum PathUse {
     /// Reads it (or lists it, or enters it).
     Read,
+    /// Reads the files of a folder recursively, their contents (`grep -r`, `cp -r`, `tar c`):
+    /// a deny rule for anything below it matters, and with `follow_links` so do the targets of
+    /// the symbolic links inside.
+    ReadTree {
+        /// The command follows symbolic links met inside the folder (`grep -R`, `rg -L`).
+        follow_links: bool,
+    },
     /// Creates, changes or overwrites it.
     Write,
     /// Removes it (`rm`, `rmdir`): a write, and some targets are always dangerous.
     Remove,
+    /// Changes a folder and everything in it (`chmod -R`, extracting an archive into it).
+    WriteTree,
+    /// Removes a folder with everything in it (`rm -r`).
+    RemoveTree,
+}
+
+impl PathUse {
+    /// Whether the command changes the path (rather than reading it).
+    pub(crate) fn writes(self) -> bool {
+        matches!(self, Self::Write | Self::Remove | Self::WriteTree | Self::RemoveTree)
+    }
+
+    /// Whether the command removes the path.
+    pub(crate) fn removes(self) -> bool {
+        matches!(self, Self::Remove | Self::RemoveTree)
+    }
 }
 
 /// One path argument of a command.
@@ -52,6 +76,18 @@ pub(crate) struct Analysis {
     pub paths: Vec<PathArg>,
     /// Some of its paths cannot be seen (`xargs rm` takes them from its input).
     pub hidden_paths: bool,
+    /// It reads files whose names are not on its command line: names from its input (`xargs
+    /// cat`) or from a list file (`sort --files0-from=list`).
+    pub unseen_reads: bool,
+    /// It changes files whose names are not on its command line (`xargs rm`).
+    pub unseen_writes: bool,
+    /// git: it prints repository content not limited to the paths it names (`git show`,
+    /// `git log -p`, `git grep`, `git cat-file -p`, `git archive`): any file in the repository,
+    /// any version of it, can come out.
+    pub repo_content: bool,
+    /// git: the repository is not found from the working directory (`-C`, `--git-dir`,
+    /// `--work-tree`).
+    pub repo_elsewhere: bool,
     /// It deletes or overwrites data, or cannot be undone.
     pub destructive: bool,
     /// `sed` only: every script prints, deletes lines or substitutes without running or writing
@@ -67,6 +103,8 @@ enum Kind {
     Data,
     Value,
     ReadPath,
+    /// A file listing the files the command reads.
+    ListPath,
     Forbidden,
     ForbiddenValue,
     WritePath,
@@ -74,7 +112,10 @@ enum Kind {
 
 impl Kind {
     fn takes_value(self) -> bool {
-        matches!(self, Self::Data | Self::Value | Self::ReadPath | Self::WritePath | Self::ForbiddenValue)
+        matches!(
+            self,
+            Self::Data | Self::Value | Self::ReadPath | Self::ListPath | Self::WritePath | Self::ForbiddenValue
+        )
     }
 
     fn forbidden(self) -> bool {
@@ -95,6 +136,8 @@ fn parse_token(token: &str) -> (&str, Kind) {
         (name, Kind::Optional)
     } else if let Some(name) = token.strip_suffix('@') {
         (name, Kind::ReadPath)
+    } else if let Some(name) = token.strip_suffix('&') {
+        (name, Kind::ListPath)
     } else if let Some(name) = token.strip_suffix('!') {
         (name, Kind::WritePath)
     } else {
@@ -145,6 +188,33 @@ impl Scan<'_> {
 
     fn forbidden(&self) -> bool {
         self.flags.iter().any(|flag| flag.kind.forbidden())
+    }
+
+    /// Whether one of `names` was given; a long name also in any abbreviation of three letters
+    /// or more (`--recur` for `--recursive`), as GNU `getopt_long` accepts.
+    fn has_any(&self, names: &[&str]) -> bool {
+        self.flags.iter().any(|flag| {
+            names.iter().any(|name| {
+                flag.name == *name
+                    || (name.starts_with("--") && flag.name.starts_with("--") && flag.name.len() > 4 && name.starts_with(flag.name.as_str()))
+            })
+        })
+    }
+
+    /// The values given to one of `names` (long names also abbreviated, as in [`Self::has_any`]).
+    fn values_any<'a>(&'a self, names: &'a [&'a str]) -> impl Iterator<Item = &'a Word> + 'a {
+        self.flags
+            .iter()
+            .filter(move |flag| {
+                names.iter().any(|name| {
+                    flag.name == *name
+                        || (name.starts_with("--")
+                            && flag.name.starts_with("--")
+                            && flag.name.len() > 4
+                            && name.starts_with(flag.name.as_str()))
+                })
+            })
+            .filter_map(|flag| flag.value.as_ref())
     }
 
     /// Nothing unknown, nothing forbidden, nothing that may expand into a flag.
@@ -246,6 +316,10 @@ fn flag_paths(analysis: &mut Analysis, scan: &Scan<'_>) {
         let Some(value) = &flag.value else { continue };
         let path_use = match flag.kind {
             Kind::ReadPath => PathUse::Read,
+            Kind::ListPath => {
+                analysis.unseen_reads = true;
+                PathUse::Read
+            }
             Kind::WritePath => PathUse::Write,
             Kind::Data => continue,
             _ if looks_like_outside_path(value) => PathUse::Read,
@@ -328,7 +402,7 @@ const DIFF: &str = "-C= -U= -W= -I= -x= -X@ -S= -F= -D= --context? --unified? --
     --unchanged-line-format= --old-group-format= --new-group-format= --changed-group-format= \
     --unchanged-group-format= --ifdef= #";
 const SORT: &str = "-k= -t= -S= -T= --key= --field-separator= --buffer-size= --temporary-directory= --parallel= \
-    --batch-size= --files0-from@ --random-source@ --sort= -o! --output! --compress-program^=";
+    --batch-size= --files0-from& --random-source@ --sort= -o! --output! --compress-program^=";
 
 /// The table of commands with plain flag and operand rules.
 fn table(name: &str) -> Option<Spec> {
@@ -371,8 +445,9 @@ fn table(name: &str) -> Option<Spec> {
                 "comm" => "--output-delimiter=",
                 "cmp" => "-i= -n= --ignore-initial= --bytes=",
                 "base64" => "-w= --wrap=",
+                "wc" => "--files0-from&",
                 "du" => {
-                    "-B= -d= -t= --block-size= --max-depth= --threshold= --exclude= -X@ --exclude-from@ --files0-from@ --time? --time-style="
+                    "-B= -d= -t= --block-size= --max-depth= --threshold= --exclude= -X@ --exclude-from@ --files0-from& --time? --time-style="
                 }
                 "df" => "-B= -t= -x= --block-size= --type= --exclude-type= --output?",
                 "column" => {
@@ -401,7 +476,7 @@ fn table(name: &str) -> Option<Spec> {
             Paths(Read),
         ),
         "file" => read(
-            "-m@ -f@ -F= -P= -e= --magic-file@ --files-from@ --separator= --exclude= --parameter= -C^ --compile^",
+            "-m@ -f& -F= -P= -e= --magic-file@ --files-from& --separator= --exclude= --parameter= -C^ --compile^",
             false,
             Paths(Read),
         ),
@@ -514,7 +589,7 @@ fn apply_table(spec: Spec, args: &[Word], analysis: &mut Analysis) {
             }
         }
     }
-    analysis.read_only = read_only;
+    analysis.read_only = read_only && !analysis.unseen_reads;
     analysis.destructive = match spec.destroys {
         Destroys::Never => false,
         Destroys::Always => true,
@@ -535,6 +610,36 @@ pub(crate) fn analyze(words: &[Word]) -> Analysis {
     match base {
         "git" => git(args, &mut analysis),
         "find" => find(args, &mut analysis),
+        "grep" | "egrep" | "fgrep" | "rgrep" => grep(base, args, &mut analysis),
+        "rg" => rg(args, &mut analysis),
+        "diff" => {
+            if let Some(spec) = table("diff") {
+                apply_table(spec, args, &mut analysis);
+            }
+            // Folders are compared file by file (recursively with `-r`), links followed unless
+            // `--no-dereference`.
+            let follow_links = !scan(args, DIFF, true).has_any(&["--no-dereference"]);
+            retag(&mut analysis, PathUse::Read, PathUse::ReadTree { follow_links }, |_| true);
+        }
+        "cp" | "mv" | "ln" | "link" | "rm" | "chmod" | "chown" | "chgrp" => {
+            if let Some(spec) = table(base) {
+                apply_table(spec, args, &mut analysis);
+                recursive_writer(base, spec, args, &mut analysis);
+            }
+        }
+        "tar" | "bsdtar" | "gtar" => tar(args, &mut analysis),
+        "zip" => zip(args, &mut analysis),
+        "rsync" | "scp" => copier(base, args, &mut analysis),
+        "ag" | "ack" | "ack-grep" | "pt" | "ugrep" | "ug" | "rga" | "sift" => searcher(base, args, &mut analysis),
+        "zgrep" | "zegrep" | "zfgrep" | "bzgrep" | "xzgrep" | "zstdgrep" => {
+            let scan = scan(args, GREP, true);
+            let skip = usize::from(!scan.has(&["-e", "-f", "--regexp", "--file"]));
+            flag_paths(&mut analysis, &scan);
+            push_paths(&mut analysis, scan.operands.iter().skip(skip).copied(), PathUse::Read);
+        }
+        "source" | "." => push_paths(&mut analysis, args.iter().find(|w| !w.value.starts_with('-')), PathUse::Read),
+        _ if INTERPRETERS.iter().any(|(name, _)| *name == base) => interpreter(base, args, &mut analysis),
+        _ if FILE_READERS.contains(&base) => file_reader(base, args, &mut analysis),
         "sed" | "gsed" => sed(args, &mut analysis),
         "xargs" => xargs(args, &mut analysis),
         "jq" => jq(args, &mut analysis),
@@ -565,10 +670,6 @@ pub(crate) fn analyze(words: &[Word]) -> Analysis {
             analysis.destructive = args.iter().any(|w| w.value == "destroy" || w.value == "-destroy")
         }
         "dd" => dd(args, &mut analysis),
-        "rsync" => {
-            analysis.destructive =
-                args.iter().any(|w| w.value.starts_with("--delete") || w.value.starts_with("--remove"))
-        }
         "crontab" => analysis.destructive = args.iter().any(|w| w.value == "-r"),
         "pyright" => {
             let scan = scan(
@@ -590,6 +691,355 @@ pub(crate) fn analyze(words: &[Word]) -> Analysis {
     let expands = args.iter().any(|w| w.variable || w.glob || w.dynamic);
     analysis.read_only &= bare && !expands;
     analysis
+}
+
+/// Changes the use of the paths `analysis` found with use `from` whose word `pick` selects.
+fn retag(analysis: &mut Analysis, from: PathUse, to: PathUse, pick: impl Fn(&Word) -> bool) {
+    for path in &mut analysis.paths {
+        if path.path_use == from && pick(&path.word) {
+            path.path_use = to;
+        }
+    }
+}
+
+/// `grep`: with `-r` / `-R` / `-d recurse` (or as `rgrep`) the operands after the pattern are
+/// folders read recursively — the working directory when none is given — and `-R` follows
+/// the links inside.
+fn grep(name: &str, args: &[Word], analysis: &mut Analysis) {
+    let Some(spec) = table("grep") else { return };
+    apply_table(spec, args, analysis);
+    let scan = scan(args, GREP, true);
+    let follow_links = scan.has(&["-R"]) || scan.has_any(&["--dereference-recursive"]);
+    let recursive = name == "rgrep"
+        || follow_links
+        || scan.has(&["-r"])
+        || scan.has_any(&["--recursive"])
+        || scan.values_any(&["-d", "--directories"]).any(|value| value.value == "recurse" || !value.is_literal());
+    if !recursive {
+        return;
+    }
+    let skip = usize::from(!scan.has(&["-e", "-f", "--regexp", "--file"]));
+    recursive_operands(analysis, &scan.operands[skip.min(scan.operands.len())..], follow_links);
+}
+
+/// Marks `operands` (already pushed as plain reads) as folders read recursively, or adds the
+/// working directory when there are none (what `grep -r`, `rg` and friends search then).
+fn recursive_operands(analysis: &mut Analysis, operands: &[&Word], follow_links: bool) {
+    if operands.is_empty() {
+        let here = Word { raw: ".".into(), value: ".".into(), ..Word::default() };
+        analysis.paths.push(PathArg { path_use: PathUse::ReadTree { follow_links }, word: here });
+        return;
+    }
+    retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links }, |word| operands.contains(&word));
+}
+
+/// `rg`: every folder it is given (the working directory when none) is searched recursively;
+/// `-L` follows links. `--files` only lists names.
+fn rg(args: &[Word], analysis: &mut Analysis) {
+    let Some(spec) = table("rg") else { return };
+    apply_table(spec, args, analysis);
+    let scan = scan(args, RG, true);
+    if scan.has_any(&["--files", "--type-list"]) {
+        return;
+    }
+    let follow_links = scan.has(&["-L"]) || scan.has_any(&["--follow"]);
+    let skip = usize::from(!scan.has(&["-e", "-f", "--regexp", "--file"]));
+    recursive_operands(analysis, &scan.operands[skip.min(scan.operands.len())..], follow_links);
+}
+
+/// `cp -r`, `mv`, `ln`, `rm -r`, `chmod -R` …: what the table says, plus the recursion. A
+/// recursive copy reads its sources' trees; a move takes its sources (and, for a folder,
+/// everything in it) away from the rules that named them, and a link gives them another
+/// name, so their sources are reads too; `rm -r` removes whole trees, `chmod -R` changes them.
+fn recursive_writer(name: &str, spec: Spec, args: &[Word], analysis: &mut Analysis) {
+    let scan = scan(args, spec.flags, true);
+    let sources: Vec<&Word> = if scan.has(&["-t"]) || scan.has_any(&["--target-directory"]) || scan.operands.len() < 2
+    {
+        scan.operands.clone()
+    } else {
+        scan.operands[..scan.operands.len() - 1].to_vec()
+    };
+    match name {
+        "cp" => {
+            let recursive = scan.has(&["-r", "-R", "-a"]) || scan.has_any(&["--recursive", "--archive"]);
+            let follow_links = scan.has(&["-L"]) || scan.has_any(&["--dereference"]);
+            if recursive {
+                retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links }, |word| sources.contains(&word));
+            }
+        }
+        "mv" => push_paths(analysis, sources, PathUse::ReadTree { follow_links: false }),
+        "ln" | "link" => push_paths(analysis, sources, PathUse::Read),
+        "rm" => {
+            if scan.has(&["-r", "-R"]) || scan.has_any(&["--recursive"]) {
+                retag(analysis, PathUse::Remove, PathUse::RemoveTree, |_| true);
+            }
+        }
+        _ => {
+            if scan.has(&["-R"]) || scan.has_any(&["--recursive"]) {
+                retag(analysis, PathUse::Write, PathUse::WriteTree, |_| true);
+            }
+        }
+    }
+}
+
+/// `tar`: in create, append and update modes the operands are read recursively (`-h` follows
+/// links) and the `-f` archive is written; extraction writes into the working directory (or
+/// `-C DIR`) and reads the archive; listing reads the archive. Names from `-T` lists, or
+/// operands relative to a `-C` folder, are not seen here. Never read-only.
+fn tar(args: &[Word], analysis: &mut Analysis) {
+    #[derive(PartialEq)]
+    enum Mode {
+        Unknown,
+        Create,
+        Extract,
+        List,
+    }
+    let mut mode = Mode::Unknown;
+    let mut follow_links = false;
+    let mut archive: Option<Word> = None;
+    let mut directory: Option<Word> = None;
+    let mut operands: Vec<&Word> = Vec::new();
+    let mut iter = args.iter().enumerate().peekable();
+    let mode_of = |c: char| match c {
+        'c' | 'r' | 'u' | 'A' => Some(Mode::Create),
+        'x' => Some(Mode::Extract),
+        't' | 'd' => Some(Mode::List),
+        _ => None,
+    };
+    while let Some((index, word)) = iter.next() {
+        let value = word.value.as_str();
+        if word.variable || word.dynamic {
+            analysis.unseen_reads = true;
+        }
+        // Short letters: a first word without a dash is a bundle too (`tar czf out.tgz dir`).
+        let bundle = if let Some(rest) = value.strip_prefix('-').filter(|rest| !rest.starts_with('-') && !rest.is_empty())
+        {
+            Some(rest)
+        } else if index == 0 && !value.starts_with('-') {
+            Some(value)
+        } else {
+            None
+        };
+        if let Some(letters) = bundle {
+            for (at, c) in letters.char_indices() {
+                if let Some(m) = mode_of(c) {
+                    mode = m;
+                }
+                match c {
+                    'h' => follow_links = true,
+                    'f' | 'C' | 'T' | 'X' | 'I' | 'N' | 'K' | 'L' | 'V' | 'b' | 'g' | 'H' => {
+                        let attached = &letters[at + c.len_utf8()..];
+                        let taken = if attached.is_empty() || index == 0 {
+                            iter.next().map(|(_, w)| w.clone())
+                        } else {
+                            Some(piece(word, attached))
+                        };
+                        match c {
+                            'f' => archive = taken,
+                            'C' => directory = taken,
+                            'T' => analysis.unseen_reads = true,
+                            'X' => push_paths(analysis, taken.as_ref(), PathUse::Read),
+                            'I' => analysis.unseen_writes = true,
+                            _ => {}
+                        }
+                        if !(attached.is_empty() || index == 0) {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        if let Some(long) = value.strip_prefix("--") {
+            let (name, attached) = long.split_once('=').map_or((long, None), |(n, v)| (n, Some(v)));
+            let takes = |full: &str| name.len() >= 3 && full.starts_with(name);
+            let mut value_of = || attached.map(|a| piece(word, a)).or_else(|| iter.next().map(|(_, w)| w.clone()));
+            if takes("create") || takes("append") || takes("update") || takes("concatenate") || takes("catenate") {
+                mode = Mode::Create;
+            } else if takes("extract") || takes("get") {
+                mode = Mode::Extract;
+            } else if takes("list") || takes("diff") || takes("compare") {
+                mode = Mode::List;
+            } else if takes("dereference") {
+                follow_links = true;
+            } else if takes("file") {
+                archive = value_of();
+            } else if takes("directory") {
+                directory = value_of();
+            } else if takes("files-from") {
+                analysis.unseen_reads = true;
+                let _ = value_of();
+            } else if takes("exclude-from") {
+                let file = value_of();
+                push_paths(analysis, file.as_ref(), PathUse::Read);
+            } else if takes("to-command") || takes("use-compress-program") || takes("checkpoint-action")
+                || takes("info-script") || takes("new-volume-script") || takes("rsh-command")
+            {
+                // Runs a program: nothing it does is seen here.
+                analysis.unseen_reads = true;
+                analysis.unseen_writes = true;
+            }
+            continue;
+        }
+        operands.push(word);
+    }
+    let archive_file = archive.filter(|file| file.value != "-");
+    match mode {
+        Mode::Create => {
+            push_paths(analysis, archive_file.as_ref(), PathUse::Write);
+            if directory.is_some() {
+                analysis.unseen_reads = true;
+            } else {
+                push_paths(analysis, operands, PathUse::ReadTree { follow_links });
+            }
+        }
+        Mode::Extract => {
+            push_paths(analysis, archive_file.as_ref(), PathUse::Read);
+            let here = Word { raw: ".".into(), value: ".".into(), ..Word::default() };
+            push_paths(analysis, [directory.as_ref().unwrap_or(&here)], PathUse::WriteTree);
+            analysis.destructive = true;
+        }
+        Mode::List => push_paths(analysis, archive_file.as_ref(), PathUse::Read),
+        Mode::Unknown => {
+            analysis.unseen_reads = true;
+            analysis.unseen_writes = true;
+        }
+    }
+}
+
+/// `zip ARCHIVE FILE…`: the archive is written, the files read — recursively with `-r`
+/// (following links unless `-y`); `-@` takes the names from its input.
+fn zip(args: &[Word], analysis: &mut Analysis) {
+    let scan = scan(
+        args,
+        "-r -R -y --symlinks -@ -x= -i= -b= -n= -t= -tt= -P= -O= -Z= -s= -sp= -sb= -U= -I= --recurse-paths --recurse-patterns --out!",
+        true,
+    );
+    flag_paths(analysis, &scan);
+    let recursive = scan.has(&["-r", "-R"]) || scan.has_any(&["--recurse-paths", "--recurse-patterns"]);
+    let follow_links = !(scan.has(&["-y"]) || scan.has_any(&["--symlinks"]));
+    analysis.unseen_reads |= scan.has(&["-@"]);
+    if let Some((archive, files)) = scan.operands.split_first() {
+        push_paths(analysis, [*archive], PathUse::Write);
+        let use_ = if recursive { PathUse::ReadTree { follow_links } } else { PathUse::Read };
+        push_paths(analysis, files.iter().copied(), use_);
+    }
+}
+
+/// Whether an `rsync` / `scp` operand names another machine (`host:path`, `user@host:path`,
+/// `rsync://…`): not a local path.
+fn is_remote(word: &Word) -> bool {
+    let value = word.value.as_str();
+    value.starts_with("rsync://") || value.split_once(':').is_some_and(|(before, _)| !before.contains('/') && !before.is_empty())
+}
+
+/// `rsync` and `scp`: the last operand is written, the others read — recursively for rsync
+/// (whose `-a` is the usual way in) and for `scp -r`; `-L` makes rsync follow links. Remote
+/// operands are not local paths; `--files-from` names are unseen.
+fn copier(name: &str, args: &[Word], analysis: &mut Analysis) {
+    let spec = if name == "rsync" {
+        "-e: --rsh: --exclude= --include= --exclude-from@ --include-from@ --files-from& --filter= -f= --rsync-path:          --chmod= --log-file! --password-file@ --port= --bwlimit= --timeout= --temp-dir= -T= --compare-dest=          --copy-dest= --link-dest= --backup-dir= --suffix= --partial-dir= --max-size= --min-size= --modify-window=          -B= --block-size= --info= --debug= --out-format= --iconv= --chown= --usermap= --groupmap= --address=          --contimeout= --outbuf= --protocol= --checksum-choice= --compress-choice= --skip-compress= --max-delete=          --only-write-batch! --write-batch! --read-batch@ -M: --remote-option:"
+    } else {
+        "-i@ -F@ -P= -l= -o: -c= -J= -S: -D= -X="
+    };
+    let scan = scan(args, spec, true);
+    flag_paths(analysis, &scan);
+    if name == "rsync" {
+        analysis.destructive = args.iter().any(|w| w.value.starts_with("--delete") || w.value.starts_with("--remove"));
+    }
+    let follow_links = name == "rsync" && (scan.has(&["-L"]) || scan.has_any(&["--copy-links"]));
+    let recursive = name == "rsync" || scan.has(&["-r"]);
+    let read = if recursive { PathUse::ReadTree { follow_links } } else { PathUse::Read };
+    match scan.operands.split_last() {
+        Some((target, sources)) if !sources.is_empty() => {
+            push_paths(analysis, sources.iter().copied().filter(|w| !is_remote(w)), read);
+            push_paths(analysis, [*target].into_iter().filter(|w| !is_remote(w)), PathUse::Write);
+        }
+        // One operand: rsync lists it.
+        Some((only, _)) => push_paths(analysis, [*only].into_iter().filter(|w| !is_remote(w)), PathUse::Read),
+        None => {}
+    }
+}
+
+/// Recursive searchers beside grep and rg (`ag`, `ack`, `ugrep` …): the first operand is the
+/// pattern (unless `-e` gives it), the rest are searched recursively — the working directory
+/// when none is given. Flags are not understood, so never read-only.
+fn searcher(name: &str, args: &[Word], analysis: &mut Analysis) {
+    let spec = match name {
+        "ag" | "pt" => "-f --follow -G: --file-search-regex: -g: --ignore= --ignore-dir= -A= -B= -C= -m= --depth=",
+        "ack" | "ack-grep" => "-g: --match: -A= -B= -C= -m= --ignore-dir= --type= --ignore-file=",
+        "rga" => RG,
+        _ => "-e: -f@ -A= -B= -C= -m= -g: -d= -D= --include= --exclude= --exclude-dir= --include-dir=",
+    };
+    let scan = scan(args, spec, true);
+    flag_paths(analysis, &scan);
+    let follow_links = match name {
+        "ag" => scan.has(&["-f"]) || scan.has_any(&["--follow"]),
+        "ack" | "ack-grep" => scan.has_any(&["--follow"]),
+        "ugrep" | "ug" => scan.has(&["-R"]) || scan.has_any(&["--dereference-recursive"]),
+        "rga" => scan.has(&["-L"]) || scan.has_any(&["--follow"]),
+        _ => true,
+    };
+    let skip = usize::from(!scan.has(&["-e", "--regexp", "--match"]));
+    let operands = &scan.operands[skip.min(scan.operands.len())..];
+    push_paths(analysis, operands.iter().copied(), PathUse::Read);
+    recursive_operands(analysis, operands, follow_links);
+}
+
+/// Interpreters that run a script file given as their first operand, and the flags that give
+/// the code on the command line instead (then no file is read).
+const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("bash", &["-c"]),
+    ("sh", &["-c"]),
+    ("zsh", &["-c"]),
+    ("dash", &["-c"]),
+    ("ksh", &["-c"]),
+    ("fish", &["-c", "--command"]),
+    ("python", &["-c", "-m"]),
+    ("python2", &["-c", "-m"]),
+    ("python3", &["-c", "-m"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("deno", &["eval"]),
+    ("bun", &["-e", "--eval"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("php", &["-r"]),
+    ("lua", &["-e"]),
+    ("Rscript", &["-e"]),
+    ("tclsh", &[]),
+];
+
+/// An interpreter reads (and runs) its script file: that file is a read, so a denied file is
+/// not run to print its lines in an error message.
+fn interpreter(name: &str, args: &[Word], analysis: &mut Analysis) {
+    let code_flags = INTERPRETERS.iter().find(|(n, _)| *n == name).map_or(&[][..], |(_, flags)| *flags);
+    if args.iter().any(|w| code_flags.contains(&w.value.as_str()) || (w.value.starts_with("-c") && name.ends_with("sh"))) {
+        return;
+    }
+    push_paths(analysis, args.iter().find(|w| !w.value.starts_with('-')), PathUse::Read);
+}
+
+/// Programs that read (or show, convert, compress) the files they are given, beyond the
+/// read-only table: their operands are checked as reads, so deny rules hold for them even in
+/// bypass mode. Their flags are not understood, so they are never read-only.
+const FILE_READERS: &[&str] = &[
+    "gzip", "gunzip", "zcat", "zless", "zmore", "bzip2", "bunzip2", "bzcat", "bzless", "xz", "unxz", "xzcat", "lzma",
+    "unlzma", "lzcat", "zstd", "unzstd", "zstdcat", "lz4", "lz4cat", "brotli", "base32", "basenc", "less", "more",
+    "most", "bat", "batcat", "view", "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "iconv", "pandoc", "sqlite3",
+    "xmllint", "yq", "mlr", "gpg", "split", "csplit", "look", "join", "shuf", "ptx", "enscript", "a2ps", "lp", "lpr",
+];
+
+fn file_reader(_name: &str, args: &[Word], analysis: &mut Analysis) {
+    for word in args {
+        let value = word.value.as_str();
+        if !value.starts_with('-') {
+            analysis.paths.push(PathArg { path_use: PathUse::Read, word: word.clone() });
+        } else if let Some((_, attached)) = value.split_once('=') {
+            let value = piece(word, attached);
+            analysis.paths.push(PathArg { path_use: PathUse::Read, word: value });
+        }
+    }
 }
 
 fn cd(args: &[Word], analysis: &mut Analysis) {
@@ -762,22 +1212,30 @@ fn find(args: &[Word], analysis: &mut Analysis) {
     ];
     const WRITES_FILE: &[&str] = &["-fprint", "-fprint0", "-fls"];
     let mut index = 0;
+    let mut follow_links = false;
+    let mut runs_commands = false;
     // Leading options.
     while let Some(word) = args.get(index) {
         match word.value.as_str() {
-            "-H" | "-L" | "-P" => index += 1,
+            "-L" => {
+                follow_links = true;
+                index += 1;
+            }
+            "-H" | "-P" => index += 1,
             "-D" | "-O" => index += 2,
             value if value.starts_with("-O") => index += 1,
             _ => break,
         }
     }
     // Starting points.
+    let mut starts: Vec<Word> = Vec::new();
     while let Some(word) = args.get(index) {
         let value = word.value.as_str();
         if value.starts_with('-') || matches!(value, "(" | "!" | ")" | ",") {
             break;
         }
         analysis.paths.push(PathArg { path_use: PathUse::Read, word: word.clone() });
+        starts.push(word.clone());
         index += 1;
     }
     let mut read_only = true;
@@ -805,6 +1263,7 @@ fn find(args: &[Word], analysis: &mut Analysis) {
             analysis.destructive = true;
         } else if matches!(value, "-exec" | "-execdir" | "-ok" | "-okdir") {
             read_only = false;
+            runs_commands = true;
             while args.get(index).is_some_and(|w| !matches!(w.value.as_str(), ";" | "+")) {
                 index += 1;
             }
@@ -818,6 +1277,16 @@ fn find(args: &[Word], analysis: &mut Analysis) {
         analysis.destructive |= inner_analysis.destructive;
         analysis.paths.extend(inner_analysis.paths.into_iter().filter(|p| p.word.value != "{}"));
         analysis.hidden_paths = true;
+    }
+    // A command run on what find finds may read any file below the starting points (`find .
+    // -exec cat {} +`) or change it: the starting points are read (and written) as trees.
+    if runs_commands {
+        if starts.is_empty() {
+            starts.push(Word { raw: ".".into(), value: ".".into(), ..Word::default() });
+            analysis.paths.push(PathArg { path_use: PathUse::ReadTree { follow_links }, word: starts[0].clone() });
+        }
+        retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links }, |word| starts.contains(word));
+        analysis.unseen_writes = true;
     }
     analysis.read_only = read_only;
 }
@@ -963,34 +1432,10 @@ fn skip_substitution(text: &str) -> Option<&str> {
     Some(&rest[flags_end..])
 }
 
-/// Commands that stay read-only whatever flags `xargs` appends from its input.
-const XARGS_SAFE: &[&str] = &[
-    "cat",
-    "head",
-    "wc",
-    "grep",
-    "egrep",
-    "fgrep",
-    "ls",
-    "stat",
-    "basename",
-    "dirname",
-    "echo",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "du",
-    "strings",
-    "nl",
-    "od",
-    "hexdump",
-    "readlink",
-    "realpath",
-    "cut",
-    "tr",
-    "printf",
-];
+/// Commands that stay read-only whatever `xargs` appends from its input: they only print
+/// their arguments and never open a file. A command that reads the files its input names
+/// (`xargs cat`, `xargs grep`) reads paths nobody can check before it runs: never read-only.
+const XARGS_SAFE: &[&str] = &["basename", "dirname", "echo", "printf"];
 
 fn xargs(args: &[Word], analysis: &mut Analysis) {
     let mut words = vec![Word { raw: "xargs".into(), value: "xargs".into(), ..Word::default() }];
@@ -1015,9 +1460,13 @@ fn xargs(args: &[Word], analysis: &mut Analysis) {
             let inner = words.get(start..).unwrap_or_default();
             let inner_analysis = analyze(inner);
             let name = inner.first().map(|w| w.value.as_str()).unwrap_or_default();
-            analysis.read_only = !interactive && XARGS_SAFE.contains(&name) && inner_analysis.read_only;
+            let names_only = XARGS_SAFE.contains(&name) && inner.first().is_some_and(Word::is_literal);
+            analysis.read_only = !interactive && names_only && inner_analysis.read_only;
             analysis.destructive = inner_analysis.destructive;
             analysis.paths = inner_analysis.paths;
+            // What the input names is opened (or changed) by a command that takes files.
+            analysis.unseen_reads = !names_only;
+            analysis.unseen_writes = !names_only;
         }
     }
 }
@@ -1195,6 +1644,7 @@ fn git(args: &[Word], analysis: &mut Analysis) {
                 }
                 index += 1;
                 globals_ok = false;
+                analysis.repo_elsewhere = true;
             }
             "-c" | "--namespace" | "--super-prefix" | "--config-env" | "--exec-path" => {
                 index += usize::from(!value.contains('='));
@@ -1203,6 +1653,7 @@ fn git(args: &[Word], analysis: &mut Analysis) {
             _ => {
                 if let Some(dir) = value.strip_prefix("--git-dir=").or_else(|| value.strip_prefix("--work-tree=")) {
                     analysis.paths.push(PathArg { path_use: PathUse::Read, word: piece(word, dir) });
+                    analysis.repo_elsewhere = true;
                 }
                 globals_ok = false;
             }
@@ -1227,6 +1678,7 @@ fn git(args: &[Word], analysis: &mut Analysis) {
             analysis.paths.push(PathArg { path_use: PathUse::Read, word: piece(word, value) });
         }
     }
+    git_content(sub_name, rest, analysis);
     // Files git writes whatever the subcommand: `--output`, `--output-directory`, and `-o` of
     // `archive` / `format-patch`.
     // git accepts any unambiguous prefix of a long option (`--outp`).
@@ -1273,6 +1725,116 @@ fn git(args: &[Word], analysis: &mut Analysis) {
         _ => {}
     }
     analysis.read_only = read_only;
+}
+
+/// Flags that make a git command print file contents (patches, matching lines, pickaxe
+/// searches, line histories); prefixes where the value is attached (`-U5`, `-Stoken`).
+const GIT_PATCH_FLAGS: &[&str] = &[
+    "-p",
+    "-u",
+    "--patch",
+    "--patch-with-stat",
+    "--patch-with-raw",
+    "--cc",
+    "-c",
+    "--function-context",
+    "-W",
+    "--check",
+    "--remerge-diff",
+    "--binary",
+];
+const GIT_PATCH_PREFIXES: &[&str] =
+    &["-U", "--unified", "--word-diff", "--color-words", "-L", "-G", "-S", "--find-object", "--pickaxe-regex"];
+
+/// Flags that make `git diff` print names and counts only.
+const GIT_SUMMARY_FLAGS: &[&str] = &[
+    "--stat",
+    "--numstat",
+    "--shortstat",
+    "--name-only",
+    "--name-status",
+    "--summary",
+    "--dirstat",
+    "--dirstat-by-file",
+    "--raw",
+    "--quiet",
+    "-s",
+    "--no-patch",
+    "--compact-summary",
+];
+
+fn git_flag_in(word: &Word, exact: &[&str], prefixes: &[&str]) -> bool {
+    let value = word.value.as_str();
+    let name = value.split_once('=').map_or(value, |(name, _)| name);
+    exact.contains(&name) || prefixes.iter().any(|prefix| value.starts_with(prefix) && value.len() > prefix.len())
+        || prefixes.contains(&name)
+}
+
+/// What a git subcommand prints of the repository's files (see [`Analysis::repo_content`]):
+/// `show`, `cat-file` (but `-t`/`-s`/`-e`), `grep`, `archive`, `bundle`, `clone`,
+/// `fast-export`, `format-patch`, `unpack-file`, `checkout-index`, `worktree add`,
+/// `range-diff` and `stash show` always can; `diff` unless it only summarises; `log`,
+/// `whatchanged`, `reflog`, `diff-tree`, `diff-index` and `diff-files` with a patch or pickaxe
+/// flag. `log -p -- paths` (without `--follow`) prints only those paths, checked as trees.
+/// `diff --no-index a b` compares files, not the repository: its operands are read as trees.
+/// `blame`'s operands are the files it prints.
+fn git_content(sub: &str, rest: &[Word], analysis: &mut Analysis) {
+    let flags: Vec<&Word> = rest.iter().take_while(|w| w.value != "--").filter(|w| w.value.starts_with('-')).collect();
+    let patch = flags.iter().any(|w| git_flag_in(w, GIT_PATCH_FLAGS, GIT_PATCH_PREFIXES));
+    let dashes = rest.iter().position(|w| w.value == "--");
+    let operands: Vec<&Word> = rest.iter().filter(|w| !w.value.starts_with('-')).collect();
+    match sub {
+        "show" | "grep" | "archive" | "bundle" | "clone" | "fast-export" | "format-patch" | "unpack-file"
+        | "checkout-index" | "range-diff" | "request-pull" => {
+            analysis.repo_content = true;
+            if sub == "grep" {
+                // It searches the working tree too (untracked files with `--untracked` or
+                // `--no-index`).
+                recursive_operands(analysis, &[], false);
+            }
+        }
+        "cat-file" => {
+            let metadata_only =
+                !flags.is_empty() && flags.iter().all(|w| matches!(w.value.as_str(), "-t" | "-s" | "-e"));
+            analysis.repo_content = !metadata_only;
+        }
+        "stash" => analysis.repo_content = operands.first().is_some_and(|w| w.value == "show"),
+        "worktree" => analysis.repo_content = operands.first().is_some_and(|w| w.value == "add"),
+        "diff" if flags.iter().any(|w| w.value == "--no-index") => {
+            let files: Vec<&Word> = rest.iter().filter(|w| !w.value.starts_with('-') && w.value != "--").collect();
+            for file in files {
+                if !analysis.paths.iter().any(|p| p.word == *file) {
+                    analysis.paths.push(PathArg { path_use: PathUse::Read, word: file.clone() });
+                }
+            }
+            retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links: true }, |_| true);
+        }
+        "diff" => {
+            let summary = flags.iter().any(|w| git_flag_in(w, GIT_SUMMARY_FLAGS, &["--stat", "--dirstat"]));
+            analysis.repo_content = patch || !summary;
+        }
+        "log" | "whatchanged" | "reflog" if patch => {
+            let follows = flags.iter().any(|w| w.value == "--follow");
+            let limited = dashes.is_some_and(|at| at + 1 < rest.len()) && !follows;
+            if limited {
+                let after = dashes.map_or(&[][..], |at| &rest[at + 1..]);
+                let after: Vec<&Word> = after.iter().collect();
+                retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links: false }, |w| after.contains(&w));
+            } else {
+                analysis.repo_content = true;
+            }
+        }
+        "diff-tree" | "diff-index" | "diff-files" => analysis.repo_content = patch,
+        "blame" | "annotate" => {
+            let files: Vec<&Word> = rest.iter().filter(|w| !w.value.starts_with('-') && w.value != "--").collect();
+            for file in files {
+                if !analysis.paths.iter().any(|p| p.word == *file) {
+                    analysis.paths.push(PathArg { path_use: PathUse::Read, word: file.clone() });
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 fn git_destructive(sub: &str, rest: &[Word]) -> bool {
@@ -1343,16 +1905,61 @@ mod tests {
 
     #[test]
     fn path_arguments_by_command() {
-        use PathUse::{Read, Remove, Write};
+        use PathUse::{Read, Remove, RemoveTree, Write, WriteTree};
         let p = |u: PathUse, s: &str| (u, s.to_owned());
+        let tree = |follow_links| PathUse::ReadTree { follow_links };
         assert_eq!(paths("cat a /etc/b"), [p(Read, "a"), p(Read, "/etc/b")]);
         assert_eq!(paths("grep -n foo src lib"), [p(Read, "src"), p(Read, "lib")]);
+        assert!(analysis("xargs cat").unseen_reads);
+        assert!(!analysis("xargs basename").unseen_reads);
+        assert!(analysis("sort --files0-from=l").unseen_reads);
+        assert!(analysis("git show HEAD:secret/a").repo_content);
+        assert!(analysis("git log -p").repo_content);
+        assert!(analysis("git log -Stoken --oneline").repo_content);
+        assert!(!analysis("git log --oneline").repo_content);
+        assert!(!analysis("git status").repo_content);
+        assert!(analysis("git diff").repo_content);
+        assert!(!analysis("git diff --stat").repo_content);
+        assert!(analysis("git diff --stat -p").repo_content);
+        assert!(analysis("git cat-file -p HEAD:x").repo_content);
+        assert!(!analysis("git cat-file -t HEAD").repo_content);
+        assert!(analysis("git stash show").repo_content);
+        assert!(analysis("git grep TOKEN").repo_content);
+        assert!(analysis("git -C /x show").repo_elsewhere);
         assert_eq!(paths("grep -e foo -f /pats src"), [p(Read, "/pats"), p(Read, "src")]);
         assert_eq!(paths("head -n 5 a"), [p(Read, "a")]);
-        assert_eq!(paths("rm -rf build /tmp/x"), [p(Remove, "build"), p(Remove, "/tmp/x")]);
+        assert_eq!(paths("rm -rf build /tmp/x"), [p(RemoveTree, "build"), p(RemoveTree, "/tmp/x")]);
+        assert_eq!(paths("rm build"), [p(Remove, "build")]);
+        assert_eq!(paths("grep -rn foo src lib"), [p(tree(false), "src"), p(tree(false), "lib")]);
+        assert_eq!(paths("grep -R foo"), [p(tree(true), ".")]);
+        assert_eq!(paths("grep --recur foo ."), [p(tree(false), ".")]);
+        assert_eq!(paths("grep -d recurse foo src"), [p(tree(false), "src")]);
+        assert_eq!(paths("rg -L foo src"), [p(tree(true), "src")]);
+        assert_eq!(paths("rg foo"), [p(tree(false), ".")]);
+        assert_eq!(paths("rg --files src"), [p(Read, "src")]);
+        assert_eq!(paths("cp -r src out"), [p(tree(false), "src"), p(Write, "out")]);
+        assert_eq!(paths("mv a b"), [p(Write, "a"), p(Write, "b"), p(tree(false), "a")]);
+        assert_eq!(paths("ln a b"), [p(Write, "a"), p(Write, "b"), p(Read, "a")]);
+        assert_eq!(paths("chmod -R 700 dir"), [p(WriteTree, "dir")]);
+        assert_eq!(paths("diff -r a b"), [p(tree(true), "a"), p(tree(true), "b")]);
+        assert_eq!(paths("tar czf out.tgz src docs"), [p(Write, "out.tgz"), p(tree(false), "src"), p(tree(false), "docs")]);
+        assert_eq!(paths("tar -chf - src"), [p(tree(true), "src")]);
+        assert_eq!(paths("tar xf in.tar"), [p(Read, "in.tar"), p(WriteTree, ".")]);
+        assert_eq!(paths("zip -r out.zip src"), [p(Write, "out.zip"), p(tree(true), "src")]);
+        assert_eq!(paths("rsync -a src host:dst"), [p(tree(false), "src")]);
+        assert_eq!(paths("ag TOKEN"), [p(tree(false), ".")]);
+        assert_eq!(paths("ag -f TOKEN src"), [p(tree(true), "src")]);
+        assert_eq!(paths("find . -exec cat {} +"), [p(tree(false), ".")]);
+        assert_eq!(paths("bash script.sh"), [p(Read, "script.sh")]);
+        assert_eq!(paths("python3 -c 'print(1)'"), []);
+        assert_eq!(paths("source env.sh"), [p(Read, "env.sh")]);
+        assert_eq!(paths("gzip -dc a.gz"), [p(Read, "a.gz")]);
+        assert_eq!(paths("git blame secret/a"), [p(Read, "secret/a")]);
+        assert_eq!(paths("git diff --no-index /dev/null secret/a"), [p(tree(true), "/dev/null"), p(tree(true), "secret/a")]);
+        assert_eq!(paths("git log -p -- src"), [p(tree(false), "src")]);
         assert_eq!(paths("cp a b dest"), [p(Read, "a"), p(Read, "b"), p(Write, "dest")]);
         assert_eq!(paths("cp -t dest a b"), [p(Write, "dest"), p(Read, "a"), p(Read, "b")]);
-        assert_eq!(paths("mv a ~/b"), [p(Write, "a"), p(Write, "~/b")]);
+        assert_eq!(paths("mv a ~/b"), [p(Write, "a"), p(Write, "~/b"), p(tree(false), "a")]);
         assert_eq!(paths("sed -i 's/a/b/' f"), [p(Write, "f")]);
         assert_eq!(paths("sed -n 1p f"), [p(Read, "f")]);
         assert_eq!(paths("sort -o out in"), [p(Write, "out"), p(Read, "in")]);
@@ -1361,7 +1968,7 @@ mod tests {
         assert_eq!(paths("find /etc . -name x -newer ref"), [p(Read, "/etc"), p(Read, "."), p(Read, "ref")]);
         assert_eq!(paths("find . -fprint out"), [p(Read, "."), p(Write, "out")]);
         assert_eq!(paths("git -C /elsewhere status"), [p(Read, "/elsewhere")]);
-        assert_eq!(paths("git diff --no-index /etc/passwd x"), [p(Read, "/etc/passwd")]);
+        assert_eq!(paths("git diff --no-index /etc/passwd x"), [p(tree(true), "/etc/passwd"), p(tree(true), "x")]);
         assert_eq!(paths("git log -- src"), [p(Read, "src")]);
         assert_eq!(paths("git log main..feature"), []);
         assert_eq!(paths("dd if=/dev/sda of=disk.img"), [p(Read, "/dev/sda"), p(Write, "disk.img")]);

@@ -404,8 +404,10 @@ fn read_paths_must_be_inside_or_allowed_and_never_denied() {
             ("cat ~/.bashrc", "passthrough"),
             ("cat < /etc/passwd", "passthrough"),
             ("ls ~", "passthrough"),
-            ("ls ~root", "passthrough"),
-            ("cat $FILE", "passthrough"),
+            // A path known only when the command runs could be the denied file: asked even in
+            // bypass mode while a deny rule exists.
+            ("ls ~root", "ask"),
+            ("cat $FILE", "ask"),
             ("git -C /tmp status", "passthrough"),
             ("git diff --no-index /etc/passwd a.txt", "passthrough"),
             ("git log -- ../outside", "passthrough"),
@@ -434,7 +436,7 @@ fn globs_are_expanded_against_the_folder_before_paths_are_checked() {
             ("cat *.txt", "deny"),
             ("cat s*", "deny"),
             ("cat portal/*", "passthrough"),
-            ("cat */*.rs", "passthrough"),
+            ("cat */*.rs", "ask"),
             ("cat /etc/*.conf", "passthrough"),
         ],
     );
@@ -710,8 +712,7 @@ fn read_only_commands() {
         "cd src",
         "cd src && ls",
         "xargs",
-        "find . -name '*.rs' | xargs grep -l main",
-        "find . | xargs wc -l",
+        "find . -name '*.rs' | xargs basename",
         "true",
         "test -f a.txt",
         "[ -d src ]",
@@ -740,6 +741,12 @@ fn read_only_commands() {
 fn not_read_only_commands() {
     for command in [
         "",
+        // Names from the input, or from a list file, are read unseen.
+        "find . -name '*.rs' | xargs grep -l main",
+        "find . | xargs wc -l",
+        "echo secret/a | xargs cat",
+        "sort --files0-from=list",
+        "du --files0-from=-",
         "rm x",
         "touch x",
         "mkdir x",
