@@ -9,7 +9,7 @@ use agent_tools_core::permissions::{
     PermissionUpdate, PermissionUpdateDestination,
 };
 
-use super::commands::{Analysis, PathUse, analyze};
+use super::commands::{Analysis, PathUse, analyze, analyze_command};
 use super::parse::{ParsedCommand, RedirectOp, SimpleCommand, Word, parse_command};
 use super::rules::{SAFE_ENV_VARS, Unwrap, layers, matching_rule, spellings, strip_all_wrappers};
 use super::verdict::{Verdict, asked_by_rule, too_complex};
@@ -259,8 +259,7 @@ pub const MAX_TREE_ENTRIES: usize = 20_000;
 const MAX_LINK_DEPTH: usize = 3;
 
 fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject: Subject<'_>, depth: usize) -> Verdict {
-    let result =
-        if path_use.writes() { check_write_permission(path, ctx) } else { check_read_permission(path, ctx) };
+    let result = if path_use.writes() { check_write_permission(path, ctx) } else { check_read_permission(path, ctx) };
     let verdict = Verdict::for_path(result, path, path_use.writes(), subject.tool_name, subject.command);
     if matches!(verdict, Verdict::Deny { .. }) {
         return verdict;
@@ -285,16 +284,26 @@ fn guarded(message: String, reason: String, path: Option<&Path>) -> Verdict {
 /// command's input: a question, one that survives bypass mode when `family(…)` deny or ask
 /// rules exist (any of them could be what the command reaches).
 fn unseen_verdict(family: &str, message: String, ctx: &ToolUseContext) -> Verdict {
-    let rules = [PermissionBehavior::Deny, PermissionBehavior::Ask]
+    guarding_rule(family, message.clone(), ctx).unwrap_or_else(|| Verdict::needs(message))
+}
+
+/// The question for paths that cannot be checked when `family(…)` deny or ask rules exist
+/// (it survives bypass mode); `None` when there are none.
+fn guarding_rule(family: &str, message: String, ctx: &ToolUseContext) -> Option<Verdict> {
+    let rule = [PermissionBehavior::Deny, PermissionBehavior::Ask]
         .into_iter()
-        .find_map(|behavior| ctx.permission_context.content_rules(family, behavior).next());
-    match rules {
-        Some(rule) => {
-            let reason = format!("the paths cannot be checked against {}", rule.rule_value);
-            guarded(message, reason, None)
-        }
-        None => Verdict::needs(message),
-    }
+        .find_map(|behavior| ctx.permission_context.content_rules(family, behavior).next())?;
+    let reason = format!("the paths cannot be checked against {}", rule.rule_value);
+    Some(guarded(message, reason, None))
+}
+
+/// Files named by the command's input or a list file: a question that survives bypass mode
+/// while `family(…)` deny or ask rules exist. Without such rules nothing here stops the
+/// command — it is not read-only, so it needs approval unless a rule allows it (a
+/// `Bash(npm run:*)` rule covers `xargs npm run build`, as in Claude Code).
+fn unseen_names(family: &str, command: &str, ctx: &ToolUseContext) -> Verdict {
+    guarding_rule(family, messages::unseen_paths(command), ctx)
+        .unwrap_or_else(|| Verdict::Allow("no rule the unseen paths could break".into()))
 }
 
 /// A folder read recursively: no `Read(…)` deny or ask rule may match anything below it, no
@@ -401,7 +410,13 @@ fn repository_root(dir: &Path) -> Option<PathBuf> {
 
 /// A git command that prints repository content (see `Analysis::repo_content`): no `Read(…)`
 /// deny or ask rule may match anything in the repository.
-fn repository_content(part: &SimpleCommand, analysis: &Analysis, cwds: &Cwds, ctx: &ToolUseContext, command: &str) -> Verdict {
+fn repository_content(
+    part: &SimpleCommand,
+    analysis: &Analysis,
+    cwds: &Cwds,
+    ctx: &ToolUseContext,
+    command: &str,
+) -> Verdict {
     if analysis.repo_elsewhere || !part.assignments.is_empty() {
         return unseen_verdict(READ_RULES, messages::repository_elsewhere(command), ctx);
     }
@@ -451,10 +466,10 @@ fn path_constraints(
         verdict = verdict.worse(check_path(path.path_use, &path.word, cwds, ctx, subject));
     }
     if analysis.unseen_reads {
-        verdict = verdict.worse(unseen_verdict(READ_RULES, messages::unseen_paths(command), ctx));
+        verdict = verdict.worse(unseen_names(READ_RULES, command, ctx));
     }
     if analysis.unseen_writes {
-        verdict = verdict.worse(unseen_verdict(EDIT_RULES, messages::unseen_paths(command), ctx));
+        verdict = verdict.worse(unseen_names(EDIT_RULES, command, ctx));
     }
     if analysis.repo_content {
         verdict = verdict.worse(repository_content(part, analysis, cwds, ctx, command));
@@ -626,7 +641,7 @@ fn evaluate(part: &SimpleCommand, cwds: &Cwds, tool_name: &str, command: &str, c
             blocked_path: None,
         };
     }
-    let analysis = analyze(strip_all_wrappers(&part.words));
+    let analysis = analyze_command(&part.words);
     let paths = path_constraints(part, &analysis, cwds, ctx, Subject { tool_name, command });
     if !matches!(paths, Verdict::Allow(_)) {
         return paths;
@@ -837,7 +852,7 @@ pub(crate) fn read_only(command: &str, ctx: Option<&ToolUseContext>) -> bool {
     let Some(ctx) = ctx else { return true };
     let mut cwds = Cwds(vec![ctx.cwd.clone()]);
     for part in &parsed.commands {
-        let analysis = analyze(strip_all_wrappers(&part.words));
+        let analysis = analyze_command(&part.words);
         // Only the verdict counts here, not its message: the tool name is Bash's, whose check this is.
         let subject = Subject { tool_name: "Bash", command };
         if !matches!(path_constraints(part, &analysis, &cwds, ctx, subject), Verdict::Allow(_)) {
@@ -859,6 +874,6 @@ pub(crate) fn destructive(command: &str) -> bool {
             redirect.op == RedirectOp::Write
                 && redirect.target.as_ref().is_none_or(|t| !(t.is_literal() && is_harmless_device(&t.value)))
         });
-        truncates || analyze(strip_all_wrappers(&part.words)).destructive
+        truncates || analyze_command(&part.words).destructive
     })
 }

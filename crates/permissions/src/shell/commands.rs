@@ -23,6 +23,42 @@
 use super::parse::Word;
 use super::rules::{Unwrap, find_exec_commands, layers};
 
+/// Analyses a command after its wrappers (`sudo`, `env`, `timeout`, `xargs` …, see
+/// [`layers`]), adding what the wrappers do to it: `xargs` appends arguments from its input
+/// (files nobody sees here, unless the command only prints names), and `env -C`, `sudo -D` or
+/// `chroot` run it in another folder (its relative paths are not where they seem), as does
+/// `env -S`, which splits a string into a new command line.
+pub(crate) fn analyze_command(words: &[Word]) -> Analysis {
+    let starts = layers(words, Unwrap::Everything);
+    let inner_start = starts.last().copied().unwrap_or(0);
+    let inner = words.get(inner_start..).unwrap_or_default();
+    let mut analysis = analyze(inner);
+    for pair in starts.windows(2) {
+        let layer = words.get(pair[0]..pair[1]).unwrap_or_default();
+        let Some(name) = layer.first().map(|w| w.value.as_str()) else { continue };
+        let has = |flags: &[&str]| {
+            layer.iter().skip(1).any(|w| {
+                flags.iter().any(|f| w.value == *f || (f.starts_with("--") && w.value.starts_with(&format!("{f}="))))
+            })
+        };
+        let elsewhere = match name {
+            "xargs" => {
+                let names_only = XARGS_SAFE.contains(&inner.first().map(|w| w.value.as_str()).unwrap_or_default());
+                !names_only
+            }
+            "env" => has(&["-C", "--chdir", "-S", "--split-string"]),
+            "sudo" | "doas" => has(&["-D", "--chdir"]),
+            "chroot" => true,
+            _ => false,
+        };
+        if elsewhere {
+            analysis.unseen_reads = true;
+            analysis.unseen_writes = true;
+        }
+    }
+    analysis
+}
+
 /// How a command uses a path argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PathUse {
@@ -196,7 +232,10 @@ impl Scan<'_> {
         self.flags.iter().any(|flag| {
             names.iter().any(|name| {
                 flag.name == *name
-                    || (name.starts_with("--") && flag.name.starts_with("--") && flag.name.len() > 4 && name.starts_with(flag.name.as_str()))
+                    || (name.starts_with("--")
+                        && flag.name.starts_with("--")
+                        && flag.name.len() > 4
+                        && name.starts_with(flag.name.as_str()))
             })
         })
     }
@@ -753,8 +792,7 @@ fn rg(args: &[Word], analysis: &mut Analysis) {
 /// name, so their sources are reads too; `rm -r` removes whole trees, `chmod -R` changes them.
 fn recursive_writer(name: &str, spec: Spec, args: &[Word], analysis: &mut Analysis) {
     let scan = scan(args, spec.flags, true);
-    let sources: Vec<&Word> = if scan.has(&["-t"]) || scan.has_any(&["--target-directory"]) || scan.operands.len() < 2
-    {
+    let sources: Vec<&Word> = if scan.has(&["-t"]) || scan.has_any(&["--target-directory"]) || scan.operands.len() < 2 {
         scan.operands.clone()
     } else {
         scan.operands[..scan.operands.len() - 1].to_vec()
@@ -812,14 +850,14 @@ fn tar(args: &[Word], analysis: &mut Analysis) {
             analysis.unseen_reads = true;
         }
         // Short letters: a first word without a dash is a bundle too (`tar czf out.tgz dir`).
-        let bundle = if let Some(rest) = value.strip_prefix('-').filter(|rest| !rest.starts_with('-') && !rest.is_empty())
-        {
-            Some(rest)
-        } else if index == 0 && !value.starts_with('-') {
-            Some(value)
-        } else {
-            None
-        };
+        let bundle =
+            if let Some(rest) = value.strip_prefix('-').filter(|rest| !rest.starts_with('-') && !rest.is_empty()) {
+                Some(rest)
+            } else if index == 0 && !value.starts_with('-') {
+                Some(value)
+            } else {
+                None
+            };
         if let Some(letters) = bundle {
             for (at, c) in letters.char_indices() {
                 if let Some(m) = mode_of(c) {
@@ -873,8 +911,12 @@ fn tar(args: &[Word], analysis: &mut Analysis) {
             } else if takes("exclude-from") {
                 let file = value_of();
                 push_paths(analysis, file.as_ref(), PathUse::Read);
-            } else if takes("to-command") || takes("use-compress-program") || takes("checkpoint-action")
-                || takes("info-script") || takes("new-volume-script") || takes("rsh-command")
+            } else if takes("to-command")
+                || takes("use-compress-program")
+                || takes("checkpoint-action")
+                || takes("info-script")
+                || takes("new-volume-script")
+                || takes("rsh-command")
             {
                 // Runs a program: nothing it does is seen here.
                 analysis.unseen_reads = true;
@@ -931,7 +973,8 @@ fn zip(args: &[Word], analysis: &mut Analysis) {
 /// `rsync://…`): not a local path.
 fn is_remote(word: &Word) -> bool {
     let value = word.value.as_str();
-    value.starts_with("rsync://") || value.split_once(':').is_some_and(|(before, _)| !before.contains('/') && !before.is_empty())
+    value.starts_with("rsync://")
+        || value.split_once(':').is_some_and(|(before, _)| !before.contains('/') && !before.is_empty())
 }
 
 /// `rsync` and `scp`: the last operand is written, the others read — recursively for rsync
@@ -1014,7 +1057,10 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
 /// not run to print its lines in an error message.
 fn interpreter(name: &str, args: &[Word], analysis: &mut Analysis) {
     let code_flags = INTERPRETERS.iter().find(|(n, _)| *n == name).map_or(&[][..], |(_, flags)| *flags);
-    if args.iter().any(|w| code_flags.contains(&w.value.as_str()) || (w.value.starts_with("-c") && name.ends_with("sh"))) {
+    if args
+        .iter()
+        .any(|w| code_flags.contains(&w.value.as_str()) || (w.value.starts_with("-c") && name.ends_with("sh")))
+    {
         return;
     }
     push_paths(analysis, args.iter().find(|w| !w.value.starts_with('-')), PathUse::Read);
@@ -1766,7 +1812,8 @@ const GIT_SUMMARY_FLAGS: &[&str] = &[
 fn git_flag_in(word: &Word, exact: &[&str], prefixes: &[&str]) -> bool {
     let value = word.value.as_str();
     let name = value.split_once('=').map_or(value, |(name, _)| name);
-    exact.contains(&name) || prefixes.iter().any(|prefix| value.starts_with(prefix) && value.len() > prefix.len())
+    exact.contains(&name)
+        || prefixes.iter().any(|prefix| value.starts_with(prefix) && value.len() > prefix.len())
         || prefixes.contains(&name)
 }
 
@@ -1942,7 +1989,10 @@ mod tests {
         assert_eq!(paths("ln a b"), [p(Write, "a"), p(Write, "b"), p(Read, "a")]);
         assert_eq!(paths("chmod -R 700 dir"), [p(WriteTree, "dir")]);
         assert_eq!(paths("diff -r a b"), [p(tree(true), "a"), p(tree(true), "b")]);
-        assert_eq!(paths("tar czf out.tgz src docs"), [p(Write, "out.tgz"), p(tree(false), "src"), p(tree(false), "docs")]);
+        assert_eq!(
+            paths("tar czf out.tgz src docs"),
+            [p(Write, "out.tgz"), p(tree(false), "src"), p(tree(false), "docs")]
+        );
         assert_eq!(paths("tar -chf - src"), [p(tree(true), "src")]);
         assert_eq!(paths("tar xf in.tar"), [p(Read, "in.tar"), p(WriteTree, ".")]);
         assert_eq!(paths("zip -r out.zip src"), [p(Write, "out.zip"), p(tree(true), "src")]);
@@ -1955,7 +2005,10 @@ mod tests {
         assert_eq!(paths("source env.sh"), [p(Read, "env.sh")]);
         assert_eq!(paths("gzip -dc a.gz"), [p(Read, "a.gz")]);
         assert_eq!(paths("git blame secret/a"), [p(Read, "secret/a")]);
-        assert_eq!(paths("git diff --no-index /dev/null secret/a"), [p(tree(true), "/dev/null"), p(tree(true), "secret/a")]);
+        assert_eq!(
+            paths("git diff --no-index /dev/null secret/a"),
+            [p(tree(true), "/dev/null"), p(tree(true), "secret/a")]
+        );
         assert_eq!(paths("git log -p -- src"), [p(tree(false), "src")]);
         assert_eq!(paths("cp a b dest"), [p(Read, "a"), p(Read, "b"), p(Write, "dest")]);
         assert_eq!(paths("cp -t dest a b"), [p(Write, "dest"), p(Read, "a"), p(Read, "b")]);
