@@ -32,6 +32,8 @@ const SETTINGS: &str = r#"{"permissions": {"allow": ["Bash(git status:*)", "Bash
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Expect {
     Refused,
+    /// Refused unless in bypass mode.
+    Asks,
     Runs,
 }
 
@@ -69,6 +71,7 @@ fn rows(proj: &Path) -> Vec<Row> {
         let mut fields = line.splitn(4, ' ');
         let expect = match fields.next() {
             Some("refused") => Expect::Refused,
+            Some("asks") => Expect::Asks,
             Some("runs") => Expect::Runs,
             other => panic!("line {}: unknown expectation {other:?}", index + 1),
         };
@@ -256,12 +259,12 @@ async fn run_rows(
             failures.push(format!("WRITE {what}: the files changed"));
         }
         match row.expect {
-            Expect::Refused if mode == PermissionMode::Default => {
+            Expect::Refused | Expect::Asks if mode == PermissionMode::Default => {
                 if matches!(decision, PermissionDecision::Allow { .. }) {
                     failures.push(format!("ALLOWED {what}: {text}"));
                 }
             }
-            Expect::Refused => {}
+            Expect::Refused | Expect::Asks => {}
             Expect::Runs => {
                 let shown = row.shows.as_deref().unwrap_or_default();
                 if !matches!(decision, PermissionDecision::Allow { .. }) || is_error || !text.contains(shown) {
@@ -317,7 +320,9 @@ async fn no_attempt_reads_the_denied_folder_and_legitimate_reads_still_run() {
 async fn deny_rules_hold_in_accept_edits_and_bypass_modes_too() {
     let mut failures = Vec::new();
     for mode in [PermissionMode::AcceptEdits, PermissionMode::BypassPermissions] {
-        let attempts = |row: &Row| row.expect == Expect::Refused;
+        let attempts = |row: &Row| {
+            row.expect == Expect::Refused || (row.expect == Expect::Asks && mode != PermissionMode::BypassPermissions)
+        };
         let (_, wrong) = run_rows(false, Source::Project, mode, |row| attempts(row) && !is_links_section(row)).await;
         failures.extend(wrong);
         let (_, wrong) = run_rows(true, Source::Project, mode, |row| attempts(row) && is_links_section(row)).await;

@@ -1753,6 +1753,7 @@ fn git(args: &[Word], analysis: &mut Analysis) {
     let operand_values: Vec<&str> = rest.iter().map(|w| w.value.as_str()).filter(|v| !v.starts_with('-')).collect();
     let Some((flags, strict)) = git_subcommand_flags(sub_name, &operand_values) else { return };
     let scan = scan(rest, &flags, true);
+    flag_paths(analysis, &scan);
     let mut read_only = scan.clean(strict);
     match sub_name {
         // A name after `git branch` / `git tag` creates one, unless listing.
@@ -1845,7 +1846,17 @@ fn git_content(sub: &str, rest: &[Word], analysis: &mut Analysis) {
                 !flags.is_empty() && flags.iter().all(|w| matches!(w.value.as_str(), "-t" | "-s" | "-e"));
             analysis.repo_content = !metadata_only;
         }
-        "stash" => analysis.repo_content = operands.first().is_some_and(|w| w.value == "show"),
+        // `stash list` takes log's flags (`-p`); `stash show` may print patches by configuration.
+        "stash" => {
+            analysis.repo_content = operands.first().is_some_and(|w| w.value == "show")
+                || (operands.first().is_some_and(|w| w.value == "list") && patch)
+        }
+        // `-v` shows the staged changes, `-vv` the unstaged ones too.
+        "status" => {
+            analysis.repo_content = flags.iter().any(|w| {
+                w.value == "--verbose" || (w.value.starts_with("-v") && w.value.chars().skip(1).all(|c| c == 'v'))
+            })
+        }
         "worktree" => analysis.repo_content = operands.first().is_some_and(|w| w.value == "add"),
         "diff" if flags.iter().any(|w| w.value == "--no-index") => {
             let files: Vec<&Word> = rest.iter().filter(|w| !w.value.starts_with('-') && w.value != "--").collect();

@@ -820,6 +820,18 @@ impl<'s> Walker<'s> {
             match child.kind() {
                 "command" => self.command(child, Vec::new(), Vec::new(), depth + 1, true),
                 "redirected_statement" => self.redirected(child, depth + 1, true),
+                // `$(< file)` reads the file with no command at all: a redirection of its own.
+                "file_redirect" if node.kind() == "command_substitution" => {
+                    let mut extra = Vec::new();
+                    if let Some(redirect) = self.redirect(child, depth + 1, &mut extra) {
+                        self.push(SimpleCommand {
+                            words: extra,
+                            redirects: vec![redirect],
+                            nested: true,
+                            ..SimpleCommand::default()
+                        });
+                    }
+                }
                 _ => self.extract(child, depth + 1),
             }
         }
