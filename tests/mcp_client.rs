@@ -33,6 +33,8 @@ fn run(cwd: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .env("HOME", cwd.join(".home"))
         .env("XDG_STATE_HOME", cwd.join(".state"))
+        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
+        .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("MCP_TIMEOUT")
         .env_remove("MCP_TOOL_TIMEOUT")
         .env_remove("MAX_MCP_OUTPUT_TOKENS")
@@ -154,13 +156,15 @@ fn failing_and_unsupported_servers_are_reported_and_skipped() {
 }
 
 #[test]
-fn the_project_mcp_json_is_read_unless_settings_or_it_are_turned_off() {
+fn the_project_mcp_json_is_read_in_a_trusted_folder_unless_settings_or_it_are_turned_off() {
     let dir = fixture();
     std::fs::write(dir.path().join(".mcp.json"), config("proj", dir.path())).unwrap();
     let has_proj = |args: &[&str]| names(&stdout(&run(dir.path(), args))).contains(&"mcp__proj__Read".to_owned());
-    assert!(has_proj(&["list"]));
-    assert!(!has_proj(&["--no-settings", "list"]));
-    assert!(!has_proj(&["--strict-mcp-config", "list"]));
+    assert!(!has_proj(&["list"]), "a folder nobody trusted yet starts none of its servers");
+    assert!(!dir.path().join("proj.pid").exists());
+    assert!(has_proj(&["--trust-workspace", "list"]));
+    assert!(!has_proj(&["--trust-workspace", "--no-settings", "list"]));
+    assert!(!has_proj(&["--trust-workspace", "--strict-mcp-config", "list"]));
     // A program started as a server by agent-tools does not read `.mcp.json` (or the project
     // above, whose server is agent-tools in the same folder, would start itself without end).
     let nested = Command::new(BIN)
@@ -168,6 +172,7 @@ fn the_project_mcp_json_is_read_unless_settings_or_it_are_turned_off() {
         .env("AGENT_TOOLS_MCP_DEPTH", "1")
         .arg("--cwd")
         .arg(dir.path())
+        .arg("--trust-workspace")
         .arg("list")
         .output()
         .unwrap();

@@ -6,12 +6,20 @@
 //!   status 1 for an error result);
 //! - `agent-tools run <FILE|->` — runs an assistant turn's `tool_use` blocks and prints the user
 //!   message with the `tool_result` blocks, as JSON;
-//! - `agent-tools serve` — an MCP server over stdio serving the whole pool.
+//! - `agent-tools serve` — an MCP server over stdio serving the whole pool;
+//! - `agent-tools trust [DIR]` — trusts a project folder, so that its own configuration
+//!   applies (workspace trust, below).
 //!
 //! `--mcp-config FILE|JSON` (repeatable) and the project's `.mcp.json` name MCP servers (stdio)
 //! whose tools join the pool as `mcp__<server>__<tool>`; they are started when the session starts
 //! and ended with it (see [`agent_tools_mcp`]). `MCP_TIMEOUT` (ms) bounds a server's start,
 //! `MCP_TOOL_TIMEOUT` (ms) one call, `MAX_MCP_OUTPUT_TOKENS` a result.
+//!
+//! Workspace trust: in a folder nobody trusted yet — no record of ours or of Claude Code's
+//! (`~/.claude.json`) for it or a folder above it — the project's `.mcp.json` servers, its hooks,
+//! allow rules, `defaultMode`, extra directories and skills are left out (its deny and ask rules
+//! always apply), and stderr says so once. A terminal asks on first use; `agent-tools trust`
+//! or `--trust-workspace` (one run) trust without asking.
 //!
 //! `--cwd DIR` sets the working directory. Logs go to stderr (`AGENT_TOOLS_LOG`, e.g. `debug`).
 //! Background tasks a command started (Bash's `run_in_background`) are stopped, with everything
@@ -32,6 +40,7 @@ mod prompt;
 mod questions;
 mod serve;
 mod session;
+mod trust;
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
@@ -89,6 +98,11 @@ pub(crate) struct GlobalOptions {
     /// Use only the `--mcp-config` servers, not the project's `.mcp.json`.
     #[arg(long = "strict-mcp-config", global = true)]
     pub(crate) strict_mcp_config: bool,
+    /// Trust the working directory for this run only, without asking (for scripts and CI): its
+    /// `.mcp.json` servers, hooks, allow rules and skills apply. Use it only on folders you
+    /// trust; `agent-tools trust` remembers a folder instead.
+    #[arg(long = "trust-workspace", global = true)]
+    pub(crate) trust_workspace: bool,
 }
 
 fn parse_mode(text: &str) -> Result<agent_tools_core::PermissionMode, String> {
@@ -124,6 +138,19 @@ enum Command {
     /// Serve the tool pool over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor,
     /// the MCP Inspector …).
     Serve,
+    /// Trust a project folder (default: the current one), so that its own configuration — the
+    /// servers of its `.mcp.json`, its hooks, allow rules and skills — applies. A folder trusted
+    /// in Claude Code is trusted here already.
+    Trust {
+        /// The folder (default: the current directory).
+        dir: Option<PathBuf>,
+        /// List the folders trusted here (not Claude Code's).
+        #[arg(long, conflicts_with = "remove")]
+        list: bool,
+        /// Forget the folder's trust instead.
+        #[arg(long)]
+        remove: bool,
+    },
 }
 
 fn init_logging() {
@@ -208,6 +235,15 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Trust { dir, list, remove } = &cli.command {
+        return match trust::command(dir.as_deref(), *list, *remove) {
+            Ok(code) => code,
+            Err(error) => {
+                report(format_args!("agent-tools: {error:#}"));
+                ExitCode::from(2)
+            }
+        };
+    }
     let result = runtime.block_on(async move {
         let kind = match cli.command {
             Command::Serve => session::Kind::Server,
@@ -223,6 +259,7 @@ pub fn main() -> ExitCode {
                 Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
                 Command::Run { file, stream } => commands::run(&session, &file, stream).await,
                 Command::Serve => serve::serve(session).await,
+                Command::Trust { .. } => Ok(ExitCode::SUCCESS),
             }
         };
         let outcome = tokio::select! {

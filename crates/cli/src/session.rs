@@ -78,10 +78,13 @@ fn claude_config_dir(home: Option<&PathBuf>) -> Option<PathBuf> {
 }
 
 /// Skill's folders of one kind (`skills` or `commands`), highest priority first:
-/// `<config dir>/<kind>` (`~/.claude/<kind>`), then `<project>/.claude/<kind>`.
-fn claude_folders(config_dir: Option<&Path>, project: &Path, kind: &str) -> Vec<PathBuf> {
+/// `<config dir>/<kind>` (`~/.claude/<kind>`), then — in a trusted folder — `<project>/.claude/<kind>`
+/// (a skill's `allowed-tools` become allow rules, so an untrusted project's skills are left out).
+fn claude_folders(config_dir: Option<&Path>, project: &Path, kind: &str, trusted: bool) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = config_dir.map(|dir| dir.join(kind)).into_iter().collect();
-    dirs.push(project.join(".claude").join(kind));
+    if trusted {
+        dirs.push(project.join(".claude").join(kind));
+    }
     dirs
 }
 
@@ -120,16 +123,38 @@ const MCP_DEPTH_VAR: &str = "AGENT_TOOLS_MCP_DEPTH";
 /// end).
 const MAX_MCP_DEPTH: u64 = 8;
 
-/// The MCP servers to start: the project's `.mcp.json` (unless `--no-settings` or
-/// `--strict-mcp-config`), then each `--mcp-config`, later names replacing earlier ones.
-/// A broken `--mcp-config` is an error; a broken `.mcp.json` is reported and skipped.
+/// How deep in a chain of agent-tools programs started as MCP servers this one is (0: started
+/// by the user).
+fn mcp_depth() -> u64 {
+    env_number(MCP_DEPTH_VAR).unwrap_or(0)
+}
+
+/// The servers of the project's `.mcp.json`, unless `--no-settings` or `--strict-mcp-config`
+/// or this program was itself started as an MCP server by agent-tools (a project whose
+/// `.mcp.json` names `agent-tools serve` would otherwise start itself without end). A broken
+/// `.mcp.json` is reported and skipped. Whether they may start is the caller's to decide
+/// (workspace trust, the `…McpjsonServers` settings).
+fn project_mcp_servers(options: &GlobalOptions, cwd: &Path) -> Vec<NamedServer> {
+    let project = cwd.join(".mcp.json");
+    if mcp_depth() > 0 || options.no_settings || options.strict_mcp_config || !project.is_file() {
+        return Vec::new();
+    }
+    match mcp_config::load_config_file(&project) {
+        Ok(servers) => servers,
+        Err(error) => {
+            crate::report(format_args!("agent-tools: {error} (its servers are skipped)"));
+            Vec::new()
+        }
+    }
+}
+
+/// The MCP servers to start: the project's approved ones, then each `--mcp-config`, later
+/// names replacing earlier ones. A broken `--mcp-config` is an error.
 ///
-/// Each server is started with `AGENT_TOOLS_MCP_DEPTH` one more than ours. A program started
-/// that way (depth 1 or more) does not read `.mcp.json`: a project whose `.mcp.json` names
-/// `agent-tools serve` would otherwise start itself without end. Past [`MAX_MCP_DEPTH`] no
-/// server is started at all.
-fn mcp_servers(options: &GlobalOptions, cwd: &Path) -> anyhow::Result<Vec<NamedServer>> {
-    let depth = env_number(MCP_DEPTH_VAR).unwrap_or(0);
+/// Each server is started with `AGENT_TOOLS_MCP_DEPTH` one more than ours. Past
+/// [`MAX_MCP_DEPTH`] no server is started at all.
+fn mcp_servers(options: &GlobalOptions, cwd: &Path, project: Vec<NamedServer>) -> anyhow::Result<Vec<NamedServer>> {
+    let depth = mcp_depth();
     if depth >= MAX_MCP_DEPTH {
         if !options.mcp_config.is_empty() {
             crate::report(format_args!(
@@ -138,14 +163,7 @@ fn mcp_servers(options: &GlobalOptions, cwd: &Path) -> anyhow::Result<Vec<NamedS
         }
         return Ok(Vec::new());
     }
-    let mut sources = Vec::new();
-    let project = cwd.join(".mcp.json");
-    if depth == 0 && !options.no_settings && !options.strict_mcp_config && project.is_file() {
-        match mcp_config::load_config_file(&project) {
-            Ok(servers) => sources.push(servers),
-            Err(error) => crate::report(format_args!("agent-tools: {error} (its servers are skipped)")),
-        }
-    }
+    let mut sources = vec![project];
     for arg in &options.mcp_config {
         sources.push(mcp_config::load_config_arg(arg, cwd)?);
     }
@@ -156,6 +174,77 @@ fn mcp_servers(options: &GlobalOptions, cwd: &Path) -> anyhow::Result<Vec<NamedS
         }
     }
     Ok(servers)
+}
+
+/// Settles workspace trust for the project folder `cwd` (see [`crate::trust`]) and leaves out of
+/// `settings` and `project_servers` what an untrusted folder does not get. Returns whether the
+/// folder is trusted.
+///
+/// Trusted: a record for the folder or one above it (ours or Claude Code's), `--trust-workspace`,
+/// or — in a terminal, for `list`, `call` and `run` — a yes to the question asked when the
+/// folder's configuration would otherwise be left out. Otherwise what was left out is said
+/// once on stderr, with how to trust the folder.
+fn settle_trust(
+    options: &GlobalOptions,
+    kind: Kind,
+    cwd: &Path,
+    home: Option<&Path>,
+    settings: &mut LoadedSettings,
+    project_servers: &mut Vec<NamedServer>,
+) -> bool {
+    if options.no_settings || options.trust_workspace {
+        return true;
+    }
+    let sources = crate::trust::sources(home);
+    if agent_tools_permissions::trust::trusted_by(cwd, &sources).is_some() {
+        return true;
+    }
+    let mut restricted = settings.clone();
+    let gated = crate::trust::Gated {
+        withheld: restricted.restrict_untrusted(),
+        servers: project_servers.iter().map(|server| server.name.clone()).collect(),
+        skills: crate::trust::has_project_skills(cwd),
+    };
+    if gated.is_empty() {
+        return false;
+    }
+    if kind == Kind::Command && crate::prompt::terminal_available() && crate::trust::ask(cwd, &gated) {
+        crate::trust::remember(cwd, &sources);
+        return true;
+    }
+    crate::trust::report_untrusted(cwd, &gated);
+    *settings = restricted;
+    project_servers.clear();
+    false
+}
+
+/// Leaves out the project servers its settings (and Claude Code's answers in `~/.claude.json`)
+/// do not approve, saying which on stderr.
+fn approved_servers(
+    servers: Vec<NamedServer>,
+    settings: &LoadedSettings,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Vec<NamedServer> {
+    if servers.is_empty() {
+        return servers;
+    }
+    let mut approval = settings.mcpjson_approval();
+    if let Some(claude_json) = crate::trust::sources(home).claude_json {
+        let (enabled, disabled) = agent_tools_permissions::trust::claude_code_mcpjson_choices(&claude_json, cwd);
+        approval.enabled.extend(enabled);
+        approval.disabled.extend(disabled);
+    }
+    servers
+        .into_iter()
+        .filter(|server| match approval.check(&server.name) {
+            Ok(()) => true,
+            Err(why) => {
+                crate::report(format_args!("agent-tools: MCP server \"{}\" of .mcp.json skipped: {why}", server.name));
+                false
+            }
+        })
+        .collect()
 }
 
 /// Connects to the configured MCP servers; with none configured, no MCP work happens at all.
@@ -201,7 +290,10 @@ impl Session {
             project: if options.no_settings { None } else { Some(cwd.clone()) },
             flag: options.settings.clone(),
         };
-        let settings = LoadedSettings::load(&sources).context("cannot use the settings")?;
+        let mut settings = LoadedSettings::load(&sources).context("cannot use the settings")?;
+        let mut project_servers = project_mcp_servers(options, &cwd);
+        let trusted = settle_trust(options, kind, &cwd, home.as_deref(), &mut settings, &mut project_servers);
+        let project_servers = approved_servers(project_servers, &settings, &cwd, home.as_deref());
         let mode = if options.dangerously_skip_permissions {
             Some(PermissionMode::BypassPermissions)
         } else {
@@ -231,10 +323,10 @@ impl Session {
             todo_v2: env_flag("CLAUDE_CODE_ENABLE_TASKS"),
             tool_search: tool_search_mode(),
             // Personal skills first: Claude Code's documentation ranks them above the project's.
-            skill_dirs: claude_folders(claude_config_dir(home.as_ref()).as_deref(), &cwd, "skills"),
-            command_dirs: claude_folders(claude_config_dir(home.as_ref()).as_deref(), &cwd, "commands"),
+            skill_dirs: claude_folders(claude_config_dir(home.as_ref()).as_deref(), &cwd, "skills", trusted),
+            command_dirs: claude_folders(claude_config_dir(home.as_ref()).as_deref(), &cwd, "commands", trusted),
         };
-        let servers = mcp_servers(options, &cwd)?;
+        let servers = mcp_servers(options, &cwd, project_servers)?;
         let mcp = Arc::new(connect_mcp(&servers, &cwd).await);
         let pool = assemble_tool_pool(&permissions, mcp.tools(), &config);
         let id = session_id();

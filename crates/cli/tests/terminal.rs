@@ -25,6 +25,8 @@ impl Session {
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_agent-tools"));
         command.env("HOME", cwd.join(".home"));
         command.env("XDG_STATE_HOME", cwd.join(".state"));
+        command.env("XDG_CONFIG_HOME", cwd.join(".home/.config"));
+        command.env_remove("CLAUDE_CONFIG_DIR");
         command.arg("--cwd");
         command.arg(cwd);
         command.args(args);
@@ -116,6 +118,58 @@ fn yes_runs_the_call() {
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("File created successfully"), "{screen}");
     assert_eq!(std::fs::read_to_string(dir.path().join("new.txt")).unwrap(), "hello\n");
+}
+
+/// A folder with an allow rule of its own for Write: the first use in a terminal asks whether to
+/// trust it.
+fn untrusted_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(dir.path().join(".claude/settings.json"), r#"{"permissions": {"allow": ["Write"]}}"#).unwrap();
+    dir
+}
+
+#[test]
+fn trusting_a_folder_on_first_use_applies_its_rules_and_is_remembered() {
+    let dir = untrusted_project();
+    let root = dir.path().canonicalize().unwrap();
+    let mut session = Session::start(&root, &["call", "Write", &write_call(&root)]);
+    session.expect(&format!("{} is a folder you have not trusted yet.", root.display()));
+    session
+        .expect("Its own configuration can run programs or allow tool calls: 1 allow rule in .claude/settings.json.");
+    session.expect("Trust this folder? [y] yes, remember it; [n] no, run without its configuration: ");
+    session.type_line("y");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 0, "the project's rule allowed the write:\n{screen}");
+    assert!(!screen.contains("Allow? [y]"), "no permission question:\n{screen}");
+    assert!(root.join("new.txt").exists());
+    let record = std::fs::read_to_string(root.join(".home/.config/agent-tools/trusted-folders.json")).unwrap();
+    assert!(record.contains(root.to_str().unwrap()), "{record}");
+    // Remembered: no question the next time.
+    std::fs::remove_file(root.join("new.txt")).unwrap();
+    let session = Session::start(&root, &["call", "Write", &write_call(&root)]);
+    let (code, screen) = session.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(!screen.contains("not trusted yet"), "{screen}");
+}
+
+#[test]
+fn declining_trust_runs_without_the_folders_rules() {
+    let dir = untrusted_project();
+    let root = dir.path().canonicalize().unwrap();
+    let mut session = Session::start(&root, &["call", "Write", &write_call(&root)]);
+    session.expect("Trust this folder? [y]");
+    session.type_line("n");
+    // The project's allow rule is left out, so the write itself is asked about.
+    session.expect("is not a trusted folder, so its own configuration is not used");
+    session.expect("Allow? [y] once");
+    session.type_line("n");
+    session.expect("Reason for the model");
+    session.type_line("");
+    let (code, screen) = session.finish();
+    assert_eq!(code, 1, "{screen}");
+    assert!(!root.join("new.txt").exists());
+    assert!(!root.join(".home/.config/agent-tools/trusted-folders.json").exists(), "nothing remembered");
 }
 
 #[test]

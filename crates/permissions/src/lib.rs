@@ -12,7 +12,9 @@
 //! - [`shell`]: shell commands parsed with tree-sitter-bash and checked part by part against
 //!   `Bash(…)` rules (exact, `prefix:*`, wildcards), the paths they read and write, and the
 //!   read-only and destructive classifications;
-//! - [`web`]: `WebFetch(domain:…)` rules and pre-approved hosts.
+//! - [`web`]: `WebFetch(domain:…)` rules and pre-approved hosts;
+//! - [`trust`]: workspace trust — whether a project folder's own configuration (its MCP
+//!   servers, hooks and allow rules) may take effect, compatible with Claude Code's record.
 //!
 //! The decision order (deny rules, ask rules, the tool's check, the mode, allow rules) lives in
 //! the host's executor.
@@ -23,6 +25,7 @@ pub mod messages;
 pub mod paths;
 pub mod settings;
 pub mod shell;
+pub mod trust;
 pub mod web;
 
 pub use filesystem::{check_read_permission, check_write_permission, is_edit_denied, is_read_denied};
