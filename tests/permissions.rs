@@ -335,6 +335,22 @@ fn corpus(root: &Path) -> Vec<Row> {
         rows.push(row(&[], mode, "Bash", bash(command), expect, note));
     }
     rows.push(row(&[(A, "Bash(rm:*)")], ACCEPT, "Bash", bash("rm -rf *"), Ask, "rm * asks despite the rule"));
+    // Removing or changing a whole folder touches what an Edit rule protects inside it, in every
+    // mode.
+    let main_protected = [(D, "Edit(./src/main.rs)"), (A, "Bash")];
+    for (command, note) in [
+        ("rm -r src", "rm -r of the folder holding it"),
+        ("rm -rf ./src/", "rm -rf, spelled with a slash"),
+        ("find . -name '*.rs' -delete", "find -delete below it"),
+        ("find src -exec rm {} +", "find -exec rm below it"),
+        ("chmod -R 000 src", "chmod -R of the folder"),
+        ("echo src/main.rs | xargs rm", "names from the input"),
+    ] {
+        for mode in [ACCEPT, BYPASS] {
+            rows.push(row(&main_protected, mode, "Bash", bash(command), Ask, note));
+        }
+    }
+    rows.push(row(&main_protected, BYPASS, "Bash", bash("rm -r docs"), Allow, "another folder"));
     let edit_denied = [(D, "Edit(src/**)")];
     rows.push(row(&edit_denied, ACCEPT, "Bash", bash("touch src/new.rs"), Deny, "an Edit deny rule"));
     rows.push(row(

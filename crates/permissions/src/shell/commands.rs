@@ -1260,6 +1260,7 @@ fn find(args: &[Word], analysis: &mut Analysis) {
     let mut index = 0;
     let mut follow_links = false;
     let mut runs_commands = false;
+    let mut deletes = false;
     // Leading options.
     while let Some(word) = args.get(index) {
         match word.value.as_str() {
@@ -1307,6 +1308,7 @@ fn find(args: &[Word], analysis: &mut Analysis) {
         } else if value == "-delete" {
             read_only = false;
             analysis.destructive = true;
+            deletes = true;
         } else if matches!(value, "-exec" | "-execdir" | "-ok" | "-okdir") {
             read_only = false;
             runs_commands = true;
@@ -1333,6 +1335,15 @@ fn find(args: &[Word], analysis: &mut Analysis) {
         }
         retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links }, |word| starts.contains(word));
         analysis.unseen_writes = true;
+    }
+    // `-delete` removes what matches anywhere below the starting points.
+    if deletes {
+        let trees: Vec<Word> = if starts.is_empty() {
+            vec![Word { raw: ".".into(), value: ".".into(), ..Word::default() }]
+        } else {
+            starts.clone()
+        };
+        push_paths(analysis, trees.iter(), PathUse::WriteTree);
     }
     analysis.read_only = read_only;
 }
@@ -2011,6 +2022,7 @@ mod tests {
         assert_eq!(paths("ag TOKEN"), [p(tree(false), ".")]);
         assert_eq!(paths("ag -f TOKEN src"), [p(tree(true), "src")]);
         assert_eq!(paths("find . -exec cat {} +"), [p(tree(false), ".")]);
+        assert_eq!(paths("find src -name '*.o' -delete"), [p(Read, "src"), p(WriteTree, "src")]);
         assert_eq!(paths("bash script.sh"), [p(Read, "script.sh")]);
         assert_eq!(paths("python3 -c 'print(1)'"), []);
         assert_eq!(paths("source env.sh"), [p(Read, "env.sh")]);
