@@ -70,9 +70,10 @@ pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
     if launch.args.is_some() && launch.shell.components().count() > 1 && !launch.shell.is_file() {
         return Err(failed("no such file".to_owned()));
     }
+    // `$0` names the shell in its own messages (`/bin/bash: line 1: …`, as Claude Code's do).
     let (runner, script, name) = match &launch.args {
-        None => (launch.shell.clone(), SCRIPT, "bash"),
-        Some(_) => (PathBuf::from("/bin/sh"), EXEC_SCRIPT, "sh"),
+        None => (launch.shell.clone(), SCRIPT, shell_text.clone()),
+        Some(_) => (PathBuf::from("/bin/sh"), EXEC_SCRIPT, "sh".to_owned()),
     };
     let mut command = match &launch.prefix {
         Some((program, args)) => {

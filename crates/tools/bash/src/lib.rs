@@ -118,8 +118,10 @@ impl Shell for Bash {
         Ok(program)
     }
 
+    /// `$0` is the program's path, so bash's own messages name it as Claude Code's do
+    /// (`/bin/bash: line 1: cd: …`).
     fn foreground(program: &Path, command: &str, cwd_file: &Path) -> Argv {
-        Argv::new(program).arg("-c").arg(SCRIPT).arg("bash").arg(cwd_file).arg(command)
+        Argv::new(program).arg("-c").arg(SCRIPT).arg(program).arg(cwd_file).arg(command)
     }
 
     fn background(program: &Path, command: &str, dir: &Path) -> ShellTaskSpec {

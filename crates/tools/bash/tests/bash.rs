@@ -59,6 +59,11 @@ impl Session {
     }
 }
 
+/// The shell's own name in its messages: its path, as Claude Code shows it (`/bin/bash: line 1: …`).
+fn shell() -> &'static str {
+    if std::path::Path::new("/bin/bash").is_file() { "/bin/bash" } else { "bash" }
+}
+
 /// A temporary folder, by its resolved path (what `pwd -P` prints).
 fn workdir() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -186,7 +191,7 @@ async fn oracle_environment_does_not_persist() {
     assert_eq!(session.ok("export PEER_VAR=kept").await, "(Bash completed with no output)");
     assert_eq!(session.ok("echo \"PEER_VAR=${PEER_VAR:-unset}\"").await, "PEER_VAR=unset");
     assert_eq!(session.ok("f() { echo hi; }; f").await, "hi");
-    assert_eq!(session.err("f").await, "Exit code 127\nbash: line 1: f: command not found");
+    assert_eq!(session.err("f").await, format!("Exit code 127\n{}: line 1: f: command not found", shell()));
 }
 
 #[tokio::test]
@@ -195,10 +200,10 @@ async fn multi_line_commands_and_error_line_numbers() {
     assert_eq!(Session::new(&w).ok("echo one\necho 'two\nthree'").await, "one\ntwo\nthree");
     assert_eq!(
         Session::new(&w).err("true\nno-such-command-x").await,
-        "Exit code 127\nbash: line 2: no-such-command-x: command not found"
+        format!("Exit code 127\n{}: line 2: no-such-command-x: command not found", shell())
     );
     let syntax = Session::new(&w).err("echo (").await;
-    assert!(syntax.starts_with("Exit code 2\nbash: "), "{syntax}");
+    assert!(syntax.starts_with(&format!("Exit code 2\n{}: eval: line 1: ", shell())), "{syntax}");
     assert!(syntax.contains("syntax error"), "{syntax}");
 }
 
@@ -412,7 +417,10 @@ async fn case_036_working_directory_persists_environment_does_not() {
     assert_eq!(s.err(&format!("cd {w_text}/sub2 && false")).await, "Exit code 1");
     assert_eq!(s.ok("pwd").await, format!("{w_text}/sub2"));
     let missing = s.err("cd /nonexistent-dir-7f3a").await;
-    assert_eq!(missing, "Exit code 1\nbash: line 1: cd: /nonexistent-dir-7f3a: No such file or directory");
+    assert_eq!(
+        missing,
+        format!("Exit code 1\n{}: line 1: cd: /nonexistent-dir-7f3a: No such file or directory", shell())
+    );
     assert_eq!(s.ok("pwd").await, format!("{w_text}/sub2"));
     assert_eq!(s.ok("export CASE_VAR=42; echo $CASE_VAR").await, "42");
     assert_eq!(s.ok("echo \"${CASE_VAR-unset}\"").await, "unset");
