@@ -75,6 +75,6 @@ pub use crate::encoding::{
 };
 pub use crate::file::{LoadError, MAX_FILE_BYTES, TextFile, encode_text, load_text_file};
 pub use crate::patch::{CONTEXT_LINES, Hunk, structured_patch};
-pub use crate::read_state::{Freshness, check_freshness, record_write};
+pub use crate::read_state::{Freshness, check_freshness, record_partial_write, record_write};
 pub use crate::restyle::restyle_like;
 pub use crate::whitespace::{keeps_trailing_whitespace, strip_trailing_whitespace};

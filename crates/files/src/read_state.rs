@@ -66,6 +66,17 @@ pub fn record_write(state: &FileReadState, path: &Path, text_lf: &str, bytes: &[
     );
 }
 
+/// Records a file the tool has just written when the model has **not** seen all of it (it had
+/// read a part, or the file had changed on disk since its read): its later Edits and Writes need
+/// no new Read — the bytes are known — but nothing may claim its whole content is in the model's
+/// context (the entry is not a full read).
+pub fn record_partial_write(state: &FileReadState, path: &Path, text_lf: &str, bytes: &[u8]) {
+    record_write(state, path, text_lf, bytes);
+    if let Some(stamp) = state.get(path) {
+        state.set(path, FileStamp { offset: Some(1), ..stamp });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,21 @@ pub enum Refusal {
     Identical,
 }
 
+/// How much of the file the model had seen when it asked for the edit: what the result may say
+/// about the file's state in its context (Claude Code's texts differ by it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Seen {
+    /// All of it, unchanged since: a full Read, or the model's own last Write or Edit (and a file
+    /// the Edit creates or fills).
+    #[default]
+    Whole,
+    /// Part of it: a Read with `offset` or `limit`.
+    Part,
+    /// It changed on disk since the model read it; `old_string` still matched as required, so the
+    /// edit was made on the file as it is now (Claude Code 2.1's rule).
+    Changed,
+}
+
 /// An Edit ready to write.
 #[derive(Debug)]
 pub struct Planned {
@@ -74,6 +89,8 @@ pub struct Planned {
     pub actual_old: String,
     /// How many occurrences were replaced (0 when the Edit creates or fills a file).
     pub replacements: usize,
+    /// How much of the file the model had seen.
+    pub seen: Seen,
 }
 
 impl Planned {
@@ -120,6 +137,7 @@ pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<
             text: normalize_newlines(&content),
             actual_old: String::new(),
             replacements: 0,
+            seen: Seen::Whole,
         });
     };
     if old_string.is_empty() && !file.is_blank() {
@@ -134,16 +152,24 @@ pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<
         let raw = file.line_ending.apply(&whole(new_string));
         return finish(file, raw, String::new(), 0);
     }
-    match check_freshness(state, &file) {
-        Freshness::Fresh => {}
+    let seen = match check_freshness(state, &file) {
+        Freshness::Fresh if state.get(&file.path).is_some_and(|stamp| stamp.is_full_read()) => Seen::Whole,
+        Freshness::Fresh => Seen::Part,
         Freshness::NotRead => return Err(Refusal::NotRead),
-        Freshness::Modified => return Err(Refusal::Modified),
-    }
+        Freshness::Modified => Seen::Changed,
+    };
     if !file.lossless {
         return Err(Refusal::Undecodable(file.encoding));
     }
-    let Applied { raw, actual_old, replacements } = apply(&file, request, keep_whitespace)?;
-    finish(file, raw, actual_old, replacements)
+    // A file changed since it was read is still edited when `old_string` matches as required;
+    // when the change took the text away, the change is what the model must hear about.
+    let Applied { raw, actual_old, replacements } = match apply(&file, request, keep_whitespace) {
+        Err(Refusal::NotFound) if seen == Seen::Changed => return Err(Refusal::Modified),
+        other => other?,
+    };
+    let mut planned = finish(file, raw, actual_old, replacements)?;
+    planned.seen = seen;
+    Ok(planned)
 }
 
 /// Makes one replacement in `file`'s text, in memory.
@@ -253,7 +279,14 @@ pub fn finish(file: TextFile, raw: String, actual_old: String, replacements: usi
         return Err(Refusal::Identical);
     }
     let bytes = encode_text(&raw, file.encoding).map_err(Refusal::Unrepresentable)?;
-    Ok(Planned { text: normalize_newlines(&raw), original: Some(Box::new(file)), bytes, actual_old, replacements })
+    Ok(Planned {
+        text: normalize_newlines(&raw),
+        original: Some(Box::new(file)),
+        bytes,
+        actual_old,
+        replacements,
+        seen: Seen::Whole,
+    })
 }
 
 fn is_notebook(path: &Path) -> bool {

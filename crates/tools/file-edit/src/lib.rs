@@ -77,11 +77,11 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_files::{messages, record_write, structured_patch, write_atomic};
+use agent_tools_files::{messages, record_partial_write, record_write, structured_patch, write_atomic};
 
 use crate::edit::{Refusal, Request};
 pub use crate::input::EditInput;
-pub use crate::render::EditOutput;
+pub use crate::render::{CHANGED_SINCE_READ, EditOutput, STATE_IS_CURRENT};
 
 /// The API name.
 pub const NAME: &str = "Edit";
@@ -240,8 +240,15 @@ impl ToolDef for EditTool {
                 .map_err(|refusal| ToolError::failed(refusal_message(&refusal, &input, &cwd, true).0))?;
             write_atomic(&path, &planned.bytes)
                 .map_err(|error| ToolError::failed(messages::cannot_write(&input.file_path, error)))?;
-            record_write(&state, &path, &planned.text, &planned.bytes);
+            // The model knows the whole file only when it had seen all of it before.
+            match planned.seen {
+                edit::Seen::Whole => record_write(&state, &path, &planned.text, &planned.bytes),
+                edit::Seen::Part | edit::Seen::Changed => {
+                    record_partial_write(&state, &path, &planned.text, &planned.bytes);
+                }
+            }
             let created = planned.creates();
+            let seen = planned.seen;
             let original_file = planned.original.map(|file| file.text).unwrap_or_default();
             Ok(ToolResult::new(EditOutput {
                 structured_patch: structured_patch(&original_file, &planned.text),
@@ -253,6 +260,7 @@ impl ToolDef for EditTool {
                 replace_all,
                 created,
                 replacements: planned.replacements,
+                seen,
             }))
         })
         .await

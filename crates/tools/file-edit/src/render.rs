@@ -4,6 +4,8 @@
 use agent_tools_files::Hunk;
 use serde::Serialize;
 
+use crate::edit::Seen;
+
 pub use agent_tools_files::messages::{MODIFIED_SINCE_READ, NOT_READ, UNEXPECTEDLY_MODIFIED};
 
 /// What Edit returns (Claude Code's output fields; the MCP `structuredContent`).
@@ -28,33 +30,39 @@ pub struct EditOutput {
     /// Whether the Edit created the file (not in Claude Code's output; used for the result text).
     #[serde(skip)]
     pub created: bool,
-    /// How many occurrences were replaced (not in Claude Code's output; used for the result
-    /// text of a `replace_all` edit).
+    /// How many occurrences were replaced (not in Claude Code's output).
     #[serde(skip)]
     pub replacements: usize,
+    /// How much of the file the model had seen (decides the note after the result text).
+    #[serde(skip)]
+    pub seen: Seen,
 }
 
-/// Said after every successful edit: the model already knows the file's content.
-const STATE_IS_CURRENT: &str = "(file state is current in your context — no need to Read it back)";
+/// Said after an edit of a file the model had seen whole (Claude Code's text): its content in
+/// the model's context is the file's.
+pub const STATE_IS_CURRENT: &str = "(file state is current in your context — no need to Read it back)";
 
-/// The result text.
+/// Said after an edit of a file that had changed on disk since the model read it.
+pub const CHANGED_SINCE_READ: &str = "(note: the file had changed on disk since you last read it. The edit applied cleanly, but the file holds changes you have not seen: Read it before an edit that depends on the text around this one.)";
+
+/// The result text (Claude Code's): the note says what the model's context holds of the file
+/// now — all of it, part of it (no note), or a version older than the file's.
 pub fn render(output: &EditOutput) -> String {
     let path = &output.file_path;
+    let note = match output.seen {
+        Seen::Whole => format!(" {STATE_IS_CURRENT}"),
+        Seen::Part => String::new(),
+        Seen::Changed => format!(" {CHANGED_SINCE_READ}"),
+    };
     if output.created {
-        format!("File created successfully at: {path} {STATE_IS_CURRENT}")
+        format!("File created successfully at: {path}{note}")
     } else if output.replace_all {
-        // Claude Code says only "All occurrences were successfully replaced."; the count lets
-        // the model check that the edit touched as many places as it meant to.
-        match output.replacements {
-            1 => format!(
-                "The file {path} has been updated. The only occurrence was successfully replaced. {STATE_IS_CURRENT}"
-            ),
-            n => format!(
-                "The file {path} has been updated. All {n} occurrences were successfully replaced. {STATE_IS_CURRENT}"
-            ),
-        }
+        // Claude Code's sentence, then the count, so the model can check the edit touched as
+        // many places as it meant to (case 007).
+        let n = output.replacements;
+        format!("The file {path} has been updated. All occurrences were successfully replaced. Replacements made: {n}.{note}")
     } else {
-        format!("The file {path} has been updated successfully. {STATE_IS_CURRENT}")
+        format!("The file {path} has been updated successfully.{note}")
     }
 }
 
@@ -97,6 +105,7 @@ mod tests {
             replace_all,
             created,
             replacements: 2,
+            seen: Seen::Whole,
         }
     }
 
@@ -108,11 +117,20 @@ mod tests {
         );
         assert_eq!(
             render(&output(true, false)),
-            "The file /w/f.txt has been updated. All 2 occurrences were successfully replaced. (file state is current in your context — no need to Read it back)"
+            "The file /w/f.txt has been updated. All occurrences were successfully replaced. Replacements made: 2. (file state is current in your context — no need to Read it back)"
         );
         assert_eq!(
             render(&EditOutput { replacements: 1, ..output(true, false) }),
-            "The file /w/f.txt has been updated. The only occurrence was successfully replaced. (file state is current in your context — no need to Read it back)"
+            "The file /w/f.txt has been updated. All occurrences were successfully replaced. Replacements made: 1. (file state is current in your context — no need to Read it back)"
+        );
+        // After a Read with offset or limit the model has seen part of the file: no note.
+        assert_eq!(
+            render(&EditOutput { seen: Seen::Part, ..output(false, false) }),
+            "The file /w/f.txt has been updated successfully."
+        );
+        assert_eq!(
+            render(&EditOutput { seen: Seen::Changed, ..output(false, false) }),
+            format!("The file /w/f.txt has been updated successfully. {CHANGED_SINCE_READ}")
         );
         assert_eq!(
             render(&output(false, true)),

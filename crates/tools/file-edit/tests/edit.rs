@@ -75,10 +75,10 @@ async fn oracle_edit_cases_in_order() {
     );
     assert_eq!(s.bytes("edit.txt"), b"foo bar\nfoo baz\nQUX\n");
 
-    // edit-replace-all: Claude Code says "All occurrences were…"; we give the count (case 007).
+    // edit-replace-all: Claude Code's "All occurrences were…", then the count (case 007).
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": "foo", "new_string": "FOO", "replace_all": true})).await,
-        format!("The file {path} has been updated. All 2 occurrences were successfully replaced. {STATE_IS_CURRENT}")
+        format!("The file {path} has been updated. All occurrences were successfully replaced. Replacements made: 2. {STATE_IS_CURRENT}")
     );
     assert_eq!(s.bytes("edit.txt"), b"FOO bar\nFOO baz\nQUX\n");
 
@@ -264,7 +264,7 @@ async fn case_007_ambiguous_old_string() {
     // Step 2: replace_all (sent as a string, as models sometimes do); the result reports 2.
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": old, "new_string": new, "replace_all": "true"})).await,
-        format!("The file {path} has been updated. All 2 occurrences were successfully replaced. {STATE_IS_CURRENT}")
+        format!("The file {path} has been updated. All occurrences were successfully replaced. Replacements made: 2. {STATE_IS_CURRENT}")
     );
     let after = String::from_utf8(s.bytes("stats.py")).unwrap();
     assert_eq!(after, String::from_utf8(STATS.to_vec()).unwrap().replace(old, new));
@@ -353,12 +353,22 @@ async fn case_009_real_changes_are_caught() {
     s.put("log.md", b"alpha\nBETA-external\n");
     assert_eq!(s.edit_err(json!({"file_path": path, "old_string": "beta", "new_string": "gamma"})).await, MODIFIED);
     assert_eq!(s.bytes("log.md"), b"alpha\nBETA-external\n");
-    // An old_string that still matches is refused all the same.
-    assert_eq!(s.edit_err(json!({"file_path": path, "old_string": "alpha", "new_string": "ALPHA"})).await, MODIFIED);
+    // An old_string that still matches is replaced in the file as it is now, keeping the
+    // outside change, and the result says the file had changed (Claude Code 2.1's rule).
+    assert_eq!(
+        s.edit_ok(json!({"file_path": path, "old_string": "alpha", "new_string": "ALPHA"})).await,
+        format!("The file {path} has been updated successfully. {}", agent_tool_file_edit::CHANGED_SINCE_READ)
+    );
+    assert_eq!(s.bytes("log.md"), b"ALPHA\nBETA-external\n");
+    // The model has not seen the whole file since: the next edit claims nothing about it.
+    assert_eq!(
+        s.edit_ok(json!({"file_path": path, "old_string": "ALPHA", "new_string": "alpha"})).await,
+        format!("The file {path} has been updated successfully.")
+    );
     // (B4, the Write without reading again, is in the Write crate's tests.)
     // B5: read again, then the edit goes through.
     s.read(&path).await;
-    s.edit_ok(json!({"file_path": path, "old_string": "BETA-external", "new_string": "gamma"})).await;
+    assert_eq!(s.edit_ok(json!({"file_path": path, "old_string": "BETA-external", "new_string": "gamma"})).await, updated(&path));
     assert_eq!(s.bytes("log.md"), b"alpha\ngamma\n");
 }
 
@@ -399,8 +409,36 @@ async fn a_partial_read_counts_as_a_read() {
     )
     .await;
     assert_eq!(text, "3\t3");
-    s.edit_ok(json!({"file_path": path, "old_string": "4\n", "new_string": "four\n"})).await;
+    // Claude Code's `read-partial-then-edit`: an edit outside the range read, with no note (the
+    // model has seen part of the file).
+    assert_eq!(
+        s.edit_ok(json!({"file_path": path, "old_string": "4\n", "new_string": "four\n"})).await,
+        format!("The file {path} has been updated successfully.")
+    );
     assert_eq!(s.bytes("long.txt"), b"1\n2\n3\nfour\n");
+}
+
+/// Claude Code's `edit-after-external-change`, `edit-after-bash-change` and
+/// `edit-after-external-change-conflict` (peer `cc-loop-results.json`): a file changed on disk
+/// since its Read is edited when `old_string` still matches, with a note; refused as modified
+/// when the change removed the text; and after a new Read the note is the usual one.
+#[tokio::test]
+async fn an_outside_change_is_kept_and_noted_or_refused_when_it_took_the_text() {
+    let s = Session::new();
+    let path = s.put("f.txt", b"alpha\nbeta\ngamma\n");
+    s.read(&path).await;
+    s.put("f.txt", b"alpha\nbeta\ngamma\nappended\n");
+    assert_eq!(
+        s.edit_ok(json!({"file_path": path, "old_string": "beta", "new_string": "BETA"})).await,
+        format!("The file {path} has been updated successfully. {}", agent_tool_file_edit::CHANGED_SINCE_READ)
+    );
+    assert_eq!(s.bytes("f.txt"), b"alpha\nBETA\ngamma\nappended\n");
+    s.read(&path).await;
+    assert_eq!(s.edit_ok(json!({"file_path": path, "old_string": "gamma", "new_string": "GAMMA"})).await, updated(&path));
+    // The conflict: the outside change rewrote the very text.
+    s.put("f.txt", b"alpha\nBeta changed\ngamma\n");
+    assert_eq!(s.edit_err(json!({"file_path": path, "old_string": "BETA", "new_string": "beta"})).await, MODIFIED);
+    assert_eq!(s.bytes("f.txt"), b"alpha\nBeta changed\ngamma\n");
 }
 
 #[tokio::test]
@@ -422,9 +460,19 @@ async fn a_change_between_validation_and_call_is_not_lost() {
     let parsed = tool.parse(json!({"file_path": path, "old_string": "one", "new_string": "1"})).unwrap();
     assert!(tool.validate_input(&parsed, &s.ctx).await.is_ok());
     s.put("f.txt", b"one\ntwo\nexternal\n");
+    // `old_string` still matches: the edit is made on the file as it is now, and says so.
+    let done = tool.call(parsed, &s.ctx).await.unwrap();
+    assert_eq!(
+        done.data.block.content.text(),
+        format!("The file {path} has been updated successfully. {}", agent_tool_file_edit::CHANGED_SINCE_READ)
+    );
+    assert_eq!(s.bytes("f.txt"), b"1\ntwo\nexternal\n");
+    // A change that takes the text away is refused as a change.
+    s.put("f.txt", b"ONE\n");
+    let parsed = tool.parse(json!({"file_path": path, "old_string": "two", "new_string": "2"})).unwrap();
     let error = tool.call(parsed, &s.ctx).await.unwrap_err();
     assert_eq!(error.to_string(), "File has been unexpectedly modified. Read it again before attempting to write it.");
-    assert_eq!(s.bytes("f.txt"), b"one\ntwo\nexternal\n");
+    assert_eq!(s.bytes("f.txt"), b"ONE\n");
 }
 
 // ----- case 010: legacy bytes elsewhere in the file -----
