@@ -157,6 +157,64 @@ pub fn linked_denial(family: &str, path: &Path, ctx: &ToolUseContext) -> LinkVer
     }
 }
 
+/// What a sandboxed command must not see for the `Read(…)` deny and ask rules to hold: every
+/// existing path such a rule covers (a covered folder as a whole), with links resolved — and
+/// whether that list is complete. It is not when a rule's scope is too large to walk
+/// ([`MAX_SCOPE_ENTRIES`]) or a covered file has other hard links (they could be anywhere).
+/// A sandbox that hides only part of them must not stand in for the user's approval.
+pub fn read_rule_paths(ctx: &ToolUseContext) -> (Vec<PathBuf>, bool) {
+    let rules: Vec<CompiledRule> = [PermissionBehavior::Deny, PermissionBehavior::Ask]
+        .into_iter()
+        .flat_map(|behavior| compile_rules(crate::filesystem::READ_RULES, behavior, ctx))
+        .collect();
+    if rules.is_empty() {
+        return (Vec::new(), true);
+    }
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut budget = MAX_SCOPE_ENTRIES;
+    let mut complete = true;
+    'rules: for rule in &rules {
+        for scope in rule.scopes() {
+            let Ok(metadata) = std::fs::symlink_metadata(scope) else { continue };
+            let mut push = |path: &Path| {
+                let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+                if !found.contains(&real) {
+                    found.push(real);
+                }
+            };
+            if rule.covers_spelling(scope, metadata.is_dir(), true) {
+                push(scope);
+                continue;
+            }
+            if !metadata.is_dir() {
+                continue;
+            }
+            let mut stack = vec![scope.to_path_buf()];
+            while let Some(dir) = stack.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+                for entry in entries.flatten() {
+                    if budget == 0 {
+                        complete = false;
+                        break 'rules;
+                    }
+                    budget -= 1;
+                    let path = entry.path();
+                    let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+                    if rule.covers_spelling(&path, is_dir, false) {
+                        push(&path);
+                    } else if is_dir {
+                        stack.push(path);
+                    }
+                }
+            }
+        }
+    }
+    let deny = compile_rules(crate::filesystem::READ_RULES, PermissionBehavior::Deny, ctx);
+    let links = LinkedDenials::collect(&deny);
+    complete &= links.is_complete() && links.is_empty();
+    (found, complete)
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -195,6 +253,25 @@ mod tests {
         std::fs::hard_link(root.join("pub/prod.env"), root.join("notes.txt")).unwrap();
         let ctx = super::tests::ctx(&root, &["Read(*.env)"]);
         assert!(matches!(linked_denial("Read", &root.join("notes.txt"), &ctx), LinkVerdict::Denied(_)));
+    }
+
+    #[test]
+    fn what_a_sandbox_must_hide_is_every_covered_path_when_they_can_all_be_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for file in ["secret/a", "pub/a", "pub/prod.env", "deep/x/.env", "deep/x/keep"] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "k").unwrap();
+        }
+        let ctx = ctx(&root, &["Read(./secret/**)", "Read(*.env)", "Read(./missing/**)"]);
+        let (mut paths, complete) = read_rule_paths(&ctx);
+        paths.sort();
+        assert_eq!(paths, [root.join("deep/x/.env"), root.join("pub/prod.env"), root.join("secret")]);
+        assert!(complete);
+        // A second name of a denied file could be anywhere: the list is not complete.
+        std::fs::hard_link(root.join("secret/a"), root.join("pub/h")).unwrap();
+        assert!(!read_rule_paths(&ctx).1);
+        assert_eq!(read_rule_paths(&super::tests::ctx(&root, &[])), (Vec::new(), true));
     }
 
     #[test]

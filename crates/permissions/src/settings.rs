@@ -453,6 +453,11 @@ impl LoadedSettings {
                 || sandbox.auto_allow_bash_if_sandboxed == Some(true)
                 || sandbox.allow_unsandboxed_commands == Some(true)
                 || !sandbox.excluded_commands.is_empty();
+            // The project may turn the sandbox on, but not have commands run unasked in it.
+            if sandbox.enabled == Some(true) && sandbox.auto_allow_bash_if_sandboxed != Some(false) {
+                sandbox.auto_allow_bash_if_sandboxed = Some(false);
+                items.push("sandbox auto-approval".to_owned());
+            }
             if loosens {
                 items.push("sandbox exceptions".to_owned());
                 sandbox.enabled = sandbox.enabled.filter(|on| *on);
@@ -718,7 +723,10 @@ mod tests {
                         "MCP server approvals".into()
                     ]
                 },
-                Withheld { file: ".claude/settings.local.json", items: vec!["1 allow rule".into()] },
+                Withheld {
+                    file: ".claude/settings.local.json",
+                    items: vec!["1 allow rule".into(), "sandbox auto-approval".into()]
+                },
             ]
         );
         let context = loaded.permission_context(None, &[], &[], &sources).unwrap();
@@ -730,6 +738,7 @@ mod tests {
         assert_eq!(rules(PermissionBehavior::Ask), ["Bash(git push:*)"]);
         assert_eq!(loaded.hooks("PreToolUse").len(), 1, "only the user's hook");
         assert!(loaded.sandbox().enabled, "a project may turn the sandbox on, not off");
+        assert!(!loaded.sandbox().auto_allow_bash_if_sandboxed, "but its commands are still asked about");
         assert!(loaded.sandbox().excluded_commands.is_empty());
         assert_eq!((loaded.cleanup_period_days(), loaded.plans_directory()), (None, None));
         let approval = loaded.mcpjson_approval();

@@ -6,7 +6,9 @@
 //! (`bwrap`, `apt-get install bubblewrap`):
 //!
 //! - the whole file system is bound read-only, then each writable folder is bound read-write
-//!   over it;
+//!   over it, and the paths the command must not read at all are hidden: an empty read-only
+//!   folder over a folder, the null device (which the sandbox's `/dev` rules make unreadable)
+//!   over a file;
 //! - fresh `/dev` and `/proc`; a new network namespace (only a loopback of its own) and a new
 //!   PID namespace, so the command can neither reach the network nor signal processes outside;
 //! - `--die-with-parent`, and killing `bwrap` ends the PID namespace, so stopping the command's
@@ -62,12 +64,27 @@ pub struct Policy {
     /// could make a later, unsandboxed program run the sandboxed command's code). Only paths
     /// that exist can be protected this way.
     pub read_only: Vec<PathBuf>,
+    /// Paths the command must not read (what `Read(…)` deny and ask rules cover): a folder is
+    /// replaced by an empty read-only one, a file by one that cannot be opened. Only paths that
+    /// exist can be hidden.
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Policy {
     /// A policy that lets the command write only `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        Self { cwd: cwd.into(), writable: Vec::new(), read_only: Vec::new() }
+        Self { cwd: cwd.into(), writable: Vec::new(), read_only: Vec::new(), hidden: Vec::new() }
+    }
+
+    /// Adds paths the command must not read.
+    #[must_use]
+    pub fn hidden<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.hidden.extend(paths.into_iter().map(Into::into));
+        self
     }
 
     /// Adds paths that stay read-only inside the writable folders.
@@ -218,6 +235,24 @@ impl Bubblewrap {
             argv.extend([OsString::from("--ro-bind"), real.clone().into(), real.clone().into()]);
             protected.push(real);
         }
+        let mut hidden: Vec<PathBuf> = Vec::new();
+        for path in &policy.hidden {
+            let Ok(real) = path.canonicalize() else { continue };
+            if hidden.iter().any(|done| real.starts_with(done)) || real == Path::new("/") {
+                continue;
+            }
+            if real.is_dir() {
+                argv.extend([
+                    OsString::from("--tmpfs"),
+                    real.clone().into(),
+                    OsString::from("--remount-ro"),
+                    real.clone().into(),
+                ]);
+            } else {
+                argv.extend([OsString::from("--ro-bind"), OsString::from("/dev/null"), real.clone().into()]);
+            }
+            hidden.push(real);
+        }
         argv.extend([OsString::from("--chdir"), policy.cwd.clone().into_os_string(), OsString::from("--")]);
         (self.path.clone(), argv)
     }
@@ -258,6 +293,38 @@ mod tests {
         let ro: Vec<&String> = args.windows(2).filter(|pair| pair[0] == "--ro-bind").map(|pair| &pair[1]).collect();
         assert_eq!(ro, ["/", &hooks]);
         assert_eq!(args.last().map(String::as_str), Some("--"));
+
+        // Hidden paths: an empty read-only folder over a folder, the null device over a file;
+        // a path inside one already hidden, and a missing one, add nothing.
+        std::fs::create_dir_all(real.join("secret/deep")).unwrap();
+        std::fs::write(real.join(".env"), "k").unwrap();
+        let policy = Policy::new(&real).hidden([
+            real.join("secret"),
+            real.join("secret/deep"),
+            real.join(".env"),
+            real.join("missing"),
+        ]);
+        let (_, args) = bwrap.prefix(&policy);
+        let args: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+        let secret = real.join("secret").display().to_string();
+        let env = real.join(".env").display().to_string();
+        let tail: Vec<&str> =
+            args[args.iter().position(|a| a == "--tmpfs").unwrap()..].iter().map(String::as_str).collect();
+        assert_eq!(
+            tail,
+            [
+                "--tmpfs",
+                &secret,
+                "--remount-ro",
+                &secret,
+                "--ro-bind",
+                "/dev/null",
+                &env,
+                "--chdir",
+                &real.display().to_string(),
+                "--"
+            ]
+        );
     }
 
     #[test]

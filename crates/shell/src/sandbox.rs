@@ -65,7 +65,9 @@ const PROTECTED_INSIDE: &[&str] = &[".git/hooks", ".git/config", ".claude", ".vs
 
 /// The sandbox's policy for a command starting in `dir`: writable are the working directories,
 /// `temp_dir` (`None`: the system's temporary folder) and the session's folder; read-only inside
-/// them the paths that run code later ([`PROTECTED_FILES`], `.git/hooks`, `.claude` …).
+/// them the paths that run code later ([`PROTECTED_FILES`], `.git/hooks`, `.claude` …); hidden
+/// what the `Read(…)` deny and ask rules cover ([`agent_tools_permissions::links::read_rule_paths`]),
+/// so a sandboxed program reads none of it however it names it.
 pub fn policy(dir: &Path, temp_dir: Option<&Path>, ctx: &ToolUseContext) -> Policy {
     let mut writable: Vec<PathBuf> = working_directories(ctx);
     writable.push(ctx.cwd.clone());
@@ -78,7 +80,16 @@ pub fn policy(dir: &Path, temp_dir: Option<&Path>, ctx: &ToolUseContext) -> Poli
     if let Some(home) = &ctx.home_dir {
         read_only.extend(PROTECTED_FILES.iter().map(|name| home.join(name)));
     }
-    Policy::new(dir).writable(writable).read_only(read_only)
+    let (hidden, _) = agent_tools_permissions::links::read_rule_paths(ctx);
+    Policy::new(dir).writable(writable).read_only(read_only).hidden(hidden)
+}
+
+/// Whether the sandbox hides everything the `Read(…)` deny and ask rules cover (see
+/// [`agent_tools_permissions::links::read_rule_paths`]): only then may running sandboxed stand in
+/// for the user's approval (`autoAllowBashIfSandboxed`) — a program the permission check cannot
+/// read (`python3 -c …`) could otherwise read a denied file.
+pub fn hides_read_rules(ctx: &ToolUseContext) -> bool {
+    agent_tools_permissions::links::read_rule_paths(ctx).1
 }
 
 /// The program and arguments the shell runs under, for a sandboxed call: `bwrap` (`None`:

@@ -199,13 +199,15 @@ impl<S: Shell> ToolDef for ShellTool<S> {
     /// The shell's permission check ([`Shell::check_permissions`]). With
     /// [`Shell::AUTO_ALLOW_SANDBOXED`], in sandbox mode with `autoAllowBashIfSandboxed` (the
     /// default), a command that will run sandboxed needs no approval unless a deny rule, an ask
-    /// rule or a safety check says so.
+    /// rule or a safety check says so — and only while the sandbox can hide every path the
+    /// `Read(…)` deny and ask rules cover.
     async fn check_permissions(&self, input: &ShellInput, ctx: &ToolUseContext) -> PermissionResult {
         let result = S::check_permissions(&input.command, ctx);
         if !S::AUTO_ALLOW_SANDBOXED
             || !ctx.options.sandbox.auto_allow_bash_if_sandboxed
             || !Self::sandboxed(input, ctx)
             || !sandbox::available(self.config.bwrap.as_deref())
+            || !sandbox::hides_read_rules(ctx)
         {
             return result;
         }

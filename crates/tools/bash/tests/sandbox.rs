@@ -219,3 +219,39 @@ async fn sandboxed_commands_need_no_approval_unless_a_rule_or_safety_check_says_
     assert_eq!(decide(manual, vec![], "touch x").await, "passthrough");
     assert_ne!(decide(on(), vec![], "rm -rf /").await, "allow", "the safety check on dangerous rm targets stays");
 }
+
+/// `Read(…)` deny rules hold inside the sandbox too: what they cover is hidden, so a program the
+/// permission check cannot read (`python3 -c …`) finds nothing there; and while the sandbox
+/// cannot hide all of it (another hard link to a denied file), running sandboxed no longer stands
+/// in for the user's approval.
+#[tokio::test]
+async fn what_read_deny_rules_cover_is_hidden_in_the_sandbox() {
+    if !has_bwrap() {
+        return;
+    }
+    let p = project();
+    std::fs::create_dir_all(p.root.join("secret")).unwrap();
+    std::fs::write(p.root.join("secret/a"), "TOKEN-5e1").unwrap();
+    std::fs::write(p.root.join("notes.env"), "TOKEN-5e2").unwrap();
+    std::fs::write(p.root.join("plain.txt"), "visible").unwrap();
+    let mut ctx = sandboxed(&p.root, on());
+    let permissions = ToolPermissionContext::default()
+        .with_rule(PermissionBehavior::Deny, PermissionRuleSource::ProjectSettings, "Read(./secret/**)")
+        .with_rule(PermissionBehavior::Ask, PermissionRuleSource::ProjectSettings, "Read(*.env)");
+    ctx.permission_context = Arc::new(permissions);
+    let script = "import sys\nfor f in sys.argv[1:]:\n    try: print(open(f).read())\n    except OSError as e: print(type(e).__name__)";
+    let input = json!({"command": format!("python3 -c '{script}' secret/a notes.env plain.txt")});
+    let tool = agent_tool_bash::tool();
+    let parsed = tool.parse(input.clone()).unwrap();
+    assert_eq!(tool.check_permissions(&parsed, &ctx).await.behavior(), "allow", "the sandbox hides it all");
+    let (text, is_error) = run(&ctx, input.clone()).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text, "FileNotFoundError\nPermissionError\nvisible",
+        "a hidden folder is empty, a hidden file unreadable"
+    );
+    assert!(!text.contains("TOKEN"));
+    // A second name of the denied file could be anywhere: asked about again.
+    std::fs::hard_link(p.root.join("secret/a"), p.outside.join("hard")).unwrap();
+    assert_eq!(tool.check_permissions(&parsed, &ctx).await.behavior(), "passthrough");
+}

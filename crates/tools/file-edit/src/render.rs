@@ -60,7 +60,9 @@ pub fn render(output: &EditOutput) -> String {
         // Claude Code's sentence, then the count, so the model can check the edit touched as
         // many places as it meant to (case 007).
         let n = output.replacements;
-        format!("The file {path} has been updated. All occurrences were successfully replaced. Replacements made: {n}.{note}")
+        format!(
+            "The file {path} has been updated. All occurrences were successfully replaced. Replacements made: {n}.{note}"
+        )
     } else {
         format!("The file {path} has been updated successfully.{note}")
     }

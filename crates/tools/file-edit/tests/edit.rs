@@ -78,7 +78,9 @@ async fn oracle_edit_cases_in_order() {
     // edit-replace-all: Claude Code's "All occurrences were…", then the count (case 007).
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": "foo", "new_string": "FOO", "replace_all": true})).await,
-        format!("The file {path} has been updated. All occurrences were successfully replaced. Replacements made: 2. {STATE_IS_CURRENT}")
+        format!(
+            "The file {path} has been updated. All occurrences were successfully replaced. Replacements made: 2. {STATE_IS_CURRENT}"
+        )
     );
     assert_eq!(s.bytes("edit.txt"), b"FOO bar\nFOO baz\nQUX\n");
 
@@ -264,7 +266,9 @@ async fn case_007_ambiguous_old_string() {
     // Step 2: replace_all (sent as a string, as models sometimes do); the result reports 2.
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": old, "new_string": new, "replace_all": "true"})).await,
-        format!("The file {path} has been updated. All occurrences were successfully replaced. Replacements made: 2. {STATE_IS_CURRENT}")
+        format!(
+            "The file {path} has been updated. All occurrences were successfully replaced. Replacements made: 2. {STATE_IS_CURRENT}"
+        )
     );
     let after = String::from_utf8(s.bytes("stats.py")).unwrap();
     assert_eq!(after, String::from_utf8(STATS.to_vec()).unwrap().replace(old, new));
@@ -368,7 +372,10 @@ async fn case_009_real_changes_are_caught() {
     // (B4, the Write without reading again, is in the Write crate's tests.)
     // B5: read again, then the edit goes through.
     s.read(&path).await;
-    assert_eq!(s.edit_ok(json!({"file_path": path, "old_string": "BETA-external", "new_string": "gamma"})).await, updated(&path));
+    assert_eq!(
+        s.edit_ok(json!({"file_path": path, "old_string": "BETA-external", "new_string": "gamma"})).await,
+        updated(&path)
+    );
     assert_eq!(s.bytes("log.md"), b"alpha\ngamma\n");
 }
 
@@ -434,7 +441,10 @@ async fn an_outside_change_is_kept_and_noted_or_refused_when_it_took_the_text() 
     );
     assert_eq!(s.bytes("f.txt"), b"alpha\nBETA\ngamma\nappended\n");
     s.read(&path).await;
-    assert_eq!(s.edit_ok(json!({"file_path": path, "old_string": "gamma", "new_string": "GAMMA"})).await, updated(&path));
+    assert_eq!(
+        s.edit_ok(json!({"file_path": path, "old_string": "gamma", "new_string": "GAMMA"})).await,
+        updated(&path)
+    );
     // The conflict: the outside change rewrote the very text.
     s.put("f.txt", b"alpha\nBeta changed\ngamma\n");
     assert_eq!(s.edit_err(json!({"file_path": path, "old_string": "BETA", "new_string": "beta"})).await, MODIFIED);
