@@ -142,7 +142,7 @@ enum Command {
     /// servers of its `.mcp.json`, its hooks, allow rules and skills — applies. A folder trusted
     /// in Claude Code is trusted here already.
     Trust {
-        /// The folder (default: the current directory).
+        /// The folder (default: `--cwd`, else the current directory).
         dir: Option<PathBuf>,
         /// List the folders trusted here (not Claude Code's).
         #[arg(long, conflicts_with = "remove")]
@@ -236,7 +236,9 @@ pub fn main() -> ExitCode {
         }
     };
     if let Command::Trust { dir, list, remove } = &cli.command {
-        return match trust::command(dir.as_deref(), *list, *remove) {
+        // `agent-tools --cwd DIR trust` trusts DIR, as every other command works there.
+        let dir = dir.as_deref().or(cli.options.cwd.as_deref());
+        return match trust::command(dir, *list, *remove) {
             Ok(code) => code,
             Err(error) => {
                 report(format_args!("agent-tools: {error:#}"));

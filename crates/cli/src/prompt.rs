@@ -154,6 +154,12 @@ fn no_terminal_reason(request: &PermissionRequest) -> String {
                 run it in a terminal or through an MCP client that supports elicitation"
             .to_owned();
     }
+    if request.forced {
+        return "there is no terminal to ask on, and this call is asked about whatever the rules and the mode say \
+                (an ask rule, a safety check, or a deny rule that may stand behind it), so no --allowed-tools rule or \
+                mode can let it run; run it in a terminal to approve it, or do it another way"
+            .to_owned();
+    }
     let suggested = request.suggestions.iter().find_map(|update| match update {
         PermissionUpdate::AddRules { rules, behavior: PermissionBehavior::Allow, .. } => rules.first(),
         _ => None,

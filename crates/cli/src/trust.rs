@@ -138,7 +138,18 @@ pub(crate) fn command(dir: Option<&Path>, list: bool, remove: bool) -> anyhow::R
     let store = sources.store.as_deref().map(TrustStore::at).context("no home folder: trust cannot be recorded")?;
     let mut out = std::io::stdout().lock();
     if list {
-        for folder in store.folders() {
+        let folders = store.folders();
+        if folders.is_empty() {
+            crate::report(format_args!(
+                "agent-tools: no folder is trusted in {} (folders trusted in Claude Code count too, from {})",
+                store.path().display(),
+                sources
+                    .claude_json
+                    .as_deref()
+                    .map_or_else(|| "~/.claude.json".into(), |path| path.display().to_string())
+            ));
+        }
+        for folder in folders {
             writeln!(out, "{}", folder.display())?;
         }
         return Ok(ExitCode::SUCCESS);
@@ -149,10 +160,23 @@ pub(crate) fn command(dir: Option<&Path>, list: bool, remove: bool) -> anyhow::R
     };
     if remove {
         let removed = store.remove(&dir).with_context(|| format!("cannot change {}", store.path().display()))?;
-        let verb = if removed { "No longer trusted" } else { "Was not trusted here" };
-        writeln!(out, "{verb}: {}", dir.display())?;
-        if let Some(by) = agent_tools_permissions::trust::trusted_by(&dir, &sources) {
-            writeln!(out, "(still trusted through {})", by.folder().display())?;
+        let what =
+            if removed { "Removed agent-tools' trust record for" } else { "agent-tools has no trust record for" };
+        writeln!(out, "{what} {}", dir.display())?;
+        match agent_tools_permissions::trust::trusted_by(&dir, &sources) {
+            Some(agent_tools_permissions::trust::TrustedBy::ClaudeCode(folder)) => writeln!(
+                out,
+                "It is still trusted: Claude Code's record in {} trusts {}.",
+                sources
+                    .claude_json
+                    .as_deref()
+                    .map_or_else(|| "~/.claude.json".into(), |path| path.display().to_string()),
+                folder.display()
+            )?,
+            Some(agent_tools_permissions::trust::TrustedBy::AgentTools(folder)) => {
+                writeln!(out, "It is still trusted through agent-tools' record for {}.", folder.display())?;
+            }
+            None => {}
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -166,7 +190,14 @@ pub(crate) fn command(dir: Option<&Path>, list: bool, remove: bool) -> anyhow::R
         real.display()
     );
     let added = store.add(&real).with_context(|| format!("cannot change {}", store.path().display()))?;
-    let verb = if added { "Trusted" } else { "Already trusted" };
-    writeln!(out, "{verb}: {} (its .mcp.json servers, hooks, allow rules and skills now apply)", real.display())?;
+    if added {
+        writeln!(
+            out,
+            "Trusted: {} (its .mcp.json servers, hooks, allow rules, defaultMode, additionalDirectories, sandbox settings and skills now apply)",
+            real.display()
+        )?;
+    } else {
+        writeln!(out, "Already trusted: {}", real.display())?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -29,8 +29,11 @@ fn agent_tools(cwd: &Path, args: &[&str]) -> Output {
 /// Trusts the test folder with `agent-tools trust`, as a user would before using a project's own
 /// configuration.
 fn trust(cwd: &Path) {
-    let output = agent_tools(cwd, &["trust", cwd.to_str().unwrap()]);
+    // No folder named: `--cwd` (which every test passes) is the one trusted.
+    let output = agent_tools(cwd, &["trust"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let real = cwd.canonicalize().unwrap();
+    assert!(stdout(&output).starts_with(&format!("Trusted: {} (", real.display())), "{}", stdout(&output));
 }
 
 fn stdout(output: &Output) -> String {
@@ -281,6 +284,27 @@ fn without_a_terminal_a_call_that_needs_approval_says_how_to_allow_it() {
     // A tool that always asks a person: no rule can help, and the refusal says so.
     let output = agent_tools(dir.path(), &["--no-settings", "--permission-mode", "plan", "call", "ExitPlanMode", "{}"]);
     assert!(stdout(&output).contains("only a person can answer this (no rule or mode can)"), "{}", stdout(&output));
+    // A question asked whatever the rules say (a deny rule may stand behind it): no rule is
+    // offered, since none would help — not even bypass mode.
+    fs::create_dir_all(dir.path().join("secret")).unwrap();
+    let deny = r#"{"permissions": {"deny": ["Read(./secret/**)"]}}"#;
+    for mode in ["default", "bypassPermissions"] {
+        let args = [
+            "--no-settings",
+            "--settings",
+            deny,
+            "--permission-mode",
+            mode,
+            "call",
+            "Bash",
+            r#"{"command": "grep -r x ."}"#,
+        ];
+        let output = agent_tools(dir.path(), &args);
+        assert_eq!(output.status.code(), Some(1));
+        let text = stdout(&output);
+        assert!(text.contains("so no --allowed-tools rule or mode can let it run"), "{text}");
+        assert!(!text.contains("allow such calls with"), "{text}");
+    }
 }
 
 #[test]
@@ -754,7 +778,7 @@ fn a_hostile_repositorys_configuration_waits_until_the_folder_is_trusted() {
     let listed = agent_tools(&root, &["trust", "--list"]);
     assert_eq!(stdout(&listed), format!("{}\n", root.display()));
     let removed = agent_tools(&root, &["trust", "--remove", root.to_str().unwrap()]);
-    assert_eq!(stdout(&removed), format!("No longer trusted: {}\n", root.display()));
+    assert_eq!(stdout(&removed), format!("Removed agent-tools' trust record for {}\n", root.display()));
     fs::remove_file(root.join("ran")).unwrap();
     assert_eq!(call(&[]).status.code(), Some(1));
     assert!(!root.join("ran").exists());
@@ -791,6 +815,21 @@ fn claude_codes_trust_record_and_the_trust_workspace_flag_count_and_server_choic
     assert!(root.join("ran").exists() && markers.join("hook").exists());
     assert!(!markers.join("mcp").exists(), "Claude Code's answer refused the server");
     assert_eq!(stderr.trim(), "agent-tools: MCP server \"evil\" of .mcp.json skipped: disabledMcpjsonServers names it");
+
+    // Taking back a record this program never made leaves Claude Code's in force, and says so.
+    let removed = agent_tools(&root, &["trust", "--remove"]);
+    assert_eq!(
+        stdout(&removed),
+        format!(
+            "agent-tools has no trust record for {}\nIt is still trusted: Claude Code's record in {} trusts {}.\n",
+            root.display(),
+            root.join(".home/.claude.json").display(),
+            root.parent().unwrap().display()
+        )
+    );
+    let listed = agent_tools(&root, &["trust", "--list"]);
+    assert_eq!(stdout(&listed), "");
+    assert!(String::from_utf8_lossy(&listed.stderr).contains("no folder is trusted in"));
 
     // The home folder and `/` cannot be trusted wholesale.
     let output = agent_tools(&root, &["trust", "/"]);

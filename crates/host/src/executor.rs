@@ -183,13 +183,14 @@ impl Executor {
                 decision = PermissionDecision::Allow { updated_input: None };
             }
             (Some(HookDecision::Ask(reason)), PermissionDecision::Allow { .. }) => {
-                decision = PermissionDecision::Ask { message: reason.clone(), suggestions: Vec::new() };
+                decision = PermissionDecision::Ask { message: reason.clone(), suggestions: Vec::new(), forced: true };
             }
             _ => {}
         }
         let mut permission_modifier = None;
-        if let PermissionDecision::Ask { message, suggestions } = decision {
-            let resolved = resolve_ask(tool, &parsed, message, suggestions, &call_ctx, self.prompter.as_deref()).await;
+        if let PermissionDecision::Ask { message, suggestions, forced } = decision {
+            let resolved =
+                resolve_ask(tool, &parsed, message, suggestions, forced, &call_ctx, self.prompter.as_deref()).await;
             permission_modifier = resolved.modifier;
             decision = resolved.decision;
         }

@@ -45,6 +45,10 @@ pub enum PermissionDecision {
         message: String,
         /// Rule changes to offer with the question.
         suggestions: Vec<PermissionUpdate>,
+        /// Asked whatever the rules and the mode say (an ask rule, a safety check, a tool that
+        /// always asks a person, a hook's "ask"): no allow rule or mode would let the call run
+        /// unasked, so only a person can answer.
+        forced: bool,
     },
     /// Refuse; `message` is what the model reads.
     Deny {
@@ -89,7 +93,11 @@ pub async fn has_permissions_to_use_tool(
         };
     }
     if permissions.tool_wide_rule(tool, PermissionBehavior::Ask).is_some() {
-        return PermissionDecision::Ask { message: needs_approval_message(tool.name()), suggestions: Vec::new() };
+        return PermissionDecision::Ask {
+            message: needs_approval_message(tool.name()),
+            suggestions: Vec::new(),
+            forced: true,
+        };
     }
     let tool_says = tool.check_permissions(input, ctx).await;
     match &tool_says {
@@ -111,7 +119,11 @@ pub async fn has_permissions_to_use_tool(
                     )
                 ) =>
         {
-            return PermissionDecision::Ask { message: message.clone(), suggestions: suggestions.clone() };
+            return PermissionDecision::Ask {
+                message: message.clone(),
+                suggestions: suggestions.clone(),
+                forced: true,
+            };
         }
         _ => {}
     }
@@ -134,6 +146,7 @@ pub async fn has_permissions_to_use_tool(
         | PermissionResult::Passthrough { message, suggestions, .. } => PermissionDecision::Ask {
             message: if message.is_empty() { needs_approval_message(tool.name()) } else { message },
             suggestions,
+            forced: false,
         },
         PermissionResult::Deny { message, decision_reason } => {
             PermissionDecision::Deny { message, reason: decision_reason }
@@ -156,6 +169,9 @@ pub struct PermissionRequest {
     pub message: String,
     /// Rule changes that would allow it from now on.
     pub suggestions: Vec<PermissionUpdate>,
+    /// Asked whatever the rules and the mode say (see [`PermissionDecision::Ask`]): no rule the
+    /// user could add would let such a call run unasked.
+    pub forced: bool,
 }
 
 /// An answer to a [`PermissionRequest`].
@@ -258,6 +274,7 @@ pub async fn resolve_ask(
     input: &ParsedInput,
     message: String,
     suggestions: Vec<PermissionUpdate>,
+    forced: bool,
     ctx: &ToolUseContext,
     prompter: Option<&dyn PermissionPrompter>,
 ) -> Resolved {
@@ -287,6 +304,7 @@ pub async fn resolve_ask(
         summary: tool.description(input),
         message,
         suggestions,
+        forced,
     };
     match prompter.ask(&request).await {
         PermissionAnswer::AllowOnce => {

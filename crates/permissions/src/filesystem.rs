@@ -35,12 +35,21 @@ pub fn matching_rule(
 /// file with several hard links — one covering another name of the same file. `Err(())` when
 /// the file has other names that could not all be checked ([`LinkVerdict::Unknown`]).
 fn denying_rule(family: &str, path: &Path, ctx: &ToolUseContext) -> Result<Option<PermissionRule>, ()> {
+    Ok(denial(family, path, ctx)?.map(|(rule, _)| rule))
+}
+
+/// [`denying_rule`], and whether the rule reaches `path` only through a link: a symbolic link on
+/// the way, or another hard link to the same file (the path as written is not what it names).
+fn denial(family: &str, path: &Path, ctx: &ToolUseContext) -> Result<Option<(PermissionRule, bool)>, ()> {
     if let Some(rule) = matching_rule(family, PermissionBehavior::Deny, path, ctx) {
-        return Ok(Some(rule));
+        let given = agent_tools_core::path::normalize(path);
+        let as_written = crate::paths::CompiledRule::compile(rule.clone(), ctx)
+            .is_none_or(|compiled| compiled.covers_spelling(&given, given.is_dir(), true));
+        return Ok(Some((rule, !as_written)));
     }
     match linked_denial(family, path, ctx) {
         LinkVerdict::Clear => Ok(None),
-        LinkVerdict::Denied(rule) => Ok(Some(rule)),
+        LinkVerdict::Denied(rule) => Ok(Some((rule, true))),
         LinkVerdict::Unknown => Err(()),
     }
 }
@@ -49,6 +58,26 @@ fn denying_rule(family: &str, path: &Path, ctx: &ToolUseContext) -> Result<Optio
 /// refuses such a file in `validate_input`; Glob and Grep leave such files out).
 pub fn is_read_denied(path: &Path, ctx: &ToolUseContext) -> bool {
     matches!(denying_rule(READ_RULES, path, ctx), Ok(Some(_)))
+}
+
+/// The refusal text for reading `path` when a `Read(…)` deny rule covers it (Claude Code's
+/// text), or covers what it links to (ours); `None` when no deny rule does.
+pub fn read_denied_message(path: &Path, ctx: &ToolUseContext) -> Option<&'static str> {
+    match denial(READ_RULES, path, ctx) {
+        Ok(Some((_, true))) => Some(messages::LINK_DENIED),
+        Ok(Some((_, false))) => Some(messages::READ_DENIED),
+        _ => None,
+    }
+}
+
+/// The refusal text for changing `path` when an `Edit(…)` deny rule covers it, or what it links
+/// to; `None` when no deny rule does.
+pub fn edit_denied_message(path: &Path, ctx: &ToolUseContext) -> Option<&'static str> {
+    match denial(EDIT_RULES, path, ctx) {
+        Ok(Some((_, true))) => Some(messages::LINK_DENIED),
+        Ok(Some((_, false))) => Some(messages::EDIT_DENIED),
+        _ => None,
+    }
 }
 
 /// Whether an `Edit(…)` deny rule covers `path`, or another hard link to the same file.
@@ -118,10 +147,11 @@ pub fn is_session_plan_file(path: &Path, ctx: &ToolUseContext) -> bool {
 /// hard-linked file) and ask rules first, then the session's own output files and plan file, an
 /// `Edit` allow, the working directories, then `Read` allow rules; anything else asks.
 pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
-    match denying_rule(READ_RULES, path, ctx) {
-        Ok(Some(rule)) => {
+    match denial(READ_RULES, path, ctx) {
+        Ok(Some((rule, through_link))) => {
+            let message = if through_link { messages::LINK_DENIED } else { messages::READ_DENIED };
             return PermissionResult::Deny {
-                message: messages::READ_DENIED.to_owned(),
+                message: message.to_owned(),
                 decision_reason: PermissionDecisionReason::Rule { rule },
             };
         }
@@ -166,10 +196,11 @@ pub fn check_read_permission(path: &Path, ctx: &ToolUseContext) -> PermissionRes
 /// else asks.
 pub fn check_write_permission(path: &Path, ctx: &ToolUseContext) -> PermissionResult {
     let permissions = &ctx.permission_context;
-    match denying_rule(EDIT_RULES, path, ctx) {
-        Ok(Some(rule)) => {
+    match denial(EDIT_RULES, path, ctx) {
+        Ok(Some((rule, through_link))) => {
+            let message = if through_link { messages::LINK_DENIED } else { messages::EDIT_DENIED };
             return PermissionResult::Deny {
-                message: messages::EDIT_DENIED.to_owned(),
+                message: message.to_owned(),
                 decision_reason: PermissionDecisionReason::Rule { rule },
             };
         }
@@ -271,6 +302,32 @@ mod tests {
         assert_eq!(behavior(&check_read_permission(Path::new("/data/x"), &c)), "allow", "an Edit allow implies read");
         let c = ctx(PermissionMode::Default, &[(PermissionBehavior::Ask, "Read(*.pem)")]);
         assert_eq!(behavior(&check_read_permission(Path::new("/proj/k.pem"), &c)), "ask");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_denied_file_is_refused_as_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("secret")).unwrap();
+        std::fs::create_dir_all(root.join("pub")).unwrap();
+        std::fs::write(root.join("secret/a"), "k").unwrap();
+        std::os::unix::fs::symlink(root.join("secret/a"), root.join("pub/soft")).unwrap();
+        std::fs::hard_link(root.join("secret/a"), root.join("pub/hard")).unwrap();
+        let rule = format!("Read(/{}/secret/**)", root.display());
+        let mut c = ctx(PermissionMode::Default, &[(PermissionBehavior::Deny, rule.as_str())]);
+        c.cwd = root.clone();
+        c.original_cwd = root.clone();
+        for (path, message) in [
+            ("secret/a", messages::READ_DENIED),
+            ("pub/soft", messages::LINK_DENIED),
+            ("pub/hard", messages::LINK_DENIED),
+        ] {
+            let path = root.join(path);
+            assert_eq!(check_read_permission(&path, &c).message(), Some(message), "{}", path.display());
+            assert_eq!(read_denied_message(&path, &c), Some(message));
+        }
+        assert_eq!(read_denied_message(&root.join("pub"), &c), None);
     }
 
     #[test]

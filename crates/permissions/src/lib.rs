@@ -28,7 +28,10 @@ pub mod shell;
 pub mod trust;
 pub mod web;
 
-pub use filesystem::{check_read_permission, check_write_permission, is_edit_denied, is_read_denied};
+pub use filesystem::{
+    check_read_permission, check_write_permission, edit_denied_message, is_edit_denied, is_read_denied,
+    read_denied_message,
+};
 pub use settings::{LoadedSettings, SettingsSources, parse_tool_list};
 pub use shell::{check_shell_command, is_destructive_command, is_read_only_command, shell_permission_matcher};
 pub use web::{PreapprovedHosts, check_web_fetch_permission, domain_rule_key};

@@ -9,6 +9,10 @@ pub const READ_DENIED: &str = "File is in a directory that is denied by your per
 /// A writing tool refused by an `Edit(…)` deny rule (Claude Code's text).
 pub const EDIT_DENIED: &str = "File is in a directory that is denied by your permission settings.";
 
+/// A file tool refused because the path is a link (symbolic, or another hard link) to a file a
+/// deny rule covers.
+pub const LINK_DENIED: &str = "File is a link to a file that is denied by your permission settings.";
+
 /// A read that needs approval (Claude Code's text).
 pub fn read_needs_approval(path: &Path) -> String {
     format!("Claude requested permissions to read from {}, but you haven't granted it yet.", path.display())
@@ -59,6 +63,15 @@ pub fn command_too_complex(command: &str, why: &str) -> String {
 pub fn command_path_denied(tool_name: &str, command: &str, path: &Path) -> String {
     format!(
         "Permission to use {tool_name} with command {command} has been denied: {} is in a directory that is denied by your permission settings.",
+        path.display()
+    )
+}
+
+/// A command of the shell tool `tool_name` refused because a path it uses is a link to a file a
+/// deny rule covers.
+pub fn command_link_denied(tool_name: &str, command: &str, path: &Path) -> String {
+    format!(
+        "Permission to use {tool_name} with command {command} has been denied: {} is a link to a file that is denied by your permission settings.",
         path.display()
     )
 }

@@ -156,8 +156,11 @@ impl McpjsonApproval {
         if self.enable_all == Some(true) || self.enabled.iter().any(|n| n == name) {
             return Ok(());
         }
-        if self.enable_all == Some(false) || !self.enabled.is_empty() {
+        if !self.enabled.is_empty() {
             return Err("it is not in enabledMcpjsonServers");
+        }
+        if self.enable_all == Some(false) {
+            return Err("enableAllProjectMcpServers is false and no enabledMcpjsonServers entry names it");
         }
         Ok(())
     }

@@ -106,19 +106,22 @@ fn resolve(word: &Word, cwd: &Path, ctx: &ToolUseContext) -> Option<Vec<PathBuf>
     } else {
         cwd.join(value)
     };
-    let lexical = normalize(&raw);
+    let lexical = normalize(&proc_view(&normalize(&raw), cwd)?);
     let mut out = vec![lexical.clone()];
-    if raw.components().any(|c| c == Component::ParentDir)
-        && let Some(physical) = physical(&raw)
-        && physical != lexical
-    {
-        out.push(physical);
+    if raw.components().any(|c| c == Component::ParentDir) {
+        // `None`: it climbs out of a per-process `/proc` entry only the shell knows.
+        let physical = physical(&raw, cwd)?;
+        if physical != lexical {
+            out.push(physical);
+        }
     }
     Some(out)
 }
 
 /// `path` resolved component by component as the kernel does: links are followed before `..`.
-fn physical(path: &Path) -> Option<PathBuf> {
+/// `/proc/self/cwd` and `/proc/self/root` are resolved as the command's shell sees them (its
+/// working directory is `cwd`, not this process's); other per-process `/proc` links give `None`.
+fn physical(path: &Path, cwd: &Path) -> Option<PathBuf> {
     let mut current = PathBuf::from("/");
     let mut exists = true;
     for component in path.components() {
@@ -132,6 +135,16 @@ fn physical(path: &Path) -> Option<PathBuf> {
             }
             Component::Normal(name) => {
                 current.push(name);
+                let depth = current.components().count();
+                if current.starts_with("/proc") && depth == 4 {
+                    // `/proc/<process>/<entry>`: the shell's view, before the kernel's view of
+                    // this process could be taken for it.
+                    current = proc_view(&current, cwd)?;
+                }
+                // `/proc/self` is this process here, the shell there: never resolved.
+                if current.starts_with("/proc") && depth == 3 {
+                    continue;
+                }
                 if exists {
                     match std::fs::canonicalize(&current) {
                         Ok(resolved) => current = resolved,
@@ -259,6 +272,9 @@ pub const MAX_TREE_ENTRIES: usize = 20_000;
 const MAX_LINK_DEPTH: usize = 3;
 
 fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject: Subject<'_>, depth: usize) -> Verdict {
+    if path_use == PathUse::Mention {
+        return mention(path, ctx, subject);
+    }
     let result = if path_use.writes() { check_write_permission(path, ctx) } else { check_read_permission(path, ctx) };
     let verdict = Verdict::for_path(result, path, path_use.writes(), subject.tool_name, subject.command);
     if matches!(verdict, Verdict::Deny { .. }) {
@@ -267,7 +283,50 @@ fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject:
     match path_use {
         PathUse::ReadTree { follow_links } => verdict.worse(read_tree(path, follow_links, ctx, subject, depth)),
         PathUse::WriteTree | PathUse::RemoveTree => verdict.worse(write_tree(path, ctx, subject)),
-        PathUse::Read | PathUse::Write | PathUse::Remove => verdict,
+        PathUse::Read | PathUse::Write | PathUse::Remove | PathUse::Mention => verdict,
+    }
+}
+
+/// A path a program this module does not understand may read ([`PathUse::Mention`]): what a
+/// `Read(…)` deny or ask rule says of it, and nothing else (the program needs approval anyway
+/// unless a rule allows it; this keeps deny rules in force for it).
+fn mention(path: &Path, ctx: &ToolUseContext, subject: Subject<'_>) -> Verdict {
+    let result = check_read_permission(path, ctx);
+    let ruled = match &result {
+        PermissionResult::Deny { .. } => true,
+        PermissionResult::Ask { decision_reason, .. } => matches!(
+            decision_reason,
+            Some(PermissionDecisionReason::Rule { .. } | PermissionDecisionReason::SafetyCheck { .. })
+        ),
+        _ => false,
+    };
+    if ruled {
+        Verdict::for_path(result, path, false, subject.tool_name, subject.command)
+    } else {
+        Verdict::Allow("no rule names it".into())
+    }
+}
+
+/// A path under `/proc` as the command's shell will see it: `/proc/self/cwd` (and
+/// `thread-self`) is the shell's working directory `cwd`, `/proc/self/root` is `/`; other
+/// per-process entries (`/proc/<pid>/cwd`, `/proc/self/fd/3` …) name what only the running
+/// process knows: `None`. Anything else is returned as it is.
+fn proc_view(path: &Path, cwd: &Path) -> Option<PathBuf> {
+    let Ok(rest) = path.strip_prefix("/proc") else { return Some(path.to_path_buf()) };
+    let mut parts = rest.components();
+    let Some(Component::Normal(process)) = parts.next() else { return Some(path.to_path_buf()) };
+    let process = process.to_string_lossy();
+    let own = process == "self" || process == "thread-self";
+    if !own && !process.chars().all(|c| c.is_ascii_digit()) {
+        return Some(path.to_path_buf());
+    }
+    let entry = parts.next().map(|part| part.as_os_str().to_string_lossy().into_owned());
+    let tail: PathBuf = parts.collect();
+    match entry.as_deref() {
+        Some("cwd") if own => Some(cwd.join(tail)),
+        Some("root") if own => Some(Path::new("/").join(tail)),
+        Some("cwd" | "root" | "fd" | "map_files" | "exe" | "task" | "fdinfo") => None,
+        _ => Some(path.to_path_buf()),
     }
 }
 
@@ -366,7 +425,7 @@ fn read_tree(dir: &Path, follow_links: bool, ctx: &ToolUseContext, subject: Subj
                 && let Some(rule) = denials.rule_for(id)
             {
                 return Verdict::Deny {
-                    message: messages::command_path_denied(subject.tool_name, command, &path),
+                    message: messages::command_link_denied(subject.tool_name, command, &path),
                     reason: PermissionDecisionReason::Rule { rule: rule.clone() },
                 };
             }

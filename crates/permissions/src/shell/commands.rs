@@ -43,6 +43,25 @@ pub(crate) fn analyze_command(words: &[Word]) -> Analysis {
         };
         let elsewhere = match name {
             "xargs" => {
+                // `-a FILE` / `--arg-file=FILE`: the file whose lines become arguments is read
+                // (and `xargs -a f echo` prints it).
+                let mut words = layer.iter().skip(1);
+                while let Some(word) = words.next() {
+                    let value = word.value.as_str();
+                    let file = if value == "-a" || value == "--arg-file" {
+                        words.next().cloned()
+                    } else if let Some(file) = value.strip_prefix("--arg-file=") {
+                        Some(piece(word, file))
+                    } else {
+                        value
+                            .strip_prefix("-a")
+                            .filter(|f| !f.is_empty() && !value.starts_with("--"))
+                            .map(|file| piece(word, file))
+                    };
+                    if let Some(file) = file {
+                        analysis.paths.push(PathArg { path_use: PathUse::Read, word: file });
+                    }
+                }
                 let names_only = XARGS_SAFE.contains(&inner.first().map(|w| w.value.as_str()).unwrap_or_default());
                 !names_only
             }
@@ -79,6 +98,10 @@ pub(crate) enum PathUse {
     WriteTree,
     /// Removes a folder with everything in it (`rm -r`).
     RemoveTree,
+    /// Names a path a program this module does not understand may read (an argument of
+    /// `openssl`, `perl`, `make` …): only `Read(…)` deny and ask rules are checked, so deny rules
+    /// hold for such programs too without asking about every argument.
+    Mention,
 }
 
 impl PathUse {
@@ -677,7 +700,10 @@ pub(crate) fn analyze(words: &[Word]) -> Analysis {
             push_paths(&mut analysis, scan.operands.iter().skip(skip).copied(), PathUse::Read);
         }
         "source" | "." => push_paths(&mut analysis, args.iter().find(|w| !w.value.starts_with('-')), PathUse::Read),
-        _ if INTERPRETERS.iter().any(|(name, _)| *name == base) => interpreter(base, args, &mut analysis),
+        _ if INTERPRETERS.iter().any(|(name, _)| *name == base) => {
+            interpreter(base, args, &mut analysis);
+            mentions(args, &mut analysis);
+        }
         _ if FILE_READERS.contains(&base) => file_reader(base, args, &mut analysis),
         "sed" | "gsed" => sed(args, &mut analysis),
         "xargs" => xargs(args, &mut analysis),
@@ -719,11 +745,15 @@ pub(crate) fn analyze(words: &[Word]) -> Analysis {
             push_paths(&mut analysis, scan.operands.iter().copied(), PathUse::Read);
             analysis.read_only = scan.clean(true);
         }
-        _ => {
-            if let Some(spec) = table(base) {
+        _ => match table(base) {
+            Some(spec) => {
                 apply_table(spec, args, &mut analysis);
+                if matches!(base, "curl" | "wget") {
+                    file_urls(args, &mut analysis);
+                }
             }
-        }
+            None => mentions(args, &mut analysis),
+        },
     }
     // Only a bare, literal command name can be trusted to be the command in the table, and no
     // argument may expand into something else.
@@ -806,7 +836,23 @@ fn recursive_writer(name: &str, spec: Spec, args: &[Word], analysis: &mut Analys
             }
         }
         "mv" => push_paths(analysis, sources, PathUse::ReadTree { follow_links: false }),
-        "ln" | "link" => push_paths(analysis, sources, PathUse::Read),
+        "ln" | "link" => {
+            // A symbolic link's target is relative to the link's folder, not to where the
+            // command runs: the paths it could name there are checked against deny rules too.
+            let symbolic = scan.has(&["-s"]) || scan.has_any(&["--symbolic"]);
+            let target = scan.operands.last().filter(|_| scan.operands.len() > 1);
+            if symbolic && let Some(target) = target {
+                let folder = target.value.rsplit_once('/').map_or("", |(folder, _)| folder);
+                for source in sources.iter().filter(|w| !w.value.starts_with('/')) {
+                    for base in [target.value.trim_end_matches('/'), folder] {
+                        let joined =
+                            if base.is_empty() { source.value.clone() } else { format!("{base}/{}", source.value) };
+                        analysis.paths.push(PathArg { path_use: PathUse::Mention, word: piece(source, &joined) });
+                    }
+                }
+            }
+            push_paths(analysis, sources, PathUse::Read);
+        }
         "rm" => {
             if scan.has(&["-r", "-R"]) || scan.has_any(&["--recursive"]) {
                 retag(analysis, PathUse::Remove, PathUse::RemoveTree, |_| true);
@@ -1075,6 +1121,84 @@ const FILE_READERS: &[&str] = &[
     "most", "bat", "batcat", "view", "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "iconv", "pandoc", "sqlite3",
     "xmllint", "yq", "mlr", "gpg", "split", "csplit", "look", "join", "shuf", "ptx", "enscript", "a2ps", "lp", "lpr",
 ];
+
+/// Every argument of a program this module does not understand that could name a path: its
+/// words and `--flag=value` values, and `file:` URLs, as [`PathUse::Mention`]s.
+fn mentions(args: &[Word], analysis: &mut Analysis) {
+    for word in args {
+        let value = word.value.as_str();
+        if word.variable || word.dynamic || value.is_empty() {
+            continue;
+        }
+        if let Some(path) = file_url_path(value) {
+            analysis.paths.push(PathArg { path_use: PathUse::Read, word: url_word(word, path) });
+        } else if !value.starts_with('-') {
+            analysis.paths.push(PathArg { path_use: PathUse::Mention, word: word.clone() });
+        } else if let Some((_, attached)) = value.split_once('=')
+            && !attached.is_empty()
+        {
+            analysis.paths.push(PathArg { path_use: PathUse::Mention, word: piece(word, attached) });
+        }
+    }
+}
+
+/// `curl` and `wget` read local files named by `file:` URLs.
+fn file_urls(args: &[Word], analysis: &mut Analysis) {
+    for word in args {
+        let value =
+            word.value.split_once('=').filter(|_| word.value.starts_with("--")).map_or(word.value.as_str(), |(_, v)| v);
+        if let Some(path) = file_url_path(value) {
+            analysis.paths.push(PathArg { path_use: PathUse::Read, word: url_word(word, path) });
+        }
+    }
+}
+
+/// The word for the path of a `file:` URL; one that cannot be known is marked so (like `$X`).
+fn url_word(word: &Word, path: Option<String>) -> Word {
+    match path {
+        Some(path) => piece(word, &path),
+        None => Word { variable: true, ..piece(word, word.value.as_str()) },
+    }
+}
+
+/// The local path a `file:` URL names (`file:///a/b`, `file://localhost/a`, `file:/a`,
+/// percent-decoded): `None` for a word that is no `file:` URL, `Some(None)` for one that names
+/// another host or does not decode (a path that cannot be known here).
+fn file_url_path(value: &str) -> Option<Option<String>> {
+    let lower = value.get(..5)?.to_ascii_lowercase();
+    if lower != "file:" {
+        return None;
+    }
+    let rest = &value[5..];
+    let path = if let Some(after) = rest.strip_prefix("//") {
+        let (host, path) = after.split_at(after.find('/').unwrap_or(after.len()));
+        if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+            return Some(None);
+        }
+        path
+    } else {
+        rest
+    };
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    Some(percent_decode(path))
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while let Some(&byte) = bytes.get(index) {
+        if byte == b'%' {
+            let hex = text.get(index + 1..index + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            index += 3;
+        } else {
+            out.push(byte);
+            index += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
 
 fn file_reader(_name: &str, args: &[Word], analysis: &mut Analysis) {
     for word in args {

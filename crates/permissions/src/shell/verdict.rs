@@ -101,8 +101,13 @@ impl Verdict {
                 suggestions: Vec::new(),
                 blocked_path: Some(shown),
             },
-            PermissionResult::Deny { decision_reason, .. } => {
-                Self::Deny { message: messages::command_path_denied(tool_name, command, path), reason: decision_reason }
+            PermissionResult::Deny { decision_reason, message } => {
+                let message = if message == messages::LINK_DENIED {
+                    messages::command_link_denied(tool_name, command, path)
+                } else {
+                    messages::command_path_denied(tool_name, command, path)
+                };
+                Self::Deny { message, reason: decision_reason }
             }
             PermissionResult::Ask { decision_reason: Some(reason), .. }
                 if matches!(

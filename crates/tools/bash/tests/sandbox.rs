@@ -239,8 +239,9 @@ async fn what_read_deny_rules_cover_is_hidden_in_the_sandbox() {
         .with_rule(PermissionBehavior::Deny, PermissionRuleSource::ProjectSettings, "Read(./secret/**)")
         .with_rule(PermissionBehavior::Ask, PermissionRuleSource::ProjectSettings, "Read(*.env)");
     ctx.permission_context = Arc::new(permissions);
-    let script = "import sys\nfor f in sys.argv[1:]:\n    try: print(open(f).read())\n    except OSError as e: print(type(e).__name__)";
-    let input = json!({"command": format!("python3 -c '{script}' secret/a notes.env plain.txt")});
+    // The names are inside the program's own code, where no permission check can see them.
+    let script = "for f in [\"sec\" + \"ret/a\", \"notes.e\" + \"nv\", \"plain.txt\"]:\n    try: print(open(f).read())\n    except OSError as e: print(type(e).__name__)";
+    let input = json!({"command": format!("python3 -c '{script}'")});
     let tool = agent_tool_bash::tool();
     let parsed = tool.parse(input.clone()).unwrap();
     assert_eq!(tool.check_permissions(&parsed, &ctx).await.behavior(), "allow", "the sandbox hides it all");

@@ -197,8 +197,8 @@ impl ToolDef for EditTool {
     }
 
     async fn validate_input(&self, input: &EditInput, ctx: &ToolUseContext) -> ValidationResult {
-        if agent_tools_permissions::is_edit_denied(&ctx.resolve_path(&input.file_path), ctx) {
-            return ValidationResult::error(agent_tools_permissions::messages::EDIT_DENIED, 2);
+        if let Some(message) = agent_tools_permissions::edit_denied_message(&ctx.resolve_path(&input.file_path), ctx) {
+            return ValidationResult::error(message, 2);
         }
         // The cheap check first, without touching the disk.
         if input.old_string == input.new_string {

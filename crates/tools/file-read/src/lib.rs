@@ -389,8 +389,8 @@ impl ToolDef for ReadTool {
             }
         }
         let path = ctx.resolve_path(&input.file_path);
-        if agent_tools_permissions::is_read_denied(&path, ctx) {
-            return ValidationResult::error(agent_tools_permissions::messages::READ_DENIED, 1);
+        if let Some(message) = agent_tools_permissions::read_denied_message(&path, ctx) {
+            return ValidationResult::error(message, 1);
         }
         if is_blocked_device(&path) {
             return ValidationResult::error(render::blocked_device(&input.file_path), 9);

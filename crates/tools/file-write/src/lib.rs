@@ -135,8 +135,8 @@ impl ToolDef for WriteTool {
     }
 
     async fn validate_input(&self, input: &WriteInput, ctx: &ToolUseContext) -> ValidationResult {
-        if agent_tools_permissions::is_edit_denied(&ctx.resolve_path(&input.file_path), ctx) {
-            return ValidationResult::error(agent_tools_permissions::messages::EDIT_DENIED, 1);
+        if let Some(message) = agent_tools_permissions::edit_denied_message(&ctx.resolve_path(&input.file_path), ctx) {
+            return ValidationResult::error(message, 1);
         }
         let path = ctx.resolve_path(&input.file_path);
         let state = ctx.read_file_state.clone();

@@ -200,8 +200,10 @@ impl ToolDef for NotebookEditTool {
     }
 
     async fn validate_input(&self, input: &NotebookEditInput, ctx: &ToolUseContext) -> ValidationResult {
-        if agent_tools_permissions::is_edit_denied(&ctx.resolve_path(&input.notebook_path), ctx) {
-            return ValidationResult::error(agent_tools_permissions::messages::EDIT_DENIED, 1);
+        if let Some(message) =
+            agent_tools_permissions::edit_denied_message(&ctx.resolve_path(&input.notebook_path), ctx)
+        {
+            return ValidationResult::error(message, 1);
         }
         let path = ctx.resolve_path(&input.notebook_path);
         let state = ctx.read_file_state.clone();
