@@ -2098,7 +2098,7 @@ mod tests {
 
     #[test]
     fn path_arguments_by_command() {
-        use PathUse::{Read, Remove, RemoveTree, Write, WriteTree};
+        use PathUse::{Mention, Read, Remove, RemoveTree, Write, WriteTree};
         let p = |u: PathUse, s: &str| (u, s.to_owned());
         let tree = |follow_links| PathUse::ReadTree { follow_links };
         assert_eq!(paths("cat a /etc/b"), [p(Read, "a"), p(Read, "/etc/b")]);
@@ -2147,8 +2147,21 @@ mod tests {
         assert_eq!(paths("ag -f TOKEN src"), [p(tree(true), "src")]);
         assert_eq!(paths("find . -exec cat {} +"), [p(tree(false), ".")]);
         assert_eq!(paths("find src -name '*.o' -delete"), [p(Read, "src"), p(WriteTree, "src")]);
-        assert_eq!(paths("bash script.sh"), [p(Read, "script.sh")]);
-        assert_eq!(paths("python3 -c 'print(1)'"), []);
+        assert_eq!(paths("bash script.sh x"), [p(Read, "script.sh"), p(Mention, "script.sh"), p(Mention, "x")]);
+        assert_eq!(paths("python3 -c 'print(1)'"), [p(Mention, "print(1)")]);
+        assert_eq!(paths("openssl enc -in k.pem --out=x"), [p(Mention, "enc"), p(Mention, "k.pem"), p(Mention, "x")]);
+        assert_eq!(paths("curl -s file:///etc/%70asswd"), [p(Read, "/etc/passwd")]);
+        assert!(analysis("curl file://server/share/x").paths[0].word.variable, "another host: not known here");
+        assert_eq!(
+            paths("ln -s ../secret/a pub/s"),
+            [
+                p(Write, "../secret/a"),
+                p(Write, "pub/s"),
+                p(Mention, "pub/s/../secret/a"),
+                p(Mention, "pub/../secret/a"),
+                p(Read, "../secret/a")
+            ]
+        );
         assert_eq!(paths("source env.sh"), [p(Read, "env.sh")]);
         assert_eq!(paths("gzip -dc a.gz"), [p(Read, "a.gz")]);
         assert_eq!(paths("git blame secret/a"), [p(Read, "secret/a")]);
