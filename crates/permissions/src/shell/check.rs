@@ -474,10 +474,34 @@ fn repository_content(
     analysis: &Analysis,
     cwds: &Cwds,
     ctx: &ToolUseContext,
-    command: &str,
+    subject: Subject<'_>,
 ) -> Verdict {
+    let command = subject.command;
     if analysis.repo_elsewhere || !part.assignments.is_empty() {
         return unseen_verdict(READ_RULES, messages::repository_elsewhere(command), ctx);
+    }
+    let tree = PathUse::ReadTree { follow_links: false };
+    let mut verdict = Verdict::Allow("the paths it prints are allowed".into());
+    // `rev:path`: the path inside the repository, from its root.
+    for word in &analysis.repo_paths {
+        for cwd in &cwds.0 {
+            let root = repository_root(cwd).unwrap_or_else(|| cwd.clone());
+            verdict = verdict.worse(check_path(tree, word, &Cwds(vec![root]), ctx, subject));
+        }
+    }
+    if !analysis.repo_content {
+        return verdict;
+    }
+    // `git grep x src`: operands that all exist as paths are what git searches.
+    let candidates = &analysis.pathspec_candidates;
+    let exist = |word: &Word| {
+        cwds.0.iter().all(|cwd| resolve(word, cwd, ctx).is_some_and(|paths| paths.iter().all(|path| path.exists())))
+    };
+    if !candidates.is_empty() && candidates.iter().all(exist) {
+        for word in candidates {
+            verdict = verdict.worse(check_path(tree, word, cwds, ctx, subject));
+        }
+        return verdict;
     }
     for cwd in &cwds.0 {
         let Some(root) = repository_root(cwd) else { continue };
@@ -490,7 +514,7 @@ fn repository_content(
             );
         }
     }
-    Verdict::Allow("no rule covers the repository".into())
+    verdict
 }
 
 /// The command being checked and the tool it was given to, for the messages of path verdicts.
@@ -530,8 +554,8 @@ fn path_constraints(
     if analysis.unseen_writes {
         verdict = verdict.worse(unseen_names(EDIT_RULES, command, ctx));
     }
-    if analysis.repo_content {
-        verdict = verdict.worse(repository_content(part, analysis, cwds, ctx, command));
+    if analysis.repo_content || !analysis.repo_paths.is_empty() {
+        verdict = verdict.worse(repository_content(part, analysis, cwds, ctx, subject));
     }
     verdict
 }

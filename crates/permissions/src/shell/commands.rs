@@ -147,6 +147,13 @@ pub(crate) struct Analysis {
     /// git: the repository is not found from the working directory (`-C`, `--git-dir`,
     /// `--work-tree`).
     pub repo_elsewhere: bool,
+    /// git: operands that limit [`Self::repo_content`] to themselves when each exists as a path
+    /// (git then takes them as paths: `git grep x src`); when one does not, it may be a revision
+    /// and the whole repository can come out.
+    pub pathspec_candidates: Vec<Word>,
+    /// git: paths inside the repository named by `rev:path` (relative to its root), read as
+    /// trees.
+    pub repo_paths: Vec<Word>,
     /// It deletes or overwrites data, or cannot be undone.
     pub destructive: bool,
     /// `sed` only: every script prints, deletes lines or substitutes without running or writing
@@ -1961,25 +1968,93 @@ fn git_flag_in(word: &Word, exact: &[&str], prefixes: &[&str]) -> bool {
 /// flag. `log -p -- paths` (without `--follow`) prints only those paths, checked as trees.
 /// `diff --no-index a b` compares files, not the repository: its operands are read as trees.
 /// `blame`'s operands are the files it prints.
+/// A revision that may be an object id (4 to 64 hex digits): a blob's, whose content cannot be
+/// tied to a path.
+fn object_like(value: &str) -> bool {
+    (4..=64).contains(&value.len()) && value.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// Limits what `git show`, `diff`, `log -p`, `grep` or `cat-file` print to the paths the command
+/// names, when it names them so that nothing else can come out: `rev:path` operands (their
+/// paths, relative to the repository root, or to the working directory for `./x`), and
+/// pathspecs after `--` (or, for `grep` and `diff`, operands that exist as paths). Returns
+/// whether it could: not with `--follow` (renames lead to other paths), an operand that may be
+/// an object id, or a plain revision with no path to limit it (`git show HEAD`).
+fn git_limit_to_paths(sub: &str, rest: &[Word], analysis: &mut Analysis) -> bool {
+    let dashes = rest.iter().position(|w| w.value == "--");
+    let before = &rest[..dashes.unwrap_or(rest.len())];
+    let after: Vec<&Word> = dashes.map_or(Vec::new(), |at| rest[at + 1..].iter().collect());
+    if before.iter().any(|w| w.value == "--follow") {
+        return false;
+    }
+    let mut operands: Vec<&Word> = before.iter().filter(|w| !w.value.starts_with('-')).collect();
+    // `git grep` takes the pattern first (unless `-e` / `-f` gives it).
+    if sub == "grep"
+        && !before.iter().any(|w| matches!(w.value.as_str(), "-e" | "-f") || w.value.starts_with("--regexp"))
+    {
+        operands.drain(..operands.len().min(1));
+    }
+    let mut plain = Vec::new();
+    for word in operands {
+        if !word.is_literal() {
+            return false;
+        }
+        match word.value.split_once(':') {
+            // `:/text` searches commit messages: a revision.
+            Some((_, path)) if path.starts_with('/') => plain.push(word),
+            Some((_, "")) => return false,
+            Some((_, path)) if path.starts_with("./") || path.starts_with("../") => {
+                analysis
+                    .paths
+                    .push(PathArg { path_use: PathUse::ReadTree { follow_links: false }, word: piece(word, path) });
+            }
+            // `:0:path` names a path in the index.
+            Some((_, path)) => {
+                let path = path.split_once(':').filter(|(stage, _)| stage.len() == 1).map_or(path, |(_, p)| p);
+                analysis.repo_paths.push(piece(word, path));
+            }
+            None if object_like(&word.value) => return false,
+            None => plain.push(word),
+        }
+    }
+    let named = !after.is_empty()
+        || !analysis.repo_paths.is_empty()
+        || analysis.paths.iter().any(|p| matches!(p.path_use, PathUse::ReadTree { .. }));
+    retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links: false }, |w| after.contains(&w));
+    if !after.is_empty() || (plain.is_empty() && named) {
+        return true;
+    }
+    // No `--`: `git grep x src`, `git diff src` take an operand that exists as a path for one.
+    if matches!(sub, "grep" | "diff") && !plain.is_empty() && after.is_empty() {
+        analysis.pathspec_candidates = plain.into_iter().cloned().collect();
+    }
+    false
+}
+
 fn git_content(sub: &str, rest: &[Word], analysis: &mut Analysis) {
     let flags: Vec<&Word> = rest.iter().take_while(|w| w.value != "--").filter(|w| w.value.starts_with('-')).collect();
     let patch = flags.iter().any(|w| git_flag_in(w, GIT_PATCH_FLAGS, GIT_PATCH_PREFIXES));
-    let dashes = rest.iter().position(|w| w.value == "--");
     let operands: Vec<&Word> = rest.iter().filter(|w| !w.value.starts_with('-')).collect();
     match sub {
-        "show" | "grep" | "archive" | "bundle" | "clone" | "fast-export" | "format-patch" | "unpack-file"
-        | "checkout-index" | "range-diff" | "request-pull" => {
-            analysis.repo_content = true;
-            if sub == "grep" {
+        "show" | "grep" | "cat-file" if sub != "cat-file" || !git_metadata_only(&flags) => {
+            let names_only = sub == "show"
+                && flags.iter().any(|w| git_flag_in(w, GIT_SUMMARY_FLAGS, &["--stat", "--dirstat"]))
+                && !patch;
+            let limited = git_limit_to_paths(sub, rest, analysis);
+            // `show --stat HEAD~1` prints names and counts of a commit (not of an object id).
+            let names_of_commits = names_only
+                && operands.iter().all(|w| w.is_literal() && !w.value.contains(':') && !object_like(&w.value));
+            analysis.repo_content = !limited && !names_of_commits;
+            if sub == "grep" && !limited && analysis.pathspec_candidates.is_empty() {
                 // It searches the working tree too (untracked files with `--untracked` or
                 // `--no-index`).
                 recursive_operands(analysis, &[], false);
             }
         }
-        "cat-file" => {
-            let metadata_only =
-                !flags.is_empty() && flags.iter().all(|w| matches!(w.value.as_str(), "-t" | "-s" | "-e"));
-            analysis.repo_content = !metadata_only;
+        "cat-file" => {}
+        "archive" | "bundle" | "clone" | "fast-export" | "format-patch" | "unpack-file" | "checkout-index"
+        | "range-diff" | "request-pull" => {
+            analysis.repo_content = true;
         }
         // `stash list` takes log's flags (`-p`); `stash show` may print patches by configuration.
         "stash" => {
@@ -2004,18 +2079,13 @@ fn git_content(sub: &str, rest: &[Word], analysis: &mut Analysis) {
         }
         "diff" => {
             let summary = flags.iter().any(|w| git_flag_in(w, GIT_SUMMARY_FLAGS, &["--stat", "--dirstat"]));
-            analysis.repo_content = patch || !summary;
+            if patch || !summary {
+                analysis.repo_content = !git_limit_to_paths(sub, rest, analysis);
+            }
         }
         "log" | "whatchanged" | "reflog" if patch => {
-            let follows = flags.iter().any(|w| w.value == "--follow");
-            let limited = dashes.is_some_and(|at| at + 1 < rest.len()) && !follows;
-            if limited {
-                let after = dashes.map_or(&[][..], |at| &rest[at + 1..]);
-                let after: Vec<&Word> = after.iter().collect();
-                retag(analysis, PathUse::Read, PathUse::ReadTree { follow_links: false }, |w| after.contains(&w));
-            } else {
-                analysis.repo_content = true;
-            }
+            analysis.repo_content = !git_limit_to_paths(sub, rest, analysis);
+            analysis.pathspec_candidates.clear();
         }
         "diff-tree" | "diff-index" | "diff-files" => analysis.repo_content = patch,
         "blame" | "annotate" => {
@@ -2028,6 +2098,11 @@ fn git_content(sub: &str, rest: &[Word], analysis: &mut Analysis) {
         }
         _ => {}
     }
+}
+
+/// `git cat-file -t` / `-s` / `-e`: the type, size or existence of an object, not its content.
+fn git_metadata_only(flags: &[&Word]) -> bool {
+    !flags.is_empty() && flags.iter().all(|w| matches!(w.value.as_str(), "-t" | "-s" | "-e"))
 }
 
 fn git_destructive(sub: &str, rest: &[Word]) -> bool {
@@ -2106,7 +2181,19 @@ mod tests {
         assert!(analysis("xargs cat").unseen_reads);
         assert!(!analysis("xargs basename").unseen_reads);
         assert!(analysis("sort --files0-from=l").unseen_reads);
-        assert!(analysis("git show HEAD:secret/a").repo_content);
+        // `rev:path` names the path it prints (checked from the repository root).
+        let shown = analysis("git show HEAD:secret/a");
+        assert!(!shown.repo_content);
+        assert_eq!(shown.repo_paths.iter().map(|w| w.value.as_str()).collect::<Vec<_>>(), ["secret/a"]);
+        assert!(analysis("git show HEAD").repo_content);
+        assert!(analysis("git show 3f2a9c1 -- src").repo_content, "an object id could be any blob");
+        assert!(!analysis("git show --stat HEAD~1").repo_content);
+        assert!(analysis("git show --stat 3f2a9c1").repo_content);
+        assert!(!analysis("git diff HEAD -- src").repo_content);
+        assert!(analysis("git log -p --follow -- src").repo_content);
+        let grep = analysis("git grep x src lib");
+        assert!(grep.repo_content, "src and lib may be branches");
+        assert_eq!(grep.pathspec_candidates.iter().map(|w| w.value.as_str()).collect::<Vec<_>>(), ["src", "lib"]);
         assert!(analysis("git log -p").repo_content);
         assert!(analysis("git log -Stoken --oneline").repo_content);
         assert!(!analysis("git log --oneline").repo_content);
@@ -2114,7 +2201,8 @@ mod tests {
         assert!(analysis("git diff").repo_content);
         assert!(!analysis("git diff --stat").repo_content);
         assert!(analysis("git diff --stat -p").repo_content);
-        assert!(analysis("git cat-file -p HEAD:x").repo_content);
+        assert!(analysis("git cat-file -p 3f2a9c1").repo_content);
+        assert!(!analysis("git cat-file -p HEAD:x").repo_content, "a path, checked as such");
         assert!(!analysis("git cat-file -t HEAD").repo_content);
         assert!(analysis("git stash show").repo_content);
         assert!(analysis("git grep TOKEN").repo_content);
