@@ -76,18 +76,26 @@ impl WalkConfig {
     /// [`Self::builder`], leaving out what `deny` names. The walk's root itself is not checked:
     /// callers check it first (see [`ReadDenyRules`]).
     pub fn builder_excluding(&self, root: &Path, deny: &ReadDenyRules) -> WalkBuilder {
-        self.builder_filtered(root, deny, None)
+        self.builder_filtered(root, deny, None, None)
     }
 
-    /// [`Self::builder_excluding`], keeping only what `globs` admits, as a filter *on top of*
-    /// the ignore files: a file must pass both.
+    /// [`Self::builder_excluding`], keeping only what `globs` and `types` admit, as ripgrep's
+    /// `--glob` and `--type` decide between them: globs first — a file a positive glob admits
+    /// is searched whatever the types say, one a `!glob` names is left out, and with any
+    /// positive glob a file none admits is left out — then the types, for files no glob
+    /// decided.
     ///
-    /// ripgrep's own `--glob` overrides take precedence over `.gitignore`, so `rg -g '*.md'`
-    /// lists a `draft.md` that a nested `.gitignore` names, while a Glob call does not; Claude
-    /// Code's Grep inherits that disagreement. Here a `!pattern` glob prunes matching folders and
-    /// files, and with any positive glob a file must match one, but no glob brings back a
-    /// file the ignore files (or `deny`) leave out.
-    pub fn builder_filtered(&self, root: &Path, deny: &ReadDenyRules, globs: Option<Override>) -> WalkBuilder {
+    /// Unlike ripgrep, no glob brings back a file the ignore files (or `deny`) leave out: its
+    /// overrides take precedence over `.gitignore`, so `rg -g '*.md'` lists a `draft.md` that a
+    /// nested `.gitignore` names while a Glob call does not (case 021: Grep and Glob must
+    /// agree on which files exist).
+    pub fn builder_filtered(
+        &self,
+        root: &Path,
+        deny: &ReadDenyRules,
+        globs: Option<Override>,
+        types: Option<ignore::types::Types>,
+    ) -> WalkBuilder {
         let mut builder = WalkBuilder::new(root);
         let ignore_files = self.respect_ignore_files;
         builder
@@ -120,14 +128,21 @@ impl WalkConfig {
                     return false;
                 }
             }
-            match &globs {
-                // The walk's root is never filtered out (a file root is searched as named).
-                Some(globs) if entry.depth() > 0 => match globs.matched(entry.path(), is_dir) {
-                    ignore::Match::Ignore(_) => false,
-                    ignore::Match::Whitelist(_) => true,
-                    ignore::Match::None => is_dir || globs.num_whitelists() == 0,
-                },
-                _ => true,
+            // The walk's root is never filtered out (a file root is searched as named).
+            if entry.depth() == 0 {
+                return true;
+            }
+            let by_glob =
+                globs.as_ref().map_or(ignore::Match::None, |globs| match globs.matched(entry.path(), is_dir) {
+                    ignore::Match::None if !is_dir && globs.num_whitelists() > 0 => ignore::Match::Ignore(()),
+                    other => other.map(|_| ()),
+                });
+            match by_glob {
+                ignore::Match::Ignore(()) => false,
+                ignore::Match::Whitelist(()) => true,
+                ignore::Match::None => {
+                    types.as_ref().is_none_or(|types| !types.matched(entry.path(), is_dir).is_ignore())
+                }
             }
         });
         builder

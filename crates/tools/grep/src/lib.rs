@@ -247,6 +247,7 @@ fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd:
                     .then_with(|| a.path.as_os_str().as_encoded_bytes().cmp(b.path.as_os_str().as_encoded_bytes()))
             });
             let names: Vec<String> = found.iter().map(|file| display_relative(&file.path, cwd)).collect();
+            let found_entries = names.len();
             let (filenames, applied_limit) = search::page(names, limit, offset);
             GrepOutput {
                 mode,
@@ -257,6 +258,7 @@ fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd:
                 num_matches: None,
                 applied_limit,
                 applied_offset,
+                found_entries,
             }
         }
         OutputMode::Count => {
@@ -267,17 +269,21 @@ fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd:
                     _ => None,
                 })
                 .collect();
+            // The closing line counts every match of every file, not only the page shown
+            // (Claude Code's count).
+            let (found_entries, total) = (counts.len(), counts.iter().map(|(_, count)| count).sum());
             let (shown, applied_limit) = search::page(counts, limit, offset);
             let lines: Vec<String> = shown.iter().map(|(path, count)| render::count_line(path, *count)).collect();
             GrepOutput {
                 mode,
-                num_files: shown.len(),
+                num_files: found_entries,
                 filenames: Vec::new(),
                 content: Some(lines.join("\n")),
                 num_lines: None,
-                num_matches: Some(shown.iter().map(|(_, count)| count).sum()),
+                num_matches: Some(total),
                 applied_limit,
                 applied_offset,
+                found_entries,
             }
         }
         OutputMode::Content => {
@@ -294,6 +300,7 @@ fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd:
                 separate_files: input.context_lines() != (0, 0),
             };
             let lines = render::content_lines(files.iter().map(|(path, entries)| (path.as_str(), *entries)), style);
+            let found_entries = lines.len();
             let (shown, applied_limit) = search::page(lines, limit, offset);
             GrepOutput {
                 mode,
@@ -304,6 +311,7 @@ fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd:
                 num_matches: None,
                 applied_limit,
                 applied_offset,
+                found_entries,
             }
         }
     }

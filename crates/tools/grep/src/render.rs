@@ -19,8 +19,8 @@ pub const OMITTED_CONTEXT_LINE: &str = "[Omitted long context line]";
 pub struct GrepOutput {
     /// The output mode used.
     pub mode: OutputMode,
-    /// Files listed (`files_with_matches`) or `path:count` entries shown (`count`); 0 for
-    /// `content`.
+    /// Files listed (`files_with_matches`, the page shown) or files with matches (`count`, all
+    /// of them, as the closing line counts); 0 for `content`.
     pub num_files: usize,
     /// The listed files (`files_with_matches` only), relative to the working directory when
     /// inside it, most recently modified first.
@@ -31,7 +31,7 @@ pub struct GrepOutput {
     /// How many lines `content` holds (`content` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub num_lines: Option<usize>,
-    /// The sum of the shown counts (`count` only).
+    /// Every match of every file (`count` only; the page may show fewer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub num_matches: Option<u64>,
     /// The page size, present only when the result was cut by it.
@@ -40,7 +40,15 @@ pub struct GrepOutput {
     /// The number of entries skipped, present only when more than 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub applied_offset: Option<u64>,
+    /// Entries the search found before paging (files, lines or `path:count` lines): when the
+    /// page is empty but this is not, the offset is past the last entry (not in Claude Code's
+    /// output object).
+    #[serde(skip)]
+    pub found_entries: usize,
 }
+
+/// The text for a page past the last entry (Claude Code's): the search found something.
+pub const NO_ENTRIES_AT_OFFSET: &str = "No entries at this offset";
 
 /// The text when `files_with_matches` finds nothing.
 pub const NO_FILES_FOUND: &str = "No files found";
@@ -56,6 +64,14 @@ pub fn render(output: &GrepOutput) -> String {
     let pagination = pagination(output.applied_limit, output.applied_offset);
     match output.mode {
         OutputMode::FilesWithMatches => {
+            if output.filenames.is_empty() && output.found_entries > 0 {
+                return match pagination {
+                    Some(pagination) => {
+                        format!("{NO_ENTRIES_AT_OFFSET}. [Showing results with pagination = {pagination}]")
+                    }
+                    None => format!("{NO_ENTRIES_AT_OFFSET}."),
+                };
+            }
             if output.filenames.is_empty() {
                 return NO_FILES_FOUND.to_owned();
             }
@@ -74,6 +90,7 @@ pub fn render(output: &GrepOutput) -> String {
         OutputMode::Content => {
             let mut text = match output.content.as_deref() {
                 Some(content) if !content.is_empty() => content.to_owned(),
+                _ if output.found_entries > 0 => NO_ENTRIES_AT_OFFSET.to_owned(),
                 _ => NO_MATCHES_FOUND.to_owned(),
             };
             if let Some(pagination) = pagination {
@@ -84,6 +101,7 @@ pub fn render(output: &GrepOutput) -> String {
         OutputMode::Count => {
             let body = match output.content.as_deref() {
                 Some(content) if !content.is_empty() => content,
+                _ if output.found_entries > 0 => NO_ENTRIES_AT_OFFSET,
                 _ => NO_MATCHES_FOUND,
             };
             let total = output.num_matches.unwrap_or(0);
@@ -251,6 +269,7 @@ mod tests {
             num_matches: None,
             applied_limit: limit,
             applied_offset: offset,
+            found_entries: names.len(),
         }
     }
 
@@ -264,6 +283,7 @@ mod tests {
             num_matches: Some(total),
             applied_limit: limit,
             applied_offset: offset,
+            found_entries: lines.len(),
         }
     }
 
@@ -299,8 +319,19 @@ mod tests {
             num_matches: None,
             applied_limit: None,
             applied_offset: Some(1),
+            found_entries: 2,
         };
         assert_eq!(render(&output), "a:1:x\n\n[Showing results with pagination = offset: 1]");
+        // Past the last entry (Claude Code's texts, recorded for each mode).
+        let past = GrepOutput { content: Some(String::new()), num_lines: Some(0), applied_offset: Some(10), ..output };
+        assert_eq!(render(&past), "No entries at this offset\n\n[Showing results with pagination = offset: 10]");
+        let files_past = GrepOutput { found_entries: 3, ..files(&[], None, Some(10)) };
+        assert_eq!(render(&files_past), "No entries at this offset. [Showing results with pagination = offset: 10]");
+        let counts_past = GrepOutput { num_files: 3, found_entries: 3, ..counts(&[], 4, None, Some(10)) };
+        assert_eq!(
+            render(&counts_past),
+            "No entries at this offset\n\nFound 4 total occurrences across 3 files. with pagination = offset: 10"
+        );
     }
 
     #[test]

@@ -80,7 +80,8 @@ pub enum FilterError {
 }
 
 /// The file filters of a search: `glob` in ripgrep's `--glob` syntax (applied on top of the
-/// ignore files, see [`WalkConfig::builder_filtered`]), `type` as ripgrep file types.
+/// ignore files, and before the types, see [`WalkConfig::builder_filtered`]), `type` as ripgrep
+/// file types.
 #[derive(Debug, Clone)]
 pub struct Filters {
     overrides: Override,
@@ -221,10 +222,7 @@ pub fn run(
     cancel: &CancellationToken,
 ) -> Result<Vec<FileHits>, Cancelled> {
     let mut found = if root.is_dir() {
-        let mut builder = walk.builder_filtered(root, deny, Some(filters.overrides.clone()));
-        if let Some(types) = &filters.types {
-            builder.types(types.clone());
-        }
+        let builder = walk.builder_filtered(root, deny, Some(filters.overrides.clone()), filters.types.clone());
         collect_files(
             &builder,
             cancel,

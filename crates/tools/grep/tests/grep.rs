@@ -440,7 +440,7 @@ async fn content_pagination_texts() {
     assert_eq!(grep(w, page(json!({"head_limit": 6}))).await.lines().count(), 6);
     assert_eq!(
         grep(w, page(json!({"offset": 10}))).await,
-        "No matches found\n\n[Showing results with pagination = offset: 10]"
+        "No entries at this offset\n\n[Showing results with pagination = offset: 10]"
     );
 }
 
@@ -452,15 +452,23 @@ async fn count_and_files_pagination_texts() {
     touch(w, "other.txt", 1_704_067_260);
     assert_eq!(
         grep(w, json!({"pattern": "hit", "output_mode": "count", "head_limit": "1"})).await,
-        "many.txt:3\n\nFound 3 total occurrences across 1 file. with pagination = limit: 1"
+        "many.txt:3\n\nFound 4 total occurrences across 2 files. with pagination = limit: 1",
+        "the closing line counts every match, not only the page (Claude Code's count)"
     );
     assert_eq!(
         grep(w, json!({"pattern": "hit", "output_mode": "count", "offset": 1})).await,
-        "other.txt:1\n\nFound 1 total occurrence across 1 file. with pagination = offset: 1"
+        "other.txt:1\n\nFound 4 total occurrences across 2 files. with pagination = offset: 1"
+    );
+    assert_eq!(
+        grep(w, json!({"pattern": "hit", "output_mode": "count", "offset": 10})).await,
+        "No entries at this offset\n\nFound 4 total occurrences across 2 files. with pagination = offset: 10"
     );
     assert_eq!(grep(w, json!({"pattern": "hit", "head_limit": 1})).await, "Found 1 file limit: 1\nother.txt");
     assert_eq!(grep(w, json!({"pattern": "hit", "offset": 1})).await, "Found 1 file offset: 1\nmany.txt");
-    assert_eq!(grep(w, json!({"pattern": "hit", "offset": 2})).await, "No files found");
+    assert_eq!(
+        grep(w, json!({"pattern": "hit", "offset": 2})).await,
+        "No entries at this offset. [Showing results with pagination = offset: 2]"
+    );
     assert_eq!(
         grep(w, json!({"pattern": "nothing", "output_mode": "count"})).await,
         "No matches found\n\nFound 0 total occurrences across 0 files."
@@ -579,6 +587,27 @@ async fn glob_filters_never_bring_back_ignored_files() {
     assert_eq!(not_docs, ["", "Found 1 total occurrence across 1 file.", "README.md:1"]);
     let not_md = files("!*.md").await;
     assert_eq!(not_md, ["", "Found 1 total occurrence across 1 file.", "docs/notes.txt:1"]);
+}
+
+/// A `glob` decides before `type`, as in ripgrep (Claude Code's recorded answer to
+/// `{"pattern": "hit", "type": "md", "glob": "*.txt"}`: the `.txt` files, not the `.md` one).
+#[tokio::test]
+async fn a_glob_decides_before_the_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    write(w, "a.txt", "hit\nhit\n");
+    write(w, "b.txt", "hit\n");
+    write(w, "c.md", "hit\n");
+    let files = |input: Value| async move {
+        sorted_lines(&grep(w, input).await).into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        files(json!({"pattern": "hit", "type": "md", "glob": "*.txt"})).await,
+        ["Found 2 files", "a.txt", "b.txt"]
+    );
+    assert_eq!(files(json!({"pattern": "hit", "type": "md"})).await, ["Found 1 file", "c.md"]);
+    // A negated glob leaves the type to decide what is left.
+    assert_eq!(files(json!({"pattern": "hit", "type": "txt", "glob": "!a.txt"})).await, ["Found 1 file", "b.txt"]);
 }
 
 #[tokio::test]
@@ -820,5 +849,8 @@ async fn huge_numbers_neither_panic_nor_misbehave() {
     let input = json!({"pattern": "x", "output_mode": "content", "-C": big, "head_limit": big});
     assert_eq!(grep(w, input).await, "a.txt-1-a\na.txt:2:x\na.txt-3-b");
     let input = json!({"pattern": "x", "output_mode": "content", "offset": big});
-    assert_eq!(grep(w, input).await, format!("No matches found\n\n[Showing results with pagination = offset: {big}]"));
+    assert_eq!(
+        grep(w, input).await,
+        format!("No entries at this offset\n\n[Showing results with pagination = offset: {big}]")
+    );
 }
