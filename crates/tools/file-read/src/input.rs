@@ -23,4 +23,8 @@ pub struct ReadInput {
     /// the end ("3-"); pages count from 1, and one call reads at most 20 pages.
     #[serde(default)]
     pub pages: Option<String>,
+    /// Read a file over the size limit anyway, and with a larger token budget: only when all
+    /// of it is truly needed, or the user asked for the whole file.
+    #[serde(default, deserialize_with = "semantic::opt_bool")]
+    pub allow_large: Option<bool>,
 }

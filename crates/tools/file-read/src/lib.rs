@@ -75,6 +75,10 @@ pub const DEFAULT_MAX_SIZE_BYTES: u64 = 256 * 1024;
 /// Most tokens one read may return (Claude Code's 25,000).
 pub const DEFAULT_MAX_TOKENS: u64 = 25_000;
 
+/// The token budget of a Read with `allow_large: true` (which also lifts the size limit): as
+/// much as can fit beside a conversation in a model's context, paged past that.
+pub const ALLOW_LARGE_MAX_TOKENS: u64 = 100_000;
+
 /// Devices that never end or block; reading them would hang the call. They are refused by name,
 /// before any I/O; any other device, FIFO or socket is refused after a `stat`, without opening it.
 const BLOCKED_DEVICES: &[&str] = &[
@@ -420,10 +424,13 @@ impl ToolDef for ReadTool {
 
     async fn call(&self, input: ReadInput, ctx: &ToolUseContext) -> Result<ToolResult<ReadOutput>, ToolError> {
         let path: PathBuf = ctx.resolve_path(&input.file_path);
-        let bounds = Bounds {
+        let mut bounds = Bounds {
             max_size: ctx.limits.file_reading.max_size_bytes.unwrap_or(DEFAULT_MAX_SIZE_BYTES),
             max_tokens: ctx.limits.file_reading.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         };
+        if input.allow_large == Some(true) {
+            bounds = Bounds { max_size: u64::MAX / 8, max_tokens: bounds.max_tokens.max(ALLOW_LARGE_MAX_TOKENS) };
+        }
         let pages = match &input.pages {
             Some(pages) => match PageRange::parse(pages) {
                 Ok(range) => Some((pages.clone(), range)),
@@ -456,20 +463,24 @@ impl ToolDef for ReadTool {
         let outcome = tokio::task::spawn_blocking(move || job.run())
             .await
             .map_err(|error| ToolError::internal(format!("read worker failed: {error}")))??;
-        let record = |content: String, hash: u64, modified: std::io::Result<std::time::SystemTime>| {
-            ctx.read_file_state.set(
-                &path,
-                FileStamp {
-                    content: content.into(),
-                    timestamp_ms: mtime_ms(modified),
-                    offset: input.offset,
-                    limit: input.limit,
-                    is_partial_view: false,
-                    content_hash: Some(hash),
-                    from_read: true,
-                },
-            );
-        };
+        let record =
+            |content: String, hash: u64, modified: std::io::Result<std::time::SystemTime>, page: Option<(u64, u64)>| {
+                // A page cut short by the token limit is a ranged view, as if asked for.
+                let (offset, limit) =
+                    page.map_or((input.offset, input.limit), |(start, lines)| (Some(start), Some(lines)));
+                ctx.read_file_state.set(
+                    &path,
+                    FileStamp {
+                        content: content.into(),
+                        timestamp_ms: mtime_ms(modified),
+                        offset,
+                        limit,
+                        is_partial_view: false,
+                        content_hash: Some(hash),
+                        from_read: true,
+                    },
+                );
+            };
         let file_path = input.file_path.clone();
         match outcome {
             Outcome::Unchanged => Ok(ToolResult::new(ReadOutput::FileUnchanged { file: UnchangedFile { file_path } })),
@@ -480,10 +491,10 @@ impl ToolDef for ReadTool {
                 if tokens > bounds.max_tokens {
                     return Err(ToolError::failed(render::too_many_tokens(tokens, bounds.max_tokens)));
                 }
-                record(text, hash, modified);
+                record(text, hash, modified, None);
                 Ok(ToolResult::new(output))
             }
-            Outcome::Text(read, modified) => Ok(self.text_result(read, modified, &input, &record)),
+            Outcome::Text(read, modified) => Ok(self.text_result(read, modified, &input, &record, bounds.max_tokens)),
             Outcome::Image(fitted, original_size) => {
                 let dimensions = (fitted.shown != fitted.original).then_some(ImageDimensions {
                     original_width: fitted.original.0,
@@ -549,10 +560,14 @@ impl ReadTool {
         read: TextRange,
         modified: std::io::Result<std::time::SystemTime>,
         input: &ReadInput,
-        record: &dyn Fn(String, u64, std::io::Result<std::time::SystemTime>),
+        record: &dyn Fn(String, u64, std::io::Result<std::time::SystemTime>, Option<(u64, u64)>),
+        max_tokens: u64,
     ) -> ToolResult<ReadOutput> {
         let stamp_content = read.whole_text.clone().unwrap_or_else(|| read.content.clone());
-        record(stamp_content, read.hash, modified);
+        let page = read.page_end.map(|_| (read.start_line, read.num_lines as u64));
+        record(stamp_content, read.hash, modified, page);
+        let truncated =
+            read.page_end.map(|end_line| render::Truncated { end_line, tokens: read.selection_tokens, max_tokens });
         let encoding_note = if read.has_nul {
             Some(EncodingNote::NulBytes)
         } else if read.not_utf8 {
@@ -569,6 +584,7 @@ impl ReadTool {
                 requested_offset: input.offset,
                 content: read.content,
                 encoding_note,
+                truncated,
             },
         })
     }

@@ -12,6 +12,11 @@
 //! 600 KB line reads at once as its first 2,000 characters, while a file of many ordinary lines over
 //! the size limit is still refused (the model should then use `offset`/`limit`).
 //!
+//! **Pages.** The token limit applies to what is returned, as in Claude Code 2.1: when the
+//! selected lines (numbered, as the model sees them) would take more tokens than the limit, the
+//! result is the leading lines that fit — a *page* — and [`TextRange::page_end`] says where it
+//! stopped, so the caller can say how to read on. A page always holds at least one line.
+//!
 //! **Encodings.** The text is decoded exactly as Edit decodes the whole file
 //! ([`agent_tools_files::decode`]): UTF-8 (a byte-order mark removed), UTF-16 with a byte-order
 //! mark, and Windows-1252 for a file that is not valid UTF-8 anywhere in it.
@@ -68,6 +73,12 @@ pub struct TextRange {
     pub not_utf8: bool,
     /// How many of the selected lines were cut to [`MAX_LINE_CHARS`] characters.
     pub cut_lines: usize,
+    /// When the token limit cut the selection short: the number of the last line shown (the
+    /// selection went on past it).
+    pub page_end: Option<u64>,
+    /// The tokens the whole selection would take as the model sees it (numbered, long lines
+    /// cut), estimated as bytes / 4.
+    pub selection_tokens: u64,
 }
 
 /// Why a read failed.
@@ -408,6 +419,16 @@ impl Utf8Check {
 }
 
 /// Characters in UTF-8 bytes (bytes that do not continue a sequence).
+/// Bytes a line of `len` bytes takes as the model sees it at line number `number`: the number,
+/// a tab, the line bounded to [`MAX_LINE_CHARS`] (with room for the cut marker) and a line break.
+fn shown_cost(number: u64, len: u64) -> u64 {
+    /// Room for [`render::line_cut_marker`]'s text.
+    const MARKER_BYTES: u64 = 64;
+    let digits = u64::from(number.checked_ilog10().unwrap_or(0) + 1);
+    let text = if len > MAX_LINE_CHARS as u64 { MAX_LINE_CHARS as u64 + MARKER_BYTES } else { len };
+    digits + 1 + text + 1
+}
+
 fn utf8_chars(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|byte| (**byte & 0xC0) != 0x80).count() as u64
 }
@@ -443,8 +464,15 @@ struct Lines {
     kept_bytes: u64,
     /// A lower bound of the bounded (cut) text's length in bytes: it decides the errors early.
     floor: u64,
-    /// The bounded text is surely over the token limit: lines are no longer kept.
-    over_tokens: bool,
+    /// Bytes the kept lines take numbered and bounded, as the model will see them.
+    page_bytes: u64,
+    /// Bytes the whole selection would take numbered and bounded.
+    selection_bytes: u64,
+    /// The page is full (the next line would pass the token limit): later lines are counted,
+    /// not kept.
+    page_full: bool,
+    /// The number of the last line kept when the page filled up.
+    page_end: Option<u64>,
     /// The bounded text is surely over the size limit (only without a `limit`).
     over_size: bool,
     utf8: Utf8Check,
@@ -464,7 +492,10 @@ impl Lines {
             keep_whole: true,
             kept_bytes: 0,
             floor: 0,
-            over_tokens: false,
+            page_bytes: 0,
+            selection_bytes: 0,
+            page_full: false,
+            page_end: None,
             over_size: false,
             utf8: Utf8Check { valid: true, carry: [0; 4], carry_len: 0 },
         }
@@ -502,7 +533,7 @@ impl Lines {
         let current = &mut self.current;
         current.len += part.len() as u64;
         current.last = part.last().copied();
-        if self.over_tokens {
+        if self.page_full {
             return;
         }
         current.chars += utf8_chars(part);
@@ -528,7 +559,7 @@ impl Lines {
 
     fn end_line(&mut self) {
         self.utf8.end();
-        if self.selected() && !self.over_tokens {
+        if self.selected() && !self.page_full {
             let mut line = std::mem::take(&mut self.current);
             if line.last == Some(b'\r') {
                 line.len -= 1;
@@ -538,19 +569,24 @@ impl Lines {
                 }
             }
             line.last = None;
+            let cost = shown_cost(self.index + 1, line.len);
+            self.selection_bytes += cost;
             if !self.kept.is_empty() {
                 self.floor += 1;
             }
             self.floor += line.len.min(MAX_LINE_CHARS as u64);
-            self.kept.push(line);
-            if self.floor > self.bounds.max_tokens.saturating_mul(4) {
-                // The result is an error; keep counting (for the message), not the lines.
-                self.over_tokens = true;
-                self.kept = Vec::new();
+            if !self.kept.is_empty() && self.page_bytes + cost > self.bounds.max_tokens.saturating_mul(4) {
+                // This line would pass the token limit: the page ends before it.
+                self.page_full = true;
+                self.page_end = Some(self.index);
+            } else {
+                self.page_bytes += cost;
+                self.kept.push(line);
             }
         } else if self.selected() {
             let len = if self.current.last == Some(b'\r') { self.current.len - 1 } else { self.current.len };
             self.floor += 1 + len.min(MAX_LINE_CHARS as u64);
+            self.selection_bytes += shown_cost(self.index + 1, len);
             self.current = Kept::default();
         }
         if !self.has_limit && self.floor > self.bounds.max_size {
@@ -566,14 +602,11 @@ impl Lines {
         }
     }
 
-    /// The error the read ends with, once it is certain: over the size limit (at once), or over the
-    /// token limit (once the selection is passed, so the estimate is complete).
-    fn stop(&self, file_size: u64, at_end: bool) -> Option<ReadError> {
+    /// The error the read ends with, once it is certain: over the size limit (without a
+    /// `limit`). The token limit is never an error: it ends the page.
+    fn stop(&self, file_size: u64, _at_end: bool) -> Option<ReadError> {
         if self.over_size {
             return Some(ReadError::TooLarge { size: file_size.max(self.floor), max: self.bounds.max_size });
-        }
-        if self.over_tokens && (at_end || self.index >= self.skip.saturating_add(self.take)) {
-            return Some(ReadError::TooManyTokens { tokens: self.floor.div_ceil(4), max: self.bounds.max_tokens });
         }
         None
     }
@@ -591,6 +624,9 @@ impl Lines {
         let hash = raw.hasher.finish();
         let has_nul = !utf16 && raw.has_nul;
         let not_utf8 = encoding == Shown::Windows1252;
+        let page_end = self.page_end;
+        let selection_tokens = self.selection_bytes.div_ceil(4);
+        let whole = whole && page_end.is_none();
         let range = |content: String, cut_lines: usize, whole_text: Option<String>| TextRange {
             num_lines: self.kept.len(),
             content,
@@ -601,6 +637,8 @@ impl Lines {
             has_nul,
             not_utf8,
             cut_lines,
+            page_end,
+            selection_tokens,
         };
         let fits = |content: &str| {
             (self.has_limit || content.len() as u64 <= self.bounds.max_size)
@@ -823,12 +861,11 @@ mod tests {
             read_text(&path, None, None, Bounds { max_size: 256 * 1024, max_tokens: 25_000 }),
             Err(ReadError::TooLarge { size: 3_001_000, .. })
         ));
-        match read_text(&path, Some(1), Some(60), Bounds { max_size: 256 * 1024, max_tokens: 25_000 }) {
-            Err(ReadError::TooManyTokens { tokens, max: 25_000 }) => {
-                assert_eq!(tokens, (60 * 2001 - 1_u64).div_ceil(4))
-            }
-            other => panic!("{other:?}"),
-        }
+        // Sixty cut lines are over the token limit: the page ends with the last that fits.
+        let read = read_text(&path, Some(1), Some(60), Bounds { max_size: 256 * 1024, max_tokens: 25_000 }).unwrap();
+        assert_eq!((read.num_lines, read.cut_lines, read.page_end), (48, 48, Some(48)));
+        assert_eq!(read.selection_tokens, (60 * (1 + 1 + 2000 + 64 + 1) + 51_u64).div_ceil(4));
+        assert!(read.whole_text.is_none());
         let read = read_text(&path, Some(1), Some(40), Bounds { max_size: 256 * 1024, max_tokens: 25_000 }).unwrap();
         assert_eq!((read.num_lines, read.cut_lines, read.total_lines), (40, 40, 1001));
     }

@@ -29,6 +29,21 @@ pub struct TextFile {
     /// A note about the file's bytes, shown after the lines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding_note: Option<EncodingNote>,
+    /// Set when the token limit ended the page before the selection did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncated>,
+}
+
+/// Where a page cut short by the token limit stopped, for the note that says how to read on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Truncated {
+    /// The last line shown.
+    pub end_line: u64,
+    /// Tokens the whole selection would have taken.
+    pub tokens: u64,
+    /// The token limit.
+    pub max_tokens: u64,
 }
 
 /// Something the model should know about a text file's bytes.
@@ -252,7 +267,31 @@ pub fn render_text(file: &TextFile) -> String {
         ),
         None => {}
     }
+    if let Some(cut) = &file.truncated {
+        text.push_str("\n\n");
+        text.push_str(&truncation_note(file, cut));
+    }
     text
+}
+
+/// What follows a page cut short by the token limit (Claude Code 2.1 says the same things in a
+/// system message after the result): which lines were shown, how to read on, and not to answer
+/// from this page alone.
+pub fn truncation_note(file: &TextFile, cut: &Truncated) -> String {
+    let next = cut.end_line + 1;
+    format!(
+        "[Truncated: a partial view of {path}, lines {start}-{end} of {total} (the whole would take about {tokens} tokens; the limit is {max}). \
+         Read on with offset={next} limit={lines}, or find the section you need with Grep; to read it whole anyway, call Read again with \
+         allow_large: true, only if you truly need all of it or the user asked for the whole file. Do not answer from this page alone if the \
+         answer may be further on.]",
+        path = file.file_path,
+        start = file.start_line,
+        end = cut.end_line,
+        total = file.total_lines,
+        tokens = cut.tokens,
+        max = cut.max_tokens,
+        lines = file.num_lines,
+    )
 }
 
 /// The text of PDF pages, page by page, with a note that page images need poppler.
@@ -310,7 +349,8 @@ pub fn is_directory(path: &str) -> String {
 /// Message for a file too large to read whole.
 pub fn too_large(size: u64, max: u64) -> String {
     format!(
-        "File content ({}) exceeds maximum allowed size ({}). Read it in parts with offset and limit, or search it with Grep.",
+        "File content ({}) exceeds maximum allowed size ({}). Read it in parts with offset and limit, or search it with Grep. \
+         To read it anyway, as far as it fits, call Read again with allow_large: true, only if you truly need all of it or the user asked for the whole file.",
         format_file_size(size),
         format_file_size(max)
     )

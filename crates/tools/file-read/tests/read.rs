@@ -179,12 +179,50 @@ async fn large_files_need_a_limit_and_then_stream() {
     let text = read_error(dir.path(), json!({"file_path": "big.log"})).await;
     assert_eq!(
         text,
-        "File content (781.3KB) exceeds maximum allowed size (256KB). Read it in parts with offset and limit, or search it with Grep."
+        "File content (781.3KB) exceeds maximum allowed size (256KB). Read it in parts with offset and limit, or search it with Grep. To read it anyway, as far as it fits, call Read again with allow_large: true, only if you truly need all of it or the user asked for the whole file."
     );
+    // `allow_large` lifts the size limit and gives a larger token budget; past it, a page.
+    let text = read(dir.path(), json!({"file_path": "big.log", "allow_large": true})).await;
+    let (lines, note) = text.split_once("\n\n[Truncated: ").unwrap();
+    let shown = lines.lines().count() as u64;
+    assert!(shown > 10_000 && lines.len() as u64 <= 100_000 * 4, "{shown} lines, {} bytes", lines.len());
+    assert!(
+        note.starts_with(&format!("a partial view of big.log, lines 1-{shown} of 40001 (the whole would take about ")),
+        "{note}"
+    );
+    assert!(note.contains(&format!("Read on with offset={} limit={shown}", shown + 1)), "{note}");
     assert_eq!(
         read(dir.path(), json!({"file_path": "big.log", "offset": 39_999, "limit": 5})).await,
         "39999\tentry number 039999\n40000\tentry number 040000\n40001\t"
     );
+}
+
+/// A file of many short lines over the token limit but under the size limit reads as its first
+/// page, with the note on how to read on (Claude Code 2.1 answers a 3,000-line file with lines
+/// 1-2526 and the same advice; it used to be refused whole).
+#[tokio::test]
+async fn a_file_over_the_token_limit_reads_as_its_first_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=3000).map(|i| format!("line {i} aaaaaaaaaaaaaaaaaaaaaa\n")).collect();
+    fs::write(dir.path().join("f.txt"), &text).unwrap();
+    let shown = read(dir.path(), json!({"file_path": "f.txt"})).await;
+    let (lines, note) = shown.split_once("\n\n[Truncated: ").unwrap();
+    assert_eq!(lines.lines().count(), 2689);
+    assert!(lines.starts_with("1\tline 1 aaaaaaaaaaaaaaaaaaaaaa\n2\tline 2 "));
+    assert!(lines.ends_with("2689\tline 2689 aaaaaaaaaaaaaaaaaaaaaa"));
+    assert_eq!(
+        note,
+        "a partial view of f.txt, lines 1-2689 of 3001 (the whole would take about 27948 tokens; the limit is 25000). \
+         Read on with offset=2690 limit=2689, or find the section you need with Grep; to read it whole anyway, call Read again with \
+         allow_large: true, only if you truly need all of it or the user asked for the whole file. Do not answer from this page alone if the \
+         answer may be further on.]"
+    );
+    // The next page follows on; with allow_large the whole file.
+    let next = read(dir.path(), json!({"file_path": "f.txt", "offset": 2690, "limit": 2689})).await;
+    assert!(next.starts_with("2690\tline 2690 ") && next.ends_with("3000\tline 3000 aaaaaaaaaaaaaaaaaaaaaa\n3001\t"));
+    let whole = read(dir.path(), json!({"file_path": "f.txt", "allow_large": true})).await;
+    assert_eq!(whole.lines().count(), 3001);
+    assert!(!whole.contains("[Truncated"));
 }
 
 #[tokio::test]
@@ -359,15 +397,24 @@ async fn many_ordinary_lines_over_the_size_limit_are_still_refused() {
     fs::write(dir.path().join("log.txt"), ("z".repeat(99) + "\n").repeat(3_000)).unwrap();
     assert_eq!(
         read_error(dir.path(), json!({"file_path": "log.txt"})).await,
-        "File content (293KB) exceeds maximum allowed size (256KB). Read it in parts with offset and limit, or search it with Grep."
+        "File content (293KB) exceeds maximum allowed size (256KB). Read it in parts with offset and limit, or search it with Grep. To read it anyway, as far as it fits, call Read again with allow_large: true, only if you truly need all of it or the user asked for the whole file."
     );
     // Long lines alone do not save a file whose cut lines are still too many.
     fs::write(dir.path().join("wide.txt"), ("w".repeat(5_000) + "\n").repeat(200)).unwrap();
     let text = read_error(dir.path(), json!({"file_path": "wide.txt"})).await;
     assert!(text.starts_with("File content (976.8KB) exceeds maximum allowed size (256KB)."), "{text}");
-    // A limit makes the token rule the one that applies.
-    let text = read_error(dir.path(), json!({"file_path": "wide.txt", "limit": 60})).await;
-    assert!(text.starts_with("File content (30015 tokens) exceeds maximum allowed tokens (25000)."), "{text}");
+    // With a limit the token limit applies to what is shown: the page ends where it is full,
+    // and says how to read on.
+    let text = read(dir.path(), json!({"file_path": "wide.txt", "limit": 60})).await;
+    let (lines, note) = text.split_once("\n\n[Truncated: ").unwrap();
+    assert_eq!(lines.lines().count(), 48);
+    assert_eq!(
+        note,
+        "a partial view of wide.txt, lines 1-48 of 201 (the whole would take about 31018 tokens; the limit is 25000). \
+         Read on with offset=49 limit=48, or find the section you need with Grep; to read it whole anyway, call Read again with \
+         allow_large: true, only if you truly need all of it or the user asked for the whole file. Do not answer from this page alone if the \
+         answer may be further on.]"
+    );
     // A range that fits shows its long lines whole.
     let text = read(dir.path(), json!({"file_path": "wide.txt", "offset": 200, "limit": 2})).await;
     assert!(text == format!("200\t{}\n201\t", "w".repeat(5000)), "{}", &text[..100]);
