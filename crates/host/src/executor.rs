@@ -18,8 +18,9 @@
 //! A turn ([`Executor::run_turn`]): consecutive concurrency-safe calls run together as one batch
 //! (at most [`Executor::max_concurrency`] at once), any other call runs alone, and results come
 //! back in the order of the blocks. A serial call's context change (a `cd`, an "allow always")
-//! applies before the next block; a batch's changes apply after the batch, in block order. When a
-//! Bash call in a batch fails, its still-running siblings are cancelled. A user interrupt (the
+//! applies before the next block; a batch's changes apply after the batch, in block order. A
+//! failing call leaves its siblings running (Claude Code 2.1 no longer cancels them). A user
+//! interrupt (the
 //! context's `interrupt` token) stops only the calls whose tool's `interrupt_behavior` is
 //! `Cancel`.
 //!
@@ -336,51 +337,13 @@ impl Executor {
         done
     }
 
-    /// Runs concurrency-safe calls together; a failing Bash call cancels the others.
+    /// Runs concurrency-safe calls together. A failing call leaves the others running, as Claude
+    /// Code 2.1 does (its recorded `par-bash-error-siblings`: a slow sibling of a failed `ls`
+    /// finishes).
     async fn run_batch(&self, batch: &[ToolUseBlock], ctx: &ToolUseContext) -> Vec<Invocation> {
-        let mut batch_ctx = ctx.clone();
-        batch_ctx.cancel = ctx.cancel.child_token();
-        let failed_bash: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-        let runs = batch.iter().map(|block| {
-            let batch_ctx = &batch_ctx;
-            let failed_bash = &failed_bash;
-            async move {
-                let invocation = self.run_tool_use(block, batch_ctx).await;
-                if invocation.block.is_error && block.name == "Bash" && !batch_ctx.cancel.is_cancelled() {
-                    let command = block.input.get("command").and_then(Value::as_str).unwrap_or_default().to_owned();
-                    if let Ok(mut slot) = failed_bash.lock() {
-                        slot.get_or_insert(command);
-                    }
-                    batch_ctx.cancel.cancel();
-                }
-                invocation
-            }
-        });
-        let mut results: Vec<Invocation> =
-            futures_util::stream::iter(runs).buffered(self.max_concurrency).collect().await;
-        let failed = failed_bash.lock().ok().and_then(|slot| slot.clone());
-        if let Some(command) = failed {
-            for invocation in &mut results {
-                let cancelled = invocation.block.is_error
-                    && matches!(&invocation.block.content, ToolResultContent::Text(text)
-                        if text == CANCEL_MESSAGE || text == &ToolError::Cancelled.to_string());
-                if cancelled {
-                    invocation.block.content = ToolResultContent::Text(wrap_tool_use_error(&format!(
-                        "Cancelled: parallel tool call Bash({}) errored",
-                        short_command(&command)
-                    )));
-                }
-            }
-        }
-        results
+        let runs = batch.iter().map(|block| self.run_tool_use(block, ctx));
+        futures_util::stream::iter(runs).buffered(self.max_concurrency).collect().await
     }
-}
-
-/// The first 40 characters of a command, with `…` when cut.
-fn short_command(command: &str) -> String {
-    let mut chars = command.chars();
-    let head: String = chars.by_ref().take(40).collect();
-    if chars.next().is_some() { format!("{head}…") } else { head }
 }
 
 /// Runs `first` then `second`.
