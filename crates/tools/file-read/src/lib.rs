@@ -75,6 +75,10 @@ pub const DEFAULT_MAX_SIZE_BYTES: u64 = 256 * 1024;
 /// Most tokens one read may return (Claude Code's 25,000).
 pub const DEFAULT_MAX_TOKENS: u64 = 25_000;
 
+/// Records what a read showed in the file-read state: the text, its hash, the file's
+/// modification time and, for a page cut short, the range shown (first line, line count).
+type RecordRead<'a> = dyn Fn(String, u64, std::io::Result<std::time::SystemTime>, Option<(u64, u64)>) + 'a;
+
 /// The token budget of a Read with `allow_large: true` (which also lifts the size limit): as
 /// much as can fit beside a conversation in a model's context, paged past that.
 pub const ALLOW_LARGE_MAX_TOKENS: u64 = 100_000;
@@ -560,7 +564,7 @@ impl ReadTool {
         read: TextRange,
         modified: std::io::Result<std::time::SystemTime>,
         input: &ReadInput,
-        record: &dyn Fn(String, u64, std::io::Result<std::time::SystemTime>, Option<(u64, u64)>),
+        record: &RecordRead<'_>,
         max_tokens: u64,
     ) -> ToolResult<ReadOutput> {
         let stamp_content = read.whole_text.clone().unwrap_or_else(|| read.content.clone());
