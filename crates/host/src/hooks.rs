@@ -12,7 +12,13 @@
 //! - Exit 2: a blocking error. Before the call it refuses the call and the model reads stderr;
 //!   after the call stderr reaches the model as a system message (the result stands).
 //! - Any other exit, a crash or a timeout (default 60 s, then the whole process group is killed):
-//!   logged, and the call goes on. A hook can never hang a call.
+//!   logged, and the call goes on — except that a `deny` (or `ask`) the hook had already printed
+//!   when it timed out still counts. A hook can never hang a call, and never fail open where it
+//!   said deny.
+//!
+//! A hook's answer is taken when the hook process exits: a child it left behind holding stdout
+//! open does not make the hook wait for its timeout (the output is read for a moment more, then
+//! the answer is what was printed).
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -47,17 +53,20 @@ impl Hooks {
     }
 }
 
-/// Whether a matcher selects `tool`: empty or `*` selects every tool, otherwise the matcher is an
-/// anchored regular expression (`Edit|Write`, `mcp__github__.*`), or failing that an exact name.
+/// Whether a matcher selects `tool`, by Claude Code's documented rule: empty or `*` selects
+/// every tool; a matcher of only letters, digits, `_`, `-`, spaces, `,` and `|` is an exact tool
+/// name or a list of them (`Edit|Write`, `Read, Grep`); anything else is an unanchored regular
+/// expression (`^Gl`, `mcp__srv__.*`, `Notebook.*`). An invalid expression selects nothing.
 pub fn matcher_selects(matcher: &str, tool: &str) -> bool {
     let matcher = matcher.trim();
     if matcher.is_empty() || matcher == "*" {
         return true;
     }
-    match Regex::new(&format!("^(?:{matcher})$")) {
-        Ok(regex) => regex.is_match(tool),
-        Err(_) => matcher == tool,
+    let plain = matcher.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ' | ',' | '|'));
+    if plain {
+        return matcher.split(['|', ',']).map(str::trim).any(|name| name == tool);
     }
+    Regex::new(matcher).is_ok_and(|regex| regex.is_match(tool))
 }
 
 /// A hook's permission answer.
@@ -86,10 +95,17 @@ pub struct PreToolUse {
 
 /// How one hook process ended.
 struct HookRun {
+    /// Its exit code; `None` when it timed out (or was killed by a signal).
     status: Option<i32>,
     stdout: String,
     stderr: String,
+    /// It did not exit within its timeout; its process group was killed.
+    timed_out: bool,
 }
+
+/// How long a hook's output is still read after the hook exited, for what it printed last (a
+/// child it left behind may hold the pipes open for ever).
+const OUTPUT_GRACE: Duration = Duration::from_millis(200);
 
 async fn run_command(hook: &CommandHook, input: &Value, ctx: &ToolUseContext) -> Option<HookRun> {
     let mut command = tokio::process::Command::new("sh");
@@ -116,42 +132,62 @@ async fn run_command(hook: &CommandHook, input: &Value, ctx: &ToolUseContext) ->
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let seconds = hook.timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(DEFAULT_TIMEOUT_SECS);
-    let work = async {
-        if let Some(mut pipe) = stdin.take() {
-            // A hook that does not read its stdin must not block us.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(seconds.min(86_400.0));
+    if let Some(mut pipe) = stdin.take() {
+        // A hook that does not read its stdin must not block us.
+        let write = async {
             let _ = pipe.write_all(payload.as_bytes()).await;
-            drop(pipe);
+        };
+        let _ = tokio::time::timeout_at(deadline, write).await;
+    }
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let (mut out_buf, mut err_buf) = ([0u8; 8192], [0u8; 8192]);
+    let mut exited: Option<Option<i32>> = None;
+    let mut grace: Option<tokio::time::Instant> = None;
+    let mut timed_out = false;
+    loop {
+        if exited.is_some() && stdout.is_none() && stderr.is_none() {
+            break;
         }
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let read_out = async {
-            if let Some(pipe) = stdout.as_mut() {
-                let _ = pipe.take(MAX_OUTPUT_BYTES as u64).read_to_end(&mut out).await;
+        let stop_at = grace.map_or(deadline, |grace| grace.min(deadline));
+        tokio::select! {
+            read = async { stdout.as_mut()?.read(&mut out_buf).await.ok() }, if stdout.is_some() => match read {
+                Some(n) if n > 0 => keep(&mut out, &out_buf[..n]),
+                _ => stdout = None,
+            },
+            read = async { stderr.as_mut()?.read(&mut err_buf).await.ok() }, if stderr.is_some() => match read {
+                Some(n) if n > 0 => keep(&mut err, &err_buf[..n]),
+                _ => stderr = None,
+            },
+            status = child.wait(), if exited.is_none() => {
+                exited = Some(status.ok().and_then(|status| status.code()));
+                grace = Some(tokio::time::Instant::now() + OUTPUT_GRACE);
             }
-        };
-        let read_err = async {
-            if let Some(pipe) = stderr.as_mut() {
-                let _ = pipe.take(MAX_OUTPUT_BYTES as u64).read_to_end(&mut err).await;
+            () = tokio::time::sleep_until(stop_at) => {
+                timed_out = exited.is_none();
+                break;
             }
-        };
-        tokio::join!(read_out, read_err);
-        let status = child.wait().await.ok().and_then(|status| status.code());
-        (status, out, err)
-    };
-    match tokio::time::timeout(Duration::from_secs_f64(seconds), work).await {
-        Ok((status, out, err)) => Some(HookRun {
-            status,
-            stdout: String::from_utf8_lossy(&out).into_owned(),
-            stderr: String::from_utf8_lossy(&err).into_owned(),
-        }),
-        Err(_) => {
-            tracing::warn!(command = %hook.command, seconds, "hook timed out; its process group was killed");
-            if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
-                let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
-            }
-            None
         }
     }
+    if timed_out {
+        tracing::warn!(command = %hook.command, seconds, "hook timed out; its process group was killed");
+        if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+    Some(HookRun {
+        status: exited.flatten(),
+        stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+        timed_out,
+    })
+}
+
+/// Appends `bytes` to `buffer`, up to [`MAX_OUTPUT_BYTES`].
+fn keep(buffer: &mut Vec<u8>, bytes: &[u8]) {
+    let room = MAX_OUTPUT_BYTES.saturating_sub(buffer.len());
+    buffer.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
 
 fn event_input(event: &str, tool: &str, input: &Value, ctx: &ToolUseContext) -> Value {
@@ -188,6 +224,30 @@ pub async fn run_pre_tool_use(hooks: &Hooks, tool: &str, input: &Value, ctx: &To
     for hook in selected(&hooks.pre_tool_use, tool) {
         let Some(run) = run_command(hook, &event_input("PreToolUse", tool, &current, ctx), ctx).await else { continue };
         match run.status {
+            // A hook that timed out after printing a refusal still refuses (never fail open).
+            None if run.timed_out => {
+                let Some(output) = json_output(&run.stdout) else { continue };
+                let specific = output.get("hookSpecificOutput").cloned().unwrap_or(Value::Null);
+                let reason = specific
+                    .get("permissionDecisionReason")
+                    .or_else(|| output.get("reason"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let said = specific
+                    .get("permissionDecision")
+                    .and_then(Value::as_str)
+                    .or_else(|| (output.get("decision").and_then(Value::as_str) == Some("block")).then_some("deny"));
+                match said {
+                    Some("deny") => {
+                        outcome.blocked = Some(format!("PreToolUse:{tool} hook error: {reason}"));
+                        return outcome;
+                    }
+                    Some("ask") => outcome.decision = Some(HookDecision::Ask(reason)),
+                    _ => {}
+                }
+                continue;
+            }
             Some(2) => {
                 outcome.blocked = Some(format!("PreToolUse:{tool} hook error: [{}]: {}", hook.command, run.stderr));
                 return outcome;
@@ -278,10 +338,17 @@ mod tests {
         assert!(matcher_selects("", "Bash"));
         assert!(matcher_selects("*", "Read"));
         assert!(matcher_selects("Bash", "Bash"));
-        assert!(!matcher_selects("Bash", "BashOutput"));
+        assert!(!matcher_selects("Bash", "BashOutput"), "a plain name is exact");
+        assert!(!matcher_selects("Bas", "Bash"));
         assert!(matcher_selects("Edit|Write", "Write"));
-        assert!(matcher_selects("mcp__github__.*", "mcp__github__list"));
+        assert!(matcher_selects("Read, Grep", "Grep"), "a list of names");
         assert!(!matcher_selects("Edit|Write", "Read"));
-        assert!(matcher_selects("(", "("), "an invalid regex falls back to the exact name");
+        assert!(matcher_selects("mcp__github__.*", "mcp__github__list"));
+        // Anything else is an unanchored regular expression.
+        assert!(matcher_selects("^Gl", "Glob"));
+        assert!(!matcher_selects("^Gl", "MyGlob"));
+        assert!(matcher_selects("Notebook.*", "NotebookEdit"));
+        assert!(matcher_selects("ash$", "Bash"));
+        assert!(!matcher_selects("(", "("), "an invalid expression selects nothing");
     }
 }

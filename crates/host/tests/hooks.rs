@@ -101,6 +101,42 @@ async fn a_hanging_hook_is_killed_at_its_timeout() {
     assert!(started.elapsed() < Duration::from_secs(10), "the hook's timeout must bound the call");
 }
 
+/// The answer is taken when the hook exits: a child left behind with the hook's stdout must not
+/// turn its `deny` into a timeout that lets the call through. And a `deny` printed by a hook that
+/// then hangs past its timeout still refuses.
+#[tokio::test]
+async fn a_printed_deny_holds_whatever_the_hook_leaves_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let deny = r#"echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "frozen"}}'"#;
+    // The background sleep keeps stdout open for longer than the hook's timeout.
+    let leaves_a_child = format!("{deny}; sleep 30 &");
+    let done = executor(vec![hook("Echo", &leaves_a_child, Some(20.0))], vec![]).run_tool_use(&call("hi"), &ctx).await;
+    assert_eq!((done.block.content.text().as_str(), done.block.is_error), ("PreToolUse:Echo hook error: frozen", true));
+    let hangs = format!("{deny}; sleep 30");
+    let done = executor(vec![hook("Echo", &hangs, Some(0.5))], vec![]).run_tool_use(&call("hi"), &ctx).await;
+    assert_eq!((done.block.content.text().as_str(), done.block.is_error), ("PreToolUse:Echo hook error: frozen", true));
+    // An exit 2 with a child holding stderr blocks with what it said.
+    let blocks = "echo 'not now' >&2; sleep 30 >&2 & exit 2";
+    let done = executor(vec![hook("Echo", blocks, Some(20.0))], vec![]).run_tool_use(&call("hi"), &ctx).await;
+    assert_eq!(done.block.content.text(), format!("PreToolUse:Echo hook error: [{blocks}]: not now\n"));
+}
+
+/// Matchers follow Claude Code's documented rule (plain names and lists are exact, anything
+/// else an unanchored regular expression), through the executor.
+#[tokio::test]
+async fn matchers_pick_hooks_by_name_list_or_expression() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let block = "echo no >&2; exit 2";
+    for (matcher, blocked) in
+        [("Ech", false), ("Other, Echo", true), ("Other|Echo", true), ("^Ec", true), ("^Oth", false)]
+    {
+        let done = executor(vec![hook(matcher, block, None)], vec![]).run_tool_use(&call("hi"), &ctx).await;
+        assert_eq!(done.block.is_error, blocked, "{matcher}");
+    }
+}
+
 #[tokio::test]
 async fn post_hooks_add_system_messages_and_never_change_the_result() {
     let dir = tempfile::tempdir().unwrap();
