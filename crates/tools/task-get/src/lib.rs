@@ -3,7 +3,8 @@
 //! One task of the session's task list in full, as Claude Code's `TaskGet` (task list V2) shows
 //! it: input `{taskId}`; the text is `Task #<id>: <subject>`, `Status: <status>`,
 //! `Description: <description>`, then `Blocked by: #a, #b` and `Blocks: #c` when there are
-//! any (blockers are listed whether completed or not, as Claude Code does); an unknown id
+//! any (only blockers not completed yet, as TaskList counts them: Claude Code's TaskGet still
+//! listed completed ones, anthropics/claude-code#22100, case 050); an unknown id
 //! answers `Task not found` (not an error). The output data is
 //! `{task: {id, subject, description, status, blocks, blockedBy} | null}`.
 //!
@@ -30,7 +31,7 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     build_tool,
 };
-use agent_tools_tasklist::{run_blocking, store_for};
+use agent_tools_tasklist::{TaskStatus, run_blocking, store_for};
 
 pub use crate::input::TaskGetInput;
 pub use crate::render::{NOT_FOUND, TaskDetails, TaskGetOutput, text};
@@ -99,9 +100,21 @@ impl ToolDef for TaskGetTool {
 
     async fn call(&self, input: TaskGetInput, ctx: &ToolUseContext) -> Result<ToolResult<TaskGetOutput>, ToolError> {
         let store = store_for(ctx).map_err(|error| ToolError::failed(error.to_string()))?;
-        let task = run_blocking(move || store.get(&input.task_id))
-            .await
-            .map_err(|error| ToolError::failed(error.to_string()))?;
+        let task = run_blocking(move || {
+            let Some(mut task) = store.get(&input.task_id)? else { return Ok(None) };
+            // What still blocks it, as TaskList says (case 050): a completed blocker is done.
+            let mut open = Vec::with_capacity(task.blocked_by.len());
+            for id in std::mem::take(&mut task.blocked_by) {
+                let done = matches!(store.get(&id)?, Some(blocker) if blocker.status == TaskStatus::Completed);
+                if !done {
+                    open.push(id);
+                }
+            }
+            task.blocked_by = open;
+            Ok(Some(task))
+        })
+        .await
+        .map_err(|error: agent_tools_tasklist::TaskListError| ToolError::failed(error.to_string()))?;
         Ok(ToolResult::new(TaskGetOutput { task: task.map(TaskDetails::from) }))
     }
 

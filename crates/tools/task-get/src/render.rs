@@ -24,7 +24,8 @@ pub struct TaskDetails {
     pub status: TaskStatus,
     /// Ids of the tasks it blocks.
     pub blocks: Vec<String>,
-    /// Ids of the tasks blocking it (completed ones included, as Claude Code's TaskGet shows them).
+    /// Ids of the tasks still blocking it: blockers that are completed are left out, so TaskGet
+    /// and TaskList agree (Claude Code's TaskGet kept them, anthropics/claude-code#22100).
     pub blocked_by: Vec<String>,
 }
 

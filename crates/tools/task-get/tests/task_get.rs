@@ -48,7 +48,7 @@ async fn a_task_reads_as_claude_codes_lines() {
 }
 
 #[tokio::test]
-async fn links_are_listed_blockers_first_completed_ones_included() {
+async fn links_are_listed_blockers_first_and_a_completed_blocker_no_longer_blocks() {
     let dir = tempfile::tempdir().unwrap();
     let store = seed(dir.path());
     store
@@ -62,8 +62,13 @@ async fn links_are_listed_blockers_first_completed_ones_included() {
         .unwrap();
     let ctx = ctx(dir.path());
     let (text, _, data) = call(&ctx, json!({"taskId": "2"})).await;
-    assert_eq!(text, "Task #2: Test\nStatus: pending\nDescription: Test it\nBlocked by: #1\nBlocks: #3");
-    assert_eq!(data["task"]["blockedBy"], json!(["1"]));
+    // Case 050 (anthropics/claude-code#22100): TaskList no longer shows #1 as a blocker, so
+    // neither does TaskGet.
+    assert_eq!(text, "Task #2: Test\nStatus: pending\nDescription: Test it\nBlocks: #3");
+    assert_eq!(data["task"]["blockedBy"], json!([]));
+    let (text, _, data) = call(&ctx, json!({"taskId": "3"})).await;
+    assert_eq!(text, "Task #3: Ship\nStatus: pending\nDescription: Ship it\nBlocked by: #2");
+    assert_eq!(data["task"]["blockedBy"], json!(["2"]));
     let (text, _, _) = call(&ctx, json!({"taskId": "1"})).await;
     assert_eq!(text, "Task #1: Build\nStatus: completed\nDescription: Build it\nBlocks: #2");
 }
