@@ -187,3 +187,80 @@ async fn hostile_inputs_never_panic_or_hit_an_internal_error() {
     }
     assert!(calls >= 3 * 186);
 }
+
+/// A value far too long to echo, with a NUL and a line break inside.
+fn huge_value() -> String {
+    let mut value = "x".repeat(500_000);
+    value.push('\u{0}');
+    value.push('\n');
+    value.push_str(&"y".repeat(500_000));
+    value
+}
+
+/// The longest error text any tool may give for a call whose values are too long to echo:
+/// a message quotes at most a couple of hundred characters of each value (issue 12).
+const MAX_ERROR_TEXT: usize = 4_096;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_value_is_quoted_briefly_and_escaped_never_echoed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("a.txt"), "alpha\nbeta\n").unwrap();
+    let mut pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
+    let v2 = HostConfig { todo_v2: true, ..HostConfig::default() };
+    for tool in assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &v2) {
+        if !pool.iter().any(|known| known.name() == tool.name()) {
+            pool.push(tool);
+        }
+    }
+    let huge = huge_value();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let safe = contained(STRINGS);
+    let mut failures = Vec::new();
+    let mut cases: Vec<(String, Value)> = vec![(huge.clone(), json!({}))];
+    for tool in &pool {
+        let schema = tool.input_schema().clone();
+        let Some(properties) = schema["properties"].as_object() else { continue };
+        // An unknown field whose name is the huge value.
+        let mut extra = input_for(&schema, &mut rng, &safe);
+        extra[huge.as_str()] = json!(1);
+        cases.push((tool.name().to_owned(), extra));
+        for (name, property) in properties {
+            for value in [json!(huge), json!([huge]), json!({"k": huge})] {
+                if property["type"] == "string" && !value.is_string() {
+                    continue;
+                }
+                let mut input = input_for(&schema, &mut rng, &safe);
+                input[name.as_str()] = value;
+                cases.push((tool.name().to_owned(), input));
+            }
+        }
+    }
+    for (name, input) in cases {
+        let mut ctx = ToolUseContext::new(root);
+        ctx.options.plans_dir = Some(root.join("plans"));
+        let block = ToolUseBlock { id: "toolu_huge".into(), name: name.clone(), input: input.clone() };
+        let done = run_tool_use(&pool, &block, &ctx).await;
+        let text = done.block.content.text();
+        let field = input
+            .as_object()
+            .and_then(|map| map.iter().find(|(k, v)| k.len() > 1000 || v.to_string().len() > 1000))
+            .map(|(k, _)| k.chars().take(20).collect::<String>());
+        let shown = |name: &str| if name.len() > 40 { format!("{}…", &name[..40]) } else { name.to_owned() };
+        if done.block.is_error && text.len() > MAX_ERROR_TEXT {
+            failures.push(format!(
+                "{} {field:?}: {} chars: {}",
+                shown(&name),
+                text.len(),
+                text.chars().take(150).collect::<String>()
+            ));
+        } else if text.contains('\u{0}') {
+            failures.push(format!(
+                "{} {field:?}: raw NUL: {}",
+                shown(&name),
+                text.chars().take(150).collect::<String>()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} calls echoed the value:\n{}", failures.len(), failures.join("\n"));
+}

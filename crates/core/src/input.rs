@@ -9,6 +9,7 @@
 use std::any::Any;
 use std::fmt;
 
+use crate::quote::quote;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -84,13 +85,15 @@ pub enum InputIssue {
 impl fmt::Display for InputIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Missing { path } => write!(f, "The required parameter `{path}` is missing"),
-            Self::Unexpected { path } => write!(f, "An unexpected parameter `{path}` was provided"),
-            Self::WrongType { path, expected, received } => {
-                write!(f, "The parameter `{path}` type is expected as `{expected}` but provided as `{received}`")
-            }
+            Self::Missing { path } => write!(f, "The required parameter `{}` is missing", quote(path)),
+            Self::Unexpected { path } => write!(f, "An unexpected parameter `{}` was provided", quote(path)),
+            Self::WrongType { path, expected, received } => write!(
+                f,
+                "The parameter `{}` type is expected as `{expected}` but provided as `{received}`",
+                quote(path)
+            ),
             Self::Invalid { path, message } if path.is_empty() => f.write_str(message),
-            Self::Invalid { path, message } => write!(f, "The parameter `{path}` {message}"),
+            Self::Invalid { path, message } => write!(f, "The parameter `{}` {message}", quote(path)),
         }
     }
 }
@@ -170,7 +173,8 @@ pub fn parse_strict<T: DeserializeOwned>(tool: &str, schema: &Value, value: &Val
             Ok(parsed) => return Ok(parsed),
             Err(error) => {
                 let path = error.path().to_string();
-                (path, clean_serde_message(&error.into_inner().to_string()))
+                // serde's messages can hold the value itself (`invalid type: string "…"`).
+                (path, quote(&clean_serde_message(&error.into_inner().to_string())).into_owned())
             }
         };
         let path = if path == "." { String::new() } else { path };
@@ -333,10 +337,11 @@ fn display_number(number: f64) -> String {
     if number.fract() == 0.0 && number.abs() < 1e15 { format!("{number:.0}") } else { number.to_string() }
 }
 
+/// A scalar as a message shows it (a string without its JSON quotes), quoted briefly.
 fn display_scalar(value: &Value) -> String {
     match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
+        Value::String(text) => quote(text).into_owned(),
+        other => quote(&other.to_string()).into_owned(),
     }
 }
 

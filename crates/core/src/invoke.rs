@@ -26,6 +26,7 @@ pub fn wrap_tool_use_error(message: &str) -> String {
 
 /// The result for a `tool_use` naming no tool in the pool.
 pub fn unknown_tool_result(tool_use_id: &str, name: &str) -> ToolResultBlock {
+    let name = crate::quote::quote(name);
     ToolResultBlock::error(tool_use_id, wrap_tool_use_error(&format!("Error: No such tool available: {name}")))
 }
 

@@ -65,6 +65,7 @@ pub mod names;
 pub mod path;
 pub mod permissions;
 pub mod persist;
+pub mod quote;
 pub mod result;
 pub mod schema;
 pub mod text;

@@ -136,8 +136,30 @@ impl Executor {
     }
 
     /// Runs one `tool_use` block and returns its finished result. `ctx` is the session's context;
-    /// the call sees a copy with `tool_use_id` set. Nothing here panics on any input.
+    /// the call sees a copy with `tool_use_id` set.
+    ///
+    /// Every block gets a result: a panic anywhere in the call (a tool's parse, checks, call or
+    /// rendering, a hook, a library a tool uses) is caught here, logged with its message, and
+    /// answered with the internal-error result ([`ToolError::Internal`]'s text), so no request
+    /// goes unanswered and the session carries on.
     pub async fn run_tool_use(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
+        use futures_util::FutureExt as _;
+        match std::panic::AssertUnwindSafe(self.run_unguarded(tool_use, ctx)).catch_unwind().await {
+            Ok(done) => done,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic without a message".to_owned());
+                let message = agent_tools_core::quote::quote(&message).into_owned();
+                let name = agent_tools_core::quote::quote(&tool_use.name).into_owned();
+                Invocation::from_call(&tool_use.id, &name, Err(ToolError::internal(format!("panic: {message}"))))
+            }
+        }
+    }
+
+    async fn run_unguarded(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
         let id = tool_use.id.as_str();
         let Some(tool) = find_in_pool(&self.pool, &tool_use.name) else {
             return unknown_tool(&self.pool, id, &tool_use.name, ctx);
@@ -371,6 +393,7 @@ fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str, ctx: &ToolUseConte
             .map(|near| format!("Tool names are case-sensitive: did you mean {}?", near.name()))
     };
     if let Some(note) = note {
+        let name = agent_tools_core::quote::quote(name);
         block.content =
             ToolResultContent::Text(wrap_tool_use_error(&format!("Error: No such tool available: {name}. {note}")));
     }

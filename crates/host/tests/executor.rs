@@ -114,6 +114,18 @@ async fn an_ask_rule_is_refused_when_nobody_can_answer() {
 }
 
 #[tokio::test]
+async fn a_panic_anywhere_in_a_call_is_an_internal_error_result_and_the_session_goes_on() {
+    let ctx = ctx_with(ToolPermissionContext::default());
+    let internal = "<tool_use_error>Error calling tool (Echo): an internal error occurred. The details are in the host's log.</tool_use_error>";
+    for text in ["panic in validate_input", "panic in check_permissions", "panic in call"] {
+        assert_eq!(text_of(&ctx, "Echo", json!({"text": text})).await, (internal.to_owned(), true), "{text}");
+    }
+    // The next call runs as usual.
+    let (text, is_error) = text_of(&ctx, "Echo", json!({"text": "after"})).await;
+    assert!(!is_error && text.starts_with("Echo: after"), "{text}");
+}
+
+#[tokio::test]
 async fn a_cancelled_turn_runs_nothing() {
     let ctx = ctx_with(ToolPermissionContext::default());
     ctx.cancel.cancel();

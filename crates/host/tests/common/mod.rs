@@ -1,6 +1,6 @@
 //! Small tools for host tests, independent of which tool features are compiled in.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -76,6 +76,9 @@ impl ToolDef for TestTool {
     }
 
     async fn validate_input(&self, input: &TextInput, _ctx: &ToolUseContext) -> ValidationResult {
+        if input.text == "panic in validate_input" {
+            panic!("the test tool panics in validate_input");
+        }
         if input.text == "invalid" {
             ValidationResult::error("text may not be 'invalid'", 1)
         } else {
@@ -83,7 +86,10 @@ impl ToolDef for TestTool {
         }
     }
 
-    async fn check_permissions(&self, _input: &TextInput, _ctx: &ToolUseContext) -> PermissionResult {
+    async fn check_permissions(&self, input: &TextInput, _ctx: &ToolUseContext) -> PermissionResult {
+        if input.text == "panic in check_permissions" {
+            panic!("the test tool panics in {}", "check_permissions");
+        }
         if self.deny {
             PermissionResult::deny("the test tool refuses", PermissionDecisionReason::Other { reason: "test".into() })
         } else {
@@ -94,6 +100,11 @@ impl ToolDef for TestTool {
     async fn call(&self, input: TextInput, ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
         if input.text == "fail" {
             return Err(ToolError::failed("the call failed"));
+        }
+        if input.text == "panic in call" {
+            // Where tools really panicked: inside a library (globset on a huge pattern).
+            let huge = "a".repeat(1_000_000);
+            let _ = globset::Glob::new(&huge).unwrap().compile_matcher();
         }
         let text = format!("{}: {} (cwd {})", self.name, input.text, ctx.cwd.display());
         let result = ToolResult::new(text);

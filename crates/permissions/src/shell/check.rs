@@ -192,6 +192,7 @@ fn dangerous_removal(word: &Word, cwd: &Path, ctx: &ToolUseContext) -> bool {
 /// No match leaves the word as it is, as bash does.
 fn expand_glob(word: &Word, cwd: &Path, ctx: &ToolUseContext) -> Option<Vec<PathBuf>> {
     const MAX_MATCHES: usize = 1000;
+    const MAX_NAME_PATTERN_BYTES: usize = 4096;
     if word.variable || word.dynamic || word.raw != word.value {
         return None;
     }
@@ -209,6 +210,11 @@ fn expand_glob(word: &Word, cwd: &Path, ctx: &ToolUseContext) -> Option<Vec<Path
         glob: false,
         ..word.clone()
     };
+    // No file name is longer than a few hundred bytes; a longer pattern is left unknown (and
+    // would be slow to compile, or panic inside globset when it is huge).
+    if pattern.len() > MAX_NAME_PATTERN_BYTES {
+        return None;
+    }
     let matcher = globset::GlobBuilder::new(pattern).literal_separator(true).build().ok()?.compile_matcher();
     let mut out = Vec::new();
     for dir in resolve(&folder_word, cwd, ctx)? {

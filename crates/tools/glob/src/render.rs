@@ -1,5 +1,6 @@
 //! Glob's output → `tool_result` text. The exact strings live here.
 
+use agent_tools_core::quote::quote;
 use serde::Serialize;
 
 /// What Glob found (the MCP `structuredContent`; field names as Claude Code's).
@@ -39,17 +40,17 @@ pub fn render(output: &GlobOutput) -> String {
 
 /// The validation message for a `path` that does not exist.
 pub fn missing_directory(path: &str, cwd: &str) -> String {
-    format!("Directory does not exist: {path}. Note: your current working directory is {cwd}.")
+    format!("Directory does not exist: {}. Note: your current working directory is {cwd}.", quote(path))
 }
 
 /// The validation message for a `path` that is a file.
 pub fn not_a_directory(path: &str, cwd: &str) -> String {
-    format!("Path is not a directory: {path}. Note: your current working directory is {cwd}.")
+    format!("Path is not a directory: {}. Note: your current working directory is {cwd}.", quote(path))
 }
 
 /// The validation message for a pattern that is not a valid glob.
 pub fn invalid_pattern(pattern: &str, error: &str) -> String {
-    format!("Invalid glob pattern `{pattern}`: {error}")
+    format!("Invalid glob pattern `{}`: {error}", quote(pattern))
 }
 
 #[cfg(test)]

@@ -22,6 +22,33 @@ pub struct Plan {
     pub max_depth: Option<usize>,
 }
 
+/// The longest `pattern` accepted, in characters. Paths are at most 4,096 bytes on Linux, so a
+/// longer glob is almost surely a mistake, and far longer ones make globset's compiled regex
+/// outgrow its size limit (which it reports by panicking).
+pub const MAX_PATTERN_CHARS: usize = 10_000;
+
+/// Why a pattern cannot be searched.
+#[derive(Debug)]
+pub enum PlanError {
+    /// Longer than [`MAX_PATTERN_CHARS`]; holds its length in characters.
+    TooLong(usize),
+    /// Not a valid glob (e.g. an unclosed `{`).
+    Syntax(globset::Error),
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooLong(chars) => {
+                write!(f, "the pattern is {chars} characters long, and a pattern may have at most {MAX_PATTERN_CHARS}")
+            }
+            Self::Syntax(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
 /// Characters that make a pattern component a glob rather than a literal name.
 const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\'];
 
@@ -33,8 +60,13 @@ const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\'];
 /// walk root, so `src/lib/*.ts` walks only `src/lib`.
 ///
 /// # Errors
-/// The glob's syntax error (e.g. an unclosed `{`).
-pub fn plan(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<Plan, globset::Error> {
+/// [`PlanError::TooLong`] past [`MAX_PATTERN_CHARS`]; [`PlanError::Syntax`] for the glob's syntax
+/// error (e.g. an unclosed `{`).
+pub fn plan(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<Plan, PlanError> {
+    let chars = pattern.chars().count();
+    if chars > MAX_PATTERN_CHARS {
+        return Err(PlanError::TooLong(chars));
+    }
     let pattern = pattern.trim();
     let (mut root, relative) = match (pattern.strip_prefix('/'), pattern.strip_prefix("~/"), home) {
         (Some(rest), _, _) => (PathBuf::from("/"), rest),
@@ -52,7 +84,12 @@ pub fn plan(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<Pla
         root.push(component);
     }
     let rest = components[literal..].join("/");
-    let matcher = GlobBuilder::new(&rest).literal_separator(true).backslash_escape(true).build()?.compile_matcher();
+    let matcher = GlobBuilder::new(&rest)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(PlanError::Syntax)?
+        .compile_matcher();
     Ok(Plan { walk_root: agent_tools_core::path::normalize(&root), matcher, inside_vcs, max_depth: max_depth(&rest) })
 }
 
@@ -182,5 +219,34 @@ mod tests {
     fn bad_globs_are_errors() {
         let error = plan("*.{md", Path::new("/w"), None).unwrap_err();
         assert!(error.to_string().contains("unclosed alternate group"), "{error}");
+    }
+
+    #[test]
+    fn patterns_up_to_the_limit_compile_and_longer_ones_are_refused() {
+        // The costliest forms globset turns into regexes, each as long as allowed: none may
+        // reach its regex size limit (globset would panic).
+        let fill = |unit: &str| unit.repeat(MAX_PATTERN_CHARS / unit.chars().count());
+        for pattern in [
+            fill("a"),
+            fill("é"),
+            fill("?"),
+            fill("*"),
+            fill("**/"),
+            fill("[!a]"),
+            fill("[a-zé]"),
+            fill("{a,b}"),
+            fill("\\*"),
+            format!(
+                "{{{}}}",
+                fill("ab,").trim_end_matches(',').chars().take(MAX_PATTERN_CHARS - 2).collect::<String>()
+            ),
+        ] {
+            assert!(pattern.chars().count() <= MAX_PATTERN_CHARS);
+            let compiled = plan(&pattern, Path::new("/w"), None);
+            assert!(compiled.is_ok() || matches!(compiled, Err(PlanError::Syntax(_))), "{}", &pattern[..20]);
+        }
+        let long = "a".repeat(MAX_PATTERN_CHARS + 1);
+        let error = plan(&long, Path::new("/w"), None).unwrap_err();
+        assert_eq!(error.to_string(), "the pattern is 10001 characters long, and a pattern may have at most 10000");
     }
 }

@@ -237,6 +237,23 @@ async fn an_invalid_glob_is_an_error_not_an_empty_result() {
 }
 
 #[tokio::test]
+async fn a_huge_pattern_is_refused_with_its_length_and_a_short_quote() {
+    // A 1 MB pattern made globset panic and the request went unanswered (issue 12).
+    let dir = oracle_fixture();
+    let pattern = "a".repeat(1_000_000);
+    let (text, is_error) = glob_in(agent_tool_glob::tool().as_ref(), dir.path(), json!({"pattern": pattern})).await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        format!(
+            "<tool_use_error>Invalid glob pattern `{}… (1000000 characters)`: the pattern is 1000000 characters long, \
+             and a pattern may have at most 10000</tool_use_error>",
+            "a".repeat(200)
+        )
+    );
+}
+
+#[tokio::test]
 async fn undefined_path_means_the_working_directory() {
     let dir = oracle_fixture();
     assert_eq!(

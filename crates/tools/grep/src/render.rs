@@ -1,5 +1,6 @@
 //! Grep's output → `tool_result` text. The exact strings live here.
 
+use agent_tools_core::quote::quote;
 use serde::Serialize;
 
 use crate::input::OutputMode;
@@ -215,19 +216,35 @@ pub fn count_line(path: &str, count: u64) -> String {
 
 /// The validation message for a `path` that does not exist.
 pub fn missing_path(path: &str, cwd: &str) -> String {
-    format!("Path does not exist: {path}. Note: your current working directory is {cwd}.")
+    format!("Path does not exist: {}. Note: your current working directory is {cwd}.", quote(path))
 }
 
 /// The validation message for a `path` that is neither a file nor a folder.
 pub fn not_searchable(path: &str, cwd: &str) -> String {
     format!(
-        "Path is not a file or a folder: {path}. Only regular files and folders can be searched. \
-         Note: your current working directory is {cwd}."
+        "Path is not a file or a folder: {}. Only regular files and folders can be searched. \
+         Note: your current working directory is {cwd}.",
+        quote(path)
     )
 }
 
-/// The error for a pattern that is not a valid regular expression.
+/// The longest parser message shown whole; a longer one (it repeats the pattern) is cut to its
+/// first characters and its last line, which says what is wrong.
+const MAX_PARSER_MESSAGE_CHARS: usize = 1_000;
+
+/// `error` short enough to show: whole, or its first characters and its last line.
+fn parser_message(error: &str) -> String {
+    if error.chars().count() <= MAX_PARSER_MESSAGE_CHARS {
+        return error.to_owned();
+    }
+    let last = error.lines().last().unwrap_or_default();
+    format!("{}\n{}", quote(error), quote(last))
+}
+
+/// The error for a pattern that is not a valid regular expression (the parser's message, cut
+/// when it is long).
 pub fn invalid_regex(error: &str) -> String {
+    let error = parser_message(error);
     format!(
         "Search failed — the pattern is not a valid regular expression:\n{error}\n\
          (Patterns use Rust regex syntax: escape `(`, `)`, `[`, `{{`, `}}`, `.`, `*`, `+`, `?`, `|` with `\\` to match them literally.)"
@@ -236,6 +253,7 @@ pub fn invalid_regex(error: &str) -> String {
 
 /// The error for a pattern with a literal line break while `multiline` is off.
 pub fn needs_multiline(error: &str) -> String {
+    let error = parser_message(error);
     format!(
         "Search failed — the pattern contains a line break, which can only match with `multiline: true`. \
          Set `multiline: true` to match across lines.\n({error})"
@@ -244,14 +262,16 @@ pub fn needs_multiline(error: &str) -> String {
 
 /// The error for a `glob` that is not a valid glob.
 pub fn invalid_glob(error: &str) -> String {
+    let error = parser_message(error);
     format!("Search failed — the `glob` filter is not a valid glob: {error}")
 }
 
 /// The error for an unknown `type`.
 pub fn unknown_type(name: &str) -> String {
     format!(
-        "Search failed — `{name}` is not a known file type. Use a ripgrep type name such as rust, py, js, ts, \
-         go, java, c, cpp, md, json or yaml, or filter by file name with `glob` instead."
+        "Search failed — `{}` is not a known file type. Use a ripgrep type name such as rust, py, js, ts, \
+         go, java, c, cpp, md, json or yaml, or filter by file name with `glob` instead.",
+        quote(name)
     )
 }
 

@@ -79,6 +79,9 @@ pub enum FilterError {
     UnknownType(String),
 }
 
+/// The longest `glob` accepted, in characters (the same bound as the Glob tool's pattern).
+pub const MAX_GLOB_CHARS: usize = 10_000;
+
 /// The file filters of a search: `glob` in ripgrep's `--glob` syntax (applied on top of the
 /// ignore files, and before the types, see [`WalkConfig::builder_filtered`]), `type` as ripgrep
 /// file types.
@@ -94,6 +97,14 @@ impl Filters {
     /// # Errors
     /// [`FilterError`] for an invalid glob or an unknown type.
     pub fn new(root: &Path, glob: Option<&str>, file_type: Option<&str>) -> Result<Self, FilterError> {
+        if let Some(glob) = glob {
+            let chars = glob.chars().count();
+            if chars > MAX_GLOB_CHARS {
+                return Err(FilterError::Glob(format!(
+                    "the glob is {chars} characters long, and it may have at most {MAX_GLOB_CHARS}"
+                )));
+            }
+        }
         let mut builder = OverrideBuilder::new(root);
         for piece in glob.map(glob_pieces).unwrap_or_default() {
             builder.add(piece).map_err(|error| FilterError::Glob(error.to_string()))?;

@@ -82,6 +82,10 @@ fn expand(resolved: &Path) -> Option<Vec<PathBuf>> {
     }
     let pattern = name.to_string_lossy();
     let mut paths = vec![resolved.to_path_buf()];
+    // A pattern longer than any file name is left unknown (globset panics on huge ones).
+    if pattern.len() > 4096 {
+        return None;
+    }
     if pattern.contains(['*', '?']) {
         let matcher = globset::GlobBuilder::new(&pattern).literal_separator(true).build().ok()?.compile_matcher();
         let entries = std::fs::read_dir(parent).into_iter().flatten().flatten();

@@ -1,5 +1,6 @@
 //! Skill's output and the texts the model sees.
 
+use agent_tools_core::quote::quote;
 use serde::Serialize;
 
 /// What a successful inline call returns (Claude Code's `{success, commandName, allowedTools?,
@@ -31,7 +32,7 @@ pub fn invalid_format(skill: &str) -> String {
 
 /// Validation message for a name no skill has (error code 2).
 pub fn unknown(name: &str) -> String {
-    format!("Unknown skill: {name}")
+    format!("Unknown skill: {}", quote(name))
 }
 
 /// Validation message for a skill with `disable-model-invocation` (error code 4).

@@ -1,5 +1,6 @@
 //! TaskOutput's output → `tool_result` text. The exact strings live here.
 
+use agent_tools_core::quote::quote;
 use serde::Serialize;
 
 /// Most characters of task output shown (Claude Code's `TASK_MAX_OUTPUT_LENGTH` default).
@@ -101,7 +102,7 @@ pub const TASK_ID_REQUIRED: &str = "Task ID is required";
 
 /// The message for an id no task has (Claude Code's text).
 pub fn no_task(id: &str) -> String {
-    format!("No task found with ID: {id}")
+    format!("No task found with ID: {}", quote(id))
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! TaskStop's output → `tool_result` text. The exact strings live here.
 
+use agent_tools_core::quote::quote;
 use serde::Serialize;
 
 /// What TaskStop produced; the result text is this object as compact JSON (Claude Code's
@@ -31,7 +32,7 @@ pub const MISSING_ID: &str = "Missing required parameter: task_id";
 
 /// An id no task has (Claude Code's text).
 pub fn no_task(id: &str) -> String {
-    format!("No task found with ID: {id}")
+    format!("No task found with ID: {}", quote(id))
 }
 
 /// A task that has already ended (Claude Code's text).
