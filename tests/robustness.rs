@@ -264,3 +264,69 @@ async fn a_huge_value_is_quoted_briefly_and_escaped_never_echoed_whole() {
     }
     assert!(failures.is_empty(), "{} calls echoed the value:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// The hidden temporary files beside `file` (`.<name>.….tmp`).
+fn temp_files_beside(file: &std::path::Path) -> Vec<String> {
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let mut found: Vec<String> = fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|entry| entry.starts_with(&format!(".{name}.")) && entry.ends_with(".tmp"))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_write_killed_midway_leaves_the_old_file_and_the_next_write_removes_its_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let target = root.join("big.txt");
+    let old = "A".repeat(1000);
+    fs::write(&target, &old).unwrap();
+    let new = "B".repeat(16 << 20);
+    let turn = json!([
+        {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": target, "limit": 1}},
+        {"type": "tool_use", "id": "toolu_2", "name": "Write", "input": {"file_path": target, "content": new}}
+    ]);
+    fs::write(root.join("turn.json"), turn.to_string()).unwrap();
+    let run = || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-tools-under-test"));
+        command.env("HOME", root.join(".home")).env("XDG_STATE_HOME", root.join(".state"));
+        command.arg("--cwd").arg(root).args(["run", "--permission-mode", "acceptEdits"]).arg(root.join("turn.json"));
+        command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        command
+    };
+    // Kill the writer once its temporary file is there (a few tries: a fast disk may finish the
+    // write between two looks).
+    let mut left = Vec::new();
+    for _ in 0..20 {
+        let mut child = run().spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while temp_files_beside(&target).is_empty()
+            && child.try_wait().unwrap().is_none()
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        // Never torn: the old bytes or all the new ones.
+        let now = fs::read(&target).unwrap();
+        assert!(now == old.as_bytes() || now == new.as_bytes(), "torn: {} bytes", now.len());
+        left = temp_files_beside(&target);
+        if now == old.as_bytes() && !left.is_empty() {
+            break;
+        }
+        fs::write(&target, &old).unwrap();
+    }
+    assert!(!left.is_empty(), "the writer was never caught with its temporary file");
+    // Its name says whose it is.
+    assert!(left.iter().all(|name| name.starts_with(".big.txt.") && name.split('.').count() == 6), "{left:?}");
+    // The next write of that file, by another process, removes what the killed one left.
+    let status = run().status().unwrap();
+    assert!(status.success());
+    assert_eq!(fs::read(&target).unwrap().len(), new.len());
+    assert_eq!(temp_files_beside(&target), Vec::<String>::new());
+}

@@ -5,6 +5,10 @@
 //! flushed to disk, get the old file's permissions (and owner, where allowed), and the temporary
 //! file is then renamed over the target in one step. On any error the temporary file is removed
 //! and the target is untouched.
+//!
+//! A process killed between creating its temporary file and the rename cannot remove it. The
+//! temporary file's name says whose it is (`.<name>.<pid>.<random>.tmp`), so the next write of
+//! the same target removes the ones whose process is gone (see [`stale_temp_files`]).
 
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -13,6 +17,14 @@ use crate::file::is_missing;
 
 /// Most characters of the target's name kept in the temporary file's name.
 const TEMP_NAME_CHARS: usize = 32;
+
+/// How old (by modification time) a temporary file in the older, pid-less form
+/// (`.<name>.<random>.tmp`, written before the pid was part of the name) must be before it counts
+/// as stale.
+const LEGACY_STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Length of the random part tempfile puts in a name.
+const RANDOM_CHARS: usize = 6;
 
 /// Most symbolic links followed to find the file to replace (Linux's own limit is 40).
 const MAX_LINK_HOPS: usize = 40;
@@ -71,10 +83,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
         std::fs::create_dir_all(&parent)?;
     }
 
-    // A hidden name beside the target, short enough for any file name the folder can hold.
-    let name = target.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    let short: String = name.chars().take(TEMP_NAME_CHARS).collect();
-    let prefix = format!(".{short}.");
+    // A hidden name beside the target, short enough for any file name the folder can hold, and
+    // naming this process so that another can tell a leftover from a write in progress.
+    let prefix = temp_prefix(&target);
+    for stale in stale_temp_files(&target) {
+        let _ = std::fs::remove_file(stale);
+    }
+    let prefix = format!("{prefix}{}.", std::process::id());
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
@@ -97,6 +112,66 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
         let _ = folder.sync_all();
     }
     Ok(target)
+}
+
+/// The start of the temporary files' names for `target`: `.`, up to [`TEMP_NAME_CHARS`]
+/// characters of its file name, `.`.
+fn temp_prefix(target: &Path) -> String {
+    let name = target.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let short: String = name.chars().take(TEMP_NAME_CHARS).collect();
+    format!(".{short}.")
+}
+
+/// The temporary files [`write_atomic`] left beside `target` (the file a write lands on, after
+/// links) whose writer is gone: `.<name>.<pid>.<random>.tmp` where no process `pid` runs, and the
+/// pid-less `.<name>.<random>.tmp` of older versions once unmodified for ten minutes. Files of
+/// other names, of this process and of a process still running are never listed, so a write in
+/// progress elsewhere is never disturbed (a pid another process took over since only delays the
+/// removal until that process ends too).
+pub fn stale_temp_files(target: &Path) -> Vec<PathBuf> {
+    let parent = match target.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let prefix = temp_prefix(target);
+    let Ok(entries) = std::fs::read_dir(parent) else { return Vec::new() };
+    let mut stale = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(middle) =
+            name.to_str().and_then(|n| n.strip_prefix(prefix.as_str())).and_then(|n| n.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let is_random = |part: &str| part.len() == RANDOM_CHARS && part.bytes().all(|b| b.is_ascii_alphanumeric());
+        let gone = match middle.split_once('.') {
+            Some((pid, random)) if is_random(random) => {
+                pid.parse::<u32>().is_ok_and(|pid| pid != std::process::id() && !process_runs(pid))
+            }
+            None if is_random(middle) => entry
+                .metadata()
+                .and_then(|meta| meta.modified())
+                .ok()
+                .and_then(|modified| modified.elapsed().ok())
+                .is_some_and(|age| age >= LEGACY_STALE_AFTER),
+            _ => false,
+        };
+        if gone && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            stale.push(entry.path());
+        }
+    }
+    stale
+}
+
+/// Whether a process with this pid exists (when that cannot be told, it is assumed to).
+#[cfg(target_os = "linux")]
+fn process_runs(pid: u32) -> bool {
+    Path::new("/proc/self").exists().then(|| Path::new("/proc").join(pid.to_string()).exists()).unwrap_or(true)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_runs(_pid: u32) -> bool {
+    true
 }
 
 /// Gives `path` the owner and group of `meta`, where the process is allowed to (best effort:
@@ -187,5 +262,41 @@ mod tests {
             }
         }
         assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn leftovers_of_writers_that_are_gone_are_removed_by_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("notes.txt");
+        std::fs::write(&target, "old").unwrap();
+        // A writer that no longer runs (a pid above the kernel's maximum), this process, a writer
+        // that runs (pid 1), an old and a new pid-less leftover, and names that are not ours.
+        let dead = ".notes.txt.4194999.aB3dE9.tmp";
+        let own = format!(".notes.txt.{}.Zz9Yy8.tmp", std::process::id());
+        let running = ".notes.txt.1.Qq1Ww2.tmp";
+        let legacy_old = ".notes.txt.Ab1Cd2.tmp";
+        let legacy_new = ".notes.txt.Ef3Gh4.tmp";
+        let other_target = ".notes.txt.md.4194999.aB3dE9.tmp";
+        let not_ours = ".notes.txt.4194999.tmp";
+        for name in [dead, own.as_str(), running, legacy_old, legacy_new, other_target, not_ours] {
+            std::fs::write(dir.path().join(name), "partial").unwrap();
+        }
+        let ten_minutes_ago =
+            filetime::FileTime::from_system_time(std::time::SystemTime::now() - std::time::Duration::from_secs(601));
+        filetime::set_file_mtime(dir.path().join(legacy_old), ten_minutes_ago).unwrap();
+        let mut found = stale_temp_files(&target);
+        found.sort();
+        let mut expected = vec![dir.path().join(legacy_old), dir.path().join(dead)];
+        expected.sort();
+        assert_eq!(found, expected);
+        write_atomic(&target, b"new").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        let mut left = leftovers(dir.path());
+        let mut kept =
+            vec![own.clone(), running.to_owned(), legacy_new.to_owned(), other_target.to_owned(), not_ours.to_owned()];
+        kept.sort();
+        left.sort();
+        assert_eq!(left, kept);
     }
 }

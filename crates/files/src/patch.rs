@@ -10,8 +10,19 @@ use similar::{ChangeTag, TextDiff};
 pub const CONTEXT_LINES: usize = 3;
 
 /// How long the diff may search for the smallest change set before it settles for a larger,
-/// still correct one (huge files with scattered changes).
-const DIFF_TIMEOUT: Duration = Duration::from_millis(500);
+/// still correct one: [`DIFF_FIXED_BUDGET`] plus [`DIFF_BUDGET_PER_MB`] for each megabyte of the
+/// two texts, so a tool's answer follows its write within a few milliseconds plus time linear in
+/// the size (a 2 MB rewrite searched for 500 ms before).
+fn diff_budget(old: &str, new: &str) -> Duration {
+    let megabytes = (old.len() + new.len()) as f64 / 1_000_000.0;
+    DIFF_FIXED_BUDGET + DIFF_BUDGET_PER_MB.mul_f64(megabytes)
+}
+
+/// The part of the diff's time budget every change gets.
+const DIFF_FIXED_BUDGET: Duration = Duration::from_millis(2);
+
+/// The part of the diff's time budget per megabyte of old plus new text.
+const DIFF_BUDGET_PER_MB: Duration = Duration::from_millis(5);
 
 /// One hunk of a line diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -42,7 +53,7 @@ pub fn structured_patch(old: &str, new: &str) -> Vec<Hunk> {
     if old == new {
         return Vec::new();
     }
-    let diff = TextDiff::configure().timeout(DIFF_TIMEOUT).diff_lines(old, new);
+    let diff = TextDiff::configure().timeout(diff_budget(old, new)).diff_lines(old, new);
     let mut hunks = Vec::new();
     for group in diff.grouped_ops(CONTEXT_LINES) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
@@ -94,6 +105,34 @@ mod tests {
         assert_eq!(hunks.len(), 2);
         assert_eq!((hunks[0].old_start, hunks[0].old_lines), (1, 5));
         assert_eq!(hunks[1].lines, [" 16", " 17", " 18", "-19", "+nineteen", " 20"]);
+    }
+
+    #[test]
+    fn a_rewrite_too_large_to_search_is_still_a_correct_patch() {
+        // Every line changed, scattered: the search stops at its budget and settles for a larger
+        // change set, which must still turn old into new.
+        let old: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+        let new: String =
+            (0..40_000).map(|i| if i % 3 == 0 { format!("line {i}\n") } else { format!("LINE {i}\n") }).collect();
+        let hunks = structured_patch(&old, &new);
+        let mut rebuilt_old = Vec::new();
+        let mut rebuilt_new = Vec::new();
+        for hunk in &hunks {
+            for line in &hunk.lines {
+                let (tag, text) = line.split_at(1);
+                if tag != "+" {
+                    rebuilt_old.push(text.to_owned());
+                }
+                if tag != "-" {
+                    rebuilt_new.push(text.to_owned());
+                }
+            }
+        }
+        // One hunk covers the whole file here (changes every few lines), so the hunk is the file.
+        assert_eq!(hunks.len(), 1);
+        assert_eq!(rebuilt_old.join("\n") + "\n", old);
+        assert_eq!(rebuilt_new.join("\n") + "\n", new);
+        assert!(diff_budget(&old, &new) < Duration::from_millis(10));
     }
 
     #[test]
