@@ -166,7 +166,7 @@ pub fn stale_temp_files(target: &Path) -> Vec<PathBuf> {
 /// Whether a process with this pid exists (when that cannot be told, it is assumed to).
 #[cfg(target_os = "linux")]
 fn process_runs(pid: u32) -> bool {
-    Path::new("/proc/self").exists().then(|| Path::new("/proc").join(pid.to_string()).exists()).unwrap_or(true)
+    !Path::new("/proc/self").exists() || Path::new("/proc").join(pid.to_string()).exists()
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -294,7 +294,7 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         let mut left = leftovers(dir.path());
         let mut kept =
-            vec![own.clone(), running.to_owned(), legacy_new.to_owned(), other_target.to_owned(), not_ours.to_owned()];
+            vec![own, running.to_owned(), legacy_new.to_owned(), other_target.to_owned(), not_ours.to_owned()];
         kept.sort();
         left.sort();
         assert_eq!(left, kept);
