@@ -413,7 +413,8 @@ fn corpus(root: &Path) -> Vec<Row> {
             &secret_denied,
             mode,
             "Read",
-            read(p("../../../../etc/passwd")),
+            // As many `..` as the project is deep (wherever the temporary folder is), and one more.
+            read(p(&format!("{}etc/passwd", "../".repeat(root.components().count() + 1)))),
             Deny,
             "traversal into a denied tree",
         ));

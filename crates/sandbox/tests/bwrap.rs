@@ -1,5 +1,6 @@
-//! The sandbox, run for real with the machine's bubblewrap (`.ci/run` installs it; without it
-//! these tests say so and pass, as the unit tests cover the refusal).
+//! The sandbox, run for real with the machine's bubblewrap. `.ci/run` installs it and sets
+//! `AGENT_TOOLS_REQUIRE_BWRAP=1`, so there a missing bwrap fails; elsewhere these tests print that
+//! they were skipped (the unit tests cover the refusal).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
 
@@ -13,6 +14,10 @@ fn bwrap() -> Option<Bubblewrap> {
     match Bubblewrap::find(std::env::var_os("PATH").as_deref()) {
         Ok(bwrap) => Some(bwrap),
         Err(why) => {
+            assert!(
+                std::env::var_os("AGENT_TOOLS_REQUIRE_BWRAP").is_none_or(|v| v != "1"),
+                "bubblewrap is required: {why}"
+            );
             eprintln!("skipped: {why}");
             None
         }
@@ -31,9 +36,11 @@ fn text(output: &Output) -> String {
 #[test]
 fn only_the_working_directory_and_the_writable_folders_can_be_written() {
     let Some(bwrap) = bwrap() else { return };
-    let project = tempfile::tempdir().unwrap();
-    let scratch = tempfile::tempdir().unwrap();
-    let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // Siblings in one fresh folder, wherever the temporary folder or the clone is.
+    let base = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir_in(base.path()).unwrap();
+    let scratch = tempfile::tempdir_in(base.path()).unwrap();
+    let elsewhere = tempfile::tempdir_in(base.path()).unwrap();
     std::fs::write(elsewhere.path().join("keep.txt"), "original").unwrap();
     let policy = Policy::new(project.path()).writable([scratch.path()]);
 

@@ -1,5 +1,10 @@
-//! Sandbox mode, run for real under the machine's bubblewrap (`.ci/run` installs it; without it
-//! the tests that need it say so and pass — the refusal without bwrap is tested either way).
+//! Sandbox mode, run for real under the machine's bubblewrap. `.ci/run` installs it and sets
+//! `AGENT_TOOLS_REQUIRE_BWRAP=1`, so there a missing bwrap fails these tests; elsewhere the tests
+//! that need it print that they were skipped (the refusal without bwrap is tested either way).
+//!
+//! Nothing depends on where the clone or the temporary folder is: each test's project, the
+//! folder "outside" it and the temporary folder the sandbox may write are siblings in one fresh
+//! folder.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
 
@@ -15,9 +20,14 @@ use agent_tools_core::{PermissionResult, SandboxSettings, Tool, ToolPermissionCo
 use agent_tools_tasks::{TaskRegistry, WaitOutcome};
 use serde_json::{Value, json};
 
+/// Whether bubblewrap is there; with `AGENT_TOOLS_REQUIRE_BWRAP=1` (CI) its absence fails.
 fn has_bwrap() -> bool {
     let found = agent_tools_sandbox::Bubblewrap::find(std::env::var_os("PATH").as_deref());
     if let Err(why) = &found {
+        assert!(
+            std::env::var_os("AGENT_TOOLS_REQUIRE_BWRAP").is_none_or(|v| v != "1"),
+            "bubblewrap is required: {why}"
+        );
         eprintln!("skipped: {why}");
     }
     found.is_ok()
@@ -27,18 +37,27 @@ struct Project {
     _dir: tempfile::TempDir,
     root: PathBuf,
     outside: PathBuf,
+    tmp: PathBuf,
 }
 
-/// A project folder (with `.git/hooks`) and a folder outside it, both real paths.
+/// A project folder (with `.git/hooks`), a folder outside it and the temporary folder the
+/// sandboxed commands may write, side by side (real paths).
 fn project() -> Project {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
     let base = dir.path().canonicalize().unwrap();
     let root = base.join("proj");
     std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
     let outside = base.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("keep.txt"), "original").unwrap();
-    Project { _dir: dir, root, outside }
+    let tmp = base.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    Project { _dir: dir, root, outside, tmp }
+}
+
+/// Bash with the project's own temporary folder (not the system's, which may hold `outside`).
+fn bash(p: &Project) -> Arc<dyn Tool> {
+    agent_tool_bash::tool_with(BashConfig { temp_dir: Some(p.tmp.clone()), ..BashConfig::default() })
 }
 
 fn sandboxed(root: &Path, settings: SandboxSettings) -> ToolUseContext {
@@ -57,8 +76,8 @@ async fn run_with(tool: &Arc<dyn Tool>, ctx: &ToolUseContext, input: Value) -> (
     (done.block.content.text(), done.block.is_error)
 }
 
-async fn run(ctx: &ToolUseContext, input: Value) -> (String, bool) {
-    run_with(&agent_tool_bash::tool(), ctx, input).await
+async fn run(p: &Project, ctx: &ToolUseContext, input: Value) -> (String, bool) {
+    run_with(&bash(p), ctx, input).await
 }
 
 #[tokio::test]
@@ -68,11 +87,11 @@ async fn sandboxed_commands_write_the_project_only_and_are_told_why_when_stopped
     }
     let p = project();
     let ctx = sandboxed(&p.root, on());
-    let (text, is_error) = run(&ctx, json!({"command": "echo made > made.txt && cat made.txt"})).await;
+    let (text, is_error) = run(&p, &ctx, json!({"command": "echo made > made.txt && cat made.txt"})).await;
     assert_eq!((text.as_str(), is_error), ("made", false));
 
     let target = p.outside.join("keep.txt");
-    let (text, is_error) = run(&ctx, json!({"command": format!("echo changed > {}", target.display())})).await;
+    let (text, is_error) = run(&p, &ctx, json!({"command": format!("echo changed > {}", target.display())})).await;
     assert!(is_error);
     assert!(text.starts_with("Exit code 1\n"), "{text}");
     assert!(text.contains("Read-only file system"), "{text}");
@@ -80,12 +99,12 @@ async fn sandboxed_commands_write_the_project_only_and_are_told_why_when_stopped
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "original");
 
     // Code that a later, unsandboxed git would run stays out of reach.
-    let (text, is_error) = run(&ctx, json!({"command": "echo evil > .git/hooks/pre-commit"})).await;
+    let (text, is_error) = run(&p, &ctx, json!({"command": "echo evil > .git/hooks/pre-commit"})).await;
     assert!(is_error, "{text}");
     assert!(!p.root.join(".git/hooks/pre-commit").exists());
 
     // Reading anywhere is fine.
-    let (text, _) = run(&ctx, json!({"command": format!("cat {}", target.display())})).await;
+    let (text, _) = run(&p, &ctx, json!({"command": format!("cat {}", target.display())})).await;
     assert_eq!(text, "original");
 }
 
@@ -100,14 +119,14 @@ async fn the_way_out_of_the_sandbox_is_the_setting_the_flag_or_an_excluded_comma
 
     // dangerouslyDisableSandbox, allowed by default.
     let ctx = sandboxed(&p.root, on());
-    let (text, is_error) = run(&ctx, json!({"command": write, "dangerouslyDisableSandbox": true})).await;
+    let (text, is_error) = run(&p, &ctx, json!({"command": write, "dangerouslyDisableSandbox": true})).await;
     assert!(!is_error, "{text}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "changed\n");
 
     // Not when the settings forbid unsandboxed commands.
     std::fs::write(&target, "original").unwrap();
     let strict = sandboxed(&p.root, SandboxSettings { allow_unsandboxed_commands: false, ..on() });
-    let (text, is_error) = run(&strict, json!({"command": write, "dangerouslyDisableSandbox": "true"})).await;
+    let (text, is_error) = run(&p, &strict, json!({"command": write, "dangerouslyDisableSandbox": "true"})).await;
     assert!(is_error);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "original");
     // ... and the sandbox note does not suggest what the settings forbid.
@@ -116,12 +135,12 @@ async fn the_way_out_of_the_sandbox_is_the_setting_the_flag_or_an_excluded_comma
 
     // An excluded command runs outside; a compound command only when every part is excluded.
     let excluded = sandboxed(&p.root, SandboxSettings { excluded_commands: vec!["echo:*".into()], ..on() });
-    let (text, is_error) = run(&excluded, json!({"command": write})).await;
+    let (text, is_error) = run(&p, &excluded, json!({"command": write})).await;
     assert!(!is_error, "{text}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "changed\n");
     std::fs::write(&target, "original").unwrap();
     let mixed = format!("echo hi && touch {}", p.outside.join("new.txt").display());
-    let (_, is_error) = run(&excluded, json!({"command": mixed})).await;
+    let (_, is_error) = run(&p, &excluded, json!({"command": mixed})).await;
     assert!(is_error);
     assert!(!p.outside.join("new.txt").exists());
 }
@@ -135,10 +154,10 @@ async fn there_is_no_network_in_the_sandbox() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let probe = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected");
-    let (text, is_error) = run(&sandboxed(&p.root, on()), json!({"command": probe})).await;
+    let (text, is_error) = run(&p, &sandboxed(&p.root, on()), json!({"command": probe})).await;
     assert!(is_error, "{text}");
     assert!(!text.contains("connected"), "{text}");
-    let (text, is_error) = run(&sandboxed(&p.root, SandboxSettings::default()), json!({"command": probe})).await;
+    let (text, is_error) = run(&p, &sandboxed(&p.root, SandboxSettings::default()), json!({"command": probe})).await;
     assert_eq!((text.as_str(), is_error), ("connected", false), "outside the sandbox it connects");
 }
 
@@ -151,7 +170,7 @@ async fn background_commands_are_sandboxed_too() {
     let ctx = sandboxed(&p.root, on());
     let target = p.outside.join("keep.txt");
     let done = call_tool(
-        agent_tool_bash::tool().as_ref(),
+        bash(&p).as_ref(),
         "toolu_bg",
         json!({"command": format!("echo inside > in.txt; echo changed > {}", target.display()), "run_in_background": true}),
         &ctx,
@@ -175,7 +194,11 @@ async fn background_commands_are_sandboxed_too() {
 async fn without_bubblewrap_sandbox_mode_refuses_instead_of_running_unsandboxed() {
     let p = project();
     let ctx = sandboxed(&p.root, on());
-    let config = BashConfig { bwrap: Some(p.root.join("no-such-bwrap")), ..BashConfig::default() };
+    let config = BashConfig {
+        bwrap: Some(p.root.join("no-such-bwrap")),
+        temp_dir: Some(p.tmp.clone()),
+        ..BashConfig::default()
+    };
     let tool = agent_tool_bash::tool_with(config);
     let (text, is_error) = run_with(&tool, &ctx, json!({"command": "touch ran.txt"})).await;
     assert!(is_error);
@@ -195,7 +218,7 @@ async fn sandboxed_commands_need_no_approval_unless_a_rule_or_safety_check_says_
         return;
     }
     let p = project();
-    let tool = agent_tool_bash::tool();
+    let tool = bash(&p);
     let decide = |settings: SandboxSettings, rules: Vec<(PermissionBehavior, &'static str)>, command: &'static str| {
         let tool = tool.clone();
         let mut ctx = sandboxed(&p.root, settings);
@@ -242,10 +265,10 @@ async fn what_read_deny_rules_cover_is_hidden_in_the_sandbox() {
     // The names are inside the program's own code, where no permission check can see them.
     let script = "for f in [\"sec\" + \"ret/a\", \"notes.e\" + \"nv\", \"plain.txt\"]:\n    try: print(open(f).read())\n    except OSError as e: print(type(e).__name__)";
     let input = json!({"command": format!("python3 -c '{script}'")});
-    let tool = agent_tool_bash::tool();
+    let tool = bash(&p);
     let parsed = tool.parse(input.clone()).unwrap();
     assert_eq!(tool.check_permissions(&parsed, &ctx).await.behavior(), "allow", "the sandbox hides it all");
-    let (text, is_error) = run(&ctx, input.clone()).await;
+    let (text, is_error) = run(&p, &ctx, input.clone()).await;
     assert!(!is_error, "{text}");
     assert_eq!(
         text, "FileNotFoundError\nPermissionError\nvisible",
