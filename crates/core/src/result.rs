@@ -79,10 +79,10 @@ impl<T: fmt::Debug> fmt::Debug for ToolResult<T> {
 /// MCP result metadata (`_meta` and `structuredContent` of an MCP `CallToolResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct McpMeta {
-    /// The MCP `_meta` object, if any.
+    /// JSON key `_meta`. The MCP `_meta` object, if any.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
-    /// The MCP `structuredContent` object, if any.
+    /// JSON key `structuredContent`. The MCP `structuredContent` object, if any.
     #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
 }
@@ -90,7 +90,7 @@ pub struct McpMeta {
 /// Base64 image data, as the Messages API's `{"type": "base64", "media_type", "data"}` source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageSource {
-    /// Always `"base64"`.
+    /// JSON key `type`. Always `"base64"`.
     #[serde(rename = "type")]
     pub kind: String,
     /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.

@@ -48,7 +48,7 @@ pub struct PermissionsSettings {
 /// One command hook: `{"type": "command", "command": "…", "timeout": seconds}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct CommandHook {
-    /// Always `command` (other types are skipped).
+    /// JSON key `type`. Always `command` (other types are skipped).
     #[serde(rename = "type", default = "command_type")]
     pub kind: String,
     /// The shell command to run.

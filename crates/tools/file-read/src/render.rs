@@ -105,7 +105,8 @@ pub struct ImageFile {
     /// in the result content, and would double its size.
     #[serde(skip)]
     pub base64: String,
-    /// The media type sent: `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    /// JSON key `type`. The media type sent: `image/png`, `image/jpeg`, `image/gif` or
+    /// `image/webp`.
     #[serde(rename = "type")]
     pub media_type: String,
     /// The file's size in bytes.

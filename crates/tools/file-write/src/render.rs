@@ -20,7 +20,7 @@ pub enum WriteKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteOutput {
-    /// `create` or `update`.
+    /// JSON key `type`. `create` or `update`.
     #[serde(rename = "type")]
     pub kind: WriteKind,
     /// The path as the model gave it.

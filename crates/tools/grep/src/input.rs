@@ -54,31 +54,45 @@ pub struct GrepInput {
     /// the files that match, `count` gives the number of matching lines per file.
     #[serde(default)]
     pub output_mode: Option<OutputMode>,
-    /// Lines of context to show before each match (`content` mode only).
+    /// JSON key `-B`. Lines of context to show before each match (`content` mode only).
+    #[schemars(description = "Lines of context to show before each match (`content` mode only).")]
     #[serde(rename = "-B", default, deserialize_with = "semantic::opt_u64")]
     pub before_context: Option<u64>,
-    /// Lines of context to show after each match (`content` mode only).
+    /// JSON key `-A`. Lines of context to show after each match (`content` mode only).
+    #[schemars(description = "Lines of context to show after each match (`content` mode only).")]
     #[serde(rename = "-A", default, deserialize_with = "semantic::opt_u64")]
     pub after_context: Option<u64>,
-    /// Lines of context to show before and after each match (`content` mode only). Overrides
-    /// `-B` and `-A`.
+    /// JSON key `-C`. Lines of context to show before and after each match (`content` mode
+    /// only). Overrides `-B` and `-A`.
+    #[schemars(
+        description = "Lines of context to show before and after each match (`content` mode only). Overrides `-B` and `-A`."
+    )]
     #[serde(rename = "-C", default, deserialize_with = "semantic::opt_u64")]
     pub context_short: Option<u64>,
     /// Lines of context to show before and after each match (`content` mode only). Same as
     /// `-C`, and takes precedence over it.
     #[serde(default, deserialize_with = "semantic::opt_u64")]
     pub context: Option<u64>,
-    /// Show line numbers (`content` mode only). On unless set to false.
+    /// JSON key `-n`. Show line numbers (`content` mode only). On unless set to false.
+    #[schemars(description = "Show line numbers (`content` mode only). On unless set to false.")]
     #[serde(rename = "-n", default, deserialize_with = "semantic::opt_bool")]
     pub line_numbers: Option<bool>,
-    /// Ignore upper and lower case when matching.
+    /// JSON key `-i`. Ignore upper and lower case when matching.
+    #[schemars(description = "Ignore upper and lower case when matching.")]
     #[serde(rename = "-i", default, deserialize_with = "semantic::opt_bool")]
     pub case_insensitive: Option<bool>,
-    /// Show only the matched part of each line, one match per output line (`content` mode only).
+    /// JSON key `-o`. Show only the matched part of each line, one match per output line
+    /// (`content` mode only).
+    #[schemars(
+        description = "Show only the matched part of each line, one match per output line (`content` mode only)."
+    )]
     #[serde(rename = "-o", default, deserialize_with = "semantic::opt_bool")]
     pub only_matching: Option<bool>,
-    /// Only search files of this type, using ripgrep's type names, e.g. `rust`, `py`, `js`, `ts`,
-    /// `go`, `java`, `md`. Usually quicker than a `glob` for common languages.
+    /// JSON key `type`. Only search files of this type, using ripgrep's type names, e.g. `rust`,
+    /// `py`, `js`, `ts`, `go`, `java`, `md`. Usually quicker than a `glob` for common languages.
+    #[schemars(
+        description = "Only search files of this type, using ripgrep's type names, e.g. `rust`, `py`, `js`, `ts`, `go`, `java`, `md`. Usually quicker than a `glob` for common languages."
+    )]
     #[serde(rename = "type", default)]
     pub file_type: Option<String>,
     /// Show at most this many output lines (`content`), files (`files_with_matches`) or

@@ -72,7 +72,7 @@ pub const ALIASES: &[&str] = &["AgentOutputTool", "BashOutputTool"];
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskOutputProgress {
-    /// Always `waiting_for_task`.
+    /// JSON key `type`. Always `waiting_for_task`.
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// The task's description.

@@ -43,7 +43,7 @@ pub struct TaskView {
     /// The end of its output (at most [`MAX_OUTPUT_CHARS`] characters, with a
     /// `[Truncated. Full output: PATH]` header when earlier output was left out).
     pub output: String,
-    /// Its exit code, once it has ended.
+    /// JSON key `exitCode`. Its exit code, once it has ended.
     #[serde(rename = "exitCode", skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     /// What went wrong reading it, if anything.
