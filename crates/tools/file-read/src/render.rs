@@ -378,10 +378,15 @@ pub fn cannot_read(path: &str, error: &str) -> String {
     format!("Cannot read {path}: {error}")
 }
 
-/// Message for a binary file.
+/// Message for a binary file (Claude Code's text; here the content decides, so a file without an
+/// extension is "a binary file").
 pub fn binary_file(path: &str) -> String {
+    let kind = match std::path::Path::new(path).extension().map(|ext| ext.to_string_lossy()) {
+        Some(ext) if !ext.is_empty() => format!("a binary .{} file", agent_tools_core::quote::quote(&ext)),
+        _ => "a binary file".to_owned(),
+    };
     format!(
-        "This tool cannot read binary files, and {path} holds binary data. Use a command or script that understands its format."
+        "This tool cannot read binary files. The file appears to be {kind}. Use a skill for this file type if one is available, or a shell command or script that can read the format."
     )
 }
 

@@ -111,13 +111,14 @@ async fn binary_content_is_refused_before_reading() {
     let dir = fixture();
     let path = dir.path().join("blob.bin");
     let text = read_error(dir.path(), json!({"file_path": path})).await;
+    // Claude Code's text (the peer record's read-binary).
     assert_eq!(
         text,
-        format!(
-            "<tool_use_error>This tool cannot read binary files, and {} holds binary data. Use a command or script that understands its format.</tool_use_error>",
-            path.display()
-        )
+        "<tool_use_error>This tool cannot read binary files. The file appears to be a binary .bin file. Use a skill for this file type if one is available, or a shell command or script that can read the format.</tool_use_error>"
     );
+    std::fs::copy(&path, dir.path().join("blob")).unwrap();
+    let text = read_error(dir.path(), json!({"file_path": dir.path().join("blob")})).await;
+    assert!(text.contains("The file appears to be a binary file. Use a skill"), "{text}");
 }
 
 #[tokio::test]
