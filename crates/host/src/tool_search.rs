@@ -148,6 +148,11 @@ pub fn render_tool_references(
 /// What follows an `InputValidationError` for a deferred tool whose schema the model was never
 /// given: Claude Code's hint, verbatim, to load it with `select:NAME` first, and the tool's input
 /// schema (compact JSON). Starts with a blank line.
+///
+/// The executor adds it to any parse failure of such a tool, built-in or MCP: an MCP tool's parse
+/// checks the input against the server's `inputSchema`, so a call made before ToolSearch loaded
+/// the tool, with a misspelt or missing field, gets this hint instead of reaching the server
+/// (case 060, anthropics/claude-code#60052).
 pub fn deferred_schema_hint(tool: &dyn Tool) -> String {
     format!(
         "\n\nThis tool's schema was not sent to the API — it was not in the discovered-tool set derived from \

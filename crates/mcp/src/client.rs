@@ -14,7 +14,8 @@ use tokio::io::AsyncBufReadExt as _;
 use tokio::sync::Mutex;
 
 use crate::config::{NamedServer, ServerConfig};
-use crate::tool::McpTool;
+use crate::names::{NameAllocator, normalize_name};
+use crate::tool::{McpTool, listed_name};
 use crate::transform::DEFAULT_MAX_OUTPUT_TOKENS;
 
 /// How long a server gets to start and answer `initialize` and `tools/list` (Claude Code's
@@ -132,7 +133,7 @@ impl McpSession {
 }
 
 /// Connects to every stdio server of `servers` at once, each within `options.connect_timeout`,
-/// and lists its tools. A server that fails to start, to initialise or to list its tools, or that
+/// and lists its tools, named as [`crate::names`] says (unique, at most 64 characters). A server that fails to start, to initialise or to list its tools, or that
 /// uses a transport other than stdio, is recorded in [`McpSession::failures`] and skipped: it is
 /// never fatal (Claude Code shows such servers as failed and goes on).
 pub async fn connect_all(servers: &[NamedServer], options: &McpOptions) -> McpSession {
@@ -140,15 +141,21 @@ pub async fn connect_all(servers: &[NamedServer], options: &McpOptions) -> McpSe
     let outcomes = futures_util::future::join_all(attempts).await;
     let mut session = McpSession::empty();
     let mut services = Vec::new();
+    // Names are handed out in configuration and listing order, so the same servers always get
+    // the same names, each unique and within the API's 64 characters.
+    let mut names = NameAllocator::new();
     for (server, outcome) in servers.iter().zip(outcomes) {
         match outcome {
             Ok((service, connection, listed)) => {
                 let connection = Arc::new(connection);
-                session.tools.extend(
-                    listed
-                        .iter()
-                        .map(|tool| Arc::new(McpTool::new(Arc::clone(&connection), tool, options)) as Arc<dyn Tool>),
-                );
+                for tool in &listed {
+                    let raw = listed_name(tool);
+                    let name = names.allocate(&connection.name, raw);
+                    if !name.ends_with(&format!("__{}", normalize_name(raw))) {
+                        tracing::debug!(server = %connection.name, tool = raw, %name, "MCP tool name shortened or made unique");
+                    }
+                    session.tools.push(Arc::new(McpTool::new(Arc::clone(&connection), name, tool, options)));
+                }
                 session.connections.push(connection);
                 services.push(service);
             }

@@ -20,30 +20,17 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::{Map, Value};
 
 use crate::client::{McpOptions, ServerConnection};
+use crate::schema::InputValidator;
 use crate::transform::{SaveTarget, cap_output, error_message, transform_result};
 
 /// Most characters of a server's tool description sent to the model (Claude Code's
 /// `MAX_MCP_DESCRIPTION_LENGTH`).
 pub const MAX_DESCRIPTION_CHARS: usize = 2_048;
 
-/// Result size past which the executor saves an MCP tool's result to a file (Claude Code's
-/// 100,000; the MCP output cap usually cuts first).
+/// Result size past which the executor saves a resource tool's result to a file (Claude Code's
+/// 100,000 for its MCP tools; the host caps it at its 50,000). Server tools are bounded by the MCP
+/// output cap instead (see [`McpTool`]).
 pub const MAX_RESULT_CHARS: usize = 100_000;
-
-/// A name part as Claude Code normalises it for API tool names: every character outside
-/// `[a-zA-Z0-9_-]` becomes `_`.
-///
-/// ```
-/// assert_eq!(agent_tools_mcp::normalize_name("my server.v2"), "my_server_v2");
-/// ```
-pub fn normalize_name(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
-}
-
-/// The API name of a server's tool: `mcp__<server>__<tool>`, both parts normalised.
-pub fn mcp_tool_name(server: &str, tool: &str) -> String {
-    format!("mcp__{}__{}", normalize_name(server), normalize_name(tool))
-}
 
 /// A description cut to [`MAX_DESCRIPTION_CHARS`] characters with `… [truncated]` appended.
 pub fn truncate_description(description: &str) -> String {
@@ -55,14 +42,25 @@ pub fn truncate_description(description: &str) -> String {
 
 /// A server tool wrapped as a [`Tool`].
 ///
-/// - name `mcp__<server>__<tool>`; [`Tool::mcp_info`] keeps the raw names;
-/// - input schema: the server's `inputSchema`, verbatim; locally the input must only be a JSON
-///   object (the server validates the rest);
+/// - name `mcp__<server>__<tool>`, at most 64 characters of `[a-zA-Z0-9_-]` (see
+///   [`crate::names`]: long names are shortened with a hash, and permission rules, hooks and
+///   ToolSearch use this listed name); [`Tool::mcp_info`] keeps the raw names, and calls go to the
+///   server under its raw tool name;
+/// - input schema: the server's `inputSchema`, verbatim. [`Tool::parse`] checks the input
+///   against it (compiled once, on the first call; see [`crate::schema`]), so a wrong or missing
+///   field is an `InputValidationError` that never reaches the server — for a deferred tool the
+///   executor adds its ToolSearch `select:` hint (case 060). A schema that does not compile only
+///   leaves the "is an object" check;
 /// - prompt: the server's description, truncated (see [`truncate_description`]);
 /// - read-only and concurrency-safe ⇔ `readOnlyHint`; destructive ⇔ `destructiveHint`; open
 ///   world ⇔ `openWorldHint` (each `false` when absent); search hint and always-load from
 ///   `_meta["anthropic/searchHint"]` / `_meta["anthropic/alwaysLoad"]`;
-/// - deferred; result limit [`MAX_RESULT_CHARS`];
+/// - deferred; results are bounded by the MCP output cap (`MAX_MCP_OUTPUT_TOKENS`,
+///   [`McpOptions::max_output_tokens`]): a longer result keeps its first `4 × cap` characters
+///   inline, says it was cut, and points at the whole output saved under the session's folder
+///   (case 053). The executor's own size limit does not apply on top
+///   ([`MaxResultSize::Unlimited`]): Claude Code's 50,000-character limit would replace the
+///   capped content with a 2 KB preview, leaving the model little of what the call returned;
 /// - permission: passthrough, so the general rules decide (ask unless `mcp__srv__tool`,
 ///   `mcp__srv` or `mcp__srv__*` allows), suggesting an allow rule for the tool;
 /// - user-facing name `<server> - <title or tool> (MCP)`.
@@ -72,6 +70,7 @@ pub struct McpTool {
     title: Option<String>,
     description: String,
     schema: Value,
+    validator: InputValidator,
     flags: ToolFlags,
     search_hint: Option<String>,
     always_load: bool,
@@ -87,9 +86,10 @@ impl std::fmt::Debug for McpTool {
 }
 
 impl McpTool {
-    /// Wraps the `tools/list` entry `listed` (as JSON) of `connection`'s server.
-    pub(crate) fn new(connection: Arc<ServerConnection>, listed: &Value, options: &McpOptions) -> Self {
-        let tool_name = listed.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    /// Wraps the `tools/list` entry `listed` (as JSON) of `connection`'s server, under the API
+    /// name `name` (from [`crate::names::NameAllocator`]).
+    pub(crate) fn new(connection: Arc<ServerConnection>, name: String, listed: &Value, options: &McpOptions) -> Self {
+        let tool_name = listed_name(listed).to_owned();
         let annotations = listed.get("annotations").unwrap_or(&Value::Null);
         let hint = |key: &str| annotations.get(key).and_then(Value::as_bool).unwrap_or(false);
         let read_only = hint("readOnlyHint");
@@ -107,9 +107,10 @@ impl McpTool {
             .map(str::to_owned);
         let meta = listed.get("_meta").unwrap_or(&Value::Null);
         Self {
-            name: mcp_tool_name(&connection.name, &tool_name),
+            name,
             description: truncate_description(listed.get("description").and_then(Value::as_str).unwrap_or_default()),
             schema: listed.get("inputSchema").cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
+            validator: InputValidator::new(),
             search_hint: meta.get("anthropic/searchHint").and_then(Value::as_str).map(str::to_owned),
             always_load: meta.get("anthropic/alwaysLoad").and_then(Value::as_bool).unwrap_or(false),
             tool_name,
@@ -160,7 +161,7 @@ impl McpTool {
             return Err(ToolError::failed(error_message(&result)));
         }
         let save = SaveTarget { session_dir: ctx.options.session_dir.as_deref(), name: &tool_use_id };
-        let content = cap_output(transform_result(&result, server, save), self.max_output_tokens);
+        let content = cap_output(transform_result(&result, server, save), self.max_output_tokens, save);
         let structured = result.get("structuredContent").filter(|value| !value.is_null()).cloned();
         let meta = McpMeta { meta: result.get("_meta").cloned(), structured_content: structured.clone() };
         let block = ToolResultBlock { tool_use_id, content, is_error: false };
@@ -168,6 +169,11 @@ impl McpTool {
         done.mcp_meta = Some(meta);
         Ok(done)
     }
+}
+
+/// The raw name of a `tools/list` entry (empty when it has none).
+pub(crate) fn listed_name(listed: &Value) -> &str {
+    listed.get("name").and_then(Value::as_str).unwrap_or_default()
 }
 
 /// The parse step shared by the MCP tools: the input only has to be a JSON object.
@@ -233,12 +239,21 @@ impl Tool for McpTool {
         self.user_facing_name(Some(input))
     }
 
+    /// Unlimited for the executor: the MCP output cap bounds these results (see [`McpTool`]).
     fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(MAX_RESULT_CHARS)
+        MaxResultSize::Unlimited
     }
 
+    /// The input must be a JSON object (a JSON text of one is accepted) that the server's
+    /// `inputSchema` accepts.
+    ///
+    /// # Errors
+    /// [`InputError::Invalid`] listing every problem (missing, wrong type, undeclared keys
+    /// beside another problem, any other keyword), or [`InputError::NotJson`].
     fn parse(&self, input: Value) -> Result<ParsedInput, InputError> {
-        parse_object(&self.name, input)
+        let parsed = parse_object(&self.name, input)?;
+        let issues = self.validator.check(&self.name, &self.schema, parsed.json());
+        if issues.is_empty() { Ok(parsed) } else { Err(InputError::Invalid { tool: self.name.clone(), issues }) }
     }
 
     fn is_enabled(&self) -> bool {
@@ -395,13 +410,6 @@ impl Tool for McpTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_normalised() {
-        assert_eq!(mcp_tool_name("my.server", "get weather/now"), "mcp__my_server__get_weather_now");
-        assert_eq!(mcp_tool_name("ok-name_1", "tool-2"), "mcp__ok-name_1__tool-2");
-        assert_eq!(normalize_name("é"), "_");
-    }
 
     #[test]
     fn long_descriptions_are_truncated_on_a_char_boundary() {

@@ -179,7 +179,8 @@ pub fn estimate_tokens(content: &ToolResultContent) -> usize {
     }
 }
 
-/// The notice appended to a cut result (Claude Code's wording for the marker line).
+/// The notice appended to a cut result when the whole output could not be saved (Claude Code's
+/// wording for the marker line).
 pub fn truncation_notice(max_tokens: usize) -> String {
     format!(
         "\n\n[OUTPUT TRUNCATED - exceeded {max_tokens} token limit]\n\nThe rest of this MCP tool's output was \
@@ -188,16 +189,61 @@ pub fn truncation_notice(max_tokens: usize) -> String {
     )
 }
 
-/// Caps a result at `max_tokens` estimated tokens: over the cap, text is cut to `4 × max_tokens`
+/// The notice appended to a cut result whose whole text was saved to `path` (`chars`
+/// characters in all).
+pub fn saved_truncation_notice(max_tokens: usize, chars: usize, path: &Path) -> String {
+    format!(
+        "\n\n[OUTPUT TRUNCATED - exceeded {max_tokens} token limit]\n\nThe whole output ({chars} characters) was \
+         saved to: {}\nRead the rest from that file in parts (Read with offset and limit) or search it with \
+         Grep, or use the server's own tools or parameters to page or filter its output.",
+        path.display()
+    )
+}
+
+/// The text of every text part, joined with newlines (what is saved of a cut result).
+fn all_text(content: &ToolResultContent) -> String {
+    match content {
+        ToolResultContent::Text(text) => text.clone(),
+        ToolResultContent::Parts(parts) => parts
+            .iter()
+            .filter_map(|part| match part {
+                ContentPart::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// Caps a result at `max_tokens` estimated tokens (Claude Code's `MAX_MCP_OUTPUT_TOKENS`). Under
+/// the cap the content is returned unchanged. Over it, text is cut to `4 × max_tokens`
 /// characters in all (images count [`IMAGE_TOKENS`] each and are dropped once the budget is
-/// spent) and [`truncation_notice`] is appended. Under the cap the content is returned unchanged.
+/// spent), so the model still gets the start of the output; the whole text is saved once to
+/// `<session dir>/tool-results/<save.name>.txt` and [`saved_truncation_notice`] names the file,
+/// or, without a session folder or when saving fails, [`truncation_notice`] is appended.
 ///
-/// Claude Code can instead save a large text result to a file (`ENABLE_MCP_LARGE_OUTPUT_FILES`);
-/// that variant is not done here.
-pub fn cap_output(content: ToolResultContent, max_tokens: usize) -> ToolResultContent {
+/// Claude Code either cuts (this notice, no file) or, with `ENABLE_MCP_LARGE_OUTPUT_FILES`,
+/// replaces the result by a file path and reading instructions only — which left the model with
+/// nothing usable in the reports behind case 053. Doing both keeps the start inline and the rest
+/// reachable.
+pub fn cap_output(content: ToolResultContent, max_tokens: usize, save: SaveTarget<'_>) -> ToolResultContent {
     if estimate_tokens(&content) <= max_tokens {
         return content;
     }
+    let notice = match save.session_dir {
+        Some(dir) => {
+            let whole = all_text(&content);
+            let path = persist::result_path(dir, save.name, "txt");
+            match persist::save_once(&path, whole.as_bytes()) {
+                Ok(()) => saved_truncation_notice(max_tokens, whole.chars().count(), &path),
+                Err(error) => {
+                    tracing::warn!(%error, path = %path.display(), "cannot save a cut MCP result");
+                    truncation_notice(max_tokens)
+                }
+            }
+        }
+        None => truncation_notice(max_tokens),
+    };
     let mut budget = max_tokens.saturating_mul(4);
     let parts = match content {
         ToolResultContent::Text(text) => vec![ContentPart::Text { text }],
@@ -224,7 +270,6 @@ pub fn cap_output(content: ToolResultContent, max_tokens: usize) -> ToolResultCo
             reference @ ContentPart::ToolReference { .. } => kept.push(reference),
         }
     }
-    let notice = truncation_notice(max_tokens);
     match kept.last_mut() {
         Some(ContentPart::Text { text }) => text.push_str(&notice),
         _ => kept.push(ContentPart::text(notice.trim_start().to_owned())),
@@ -299,10 +344,40 @@ mod tests {
     #[test]
     fn output_over_the_cap_is_cut_with_the_notice() {
         let long = "x".repeat(500);
-        let capped = cap_output(ToolResultContent::Text(long), 100);
+        let capped = cap_output(ToolResultContent::Text(long), 100, NO_SAVE);
         assert_eq!(capped, ToolResultContent::Text(format!("{}{}", "x".repeat(400), truncation_notice(100))));
         let short = ToolResultContent::Text("y".repeat(400));
-        assert_eq!(cap_output(short.clone(), 100), short);
+        assert_eq!(cap_output(short.clone(), 100, NO_SAVE), short);
+    }
+
+    #[test]
+    fn a_cut_output_is_saved_whole_and_the_notice_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let save = SaveTarget { session_dir: Some(dir.path()), name: "toolu_9" };
+        let whole = format!("BEGIN{}END", "é".repeat(600));
+        let capped = cap_output(ToolResultContent::Text(whole.clone()), 100, save);
+        let path = dir.path().join("tool-results/toolu_9.txt");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+        let kept: String = whole.chars().take(400).collect();
+        assert_eq!(capped, ToolResultContent::Text(format!("{kept}{}", saved_truncation_notice(100, 608, &path))));
+        // Parts: the text parts are saved, joined with newlines; an image costs 1,600 tokens, more
+        // than the whole budget, so it is dropped and the text fits.
+        let save = SaveTarget { session_dir: Some(dir.path()), name: "toolu_10" };
+        let parts = ToolResultContent::Parts(vec![
+            ContentPart::text("a".repeat(300)),
+            ContentPart::Image { source: ImageSource::base64("image/png", "AAAA") },
+            ContentPart::text("b".repeat(300)),
+        ]);
+        let capped = cap_output(parts, 200, save);
+        let path = dir.path().join("tool-results/toolu_10.txt");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{}\n{}", "a".repeat(300), "b".repeat(300)));
+        assert_eq!(
+            capped,
+            ToolResultContent::Parts(vec![
+                ContentPart::text("a".repeat(300)),
+                ContentPart::text(format!("{}{}", "b".repeat(300), saved_truncation_notice(200, 601, &path))),
+            ])
+        );
     }
 
     #[test]

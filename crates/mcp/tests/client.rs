@@ -11,7 +11,7 @@ use agent_tools_core::invoke::call_tool;
 use agent_tools_core::tool::McpInfo;
 use agent_tools_core::{ContentPart, Tool, ToolResultContent, ToolUseContext};
 use agent_tools_mcp::config::{NamedServer, parse_config};
-use agent_tools_mcp::transform::truncation_notice;
+use agent_tools_mcp::transform::saved_truncation_notice;
 use agent_tools_mcp::{McpOptions, McpSession, connect_all};
 use serde_json::{Value, json};
 
@@ -82,8 +82,13 @@ async fn tools_are_named_described_and_flagged_from_the_listing() {
     assert!(!flags.read_only && !flags.concurrency_safe && flags.destructive && flags.open_world);
     assert_eq!(delete.user_facing_name(None), "test server - delete.thing (MCP)");
     assert_eq!(delete.mcp_info().unwrap().tool_name, "delete.thing");
-    // Only "is an object" is checked locally; the server validates the rest.
-    assert!(echo.parse(json!({"unknown": 1})).is_ok());
+    // The input is checked against the server's schema before any call (case 060).
+    assert_eq!(
+        echo.parse(json!({"unknown": 1})).unwrap_err().to_string(),
+        "mcp__test_server__echo failed due to the following issues:\nThe required parameter `text` is missing\n\
+         An unexpected parameter `unknown` was provided"
+    );
+    assert!(echo.parse(json!({"text": "hi", "unknown": 1})).is_ok());
     assert!(echo.parse(json!([1, 2])).is_err());
     session.shutdown().await;
 }
@@ -124,7 +129,13 @@ async fn calls_map_text_structured_content_errors_images_and_resources() {
     assert_eq!(embed.block.content.text(), "[Resource from srv at mem://greeting] hello resource");
 
     let big = call("mcp__srv__big", json!({"size": 9000})).await;
-    assert_eq!(big.block.content.text(), format!("{}{}", "a".repeat(8000), truncation_notice(2000)));
+    let saved = dir.path().join("session/tool-results/toolu_1.txt");
+    assert!(
+        big.block.content.text() == format!("{}{}", "a".repeat(8000), saved_truncation_notice(2000, 9000, &saved)),
+        "{}",
+        &big.block.content.text()[8000..]
+    );
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), "a".repeat(9000));
     let small = call("mcp__srv__big", json!({"size": 8000})).await;
     assert_eq!(small.block.content.text(), "a".repeat(8000));
     session.shutdown().await;

@@ -6,7 +6,14 @@
 //! resources: `mem://greeting` (text) and `mem://blob` (binary).
 //!
 //! Flags: `--no-resources` drops the resources capability; `--exit` exits before the handshake;
-//! `--hang` never answers it; `--pid-file PATH` writes the process id to PATH first.
+//! `--hang` never answers it; `--pid-file PATH` writes the process id to PATH first;
+//! `--log PATH` appends one line per `tools/call` to PATH: `<tool> <arguments as JSON>`.
+//!
+//! `--case-tools` adds the tools of the failure cases 053, 054 and 060 (as their
+//! `mcp_server.py` has them): `weird/name.v2`, `get data`, `get.data` and two 56+-character
+//! names (each answers `called <its name>`), `hang` (never answers), `args` (schema `text`
+//! string required, `count` integer; answers `echo: <arguments as sorted JSON>`) and
+//! `bad-schema` (an `inputSchema` that does not compile; answers like `args`).
 
 use std::sync::Arc;
 
@@ -21,6 +28,37 @@ use serde_json::{Value, json};
 
 struct TestServer {
     resources: bool,
+    case_tools: bool,
+    log: Option<std::path::PathBuf>,
+}
+
+/// The 56-character tool of case 053 (77 characters once prefixed), and one that differs from it
+/// only past the 55 characters a shortened name keeps.
+const LONG_NAMES: [&str; 2] = [
+    "synchronize_all_customer_records_across_every_region_now",
+    "synchronize_all_customer_records_across_every_region_later",
+];
+
+/// Tools that answer `called <name>`.
+const NAME_TOOLS: [&str; 3] = ["weird/name.v2", "get data", "get.data"];
+
+fn case_tools() -> Value {
+    let mut tools: Vec<Value> = NAME_TOOLS
+        .iter()
+        .chain(LONG_NAMES.iter())
+        .map(|name| json!({"name": name, "description": "Answers with its own name.", "inputSchema": {"type": "object", "properties": {}}}))
+        .collect();
+    tools.push(
+        json!({"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object", "properties": {}}}),
+    );
+    tools.push(json!({"name": "args", "description": "Echo the arguments back as JSON.",
+        "inputSchema": {"type": "object",
+                        "properties": {"text": {"type": "string", "description": "text to echo"},
+                                       "count": {"type": "integer", "description": "times"}},
+                        "required": ["text"]}}));
+    tools.push(json!({"name": "bad-schema", "description": "Its input schema does not compile.",
+        "inputSchema": {"type": "object", "properties": {"a": {"type": "no-such-type"}}, "required": ["a"]}}));
+    Value::Array(tools)
 }
 
 fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
@@ -49,6 +87,28 @@ fn tools() -> Value {
 impl TestServer {
     async fn call(&self, name: &str, args: &serde_json::Map<String, Value>) -> Value {
         let number = |key: &str, default: u64| args.get(key).and_then(Value::as_u64).unwrap_or(default);
+        if let Some(log) = &self.log {
+            use std::io::Write as _;
+            let sorted: std::collections::BTreeMap<&String, &Value> = args.iter().collect();
+            let line = format!("{name} {}\n", serde_json::to_string(&sorted).unwrap_or_default());
+            if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+                let _ = file.write_all(line.as_bytes());
+            }
+        }
+        if self.case_tools {
+            if NAME_TOOLS.contains(&name) || LONG_NAMES.contains(&name) {
+                return json!({"content": [{"type": "text", "text": format!("called {name}")}]});
+            }
+            match name {
+                "hang" => std::future::pending::<()>().await,
+                "args" | "bad-schema" => {
+                    let sorted: std::collections::BTreeMap<&String, &Value> = args.iter().collect();
+                    let text = format!("echo: {}", serde_json::to_string(&sorted).unwrap_or_default());
+                    return json!({"content": [{"type": "text", "text": text}]});
+                }
+                _ => {}
+            }
+        }
         match name {
             "echo" => {
                 json!({"content": [{"type": "text", "text": args.get("text").and_then(Value::as_str).unwrap_or("")}]})
@@ -88,7 +148,13 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        from_json(json!({"tools": tools()}))
+        let mut listed = tools();
+        if self.case_tools
+            && let (Value::Array(all), Value::Array(extra)) = (&mut listed, case_tools())
+        {
+            all.extend(extra);
+        }
+        from_json(json!({"tools": listed}))
     }
 
     async fn call_tool(
@@ -139,7 +205,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.iter().any(|arg| arg == "--hang") {
         std::future::pending::<()>().await;
     }
-    let server = Arc::new(TestServer { resources: !args.iter().any(|arg| arg == "--no-resources") });
+    let log = args.iter().position(|arg| arg == "--log").and_then(|index| args.get(index + 1)).map(Into::into);
+    let server = Arc::new(TestServer {
+        resources: !args.iter().any(|arg| arg == "--no-resources"),
+        case_tools: args.iter().any(|arg| arg == "--case-tools"),
+        log,
+    });
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
     Ok(())
