@@ -249,7 +249,9 @@ pub async fn run_pre_tool_use(hooks: &Hooks, tool: &str, input: &Value, ctx: &To
                 continue;
             }
             Some(2) => {
-                outcome.blocked = Some(format!("PreToolUse:{tool} hook error: [{}]: {}", hook.command, run.stderr));
+                // Claude Code's text, with its stand-in for a hook that printed nothing.
+                let stderr = if run.stderr.is_empty() { "No stderr output" } else { run.stderr.as_str() };
+                outcome.blocked = Some(format!("PreToolUse:{tool} hook error: [{}]: {stderr}", hook.command));
                 return outcome;
             }
             Some(0) => {}
