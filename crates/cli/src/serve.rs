@@ -21,37 +21,69 @@
 //! - A background task that finished since the previous call (Bash's `run_in_background`) is
 //!   reported after the next call's result, as an extra text part holding its
 //!   `<task-notification>`. The server's tasks are stopped when it exits.
+//! - Questions (permission questions, AskUserQuestion's form, ExitPlanMode's plan) go to the
+//!   client's user through form elicitation when the client declares it, in either protocol era:
+//!   under 2025-xx (`initialize`), from the capabilities it declared there, as `elicitation/create`
+//!   requests; under 2026-07-28, from the capabilities each request carries in its `_meta`, as
+//!   multi round-trip `InputRequiredResult`s ([`rounds`]). A client without it gets a refusal the
+//!   model can act on.
+//! - Every line from the client gets an answer or a log line ([`transport`]): one that is not
+//!   JSON gets `-32700`, one that is not a message `-32600`, a protocol request whose params do
+//!   not fit (`tools/call` whose `arguments` is not an object, or without `name`) `-32602`.
 //! - Logs go to stderr only; stdout carries nothing but the protocol.
+
+mod rounds;
+mod transport;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use agent_tools_core::context::CancellationToken;
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::{ContentBlock as AnyBlock, KnownBlock, Message, MessageContent, ToolUseBlock};
 use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolResultContent, ToolUseContext};
-use agent_tools_host::Executor;
 use agent_tools_host::pool::find_in_pool;
+use agent_tools_host::{Executor, PermissionPrompter};
 use anyhow::Context as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ResourceContents, ServerCapabilities, ServerConfig, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ResourceContents, ServerCapabilities, ServerConfig,
+    ToolAnnotations,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::sync::RwLock;
 
 use crate::session::Session;
 
-/// The MCP server: the pool, its `tools/list` entries (built once), the executor, and the
-/// session.
+/// The MCP server: the pool, its `tools/list` entries (built once), the executor, the session,
+/// and the calls waiting for a 2026-07-28 client to answer a question. Cloning it shares them
+/// all (a call asking under 2026-07-28 runs on a task of its own).
+#[derive(Clone)]
 pub(crate) struct ToolServer {
     pool: Arc<[Arc<dyn Tool>]>,
     listing: Arc<Vec<rmcp::model::Tool>>,
     executor: Executor,
     session: Arc<RwLock<ToolUseContext>>,
-    calls: AtomicU64,
+    calls: Arc<AtomicU64>,
+    rounds: Arc<rounds::Rounds>,
+}
+
+/// Whether a request is of the 2026-07-28 protocol (or later), by the version its own `_meta`
+/// names or, failing that, the one `initialize` agreed on. (Versions are dates, so they compare
+/// as text, as rmcp compares them.)
+fn is_2026_era(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// Whether a client with `capabilities` can show an elicitation form: it declares elicitation
+/// with `form`, or (the shape from before modes existed) with neither `form` nor `url`.
+fn shows_forms(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|capabilities| capabilities.elicitation.as_ref())
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
 }
 
 /// The MCP `tools/list` entry for a tool.
@@ -70,6 +102,7 @@ fn describe(tool: &dyn Tool, options: &PromptOptions<'_>) -> rmcp::model::Tool {
 }
 
 impl ToolServer {
+    /// The server of `session`'s pool, executor and context.
     pub(crate) fn new(session: Session) -> Self {
         let pool: Arc<[Arc<dyn Tool>]> = session.pool.into();
         let options = PromptOptions { tools: &pool, permission_context: Some(&session.ctx.permission_context) };
@@ -79,19 +112,43 @@ impl ToolServer {
             listing: Arc::new(listing),
             executor: session.executor.with_all_schemas_sent(true),
             session: Arc::new(RwLock::new(session.ctx)),
-            calls: AtomicU64::new(0),
+            calls: Arc::new(AtomicU64::new(0)),
+            rounds: Arc::new(rounds::Rounds::default()),
         }
     }
 
-    /// Runs one call against the session (see the module docs for the locking rules); questions
-    /// go to the client through MCP elicitation when it supports it.
+    /// Runs one call and makes its MCP result: the tool result's content with tool references
+    /// rendered, then what the call added beside it and the notes of background tasks that
+    /// finished since the last call.
+    async fn call(
+        &self,
+        block: ToolUseBlock,
+        cancel: CancellationToken,
+        prompter: Arc<dyn PermissionPrompter>,
+    ) -> CallToolResult {
+        let done = self.run(block, cancel, prompter).await;
+        let content = {
+            let session = self.session.read().await;
+            let options = PromptOptions { tools: &self.pool, permission_context: Some(&session.permission_context) };
+            agent_tools_host::render_tool_references(&done.block.content, &self.pool, &options)
+        };
+        let mut result = to_mcp(&content, &done);
+        // Background tasks that finished since the last call: an MCP client has no other channel
+        // for them, so they ride along with this result as extra text.
+        let pending = self.session.read().await.notifications().drain();
+        result.content.extend(pending.into_iter().map(|note| ContentBlock::text(note.text)));
+        result
+    }
+
+    /// Runs one call against the session (see the module docs for the locking rules), with
+    /// `prompter` asking its questions.
     async fn run(
         &self,
         block: ToolUseBlock,
-        cancel: agent_tools_core::context::CancellationToken,
-        peer: Peer<RoleServer>,
+        cancel: CancellationToken,
+        prompter: Arc<dyn PermissionPrompter>,
     ) -> Invocation {
-        let executor = self.executor.clone().with_prompter(Arc::new(crate::prompt::ElicitationPrompter::new(peer)));
+        let executor = self.executor.clone().with_prompter(prompter);
         let concurrent =
             find_in_pool(&self.pool, &block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input));
         if concurrent {
@@ -203,29 +260,39 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A 2026-07-28 client's retry, with the answer to the question its call asked.
+        if let Some(state) = request.request_state.as_deref() {
+            let running = self.rounds.resume(state, &request.name, request.input_responses.as_ref())?;
+            return Ok(self.rounds.drive(running, &context.ct).await);
+        }
         let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let input = request.arguments.map_or_else(|| Value::Object(serde_json::Map::new()), Value::Object);
         let block = ToolUseBlock { id: format!("mcp_call_{number}"), name: request.name.into_owned(), input };
         tracing::debug!(tool = %block.name, id = %block.id, "tools/call");
-        let done = self.run(block, context.ct, context.peer).await;
-        let content = {
-            let session = self.session.read().await;
-            let options = PromptOptions { tools: &self.pool, permission_context: Some(&session.permission_context) };
-            agent_tools_host::render_tool_references(&done.block.content, &self.pool, &options)
-        };
-        let mut result = to_mcp(&content, &done);
-        // Background tasks that finished since the last call: an MCP client has no other channel
-        // for them, so they ride along with this result as extra text.
-        let pending = self.session.read().await.notifications().drain();
-        result.content.extend(pending.into_iter().map(|note| ContentBlock::text(note.text)));
-        Ok(result.into())
+        if is_2026_era(&context) && shows_forms(context.client_capabilities().as_ref()) {
+            // Its questions end this request with the question; the call waits on its own task.
+            let cancel = CancellationToken::new();
+            let (asker, running) = rounds::channel(block.name.clone(), cancel.clone());
+            let prompter = Arc::new(rounds::RoundsPrompter::new(asker.clone()));
+            let server = self.clone();
+            tokio::spawn(async move {
+                let result = server.call(block, cancel, prompter).await;
+                asker.finish(result).await;
+            });
+            return Ok(self.rounds.drive(running, &context.ct).await);
+        }
+        // Under 2025-xx: `elicitation/create` requests, if the client declared elicitation at
+        // `initialize`; else (and under 2026-07-28 without it) a refusal.
+        let prompter = Arc::new(crate::prompt::ElicitationPrompter::new(context.peer));
+        Ok(self.call(block, context.ct, prompter).await.into())
     }
 }
 
 /// Serves the session's pool over stdio until the client disconnects.
 pub(crate) async fn serve(session: Session) -> anyhow::Result<ExitCode> {
     let server = ToolServer::new(session);
-    let running = server.serve(rmcp::transport::stdio()).await.context("the MCP handshake failed")?;
+    let transport = transport::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = server.serve(transport).await.context("the MCP handshake failed")?;
     running.waiting().await.context("the MCP server stopped with an error")?;
     Ok(ExitCode::SUCCESS)
 }
@@ -235,6 +302,19 @@ mod tests {
     use super::*;
     use agent_tools_core::result::ImageSource;
     use serde_json::json;
+
+    #[test]
+    fn form_elicitation_is_declared_with_form_or_with_the_bare_capability() {
+        let declared = |capabilities: Value| {
+            shows_forms(Some(&serde_json::from_value::<ClientCapabilities>(capabilities).unwrap()))
+        };
+        assert!(declared(json!({"elicitation": {}})));
+        assert!(declared(json!({"elicitation": {"form": {}}})));
+        assert!(declared(json!({"elicitation": {"form": {}, "url": {}}})));
+        assert!(!declared(json!({"elicitation": {"url": {}}})));
+        assert!(!declared(json!({"sampling": {}})));
+        assert!(!shows_forms(None));
+    }
 
     #[test]
     fn images_documents_and_text_of_extra_messages_become_mcp_content() {
