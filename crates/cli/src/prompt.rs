@@ -247,23 +247,42 @@ pub(crate) fn permission_form() -> rmcp::model::ElicitationSchema {
     schema
 }
 
-impl ElicitationPrompter {
-    /// Puts AskUserQuestion's questions to the client's user as one form
-    /// ([`crate::questions::questions_form`]): accepted with every question answered gives the
-    /// answers as the updated input; declined, cancelled or left partly unanswered is the user's
-    /// "no"; a failed request means nobody could be asked.
-    async fn ask_questions(
+/// Where a question form goes: an `elicitation/create` request to the client (the 2025
+/// protocol), or the result of the request that asked (2026-07-28's rounds, `serve::rounds`).
+pub(crate) trait FormAsker: Send + Sync {
+    /// Shows `params` to the client's user; the reply, or why there is none.
+    fn elicit(
         &self,
-        request: &PermissionRequest,
-        questions: &[agent_tool_ask_user_question::Question],
-    ) -> PermissionAnswer {
-        use rmcp::model::{ElicitRequestParams, ElicitationAction};
+        params: rmcp::model::ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<rmcp::model::ElicitResult, String>>;
+}
+
+impl FormAsker for rmcp::service::Peer<rmcp::RoleServer> {
+    fn elicit(
+        &self,
+        params: rmcp::model::ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<rmcp::model::ElicitResult, String>> {
+        Box::pin(async move { self.create_elicitation(params).await.map_err(|err| err.to_string()) })
+    }
+}
+
+/// Asks `request` as a form through `asker`, whichever protocol carries it: AskUserQuestion's
+/// questions as one form ([`crate::questions::questions_form`]), anything else as the
+/// permission form ([`permission_form`]).
+///
+/// Questions: accepted with every question answered gives the answers as the updated input;
+/// declined, cancelled or left partly unanswered is the user's "no". Permission: the chosen
+/// decision (an unreadable answer is a "no"). A form the client could not show means nobody
+/// could be asked.
+pub(crate) async fn ask_through_forms(asker: &dyn FormAsker, request: &PermissionRequest) -> PermissionAnswer {
+    use rmcp::model::{ElicitRequestParams, ElicitationAction};
+    if let Some(questions) = questions_in(request) {
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message: crate::questions::questions_message(questions),
-            requested_schema: crate::questions::questions_form(questions),
+            message: crate::questions::questions_message(&questions),
+            requested_schema: crate::questions::questions_form(&questions),
         };
-        let form = match self.peer.create_elicitation(params).await {
+        let form = match asker.elicit(params).await {
             Ok(result) if result.action == ElicitationAction::Accept => result.content,
             Ok(_) => return PermissionAnswer::Deny { feedback: None },
             Err(err) => {
@@ -277,25 +296,54 @@ impl ElicitationPrompter {
             Some(Value::Object(form)) => form,
             _ => serde_json::Map::new(),
         };
-        match crate::questions::answers_from_form(questions, &form) {
+        return match crate::questions::answers_from_form(&questions, &form) {
             Ok(answers) => PermissionAnswer::AllowWithInput {
                 input: agent_tool_ask_user_question::with_answers(&request.input, &answers),
             },
             Err(missing) => {
                 PermissionAnswer::Deny { feedback: Some(format!("I did not answer: {}", missing.join("; "))) }
             }
+        };
+    }
+    let message = format!(
+        "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",
+        request.tool_name,
+        request.summary,
+        input_line(request),
+        request.message
+    );
+    let params =
+        ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: permission_form() };
+    let answer = match asker.elicit(params).await {
+        Ok(result) if result.action == ElicitationAction::Accept => result.content,
+        Ok(_) => None,
+        Err(err) => {
+            tracing::warn!("the permission question could not be asked: {err}");
+            return PermissionAnswer::Unavailable {
+                why: format!("the MCP client did not show the permission question: {err}"),
+            };
         }
+    };
+    match answer.map(serde_json::from_value::<PermissionForm>) {
+        Some(Ok(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
+        Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
+        Some(Ok(PermissionForm { decision: FormDecision::Deny, reason })) => {
+            PermissionAnswer::Deny { feedback: reason }
+        }
+        Some(Err(err)) => {
+            tracing::warn!("the permission answer was not understood: {err}");
+            PermissionAnswer::Deny { feedback: None }
+        }
+        None => PermissionAnswer::Deny { feedback: None },
     }
 }
 
 impl PermissionPrompter for ElicitationPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
         Box::pin(async move {
-            use rmcp::model::{ElicitRequestParams, ElicitationAction};
             use rmcp::service::ElicitationMode;
-            let questions = questions_in(request);
             if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
-                let why = if questions.is_some() {
+                let why = if questions_in(request).is_some() {
                     "this MCP client cannot show questions to its user (it does not support elicitation), and \
                      only a person can answer them; decide without the user's answers"
                 } else {
@@ -304,40 +352,7 @@ impl PermissionPrompter for ElicitationPrompter {
                 };
                 return PermissionAnswer::Unavailable { why: why.into() };
             }
-            if let Some(questions) = questions {
-                return self.ask_questions(request, &questions).await;
-            }
-            let message = format!(
-                "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",
-                request.tool_name,
-                request.summary,
-                input_line(request),
-                request.message
-            );
-            let params =
-                ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: permission_form() };
-            let answer = match self.peer.create_elicitation(params).await {
-                Ok(result) if result.action == ElicitationAction::Accept => result.content,
-                Ok(_) => None,
-                Err(err) => {
-                    tracing::warn!("the permission question could not be asked: {err}");
-                    return PermissionAnswer::Unavailable {
-                        why: format!("the MCP client did not show the permission question: {err}"),
-                    };
-                }
-            };
-            match answer.map(serde_json::from_value::<PermissionForm>) {
-                Some(Ok(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
-                Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
-                Some(Ok(PermissionForm { decision: FormDecision::Deny, reason })) => {
-                    PermissionAnswer::Deny { feedback: reason }
-                }
-                Some(Err(err)) => {
-                    tracing::warn!("the permission answer was not understood: {err}");
-                    PermissionAnswer::Deny { feedback: None }
-                }
-                None => PermissionAnswer::Deny { feedback: None },
-            }
+            ask_through_forms(&self.peer, request).await
         })
     }
 }

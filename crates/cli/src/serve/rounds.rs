@@ -28,13 +28,12 @@ use agent_tools_core::context::CancellationToken;
 use agent_tools_core::tool::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ErrorData, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses,
 };
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::prompt::{FormDecision, PermissionForm, permission_form};
+use crate::prompt::FormAsker;
 
 /// How long a question waits for the client to come back with the answer: 15 minutes.
 pub(crate) const ANSWER_WAIT: Duration = Duration::from_secs(15 * 60);
@@ -198,19 +197,9 @@ impl Rounds {
     }
 }
 
-/// The input of a request as one line of at most 300 characters.
-fn input_line(input: &Value) -> String {
-    let compact = input.to_string();
-    if compact.chars().count() > 300 {
-        format!("{}…", compact.chars().take(300).collect::<String>())
-    } else {
-        compact
-    }
-}
-
 /// Asks the client's user through [`Rounds`]: the same forms, messages and answers as
 /// [`crate::prompt::ElicitationPrompter`] gives a client of the 2025 protocol, which gets them
-/// as `elicitation/create` requests.
+/// as `elicitation/create` requests ([`crate::prompt::ask_through_forms`] for both).
 pub(crate) struct RoundsPrompter {
     asker: Asker,
 }
@@ -220,84 +209,16 @@ impl RoundsPrompter {
     pub(crate) fn new(asker: Asker) -> Self {
         Self { asker }
     }
+}
 
-    /// AskUserQuestion's questions as one form: the answers as the updated input, or the user's
-    /// "no" (declined, cancelled, or a question left unanswered).
-    async fn ask_questions(
-        &self,
-        request: &PermissionRequest,
-        questions: &[agent_tool_ask_user_question::Question],
-    ) -> PermissionAnswer {
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: crate::questions::questions_message(questions),
-            requested_schema: crate::questions::questions_form(questions),
-        };
-        let form = match self.asker.elicit(params).await {
-            Ok(result) if result.action == ElicitationAction::Accept => result.content,
-            Ok(_) => return PermissionAnswer::Deny { feedback: None },
-            Err(why) => {
-                tracing::warn!("the questions could not be asked: {why}");
-                return PermissionAnswer::Unavailable {
-                    why: format!("the MCP client did not show the questions: {why}"),
-                };
-            }
-        };
-        let form = match form {
-            Some(Value::Object(form)) => form,
-            _ => serde_json::Map::new(),
-        };
-        match crate::questions::answers_from_form(questions, &form) {
-            Ok(answers) => PermissionAnswer::AllowWithInput {
-                input: agent_tool_ask_user_question::with_answers(&request.input, &answers),
-            },
-            Err(missing) => {
-                PermissionAnswer::Deny { feedback: Some(format!("I did not answer: {}", missing.join("; "))) }
-            }
-        }
+impl FormAsker for Asker {
+    fn elicit(&self, params: ElicitRequestParams) -> BoxFuture<'_, Reply> {
+        Box::pin(Asker::elicit(self, params))
     }
 }
 
 impl PermissionPrompter for RoundsPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
-        Box::pin(async move {
-            let questions = (request.tool_name == agent_tool_ask_user_question::NAME)
-                .then(|| agent_tool_ask_user_question::questions_of(&request.input))
-                .flatten();
-            if let Some(questions) = questions {
-                return self.ask_questions(request, &questions).await;
-            }
-            let message = format!(
-                "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",
-                request.tool_name,
-                request.summary,
-                input_line(&request.input),
-                request.message
-            );
-            let params =
-                ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: permission_form() };
-            let answer = match self.asker.elicit(params).await {
-                Ok(result) if result.action == ElicitationAction::Accept => result.content,
-                Ok(_) => None,
-                Err(why) => {
-                    tracing::warn!("the permission question could not be asked: {why}");
-                    return PermissionAnswer::Unavailable {
-                        why: format!("the MCP client did not show the permission question: {why}"),
-                    };
-                }
-            };
-            match answer.map(serde_json::from_value::<PermissionForm>) {
-                Some(Ok(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
-                Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
-                Some(Ok(PermissionForm { decision: FormDecision::Deny, reason })) => {
-                    PermissionAnswer::Deny { feedback: reason }
-                }
-                Some(Err(err)) => {
-                    tracing::warn!("the permission answer was not understood: {err}");
-                    PermissionAnswer::Deny { feedback: None }
-                }
-                None => PermissionAnswer::Deny { feedback: None },
-            }
-        })
+        Box::pin(crate::prompt::ask_through_forms(&self.asker, request))
     }
 }
