@@ -212,12 +212,15 @@ fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     current
 }
 
-fn join_path(path: &str, key: &str) -> String {
+/// The path of `key` inside the object at `path`, as messages name parameters: `key` at the
+/// root, `path.key` below it (`todos[0].status`).
+pub fn join_path(path: &str, key: &str) -> String {
     if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
 }
 
-/// The JSON type name of a value, as Claude Code reports it.
-fn type_name(value: &Value) -> &'static str {
+/// The JSON type name of a value, as Claude Code reports it: `null`, `boolean`, `number`,
+/// `string`, `array` or `object`.
+pub fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -225,6 +228,19 @@ fn type_name(value: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+/// The JSON type of a value for a sentence: `null`, `a boolean`, `a number`, `a string`,
+/// `an array` or `an object`.
+pub fn type_phrase(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -17,7 +17,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 
-use agent_tools_core::input::InputIssue;
+use agent_tools_core::input::{InputIssue, join_path, type_name};
 use agent_tools_core::quote::quote;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
@@ -132,31 +132,16 @@ fn dotted<'a>(segments: impl Iterator<Item = LocationSegment<'a>>) -> String {
     path
 }
 
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 fn push_issues(error: &ValidationError<'_>, issues: &mut Vec<InputIssue>) {
     let path = dotted(error.instance_path().segments());
     match error.kind() {
         ValidationErrorKind::Required { property } => {
             let property = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
-            issues.push(InputIssue::Missing { path: join(&path, &property) });
+            issues.push(InputIssue::Missing { path: join_path(&path, &property) });
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            issues.extend(unexpected.iter().map(|key| InputIssue::Unexpected { path: join(&path, key) }));
+            issues.extend(unexpected.iter().map(|key| InputIssue::Unexpected { path: join_path(&path, key) }));
         }
         ValidationErrorKind::Type { kind } if !path.is_empty() => {
             let expected = match kind {

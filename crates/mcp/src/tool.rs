@@ -187,20 +187,12 @@ pub(crate) fn parse_object(tool: &str, input: Value) -> Result<ParsedInput, Inpu
             tool: tool.to_owned(),
             issues: vec![InputIssue::Invalid {
                 path: String::new(),
-                message: format!("The input must be a JSON object, not {}", json_type(&other)),
+                message: format!(
+                    "The input must be a JSON object, not {}",
+                    agent_tools_core::input::type_phrase(&other)
+                ),
             }],
         }),
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -9,36 +9,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
+use agent_tools_core::MaxResultSize;
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::tool::McpInfo;
-use agent_tools_core::{MaxResultSize, Tool, ToolUseContext};
-use agent_tools_mcp::config::parse_config;
+use agent_tools_mcp::McpOptions;
 use agent_tools_mcp::transform::{saved_truncation_notice, truncation_notice};
-use agent_tools_mcp::{McpOptions, McpSession, connect_all};
 use serde_json::json;
 
-const SERVER: &str = env!("CARGO_BIN_EXE_agent-tools-mcp-test-server");
+mod common;
 
-async fn connect(name: &str, args: &[&str], options: McpOptions) -> McpSession {
-    let config = json!({"mcpServers": {name: {"command": SERVER, "args": args}}}).to_string();
-    let session = connect_all(&parse_config(&config, "test").unwrap(), &options).await;
-    assert_eq!(session.failures(), &[], "the test server should connect");
-    session
-}
-
-fn find(session: &McpSession, name: &str) -> Arc<dyn Tool> {
-    session.tools().into_iter().find(|tool| tool.name() == name).unwrap_or_else(|| panic!("no tool {name}"))
-}
-
-fn ctx(dir: &Path) -> ToolUseContext {
-    let mut ctx = ToolUseContext::new(dir);
-    ctx.options.session_dir = Some(dir.join("session"));
-    ctx
-}
+use common::{connect, ctx, find};
 
 fn api_name_ok(name: &str) -> bool {
     (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')

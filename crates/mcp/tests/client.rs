@@ -4,42 +4,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::tool::McpInfo;
-use agent_tools_core::{ContentPart, Tool, ToolResultContent, ToolUseContext};
-use agent_tools_mcp::config::{NamedServer, parse_config};
+use agent_tools_core::{ContentPart, ToolResultContent};
 use agent_tools_mcp::transform::saved_truncation_notice;
-use agent_tools_mcp::{McpOptions, McpSession, connect_all};
+use agent_tools_mcp::{McpOptions, connect_all};
 use serde_json::{Value, json};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_agent-tools-mcp-test-server");
+mod common;
 
-fn servers(entries: Value) -> Vec<NamedServer> {
-    parse_config(&json!({"mcpServers": entries}).to_string(), "test").unwrap()
-}
-
-fn one_server(name: &str, args: &[&str]) -> Vec<NamedServer> {
-    servers(json!({name: {"command": SERVER, "args": args}}))
-}
-
-async fn connect(name: &str, args: &[&str], options: McpOptions) -> McpSession {
-    let session = connect_all(&one_server(name, args), &options).await;
-    assert_eq!(session.failures(), &[], "the test server should connect");
-    session
-}
-
-fn find(session: &McpSession, name: &str) -> Arc<dyn Tool> {
-    session.tools().into_iter().find(|tool| tool.name() == name).unwrap_or_else(|| panic!("no tool {name}"))
-}
-
-fn ctx(dir: &Path) -> ToolUseContext {
-    let mut ctx = ToolUseContext::new(dir);
-    ctx.options.session_dir = Some(dir.join("session"));
-    ctx
-}
+use common::{SERVER, connect, ctx, find, servers};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_named_described_and_flagged_from_the_listing() {

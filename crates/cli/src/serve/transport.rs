@@ -84,18 +84,6 @@ fn usable_id(message: &Map<String, Value>) -> Option<RequestId> {
     message.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
 }
 
-/// What a JSON value is, for messages: "a string", "a number", …
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// serde's complaint about `request` read as the request type `T`.
 fn typed_error<T: serde::de::DeserializeOwned>(request: &Value) -> String {
     match serde_json::from_value::<T>(request.clone()) {
@@ -125,7 +113,10 @@ fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
         return None;
     }
     if let Some(other) = params.filter(|params| !params.is_object() && !params.is_null()) {
-        return Some(format!("Invalid params for {method}: params must be an object, got {}", kind(other)));
+        return Some(format!(
+            "Invalid params for {method}: params must be an object, got {}",
+            agent_tools_core::input::type_phrase(other)
+        ));
     }
     let mut request = Map::new();
     request.insert("method".to_owned(), Value::String(method.to_owned()));
@@ -170,7 +161,7 @@ fn tools_call_problem(params: Option<&Value>) -> Option<String> {
         Some(other) => {
             return Some(format!(
                 "Invalid params: tools/call's params must be an object with \"name\" and \"arguments\", got {}",
-                kind(other)
+                agent_tools_core::input::type_phrase(other)
             ));
         }
     };
@@ -178,14 +169,18 @@ fn tools_call_problem(params: Option<&Value>) -> Option<String> {
         None => return Some("Invalid params: tools/call needs \"name\", the tool to call".to_owned()),
         Some(Value::String(_)) => {}
         Some(other) => {
-            return Some(format!("Invalid params: \"name\" must be a string (the tool to call), got {}", kind(other)));
+            return Some(format!(
+                "Invalid params: \"name\" must be a string (the tool to call), got {}",
+                agent_tools_core::input::type_phrase(other)
+            ));
         }
     }
     match params.get("arguments") {
         None | Some(Value::Null | Value::Object(_)) => None,
-        Some(other) => {
-            Some(format!("Invalid params: \"arguments\" must be an object (the tool's input), got {}", kind(other)))
-        }
+        Some(other) => Some(format!(
+            "Invalid params: \"arguments\" must be an object (the tool's input), got {}",
+            agent_tools_core::input::type_phrase(other)
+        )),
     }
 }
 
@@ -304,7 +299,12 @@ fn explain(value: &Value, err: &serde_json::Error, opened: bool, line: &[u8]) ->
         Value::Array(_) => {
             return invalid(None, "batches (arrays of messages) are not supported; send one message per line");
         }
-        other => return invalid(None, &format!("a message must be a JSON object, got {}", kind(other))),
+        other => {
+            return invalid(
+                None,
+                &format!("a message must be a JSON object, got {}", agent_tools_core::input::type_phrase(other)),
+            );
+        }
     };
     let id = usable_id(message);
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
@@ -324,14 +324,17 @@ fn explain(value: &Value, err: &serde_json::Error, opened: bool, line: &[u8]) ->
             let problem = match params_problem(method, params) {
                 Some(problem) => problem,
                 None if params.is_some_and(|params| !params.is_object() && !params.is_array()) => {
-                    let got = params.map_or("nothing", kind);
+                    let got = params.map_or("nothing", agent_tools_core::input::type_phrase);
                     return invalid(Some(&id), &format!("\"params\" must be an object or an array, got {got}"));
                 }
                 None => format!("Invalid params for {method}: {err}"),
             };
             Screened::Reply(error_reply(Some(&id), INVALID_PARAMS, problem))
         }
-        Some(other) => invalid(id.as_ref(), &format!("\"method\" must be a string, got {}", kind(other))),
+        Some(other) => invalid(
+            id.as_ref(),
+            &format!("\"method\" must be a string, got {}", agent_tools_core::input::type_phrase(other)),
+        ),
         None if message.contains_key("result") || message.contains_key("error") => match id {
             // A response to one of the server's requests: fail that request rather than leave it
             // waiting.
