@@ -7,7 +7,10 @@
 //! `agent-tools --cwd DIR call TOOL JSON` binary, and `rg` with the matching flags and the same
 //! thread count. Output goes through a pipe that is read to the end (ripgrep stops early when its
 //! output is `/dev/null`). It prints the medians, the ratios to `rg`, and the peak memory of one
-//! call: the process's peak RSS during the call for in-process calls (reset through
+//! call. Each corpus starts with a floor row: the same walk with the same threads reading every
+//! file once into a buffer, with no matching at all; a search cannot be much faster than that, so
+//! each row also gives its ratio to the floor (issue 12 asks Grep to stay within 1.3×).
+//! Peak memory is the process's peak RSS during the call for in-process calls (reset through
 //! `/proc/self/clear_refs`), the child's maximum RSS for the binary and `rg`.
 
 use std::io::Read as _;
@@ -146,6 +149,9 @@ fn large_cases() -> Vec<Case> {
     ]
 }
 
+/// The title of each corpus's floor row.
+const FLOOR: &str = "floor: read every file";
+
 /// Medians and peaks of one row.
 struct Row {
     title: &'static str,
@@ -153,12 +159,29 @@ struct Row {
     /// CPU time (user + system, all threads) of an in-process call: steadier than wall time on a
     /// shared machine.
     ours_cpu: Duration,
-    binary: Duration,
+    binary: Option<Duration>,
     rg: Option<Duration>,
     ours_peak_kib: Option<u64>,
     binary_peak_kib: Option<u64>,
     rg_peak_kib: Option<u64>,
     result: String,
+}
+
+impl Row {
+    /// A row with in-process times only.
+    fn in_process(title: &'static str, ours: Duration, ours_cpu: Duration, result: String) -> Self {
+        Self {
+            title,
+            ours,
+            ours_cpu,
+            binary: None,
+            rg: None,
+            ours_peak_kib: None,
+            binary_peak_kib: None,
+            rg_peak_kib: None,
+            result,
+        }
+    }
 }
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
@@ -220,7 +243,7 @@ struct Bench<'a> {
 impl Bench<'_> {
     fn corpus(&self, root: &Path, cases: &[Case], runs: usize) -> anyhow::Result<Vec<Row>> {
         let ctx = ToolUseContext::new(root);
-        let mut rows = Vec::new();
+        let mut rows = vec![self.floor(root, runs)?];
         for case in cases {
             if self.options.only.as_ref().is_some_and(|only| !case.title.contains(only.as_str())) {
                 continue;
@@ -233,11 +256,7 @@ impl Bench<'_> {
             let mut result = String::new();
             // One warm-up run of each, then the timed runs, interleaved so drift hits all three.
             for run in 0..=runs {
-                let cpu_before = cpu_time();
-                let started = Instant::now();
-                let text = self.in_process(case, &ctx)?;
-                let elapsed = started.elapsed();
-                let cpu = cpu_time().saturating_sub(cpu_before);
+                let (text, elapsed, cpu) = clocked(|| self.in_process(case, &ctx))?;
                 if run == 0 {
                     result = first_line(&text);
                 }
@@ -258,18 +277,7 @@ impl Bench<'_> {
                 }
             }
             if self.options.in_process_only {
-                let ours = median(&mut ours);
-                rows.push(Row {
-                    title: case.title,
-                    ours,
-                    ours_cpu: median(&mut ours_cpu),
-                    binary: ours,
-                    rg: None,
-                    ours_peak_kib: None,
-                    binary_peak_kib: None,
-                    rg_peak_kib: None,
-                    result,
-                });
+                rows.push(Row::in_process(case.title, median(&mut ours), median(&mut ours_cpu), result));
                 continue;
             }
             let ours_peak_kib = self.in_process_peak(case, &ctx);
@@ -279,7 +287,7 @@ impl Bench<'_> {
                 title: case.title,
                 ours: median(&mut ours),
                 ours_cpu: median(&mut ours_cpu),
-                binary: median(&mut binary),
+                binary: Some(median(&mut binary)),
                 rg: (!rg.is_empty()).then(|| median(&mut rg)),
                 ours_peak_kib,
                 binary_peak_kib,
@@ -288,6 +296,46 @@ impl Bench<'_> {
             });
         }
         Ok(rows)
+    }
+
+    /// The floor row: the shared walk (default settings, so the same files and threads as the
+    /// tools) reading every file to its end into a per-thread buffer, nothing else.
+    fn floor(&self, root: &Path, runs: usize) -> anyhow::Result<Row> {
+        eprintln!("bench: {FLOOR} in {} ({runs} runs)", root.display());
+        let read_all = || -> anyhow::Result<(u64, u64)> {
+            let builder = agent_tools_walk::WalkConfig::default().builder(root);
+            let token = agent_tools_core::context::CancellationToken::new();
+            let sizes = agent_tools_walk::collect_files(
+                &builder,
+                &token,
+                || Vec::with_capacity(1 << 16),
+                |buffer: &mut Vec<u8>, entry| {
+                    use std::io::Read as _;
+                    if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                        return None;
+                    }
+                    buffer.clear();
+                    let mut file = std::fs::File::open(entry.path()).ok()?;
+                    file.read_to_end(buffer).ok()?;
+                    Some(buffer.len() as u64)
+                },
+            )
+            .map_err(|_| anyhow::anyhow!("the floor walk was cancelled"))?;
+            Ok((sizes.len() as u64, sizes.iter().sum()))
+        };
+        let mut times = Vec::new();
+        let mut cpu_times = Vec::new();
+        let mut result = String::new();
+        for run in 0..=runs {
+            let ((files, bytes), elapsed, cpu) = clocked(read_all)?;
+            if run == 0 {
+                result = format!("{files} files, {bytes} bytes read");
+            } else {
+                times.push(elapsed);
+                cpu_times.push(cpu);
+            }
+        }
+        Ok(Row::in_process(FLOOR, median(&mut times), median(&mut cpu_times), result))
     }
 
     /// One in-process call through the executor; its result text.
@@ -408,6 +456,14 @@ fn cpu_time() -> Duration {
         .map_or(Duration::ZERO, |usage| to_duration(usage.user_time()) + to_duration(usage.system_time()))
 }
 
+/// Runs `work` once: its value, its wall time and this process's CPU time (all threads) for it.
+fn clocked<T>(work: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<(T, Duration, Duration)> {
+    let cpu_before = cpu_time();
+    let started = Instant::now();
+    let value = work()?;
+    Ok((value, started.elapsed(), cpu_time().saturating_sub(cpu_before)))
+}
+
 fn median(times: &mut [Duration]) -> Duration {
     times.sort_unstable();
     times.get(times.len() / 2).copied().unwrap_or_default()
@@ -447,9 +503,10 @@ fn size_of(root: &Path) -> (u64, u64) {
 
 fn print_table(rows: &[Row], with_claude_code: bool) {
     println!();
+    let floor = rows.iter().find(|row| row.title == FLOOR).map(|row| row.ours);
     let mut header = format!(
-        "| {:<26} | {:>11} | {:>8} | {:>9} | {:>7} | {:>11} | {:>9} |",
-        "call", "in-process", "(CPU)", "binary", "rg", "in-proc/rg", "binary/rg"
+        "| {:<26} | {:>11} | {:>8} | {:>8} | {:>9} | {:>7} | {:>11} | {:>9} |",
+        "call", "in-process", "(CPU)", "/floor", "binary", "rg", "in-proc/rg", "binary/rg"
     );
     if with_claude_code {
         header.push_str(&format!(" {:>11} | {:>16} |", "Claude Code", "CC / in-process"));
@@ -468,15 +525,26 @@ fn print_table(rows: &[Row], with_claude_code: bool) {
     );
     for row in rows {
         let rg = row.rg.map_or_else(|| "-".to_owned(), |rg| format!("{:.1}", ms(rg)));
-        let ratio = |ours: Duration| row.rg.map_or_else(|| "-".to_owned(), |rg| format!("{:.2}x", ms(ours) / ms(rg)));
+        let ratio = |ours: Option<Duration>| match (ours, row.rg) {
+            (Some(ours), Some(rg)) => format!("{:.2}x", ms(ours) / ms(rg)),
+            _ => "-".to_owned(),
+        };
+        let to_floor = match floor {
+            Some(floor) if row.title != FLOOR && row.title.starts_with("Grep") => {
+                format!("{:.2}x", ms(row.ours) / ms(floor))
+            }
+            _ => "-".to_owned(),
+        };
+        let binary = row.binary.map_or_else(|| "-".to_owned(), |binary| format!("{:.1} ms", ms(binary)));
         let mut line = format!(
-            "| {:<26} | {:>8.1} ms | {:>5.1} ms | {:>6.1} ms | {:>7} | {:>11} | {:>9} |",
+            "| {:<26} | {:>8.1} ms | {:>5.1} ms | {:>8} | {:>9} | {:>7} | {:>11} | {:>9} |",
             row.title,
             ms(row.ours),
             ms(row.ours_cpu),
-            ms(row.binary),
+            to_floor,
+            binary,
             rg,
-            ratio(row.ours),
+            ratio(Some(row.ours)),
             ratio(row.binary)
         );
         if with_claude_code {
@@ -494,7 +562,8 @@ fn print_table(rows: &[Row], with_claude_code: bool) {
         println!("{line}");
     }
     println!(
-        "\nMedians of the timed runs, wall time; (CPU): the in-process call's CPU time, all threads. Ratios below 1 mean faster than rg. In-process peak: this process's \
+        "\nMedians of the timed runs, wall time; (CPU): the in-process call's CPU time, all threads; /floor: a Grep row's \
+         in-process time over the floor row's (the walk reading every file, no matching). Ratios to rg below 1 mean faster than rg. In-process peak: this process's \
          peak RSS during one call (it includes the bench itself); binary and rg: the child's maximum RSS."
     );
 }
