@@ -100,7 +100,8 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 ///
 /// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps prompt
 /// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
-/// Glob, Grep, ExitPlanMode, Read, Edit, Write, NotebookEdit, WebFetch, TodoWrite, WebSearch
+/// Glob, Grep, ExitPlanMode, Read, Edit, MultiEdit (where Claude Code 1.x had it; deferred, as
+/// 2.1.332 has none), Write, NotebookEdit, WebFetch, TodoWrite, WebSearch
 /// (only when [`HostConfig::small_model`] has an API key), TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools: TaskCreate,
 /// TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`], which also removes
 /// TodoWrite), EnterWorktree and ExitWorktree, late PowerShell (only when
@@ -130,6 +131,9 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_file_read::tool());
     #[cfg(feature = "file-edit")]
     tools.push(agent_tool_file_edit::tool());
+    // Claude Code's old MultiEdit sat after Edit; 2.1.332 has none, so ours is deferred.
+    #[cfg(feature = "multi-edit")]
+    tools.push(agent_tool_multi_edit::tool());
     #[cfg(feature = "file-write")]
     tools.push(agent_tool_file_write::tool());
     #[cfg(feature = "notebook-edit")]

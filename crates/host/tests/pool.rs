@@ -44,6 +44,9 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     if cfg!(feature = "file-edit") {
         expected.push("Edit");
     }
+    if cfg!(feature = "multi-edit") {
+        expected.push("MultiEdit");
+    }
     if cfg!(feature = "file-write") {
         expected.push("Write");
     }

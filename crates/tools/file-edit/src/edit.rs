@@ -1,12 +1,13 @@
 //! Deciding an Edit: every check in Claude Code's order, the matches, and the file's new bytes.
 //! Free of the contract; [`plan`] runs in `validate_input` and again in `call`.
 //!
-//! The work is split so that a batch of edits (a MultiEdit) can reuse it: [`plan`] loads the file
-//! and runs the file-level checks (exists, not a notebook, read and unchanged, decodable) once,
-//! and [`apply`] makes one replacement **in memory** on a [`TextFile`] and returns the new text.
-//! A batch is a fold: `file = file.edited(apply(&file, edit, keep)?.raw)` for each edit in order,
-//! each matched against the result of the previous one; the first refusal ends the batch before
-//! anything is written, and [`finish`] encodes the last text once for a single atomic write.
+//! The work is split so that a batch of edits (MultiEdit, case 014) runs the same code:
+//! [`plan_batch`] loads the file and runs the file-level checks (exists, not a notebook, read and
+//! unchanged, decodable) once, [`apply`] makes one replacement **in memory** on a [`TextFile`],
+//! and the batch is a fold — `file = file.edited(apply(&file, edit, keep)?.raw)` for each edit in
+//! order, each matched against the result of the previous one; the first refusal ends the batch
+//! before anything is written, and [`finish`] encodes the last text once for a single atomic
+//! write. [`plan`] (one Edit) is the batch of one.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -111,65 +112,183 @@ pub struct Applied {
     pub replacements: usize,
 }
 
-/// Runs every check on the file at `path` and computes the edited file.
+/// Runs every check on the file at `path` and computes the edited file (one Edit: the batch of
+/// one, see [`plan_batch`]).
 ///
 /// # Errors
 /// The first [`Refusal`] that applies.
 pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<Planned, Refusal> {
-    let Request { old_string, new_string, .. } = request;
-    if old_string == new_string {
-        return Err(Refusal::NoChange);
+    plan_batch(path, state, std::slice::from_ref(&request))
+        .map(|batch| batch.planned)
+        .map_err(|refused| refused.refusal)
+}
+
+/// What one edit of a batch replaced.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Replaced {
+    /// The text replaced (the first match, in the file's own spelling); empty when the edit
+    /// created or filled the file.
+    pub actual_old: String,
+    /// How many occurrences were replaced (0 when the edit created or filled the file).
+    pub replacements: usize,
+}
+
+/// A batch of edits ready to write.
+#[derive(Debug)]
+pub struct PlannedBatch {
+    /// The file's new bytes and text, as for one Edit; its `actual_old` and `replacements` are
+    /// those of the last edit.
+    pub planned: Planned,
+    /// What each edit replaced, in the order of the requests.
+    pub edits: Vec<Replaced>,
+}
+
+/// Why a batch may not go ahead: the [`Refusal`], and which edit it concerns.
+#[derive(Debug)]
+pub struct BatchRefusal {
+    /// The 0-based index of the refused edit; `None` when the refusal is about the file itself
+    /// (missing, unreadable, a notebook, not read, changed since read, undecodable, an encoding
+    /// that lacks a character of the result) or about the batch as a whole (no edits, or edits
+    /// that together leave the file as it was).
+    pub edit: Option<usize>,
+    /// Why.
+    pub refusal: Refusal,
+}
+
+impl BatchRefusal {
+    fn at(edit: usize) -> impl FnOnce(Refusal) -> Self {
+        move |refusal| Self { edit: Some(edit), refusal }
+    }
+
+    fn file(refusal: Refusal) -> Self {
+        Self { edit: None, refusal }
+    }
+}
+
+/// Runs every check on the file at `path` and computes the file after every request, applied in
+/// order, each to the result of the previous one (Claude Code's MultiEdit semantics; its extra
+/// refusal of an `old_string` found inside an earlier `new_string` is not kept, since matching
+/// the running result is the point). Nothing is written.
+///
+/// The checks, in Claude Code's order: any request with `old_string == new_string` (before the
+/// disk is touched); then the file-level checks once (loadable, exists unless the first request
+/// creates it with an empty `old_string`, not a notebook, read and unchanged since, decodable);
+/// then each edit against the running text — not found, ambiguous without `replace_all`, or a
+/// change that leaves the text as it was. An empty `old_string` creates a missing file or fills
+/// an empty one, and is refused once the text has content. A file changed on disk since it was
+/// read is still edited when every `old_string` matches as required; an edit that does not
+/// match it is reported as the change ([`Refusal::Modified`]), as for one Edit.
+///
+/// # Errors
+/// The first [`BatchRefusal`] that applies; an empty `requests` is [`Refusal::Identical`] for
+/// the batch as a whole.
+pub fn plan_batch(path: &Path, state: &FileReadState, requests: &[Request<'_>]) -> Result<PlannedBatch, BatchRefusal> {
+    let Some(first) = requests.first() else {
+        return Err(BatchRefusal::file(Refusal::Identical));
+    };
+    if let Some(index) = requests.iter().position(|request| request.old_string == request.new_string) {
+        return Err(BatchRefusal::at(index)(Refusal::NoChange));
     }
     let keep_whitespace = keeps_trailing_whitespace(path);
     let whole = |text: &'_ str| -> String {
         if keep_whitespace { text.to_owned() } else { strip_trailing_whitespace(text, true, |_| false).into_owned() }
     };
-    let Some(file) = load_text_file(path, MAX_FILE_BYTES).map_err(Refusal::Load)? else {
-        if !old_string.is_empty() {
-            return Err(Refusal::FileMissing);
+    let Some(file) = load_text_file(path, MAX_FILE_BYTES).map_err(|error| BatchRefusal::file(Refusal::Load(error)))?
+    else {
+        if !first.old_string.is_empty() {
+            return Err(BatchRefusal::file(Refusal::FileMissing));
         }
         // A new file gets `new_string` byte for byte (less trailing whitespace), like a Write of
-        // a new file.
-        let content = whole(new_string);
-        return Ok(Planned {
+        // a new file; the later edits apply to that text.
+        let content = whole(first.new_string);
+        let new_file = TextFile::from_bytes(path, content.as_bytes(), 0);
+        let mut edits = vec![Replaced::default()];
+        let done = fold(&new_file, &requests[1..], 1, Seen::Whole, keep_whitespace, &mut edits)?;
+        let done = done.as_ref().unwrap_or(&new_file);
+        let bytes = encode_text(&done.raw, done.encoding)
+            .map_err(|problem| BatchRefusal::file(Refusal::Unrepresentable(problem)))?;
+        let last = edits.last().cloned().unwrap_or_default();
+        let planned = Planned {
             original: None,
-            bytes: content.as_bytes().to_vec(),
-            text: normalize_newlines(&content),
-            actual_old: String::new(),
-            replacements: 0,
+            bytes,
+            text: normalize_newlines(&done.raw),
+            actual_old: last.actual_old,
+            replacements: last.replacements,
             seen: Seen::Whole,
-        });
+        };
+        return Ok(PlannedBatch { planned, edits });
     };
-    if old_string.is_empty() && !file.is_blank() {
-        return Err(Refusal::AlreadyExists);
+    if first.old_string.is_empty() && !file.is_blank() {
+        return Err(BatchRefusal::at(0)(Refusal::AlreadyExists));
     }
     if is_notebook(path) {
-        return Err(Refusal::Notebook);
+        return Err(BatchRefusal::file(Refusal::Notebook));
     }
-    if old_string.is_empty() {
+    let mut edits = Vec::with_capacity(requests.len());
+    let (filled, seen) = if first.old_string.is_empty() {
         // Filling an empty (or whitespace-only) file: nothing in it can be lost, so no Read is
         // needed (as in Claude Code); if it gained content meanwhile, the check above refuses.
-        let raw = file.line_ending.apply(&whole(new_string));
-        return finish(file, raw, String::new(), 0);
-    }
-    let seen = match check_freshness(state, &file) {
-        Freshness::Fresh if state.get(&file.path).is_some_and(|stamp| stamp.is_full_read()) => Seen::Whole,
-        Freshness::Fresh => Seen::Part,
-        Freshness::NotRead => return Err(Refusal::NotRead),
-        Freshness::Modified => Seen::Changed,
+        edits.push(Replaced::default());
+        (Some(file.edited(file.line_ending.apply(&whole(first.new_string)))), Seen::Whole)
+    } else {
+        let seen = match check_freshness(state, &file) {
+            Freshness::Fresh if state.get(&file.path).is_some_and(|stamp| stamp.is_full_read()) => Seen::Whole,
+            Freshness::Fresh => Seen::Part,
+            Freshness::NotRead => return Err(BatchRefusal::file(Refusal::NotRead)),
+            Freshness::Modified => Seen::Changed,
+        };
+        if !file.lossless {
+            return Err(BatchRefusal::file(Refusal::Undecodable(file.encoding)));
+        }
+        (None, seen)
     };
-    if !file.lossless {
-        return Err(Refusal::Undecodable(file.encoding));
-    }
-    // A file changed since it was read is still edited when `old_string` matches as required;
-    // when the change took the text away, the change is what the model must hear about.
-    let Applied { raw, actual_old, replacements } = match apply(&file, request, keep_whitespace) {
-        Err(Refusal::NotFound) if seen == Seen::Changed => return Err(Refusal::Modified),
-        other => other?,
+    let skip = usize::from(filled.is_some());
+    let start = filled.as_ref().unwrap_or(&file);
+    let done = fold(start, &requests[skip..], skip, seen, keep_whitespace, &mut edits)?;
+    let raw = match (done, filled) {
+        (Some(done), _) | (None, Some(done)) => done.raw,
+        (None, None) => file.raw.clone(),
     };
-    let mut planned = finish(file, raw, actual_old, replacements)?;
+    let last = edits.last().cloned().unwrap_or_default();
+    let mut planned = finish(file, raw, last.actual_old, last.replacements).map_err(BatchRefusal::file)?;
     planned.seen = seen;
-    Ok(planned)
+    Ok(PlannedBatch { planned, edits })
+}
+
+/// Applies `requests` in order to `start` (the first of them is request number `offset` of the
+/// batch), pushing what each replaced onto `edits`; returns the last text, or `None` when there
+/// was nothing to apply.
+fn fold(
+    start: &TextFile,
+    requests: &[Request<'_>],
+    offset: usize,
+    seen: Seen,
+    keep_whitespace: bool,
+    edits: &mut Vec<Replaced>,
+) -> Result<Option<TextFile>, BatchRefusal> {
+    let mut current: Option<TextFile> = None;
+    for (index, request) in requests.iter().enumerate() {
+        let refused = BatchRefusal::at(offset + index);
+        let text = current.as_ref().unwrap_or(start);
+        if request.old_string.is_empty() {
+            // Only the first edit may create or fill the file; by now it has content.
+            return Err(refused(Refusal::AlreadyExists));
+        }
+        // When the file changed since it was read and an edit no longer matches, the change is
+        // what the model must hear about.
+        let applied = match apply(text, *request, keep_whitespace) {
+            Err(Refusal::NotFound) if seen == Seen::Changed => return Err(BatchRefusal::file(Refusal::Modified)),
+            Err(refusal) => return Err(refused(refusal)),
+            Ok(applied) => applied,
+        };
+        if applied.raw == text.raw {
+            return Err(refused(Refusal::Identical));
+        }
+        let next = text.edited(applied.raw);
+        edits.push(Replaced { actual_old: applied.actual_old, replacements: applied.replacements });
+        current = Some(next);
+    }
+    Ok(current)
 }
 
 /// Makes one replacement in `file`'s text, in memory.

@@ -50,9 +50,10 @@
 //! - the write is atomic and keeps the file's permissions; binary files, folders and devices are
 //!   refused.
 //!
-//! A batch of edits (Claude Code's old MultiEdit, case 014) is not a tool here, but the engine is
-//! ready for one: the file-level checks run once, each edit is applied in memory to the result of
-//! the previous one, and the file is written once, atomically, only if every edit applies.
+//! A batch of edits (Claude Code's old MultiEdit, case 014) is the `agent-tool-multi-edit` crate,
+//! built on this engine: [`plan_batch`] runs the file-level checks once, applies each edit in
+//! memory to the result of the previous one, and the file is written once ([`write_planned`]),
+//! atomically, only if every edit applies; [`refusal_message`] gives each refusal Edit's text.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -79,9 +80,9 @@ use agent_tools_core::{
 };
 use agent_tools_files::{messages, record_partial_write, record_write, structured_patch, write_atomic};
 
-use crate::edit::{Refusal, Request};
+pub use crate::edit::{BatchRefusal, Planned, PlannedBatch, Refusal, Replaced, Request, Seen, plan_batch};
 pub use crate::input::EditInput;
-pub use crate::render::{CHANGED_SINCE_READ, EditOutput, STATE_IS_CURRENT};
+pub use crate::render::{CHANGED_SINCE_READ, EditOutput, STATE_IS_CURRENT, state_note};
 
 /// The API name.
 pub const NAME: &str = "Edit";
@@ -126,11 +127,19 @@ pub fn tool() -> Arc<dyn Tool> {
     build_tool(EditTool)
 }
 
-/// The message and error code for a refusal; `at_call` words a change found in `call` (after
-/// validation passed) as Claude Code does.
-fn refusal_message(refusal: &Refusal, input: &EditInput, cwd: &std::path::Path, at_call: bool) -> (String, i32) {
+/// Edit's message and [`error_codes`] code for a refusal (Claude Code's texts): `file_path` as
+/// the model gave it, `old_string` as the refused edit gave it (quoted by the not-found and
+/// ambiguous texts), `cwd` for the missing-file text; `at_call` words a change found in `call`
+/// (after validation passed) as Claude Code does.
+pub fn refusal_message(
+    refusal: &Refusal,
+    file_path: &str,
+    old_string: &str,
+    cwd: &std::path::Path,
+    at_call: bool,
+) -> (String, i32) {
     use error_codes as code;
-    let path = &input.file_path;
+    let path = file_path;
     match refusal {
         Refusal::NoChange => (render::NO_CHANGES.to_owned(), code::NO_CHANGE),
         Refusal::Load(error @ agent_tools_files::LoadError::TooLarge { .. }) => {
@@ -144,11 +153,34 @@ fn refusal_message(refusal: &Refusal, input: &EditInput, cwd: &std::path::Path, 
         Refusal::Modified if at_call => (render::UNEXPECTEDLY_MODIFIED.to_owned(), code::MODIFIED_SINCE_READ),
         Refusal::Modified => (render::MODIFIED_SINCE_READ.to_owned(), code::MODIFIED_SINCE_READ),
         Refusal::Undecodable(encoding) => (messages::undecodable(path, encoding), code::ENCODING),
-        Refusal::NotFound => (render::not_found(&input.old_string), code::NOT_FOUND),
-        Refusal::Ambiguous(count) => (render::ambiguous(*count, &input.old_string), code::AMBIGUOUS),
+        Refusal::NotFound => (render::not_found(old_string), code::NOT_FOUND),
+        Refusal::Ambiguous(count) => (render::ambiguous(*count, old_string), code::AMBIGUOUS),
         Refusal::Unrepresentable(problem) => (messages::unrepresentable(path, problem), code::ENCODING),
         Refusal::Identical => (render::IDENTICAL.to_owned(), code::IDENTICAL),
     }
+}
+
+/// Writes a planned edit (or batch) to `path` atomically, keeping the file's permissions, and
+/// records the new content in the read state: as wholly known when the model had seen the whole
+/// file ([`Seen::Whole`]), else as partly known, so a later Write still needs a Read (Claude
+/// Code's rule for an edit after a partial Read). `file_path` is the path as the model gave it.
+///
+/// # Errors
+/// [`ToolError::Failed`] with the cannot-write text when the write fails; nothing is recorded
+/// then.
+pub fn write_planned(
+    path: &std::path::Path,
+    file_path: &str,
+    state: &agent_tools_core::context::FileReadState,
+    planned: &Planned,
+) -> Result<(), ToolError> {
+    write_atomic(path, &planned.bytes).map_err(|error| ToolError::failed(messages::cannot_write(file_path, error)))?;
+    // The model knows the whole file only when it had seen all of it before.
+    match planned.seen {
+        Seen::Whole => record_write(state, path, &planned.text, &planned.bytes),
+        Seen::Part | Seen::Changed => record_partial_write(state, path, &planned.text, &planned.bytes),
+    }
+    Ok(())
 }
 
 impl ToolDef for EditTool {
@@ -202,7 +234,8 @@ impl ToolDef for EditTool {
         }
         // The cheap check first, without touching the disk.
         if input.old_string == input.new_string {
-            let (message, code) = refusal_message(&Refusal::NoChange, input, &ctx.cwd, false);
+            let (message, code) =
+                refusal_message(&Refusal::NoChange, &input.file_path, &input.old_string, &ctx.cwd, false);
             return ValidationResult::error(message, code);
         }
         let path = ctx.resolve_path(&input.file_path);
@@ -220,7 +253,7 @@ impl ToolDef for EditTool {
         match checked {
             Ok(None) => ValidationResult::Ok,
             Ok(Some(refusal)) => {
-                let (message, code) = refusal_message(&refusal, input, &ctx.cwd, false);
+                let (message, code) = refusal_message(&refusal, &input.file_path, &input.old_string, &ctx.cwd, false);
                 ValidationResult::error(message, code)
             }
             // The check could not run; `call` checks again before writing anything.
@@ -236,17 +269,10 @@ impl ToolDef for EditTool {
             let replace_all = input.replace_all();
             let request = Request { old_string: &input.old_string, new_string: &input.new_string, replace_all };
             // Everything is checked again: the file may have changed since validation.
-            let planned = edit::plan(&path, &state, request)
-                .map_err(|refusal| ToolError::failed(refusal_message(&refusal, &input, &cwd, true).0))?;
-            write_atomic(&path, &planned.bytes)
-                .map_err(|error| ToolError::failed(messages::cannot_write(&input.file_path, error)))?;
-            // The model knows the whole file only when it had seen all of it before.
-            match planned.seen {
-                edit::Seen::Whole => record_write(&state, &path, &planned.text, &planned.bytes),
-                edit::Seen::Part | edit::Seen::Changed => {
-                    record_partial_write(&state, &path, &planned.text, &planned.bytes);
-                }
-            }
+            let planned = edit::plan(&path, &state, request).map_err(|refusal| {
+                ToolError::failed(refusal_message(&refusal, &input.file_path, &input.old_string, &cwd, true).0)
+            })?;
+            write_planned(&path, &input.file_path, &state, &planned)?;
             let created = planned.creates();
             let seen = planned.seen;
             let original_file = planned.original.map(|file| file.text).unwrap_or_default();

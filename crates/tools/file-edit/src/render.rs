@@ -45,15 +45,23 @@ pub const STATE_IS_CURRENT: &str = "(file state is current in your context — n
 /// Said after an edit of a file that had changed on disk since the model read it.
 pub const CHANGED_SINCE_READ: &str = "(note: the file had changed on disk since you last read it. The edit applied cleanly, but the file holds changes you have not seen: Read it before an edit that depends on the text around this one.)";
 
+/// The note after a successful edit's text, by how much of the file the model had seen:
+/// [`STATE_IS_CURRENT`] for all of it, nothing for part of it (a Read with `offset` or `limit`),
+/// [`CHANGED_SINCE_READ`] when it had changed on disk since the model read it. MultiEdit adds
+/// the same note.
+pub fn state_note(seen: Seen) -> Option<&'static str> {
+    match seen {
+        Seen::Whole => Some(STATE_IS_CURRENT),
+        Seen::Part => None,
+        Seen::Changed => Some(CHANGED_SINCE_READ),
+    }
+}
+
 /// The result text (Claude Code's): the note says what the model's context holds of the file
 /// now — all of it, part of it (no note), or a version older than the file's.
 pub fn render(output: &EditOutput) -> String {
     let path = &output.file_path;
-    let note = match output.seen {
-        Seen::Whole => format!(" {STATE_IS_CURRENT}"),
-        Seen::Part => String::new(),
-        Seen::Changed => format!(" {CHANGED_SINCE_READ}"),
-    };
+    let note = state_note(output.seen).map(|note| format!(" {note}")).unwrap_or_default();
     if output.created {
         format!("File created successfully at: {path}{note}")
     } else if output.replace_all {
