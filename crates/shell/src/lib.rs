@@ -10,8 +10,11 @@
 //! - [`process`]: one command in its own process group — a program with its arguments
 //!   ([`Argv`]), stdin from `/dev/null`, stdout and stderr appended to one temporary file,
 //!   [`SHELL_ENV`] so nothing waits for a terminal, a second file for the shell's final working
-//!   directory ([`CallFiles`]); at the timeout or on cancellation the whole group gets SIGTERM,
-//!   then SIGKILL; progress snapshots (the output's tail and size) while it runs.
+//!   directory ([`CallFiles`]); at the timeout or on cancellation every process the command
+//!   started gets SIGTERM, then SIGKILL — its group and, on Linux, whatever left it (`setsid`, a
+//!   double fork; see [`agent_tools_tasks::procs`]); the command also ends with the process
+//!   that started it, however that ends ([`agent_tools_tasks::lifeline`]); progress snapshots
+//!   (the output's tail and size) while it runs.
 //! - [`output`]: the output file read back within a character budget — the head and the tail,
 //!   found by seeking, with a marker counting what was left out — and saved whole under the
 //!   session's folder when cut.

@@ -1,8 +1,16 @@
 //! Running one command: a program (a shell and its script, say) in its own process group, stdin
 //! from `/dev/null`, stdout and stderr appended to one temporary file, and a second temporary
 //! file for the shell to write its final working directory to. The call ends when the program
-//! exits (background children that still hold the output file do not matter), at the timeout, or
-//! at cancellation; the last two kill the whole group.
+//! exits (background children that still hold the output file do not matter: they keep
+//! running), at the timeout, or at cancellation; the last two end every process the command
+//! started — its group, and on Linux also whatever left the group (`setsid`, a double fork),
+//! found by parent links, by the call's marker in their environment
+//! ([`agent_tools_tasks::procs::CALL_MARKER_VAR`]) and by the output file they hold (see
+//! [`agent_tools_tasks::procs`]).
+//!
+//! While it runs, the command is registered with the process's watchdog
+//! ([`agent_tools_tasks::lifeline`]), so it also ends when the process that started it ends,
+//! however that ends (SIGKILL included).
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
@@ -14,8 +22,8 @@ use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use agent_tools_core::context::CancellationToken;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use agent_tools_tasks::lifeline;
+use agent_tools_tasks::procs::{self, CALL_MARKER_VAR, FileId, ProcessId, Target};
 use tokio::process::{Child, Command};
 
 /// Environment added to the inherited one so that nothing waits for a terminal: pagers print,
@@ -98,9 +106,9 @@ pub struct Request<'a> {
 pub enum Ending {
     /// The program exited with this code (128 + N when killed by signal N).
     Exited(i32),
-    /// The timeout ran out and the group was killed.
+    /// The timeout ran out and every process of the command was killed.
     TimedOut,
-    /// The cancellation token fired and the group was killed.
+    /// The cancellation token fired and every process of the command was killed.
     Cancelled,
 }
 
@@ -171,7 +179,9 @@ impl CallFiles {
 }
 
 /// Runs the command with its output going to `files`. `progress`, when given, is called about
-/// every `progress_every` once `progress_after` has passed.
+/// every `progress_every` once `progress_after` has passed. At the timeout or cancellation every
+/// process of the command gets SIGTERM, up to [`Request::kill_grace`] to exit, then SIGKILL
+/// (see the module docs); the program itself is reaped before this returns.
 ///
 /// # Errors
 /// When the output file cannot be made or the program cannot be started.
@@ -182,24 +192,35 @@ pub async fn run(
     progress: Option<&(dyn Fn(Snapshot) + Send + Sync)>,
 ) -> io::Result<Finished> {
     let output = OpenOptions::new().create_new(true).append(true).open(files.output_path())?;
+    let output_id = FileId::of(&files.output_path()).ok();
     let errors = output.try_clone()?;
     let argv = request.argv;
+    let call_id = procs::new_call_id();
+    let marker = format!("{CALL_MARKER_VAR}={call_id}");
     let mut command = Command::new(&argv.program);
     command
         .args(&argv.args)
         .current_dir(request.cwd)
         .envs(SHELL_ENV.iter().copied())
         .envs(argv.env.iter().cloned())
+        .env(CALL_MARKER_VAR, &call_id)
         .stdin(Stdio::null())
         .stdout(Stdio::from(output))
         .stderr(Stdio::from(errors))
         .process_group(0)
         .kill_on_drop(true);
+    // Registered before it starts: even if this process is killed during the spawn, the
+    // watchdog finds the command by its marker.
+    let watch = lifeline::watch(&marker);
     let mut child = command.spawn()?;
     // Dropping `command` closes our copies of the output file's descriptors.
     drop(command);
-    let group = child.id().and_then(|pid| i32::try_from(pid).ok()).map(Pid::from_raw);
-    let mut guard = GroupGuard { group };
+    let root = child.id().and_then(|pid| i32::try_from(pid).ok()).and_then(ProcessId::of);
+    if let Some(root) = root {
+        watch.set_root(root);
+    }
+    let target = Target { root, marker: Some(marker), stdio: output_id };
+    let mut guard = TreeGuard { target: Some(target.clone()) };
     let started = Instant::now();
     let deadline = tokio::time::sleep(request.timeout);
     tokio::pin!(deadline);
@@ -222,13 +243,11 @@ pub async fn run(
         }
     };
     if !matches!(ending, Ending::Exited(_)) {
-        if let Some(group) = group {
-            kill_group(&mut child, group, request.kill_grace).await;
-        } else {
-            let _ = child.kill().await;
-        }
+        stop(&mut child, target, request.kill_grace).await;
     }
     guard.disarm();
+    // What the program left running when it exited by itself is not ours to end.
+    drop(watch);
     Ok(Finished { ending, files })
 }
 
@@ -237,38 +256,50 @@ fn exit_code(status: ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|signal| 128 + signal)).unwrap_or(1)
 }
 
-/// Stops the whole process group: SIGTERM, up to `grace` for the program to exit, then SIGKILL
-/// to whatever is left in the group, and the program reaped.
+/// Stops every process of the command ([`procs::terminate`]: SIGTERM, up to `grace`, then
+/// SIGKILL until none is left), on Tokio's blocking pool since it polls, then reaps the program.
 ///
-/// The group's id is the program's pid. While any member is alive the id cannot be reused; once the
-/// group is empty the final SIGKILL finds nothing (the kernel does not hand out a pid again that
-/// quickly, so it cannot hit an unrelated group).
-async fn kill_group(child: &mut Child, group: Pid, grace: Duration) {
-    let _ = killpg(group, Signal::SIGTERM);
-    let _ = tokio::time::timeout(grace, child.wait()).await;
-    let _ = killpg(group, Signal::SIGKILL);
+/// The program is not reaped until then, so its pid — the group's id — cannot be reused while
+/// the group is signalled.
+async fn stop(child: &mut Child, target: Target, grace: Duration) {
+    let targets = [target.clone()];
+    let left = match tokio::task::spawn_blocking(move || procs::terminate(&targets, grace)).await {
+        Ok(left) => left,
+        // No blocking pool (the runtime is shutting down): kill at once instead.
+        Err(_) => procs::kill_now(&[target], ABANDON_WINDOW),
+    };
+    if left > 0 {
+        tracing::warn!(left, "processes of a stopped command outlived SIGKILL");
+    }
+    let _ = child.start_kill();
     let _ = child.wait().await;
 }
 
-/// Kills the process group if the call is dropped while the command runs (the future was
+/// Kills every process of the command if the call is dropped while it runs (the future was
 /// abandoned), so nothing it started outlives it.
-struct GroupGuard {
-    group: Option<Pid>,
+struct TreeGuard {
+    target: Option<Target>,
 }
 
-impl GroupGuard {
+impl TreeGuard {
     fn disarm(&mut self) {
-        self.group = None;
+        self.target = None;
     }
 }
 
-impl Drop for GroupGuard {
+impl Drop for TreeGuard {
     fn drop(&mut self) {
-        if let Some(group) = self.group.take() {
-            let _ = killpg(group, Signal::SIGKILL);
+        if let Some(target) = self.target.take() {
+            let left = procs::kill_now(&[target], ABANDON_WINDOW);
+            if left > 0 {
+                tracing::warn!(left, "processes of an abandoned command outlived SIGKILL");
+            }
         }
     }
 }
+
+/// How long an abandoned command's processes are killed for, at most (the drop blocks meanwhile).
+const ABANDON_WINDOW: Duration = Duration::from_secs(1);
 
 /// Most bytes read from the end of the output for a progress report.
 const PROGRESS_TAIL_BYTES: u64 = 4096;

@@ -203,12 +203,13 @@ pub struct Foreground<'a, S: Shell> {
 }
 
 /// Runs a command and waits for it, as Claude Code's Bash does in the foreground: in the start
-/// directory ([`start_dir`]), sandboxed if asked, stopped with its whole process group at the
-/// timeout (`Exit code 143` and `Command timed out after Ns`) or at cancellation
-/// ([`ToolError::Cancelled`]), progress reported through the context, the output read back
-/// within [`ShellConfig::max_output_chars`] (or [`ShellConfig::max_error_chars`] for an error)
-/// — head and tail, the whole saved under `<session>/tool-results/<tool_use_id>.txt` when cut —
-/// and the directory it ended in carried to the next call by the result's context modifier.
+/// directory ([`start_dir`]), sandboxed if asked, stopped with everything it started (its
+/// process group and what left it, see [`process`]) at the timeout (`Exit code 143` and
+/// `Command timed out after Ns`) or at cancellation ([`ToolError::Cancelled`]), progress
+/// reported through the context, the output read back within [`ShellConfig::max_output_chars`]
+/// (or [`ShellConfig::max_error_chars`] for an error) — head and tail, the whole saved under
+/// `<session>/tool-results/<tool_use_id>.txt` when cut — and the directory it ended in carried
+/// to the next call by the result's context modifier.
 ///
 /// A failed or timed-out command is an `Ok` result whose output says so
 /// ([`ShellOutput::is_error`]).

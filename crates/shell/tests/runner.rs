@@ -276,3 +276,114 @@ async fn run_call(tool: &dyn Tool, ctx: &ToolUseContext, input: serde_json::Valu
     let done = agent_tools_core::invoke::call_tool(tool, "toolu_1", input, ctx).await;
     (done.block.content.text(), done.block.is_error)
 }
+
+// ----- a stopped command leaves nothing behind, whatever left its group -----
+
+/// A foreground command whose processes leave its process group every way a command can: a
+/// `setsid` child (`a`), a `setsid -f` orphan (`b`), a double fork into a new session (`c`), and an
+/// orphan that also cleared its environment (`d`, still holding the output). Each writes its pid
+/// to `<name>.pid` and becomes `sleep 300`; the shell writes its own to `root.pid` once all four
+/// are written, then sleeps.
+#[cfg(target_os = "linux")]
+const ESCAPES: &str = r#"setsid sh -c 'echo $$ > a.pid; exec sleep 300' &
+(setsid -f sh -c 'echo $$ > b.pid; exec sleep 300')
+(sh -c 'setsid sh -c "echo \$\$ > c.pid; exec sleep 300" &')
+(env -i setsid -f /bin/sh -c 'echo $$ > d.pid; exec sleep 300')
+until [ -s a.pid ] && [ -s b.pid ] && [ -s c.pid ] && [ -s d.pid ]; do sleep 0.01; done
+echo $$ > root.pid
+sleep 100"#;
+
+/// The pids the command wrote (`root` last), waiting for each file for a while.
+#[cfg(target_os = "linux")]
+async fn written_pids(dir: &Path, names: &[&str]) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for name in names {
+        let path = dir.join(format!("{name}.pid"));
+        let read = || std::fs::read_to_string(&path).ok().and_then(|text| text.trim().parse::<i32>().ok());
+        assert!(agent_tools_testkit::eventually(Duration::from_secs(20), || read().is_some()).await, "no {name}.pid");
+        pids.extend(read());
+    }
+    pids
+}
+
+/// Whether the process has ended: gone, or a zombie that is not this process's child (so it is
+/// not ours to reap: its parent, or init, does).
+#[cfg(target_os = "linux")]
+fn ended(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return true };
+    let Some((_, rest)) = stat.rsplit_once(") ") else { return true };
+    let mut fields = rest.split(' ');
+    let state = fields.next().unwrap_or("");
+    let parent: u32 = fields.next().and_then(|field| field.parse().ok()).unwrap_or(0);
+    (state == "Z" || state == "X") && parent != std::process::id()
+}
+
+/// Kills by pid whatever a failed test left running (the pid files name them).
+#[cfg(target_os = "linux")]
+struct Leftovers(PathBuf);
+
+#[cfg(target_os = "linux")]
+impl Drop for Leftovers {
+    fn drop(&mut self) {
+        for name in ["a", "b", "c", "d", "root"] {
+            if let Ok(pid) = std::fs::read_to_string(self.0.join(format!("{name}.pid"))) {
+                let pid = pid.trim().to_owned();
+                if !pid.is_empty() && agent_tools_testkit::alive(pid.parse().unwrap_or(0)) {
+                    let _ = std::process::Command::new("kill").args(["-9", &pid]).status();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_ends_every_descendant_even_those_that_left_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = real(dir.path());
+    let _leftovers = Leftovers(w.clone());
+    let ctx = ToolUseContext::new(&w);
+    let settings = RunSettings { kill_grace: Duration::from_millis(200), ..RunSettings::default() };
+    let done = run(&settings, ESCAPES, Some(2000.0), &ctx).await.unwrap();
+    assert!(done.data.timed_out);
+    let pids = written_pids(&w, &["a", "b", "c", "d", "root"]).await;
+    // Everything ended before the result came back: no waiting here.
+    let running: Vec<i32> = pids.iter().copied().filter(|pid| !ended(*pid)).collect();
+    assert_eq!(running, Vec::<i32>::new(), "of {pids:?}");
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_or_abandoned_call_ends_every_descendant() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = real(dir.path());
+    let _leftovers = Leftovers(w.clone());
+    let ctx = ToolUseContext::new(&w);
+    let settings = RunSettings { kill_grace: Duration::from_millis(200), ..RunSettings::default() };
+    let cancel = ctx.cancel.clone();
+    let call = {
+        let (settings, ctx) = (settings.clone(), ctx.clone());
+        tokio::spawn(async move { run(&settings, ESCAPES, Some(600_000.0), &ctx).await.map(|_| ()) })
+    };
+    let pids = written_pids(&w, &["a", "b", "c", "d", "root"]).await;
+    cancel.cancel();
+    assert!(matches!(call.await.unwrap(), Err(ToolError::Cancelled)));
+    let running: Vec<i32> = pids.iter().copied().filter(|pid| !ended(*pid)).collect();
+    assert_eq!(running, Vec::<i32>::new(), "of {pids:?}");
+
+    // A call whose future is dropped (the caller gave up on it) ends them too.
+    for name in ["a", "b", "c", "d", "root"] {
+        std::fs::remove_file(w.join(format!("{name}.pid"))).unwrap();
+    }
+    let ctx = ToolUseContext::new(&w);
+    let call = tokio::spawn(async move { run(&settings, ESCAPES, Some(600_000.0), &ctx).await.map(|_| ()) });
+    let pids = written_pids(&w, &["a", "b", "c", "d", "root"]).await;
+    call.abort();
+    assert!(call.await.unwrap_err().is_cancelled());
+    let all_ended = agent_tools_testkit::eventually(Duration::from_secs(20), || pids.iter().all(|pid| ended(*pid)));
+    assert!(
+        all_ended.await,
+        "of {pids:?}: {:?} still run",
+        pids.iter().filter(|pid| !ended(**pid)).collect::<Vec<_>>()
+    );
+}

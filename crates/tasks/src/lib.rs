@@ -17,18 +17,23 @@
 //!   `server & worker &` is one task that runs while they do; the task ends, with the command's
 //!   exit code, when they all have. Processes that detach themselves (a double fork, `setsid`)
 //!   are not waited for, but are still stopped with the task or the registry.
-//! - **Stopping** ([`TaskRegistry::stop`]) ends the whole process tree: SIGTERM to the task's
-//!   group, session and every process carrying its marker, a short grace, then SIGKILL to what is
-//!   left — children that ignore SIGTERM and `&` grandchildren included ([`procs`]).
+//! - **Stopping** ([`TaskRegistry::stop`]) ends the whole process tree: the shell's descendants
+//!   (whatever session they moved to), its group and session, every process carrying the task's
+//!   marker or holding its terminal; SIGTERM, a short grace, then SIGKILL to what is left —
+//!   children that ignore SIGTERM, `&` grandchildren and `setsid -f` orphans included
+//!   ([`procs`]).
 //! - **Shutting down** ([`TaskRegistry::shutdown`], also run when the last handle is dropped)
 //!   stops every running task and whatever finished tasks left behind.
+//! - **Ending with the process**: each task is registered with the process's watchdog before it
+//!   starts ([`lifeline`]), so if the process that started it dies — even by SIGKILL, when no
+//!   shutdown can run — the watchdog ends the task's processes and whatever finished tasks left.
 //! - **Notifications**: a task that finishes by itself queues a `<task-notification>` on the
 //!   session's [`NotificationQueue`] (Claude Code's text, see [`text::notification`]); the host's
 //!   executor appends it to the next user message. A stopped task does not notify (the model
 //!   stopped it), and a task whose result the model already read withdraws its notification.
 //!
-//! Linux is where the process-tree search works (it reads `/proc`); elsewhere only the process
-//! group is signalled. The registry uses plain threads (two per running task), so it works with or
+//! Linux is where the process-tree search and the watchdog work (they read `/proc`); elsewhere only
+//! the process group is signalled. The registry uses plain threads (two per running task), so it works with or
 //! without a Tokio runtime; only [`TaskRegistry::wait`] and [`TaskRegistry::stop`] are async.
 //!
 //! ```no_run
@@ -45,6 +50,7 @@
 //! ```
 
 pub mod ansi;
+pub mod lifeline;
 pub mod procs;
 mod spawn;
 pub mod text;
@@ -331,6 +337,15 @@ pub(crate) struct TaskState {
     pub(crate) output_done: bool,
 }
 
+/// A task's terminal while processes may hold it: its identity, and a handle on its master side.
+/// While the handle is open the terminal (`/dev/pts/N`) cannot be given to anyone else, so a
+/// process with it as a standard stream is the task's, whatever session it moved to or
+/// environment it cleared. Let go once every process has closed it (the output is done).
+pub(crate) struct Terminal {
+    pub(crate) id: procs::FileId,
+    pub(crate) _hold: Mutex<Box<dyn std::io::Read + Send>>,
+}
+
 /// One task, shared by the registry and the threads that follow it.
 pub(crate) struct Task {
     pub(crate) id: String,
@@ -340,6 +355,12 @@ pub(crate) struct Task {
     pub(crate) output_path: PathBuf,
     pub(crate) started_at_ms: u64,
     pub(crate) pid: i32,
+    /// The shell as [`procs`] names it (pid and start time).
+    root: Option<procs::ProcessId>,
+    /// The task's terminal, while a process may hold it.
+    terminal: Mutex<Option<Arc<Terminal>>>,
+    /// The task's registration with the process's watchdog, held as long as the task is.
+    _watch: lifeline::Watch,
     state: Mutex<TaskState>,
     changed: Condvar,
     status: tokio::sync::watch::Sender<TaskStatus>,
@@ -413,10 +434,19 @@ impl Task {
         result
     }
 
-    /// The task as [`procs::terminate`] looks for it.
-    fn target(&self) -> procs::Target {
+    /// The task as [`procs::terminate`] looks for it, and a hold on its terminal (if any) to keep
+    /// while it looks.
+    fn target(&self) -> (procs::Target, Option<Arc<Terminal>>) {
         let reaped = self.lock().reaped;
-        procs::Target { group: (!reaped).then_some(self.pid), task_id: self.id.clone() }
+        let terminal = self.terminal.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut target = procs::Target::task(self.root.filter(|_| !reaped), &self.id);
+        target.stdio = terminal.as_ref().map(|terminal| terminal.id);
+        (target, terminal)
+    }
+
+    /// Lets the terminal go (every process has closed it).
+    pub(crate) fn release_terminal(&self) {
+        self.terminal.lock().unwrap_or_else(PoisonError::into_inner).take();
     }
 }
 
@@ -446,7 +476,7 @@ impl Inner {
         }
         let stopped: Vec<&Arc<Task>> = tasks.iter().filter(|task| task.mark_killed().is_ok()).collect();
         // Finished tasks are searched too: a child may have outlived its shell.
-        let targets: Vec<procs::Target> = tasks.iter().map(|task| task.target()).collect();
+        let (targets, _terminals): (Vec<procs::Target>, Vec<_>) = tasks.iter().map(|task| task.target()).unzip();
         let left = procs::terminate(&targets, self.config.kill_grace);
         if left > 0 {
             tracing::warn!(left, "processes of background tasks outlived SIGKILL");
@@ -588,7 +618,7 @@ impl TaskRegistry {
         };
         let description = if spec.description.trim().is_empty() { spec.command.clone() } else { spec.description };
         let (status, _) = tokio::sync::watch::channel(TaskStatus::Running);
-        let pid = started.pid;
+        let spawn::Started { pid, root, watch, terminal, io } = started;
         let task = Arc::new(Task {
             id,
             description,
@@ -597,11 +627,14 @@ impl TaskRegistry {
             output_path,
             started_at_ms: now_ms(),
             pid,
+            root,
+            terminal: Mutex::new(terminal.map(Arc::new)),
+            _watch: watch,
             state: Mutex::new(TaskState { status: TaskStatus::Running, ..TaskState::default() }),
             changed: Condvar::new(),
             status,
         });
-        if let Err(error) = spawn::follow(&task, started, config.notifications.clone(), config.drain_timeout) {
+        if let Err(error) = spawn::follow(&task, io, config.notifications.clone(), config.drain_timeout) {
             spawn::abandon(pid);
             return Err(SpawnError::Spawn {
                 shell: spec.shell.display().to_string(),
@@ -672,7 +705,8 @@ impl TaskRegistry {
         let task = self.inner.find(id).ok_or_else(|| StopError::NotFound(id.to_owned()))?;
         task.mark_killed().map_err(|status| StopError::NotRunning { id: id.to_owned(), status })?;
         self.inner.config.notifications.remove(id);
-        let left = procs::terminate(&[task.target()], self.inner.config.kill_grace);
+        let (target, _terminal) = task.target();
+        let left = procs::terminate(&[target], self.inner.config.kill_grace);
         if left > 0 {
             tracing::warn!(id, left, "processes of a stopped task outlived SIGKILL");
         }

@@ -15,8 +15,9 @@ use nix::unistd::Pid;
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 
 use crate::ansi::AnsiStripper;
-use crate::procs::MARKER_VAR;
-use crate::{SpawnError, Task, TaskStatus, now_ms};
+use crate::lifeline::{self, Watch};
+use crate::procs::{FileId, MARKER_VAR, ProcessId};
+use crate::{SpawnError, Task, TaskStatus, Terminal, now_ms};
 
 /// The script the shell runs. The terminal stops turning `\n` into `\r\n` and echoing, stdin
 /// becomes `/dev/null` (a command that asks a question reads end-of-file at once instead of
@@ -46,16 +47,27 @@ pub(crate) struct Launch {
     pub(crate) rows: u16,
 }
 
-/// A started shell: its pid, and the terminal's master side with a reader of it.
+/// A started shell: its pid (and start time), its registration with the process's watchdog, its
+/// terminal by identity, and the terminal's master side with a reader of it.
 pub(crate) struct Started {
     pub(crate) pid: i32,
-    pub(crate) master: Box<dyn MasterPty + Send>,
-    pub(crate) reader: Box<dyn Read + Send>,
-    pub(crate) output: File,
+    pub(crate) root: Option<ProcessId>,
+    pub(crate) watch: Watch,
+    pub(crate) terminal: Option<Terminal>,
+    pub(crate) io: Io,
+}
+
+/// What the output-copying thread takes: the terminal's master side, a reader of it, the file.
+pub(crate) struct Io {
+    master: Box<dyn MasterPty + Send>,
+    reader: Box<dyn Read + Send>,
+    output: File,
 }
 
 /// Starts the shell on a new pseudo-terminal, in a session and process group of its own (as the
-/// terminal's controlling process), with the task's marker in its environment.
+/// terminal's controlling process), with the task's marker in its environment, registered with
+/// the process's watchdog (before it starts, so it ends with this process even if this process
+/// is killed at once; see [`lifeline`]).
 pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
     let shell_text = launch.shell.display().to_string();
     let failed = |message: String| SpawnError::Spawn { shell: shell_text.clone(), message };
@@ -101,6 +113,7 @@ pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
         command.env(key, value);
     }
     command.env(MARKER_VAR, &launch.task_id);
+    let watch = lifeline::watch(&format!("{MARKER_VAR}={}", launch.task_id));
     let child = pair.slave.spawn_command(command).map_err(|error| failed(error.to_string()))?;
     // Our copy of the terminal's slave side must close, or the output would never end.
     drop(pair.slave);
@@ -108,6 +121,10 @@ pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
     // The child is waited for by pid (`waitid`/`waitpid`), not through this handle.
     drop(child);
     let Some(pid) = pid else { return Err(failed("the shell has no process id".to_owned())) };
+    let root = ProcessId::of(pid);
+    if let Some(root) = root {
+        watch.set_root(root);
+    }
     let reader = match pair.master.try_clone_reader() {
         Ok(reader) => reader,
         Err(error) => {
@@ -115,7 +132,14 @@ pub(crate) fn spawn(launch: Launch) -> Result<Started, SpawnError> {
             return Err(failed(format!("cannot read the terminal: {error}")));
         }
     };
-    Ok(Started { pid, master: pair.master, reader, output: launch.output })
+    // A second handle on the master side keeps the terminal ours while a stop looks for the
+    // processes that hold it (see `Terminal`).
+    let terminal =
+        match (pair.master.tty_name().and_then(|path| FileId::of(&path).ok()), pair.master.try_clone_reader()) {
+            (Some(id), Ok(hold)) => Some(Terminal { id, _hold: std::sync::Mutex::new(hold) }),
+            _ => None,
+        };
+    Ok(Started { pid, root, watch, terminal, io: Io { master: pair.master, reader, output: launch.output } })
 }
 
 /// Kills and reaps a shell that could not be followed.
@@ -156,6 +180,8 @@ pub(crate) fn copy_output(
     stripper.finish(&mut clean);
     write_capped(&mut output, &clean, &mut written, &mut capped, max_bytes);
     let _ = output.flush();
+    // Nothing holds the terminal any more: it is not the task's to be found by.
+    task.release_terminal();
     drop(master);
     task.update(|state| state.output_done = true);
 }
@@ -229,11 +255,11 @@ pub(crate) fn wait_for_exit(task: &Task, notifications: &NotificationQueue, drai
 /// Starts the two threads that follow a task.
 pub(crate) fn follow(
     task: &Arc<Task>,
-    started: Started,
+    io: Io,
     notifications: NotificationQueue,
     drain: Duration,
 ) -> std::io::Result<()> {
-    let Started { master, reader, output, .. } = started;
+    let Io { master, reader, output } = io;
     let copier = Arc::clone(task);
     std::thread::Builder::new()
         .name(format!("task-{}-output", task.id))

@@ -18,9 +18,12 @@
 //!   match), `find` (some folders unreadable), `diff` (files differ) and `test`/`[` (false), judged
 //!   by the last sub-command's first word, as Claude Code does.
 //! - **Timeout**: default 2 minutes, at most 10 (larger values are clamped). A command past its
-//!   timeout is stopped with its whole process group (SIGTERM, then SIGKILL) and the result is
+//!   timeout is stopped with everything it started — its process group and, on Linux, what left
+//!   the group (`setsid`, `setsid -f`, a double fork) — SIGTERM, then SIGKILL, and the result is
 //!   `Exit code 143`, the output so far, and `Command timed out after Ns`. Cancelling the
-//!   context's token stops it the same way.
+//!   context's token stops it the same way. A command (foreground or background) also ends with
+//!   the process that started it, even one killed with SIGKILL (see
+//!   [`agent_tools_tasks::lifeline`]).
 //! - **Size**: at most 30,000 characters of output reach the model (10,000 for a failed command,
 //!   as Claude Code cuts error results): the head and the tail, read by seeking so any size of
 //!   output is fine, with a marker counting the lines and characters left out. When the session

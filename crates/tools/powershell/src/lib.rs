@@ -14,8 +14,9 @@
 //! shell runner ([`agent_tools_shell`]), exactly as Bash runs `bash -c`: in the session's working
 //! directory, in its own process group, stdin from `/dev/null`, all output to one file read back
 //! head and tail within 30,000 characters (the whole saved under the session's folder when cut),
-//! the whole group stopped at the timeout (default 2 minutes, at most 10; larger values clamped,
-//! as Claude Code's PowerShell tool does) or on cancellation. The command reaches the fixed
+//! everything it started (its process group and what left it) stopped at the timeout (default 2
+//! minutes, at most 10; larger values clamped, as Claude Code's PowerShell tool does) or on
+//! cancellation. The command reaches the fixed
 //! script through an environment variable, never spliced into it ([`invocation`]); the script
 //! writes the directory the command ended in to a file, and that becomes the next call's working
 //! directory. `run_in_background` starts a task of the session (TaskOutput and TaskStop work on

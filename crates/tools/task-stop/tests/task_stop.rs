@@ -105,3 +105,44 @@ fn contract_members() {
     let properties = schema["properties"].as_object().unwrap();
     assert_eq!(properties.keys().collect::<Vec<_>>(), ["task_id", "shell_id"]);
 }
+
+/// Whether the process has ended: gone, or a zombie that is not this process's child.
+#[cfg(target_os = "linux")]
+fn ended(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return true };
+    let Some((_, rest)) = stat.rsplit_once(") ") else { return true };
+    let mut fields = rest.split(' ');
+    let state = fields.next().unwrap_or("");
+    let parent: u32 = fields.next().and_then(|field| field.parse().ok()).unwrap_or(0);
+    (state == "Z" || state == "X") && parent != std::process::id()
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_ends_what_left_the_tasks_session_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let token = format!("{}2", std::process::id());
+    // A setsid child, a setsid -f orphan, a double fork into a new session and an orphan that
+    // cleared its environment; each writes its pid, then sleeps.
+    let command = format!(
+        r#"setsid sh -c 'echo $$ > a.pid; exec sleep 3111.{token}' &
+(setsid -f sh -c 'echo $$ > b.pid; exec sleep 3112.{token}')
+(sh -c 'setsid sh -c "echo \$\$ > c.pid; exec sleep 3113.{token}" &')
+(env -i setsid -f /bin/sh -c 'echo $$ > d.pid; exec sleep 3114.{token}')
+sleep 3115.{token}"#
+    );
+    let task = start(&ctx, &command);
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.path().join(format!("{name}.pid"))).ok().and_then(|text| text.trim().parse().ok())
+    };
+    let written = || ["a", "b", "c", "d"].iter().all(|name| read(name).is_some());
+    assert!(eventually(Duration::from_secs(20), written).await, "the pid files");
+    assert!(eventually(Duration::from_secs(20), || carrying(&token).len() == 6).await, "{:?}", carrying(&token));
+    let pids: Vec<i32> = ["a", "b", "c", "d"].iter().filter_map(|name| read(name)).collect();
+    let (text, is_error) = run(agent_tool_task_stop::tool().as_ref(), &ctx, json!({"task_id": task.id})).await;
+    assert!(!is_error, "{text}");
+    // Gone by the time TaskStop answers.
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+    assert_eq!(pids.iter().copied().filter(|pid| !ended(*pid)).collect::<Vec<_>>(), Vec::<i32>::new());
+}
