@@ -230,9 +230,16 @@ async fn a_huge_value_is_quoted_briefly_and_escaped_never_echoed_whole() {
                 if property["type"] == "string" && !value.is_string() {
                     continue;
                 }
-                let mut input = input_for(&schema, &mut rng, &safe);
-                input[name.as_str()] = value;
-                cases.push((tool.name().to_owned(), input));
+                // The value alone, and beside a few sets of other fields (some reach the tool's
+                // later checks, where other messages name the value).
+                let mut alone = json!({});
+                alone[name.as_str()] = value.clone();
+                cases.push((tool.name().to_owned(), alone));
+                for _ in 0..2 {
+                    let mut input = input_for(&schema, &mut rng, &safe);
+                    input[name.as_str()] = value.clone();
+                    cases.push((tool.name().to_owned(), input));
+                }
             }
         }
     }
@@ -329,4 +336,34 @@ fn a_write_killed_midway_leaves_the_old_file_and_the_next_write_removes_its_temp
     assert!(status.success());
     assert_eq!(fs::read(&target).unwrap().len(), new.len());
     assert_eq!(temp_files_beside(&target), Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_of_a_huge_string_that_is_not_there_repeats_only_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    fs::write(&file, "alpha\nbeta\n").unwrap();
+    let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
+    let mut permissions = ToolPermissionContext::default();
+    permissions.mode = agent_tools_core::permissions::PermissionMode::AcceptEdits;
+    let mut ctx = ToolUseContext::new(dir.path());
+    ctx.permission_context = std::sync::Arc::new(permissions);
+    let read = ToolUseBlock { id: "toolu_r".into(), name: "Read".into(), input: json!({"file_path": file}) };
+    assert!(!run_tool_use(&pool, &read, &ctx).await.block.is_error);
+    let huge = huge_value();
+    for (tool, input) in [
+        ("Edit", json!({"file_path": file, "old_string": huge, "new_string": "x"})),
+        ("MultiEdit", json!({"file_path": file, "edits": [{"old_string": huge, "new_string": "x"}]})),
+    ] {
+        if !pool.iter().any(|pooled| pooled.name() == tool) {
+            continue;
+        }
+        let block = ToolUseBlock { id: "toolu_e".into(), name: tool.into(), input };
+        let done = run_tool_use(&pool, &block, &ctx).await;
+        let text = done.block.content.text();
+        assert!(done.block.is_error, "{tool}: {}", &text[..text.len().min(200)]);
+        assert!(text.contains("String to replace not found in file."), "{tool}: {}", &text[..text.len().min(300)]);
+        assert!(text.contains(&format!("{}… (1000002 characters)", "x".repeat(1_000))), "{tool}");
+        assert!(text.len() < MAX_ERROR_TEXT, "{tool}: {} chars", text.len());
+    }
 }

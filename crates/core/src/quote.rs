@@ -31,12 +31,25 @@ fn needs_escape(c: char) -> bool {
 /// assert_eq!(quote(&long), format!("{}… (10000 characters)", "x".repeat(200)));
 /// ```
 pub fn quote(value: &str) -> Cow<'_, str> {
+    quote_up_to(value, QUOTE_MAX_CHARS)
+}
+
+/// [`quote`] with another limit: at most `max_chars` characters shown. For messages that repeat
+/// a value the model needs to see whole in ordinary cases (Edit's `String: …` line), while a
+/// huge value is still cut.
+///
+/// ```
+/// use agent_tools_core::quote::quote_up_to;
+/// assert_eq!(quote_up_to("abcdef", 3), "abc… (6 characters)");
+/// assert_eq!(quote_up_to("abc", 3), "abc");
+/// ```
+pub fn quote_up_to(value: &str, max_chars: usize) -> Cow<'_, str> {
     let mut chars = value.char_indices();
     let mut shown_end = value.len();
     let mut count = 0usize;
     let mut clean = true;
     for (index, c) in chars.by_ref() {
-        if count == QUOTE_MAX_CHARS {
+        if count == max_chars {
             shown_end = index;
             break;
         }

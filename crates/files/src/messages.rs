@@ -1,6 +1,7 @@
 //! The messages Write, Edit (and NotebookEdit) share, exactly as the model reads them. Those that
 //! Claude Code also has use its wording, which models know; the others are ours.
 
+use agent_tools_core::quote::quote;
 use std::fmt::Display;
 
 /// An existing file the model has not read (Claude Code's text).
@@ -20,11 +21,13 @@ pub fn file_not_found(cwd: impl Display) -> String {
 
 /// A path that is a folder (Node's wording, which models know).
 pub fn is_directory(path: impl Display) -> String {
+    let path = quote(&path.to_string()).into_owned();
     format!("EISDIR: illegal operation on a directory, open '{path}'")
 }
 
 /// A device, pipe or socket.
 pub fn not_regular_file(path: impl Display) -> String {
+    let path = quote(&path.to_string()).into_owned();
     format!("{path} is not a regular file (it is a device, pipe or socket), so it cannot be changed.")
 }
 
@@ -39,6 +42,7 @@ pub fn too_large(size: u64, max: u64) -> String {
 
 /// A binary file; `action` is what the tool does (`edit`, `overwrite`).
 pub fn binary_file(action: &str, path: impl Display) -> String {
+    let path = quote(&path.to_string()).into_owned();
     format!(
         "This tool cannot {action} binary files, and {path} holds binary data. Use a command or script that understands its format."
     )
@@ -46,6 +50,7 @@ pub fn binary_file(action: &str, path: impl Display) -> String {
 
 /// A file whose bytes do not decode cleanly, so a partial edit would change other bytes.
 pub fn undecodable(path: impl Display, encoding: impl Display) -> String {
+    let path = quote(&path.to_string()).into_owned();
     format!(
         "{path} is not valid {encoding} text, so editing part of it would change bytes outside the edit. Rewrite the whole file with Write, or fix it with a command."
     )
@@ -53,6 +58,7 @@ pub fn undecodable(path: impl Display, encoding: impl Display) -> String {
 
 /// A character the file's encoding cannot store.
 pub fn unrepresentable(path: impl Display, problem: &crate::Unrepresentable) -> String {
+    let path = quote(&path.to_string()).into_owned();
     format!(
         "{path} is saved as {}, which has no character U+{:04X} ({:?}). Use characters that encoding has, or rewrite the whole file with Write (it is then saved as UTF-8).",
         problem.encoding,
@@ -63,11 +69,13 @@ pub fn unrepresentable(path: impl Display, problem: &crate::Unrepresentable) -> 
 
 /// Any failure to read the file.
 pub fn cannot_read(path: impl Display, error: impl Display) -> String {
+    let path = quote(&path.to_string()).into_owned();
     format!("Cannot read {path}: {error}")
 }
 
 /// Any failure to write the file; the file is unchanged.
 pub fn cannot_write(path: impl Display, error: impl Display) -> String {
+    let path = quote(&path.to_string()).into_owned();
     format!("Cannot write {path}: {error}. The file was not changed.")
 }
 
@@ -83,6 +91,7 @@ pub use agent_tools_core::persist::format_file_size;
 /// The message for a file that could not be loaded; `action` is what the tool does (`edit`,
 /// `overwrite`) and `path` the path as the model gave it.
 pub fn load_error(action: &str, path: impl Display, error: &crate::LoadError) -> String {
+    let path = quote(&path.to_string()).into_owned();
     match error {
         crate::LoadError::IsDirectory => is_directory(path),
         crate::LoadError::NotRegularFile => not_regular_file(path),

@@ -1,6 +1,7 @@
 //! Edit's output → `tool_result` text, and Edit's messages. The exact strings live here (the
 //! read-before-write texts it shares with Write come from `agent_tools_files::messages`).
 
+use agent_tools_core::quote::quote_up_to;
 use agent_tools_files::Hunk;
 use serde::Serialize;
 
@@ -88,15 +89,22 @@ pub const NOTEBOOK: &str = "File is a Jupyter Notebook. Use the NotebookEdit to 
 /// The edit changes nothing in the file (Claude Code's text).
 pub const IDENTICAL: &str = "Original and edited file match exactly. Failed to apply edit.";
 
+/// The most characters of `old_string` the not-found and ambiguous messages repeat: an
+/// ordinary edit's text comes back whole, as in Claude Code's messages; a huge one is cut, with
+/// its length.
+pub const ECHO_MAX_CHARS: usize = 2_000;
+
 /// `old_string` is not in the file (Claude Code's text).
 pub fn not_found(old_string: &str) -> String {
+    let old_string = quote_up_to(old_string, ECHO_MAX_CHARS);
     format!("String to replace not found in file.\nString: {old_string}")
 }
 
 /// `old_string` occurs `count` times and `replace_all` is false (Claude Code's text).
 pub fn ambiguous(count: usize, old_string: &str) -> String {
     format!(
-        "Found {count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: {old_string}"
+        "Found {count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: {}",
+        quote_up_to(old_string, ECHO_MAX_CHARS)
     )
 }
 

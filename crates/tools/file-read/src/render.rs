@@ -1,5 +1,6 @@
 //! Read's output → `tool_result` text, and Read's messages. The exact strings live here.
 
+use agent_tools_core::quote::quote;
 use std::fmt::Write as _;
 
 use agent_tools_core::result::ImageSource;
@@ -317,6 +318,7 @@ pub fn line_cut_marker(omitted: u64) -> String {
 
 /// The message sent after an image that was scaled down.
 pub fn image_resized(path: &str, dimensions: &ImageDimensions) -> String {
+    let path = quote(path);
     #[allow(clippy::cast_precision_loss)]
     let scale = f64::from(dimensions.original_width) / f64::from(dimensions.display_width.max(1));
     format!(
@@ -344,6 +346,7 @@ pub fn file_not_found(cwd: &str) -> String {
 
 /// Message for a path that is a folder (Node's wording, which models know).
 pub fn is_directory(path: &str) -> String {
+    let path = quote(path);
     format!("EISDIR: illegal operation on a directory, read '{path}'")
 }
 
@@ -359,6 +362,7 @@ pub fn too_large(size: u64, max: u64) -> String {
 
 /// Message for a notebook whose cells are too large to show.
 pub fn notebook_too_large(size: u64, max: u64, path: &str) -> String {
+    let path = quote(path);
     format!(
         "Notebook content ({}) exceeds maximum allowed size ({}). Look at parts of it with jq through Bash, such as jq '.cells[:10]' {path} for the first cells, or jq '.cells[3].source' {path} for one cell's source.",
         format_file_size(size),
@@ -375,6 +379,7 @@ pub fn too_many_tokens(tokens: u64, max: u64) -> String {
 
 /// Message for any other failure to read a file.
 pub fn cannot_read(path: &str, error: &str) -> String {
+    let path = quote(path);
     format!("Cannot read {path}: {error}")
 }
 
@@ -382,7 +387,7 @@ pub fn cannot_read(path: &str, error: &str) -> String {
 /// extension is "a binary file").
 pub fn binary_file(path: &str) -> String {
     let kind = match std::path::Path::new(path).extension().map(|ext| ext.to_string_lossy()) {
-        Some(ext) if !ext.is_empty() => format!("a binary .{} file", agent_tools_core::quote::quote(&ext)),
+        Some(ext) if !ext.is_empty() => format!("a binary .{} file", quote(&ext)),
         _ => "a binary file".to_owned(),
     };
     format!(
@@ -392,11 +397,13 @@ pub fn binary_file(path: &str) -> String {
 
 /// Message for a device that never ends or blocks.
 pub fn blocked_device(path: &str) -> String {
+    let path = quote(path);
     format!("Cannot read {path}: this device file blocks or never ends.")
 }
 
 /// Message for a FIFO, socket or device that is not on the list of known devices.
 pub fn special_file(path: &str) -> String {
+    let path = quote(path);
     format!(
         "Cannot read {path}: it is not a regular file (it is a device, FIFO or socket), so reading it could block or never end."
     )
@@ -404,11 +411,13 @@ pub fn special_file(path: &str) -> String {
 
 /// Message for an image or PDF file of zero bytes.
 pub fn empty_media(path: &str) -> String {
+    let path = quote(path);
     format!("{path} is empty (0 bytes), so there is nothing to show.")
 }
 
 /// Message for an image that could not be decoded or re-encoded.
 pub fn bad_image(path: &str, error: &str) -> String {
+    let path = quote(path);
     format!("Cannot read the image {path}: {error}")
 }
 
@@ -423,6 +432,7 @@ pub fn image_too_large(size: u64, max: u64) -> String {
 
 /// Message for a `pages` value that is not a page range (validation code 7).
 pub fn invalid_pages(pages: &str) -> String {
+    let pages = quote(pages);
     format!(
         "\"{pages}\" is not a page range. Give one page (\"3\"), a range (\"1-5\") or a first page to read to the end (\"3-\"); pages count from 1."
     )
@@ -430,6 +440,7 @@ pub fn invalid_pages(pages: &str) -> String {
 
 /// Message for a `pages` range over the per-call maximum (validation code 8).
 pub fn too_many_pages(pages: &str, max: u32) -> String {
+    let pages = quote(pages);
     format!(
         "The page range \"{pages}\" covers more than {max} pages; one Read returns at most {max}. Ask for a smaller range."
     )
@@ -437,6 +448,7 @@ pub fn too_many_pages(pages: &str, max: u32) -> String {
 
 /// Message for an open range (`"3-"`) that reaches past the per-call maximum.
 pub fn open_range_too_long(pages: &str, first: u32, page_count: usize, max: u32) -> String {
+    let pages = quote(pages);
     format!(
         "The page range \"{pages}\" runs to the end of this {page_count}-page PDF, more than the {max} pages one Read returns. Ask for at most {max} pages, such as \"{first}-{}\".",
         u64::from(first) + u64::from(max) - 1
@@ -445,6 +457,7 @@ pub fn open_range_too_long(pages: &str, first: u32, page_count: usize, max: u32)
 
 /// Message for pages past the end of the PDF.
 pub fn pages_out_of_range(pages: &str, page_count: usize) -> String {
+    let pages = quote(pages);
     format!("The page range \"{pages}\" is past the end of this PDF, which has {page_count} page(s).")
 }
 
@@ -480,6 +493,7 @@ pub fn pdf_uncountable(error: &str) -> String {
 
 /// Message for a PDF whose pages could not be rendered or read.
 pub fn pdf_failed(path: &str, error: &str) -> String {
+    let path = quote(path);
     format!("Cannot read pages of the PDF {path}: {error}")
 }
 

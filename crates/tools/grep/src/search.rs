@@ -265,8 +265,9 @@ struct Worker {
 
 impl Worker {
     fn new(request: &Request) -> Self {
+        // Line numbers cost a count of every line break; only content mode shows them.
         let searcher = SearcherBuilder::new()
-            .line_number(true)
+            .line_number(request.collect == Collect::Lines)
             .line_terminator(LineTerminator::crlf())
             .multi_line(request.multiline)
             .before_context(request.before)
