@@ -289,6 +289,17 @@ impl Worker {
         if skip_binary && is_binary(head) {
             return None;
         }
+        if complete && request.collect == Collect::Counts && !request.multiline {
+            // Counting matching lines of a file held whole needs no searcher: find a match, count
+            // its line, go on from the next line (the same count as the searcher's, with no
+            // per-line bookkeeping).
+            let count = count_matching_lines(&request.matcher, head)?;
+            return (count > 0).then(|| FileHits {
+                path: path.to_path_buf(),
+                modified: SystemTime::UNIX_EPOCH,
+                hits: Hits::Count(count),
+            });
+        }
         let mut sink = Collector { request, cancel, matched: false, count: 0, entries: Vec::new(), lines: 0, calls: 0 };
         let searched = if complete {
             self.searcher.search_slice(&request.matcher, head, &mut sink)
@@ -311,6 +322,27 @@ impl Worker {
         };
         Some(FileHits { path: path.to_path_buf(), modified, hits })
     }
+}
+
+/// The number of lines of `bytes` holding a match of `matcher` (which cannot match a line
+/// break: not multi-line), as ripgrep's `-c` counts them; `None` if the matcher fails.
+fn count_matching_lines(matcher: &RegexMatcher, bytes: &[u8]) -> Option<u64> {
+    let mut count = 0;
+    let mut at = 0;
+    while at <= bytes.len() {
+        let Some(found) = matcher.find_at(bytes, at).ok()? else { break };
+        // An empty match at the very end of a file that is empty or ends in a line break is
+        // not on a line.
+        if found.start() == bytes.len() && bytes.last().is_none_or(|last| *last == b'\n') {
+            break;
+        }
+        count += 1;
+        match memchr::memchr(b'\n', &bytes[found.start()..]) {
+            Some(offset) => at = found.start() + offset + 1,
+            None => break,
+        }
+    }
+    Some(count)
 }
 
 /// [`looks_binary`] on a file's first bytes, quicker for text: without a NUL byte among them
@@ -555,6 +587,50 @@ pub fn page<T>(items: Vec<T>, limit: Option<u64>, offset: u64) -> (Vec<T>, Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the searcher counts (the slow path, and the reference for the fast one).
+    fn searcher_count(matcher: &RegexMatcher, bytes: &[u8]) -> u64 {
+        let mut count = 0;
+        let mut searcher = SearcherBuilder::new().line_terminator(LineTerminator::crlf()).build();
+        searcher
+            .search_slice(
+                matcher,
+                bytes,
+                grep_searcher::sinks::Bytes(|_, _| {
+                    count += 1;
+                    Ok(true)
+                }),
+            )
+            .unwrap();
+        count
+    }
+
+    #[test]
+    fn the_fast_line_count_agrees_with_the_searcher() {
+        let texts: &[&[u8]] = &[
+            b"",
+            b"\n",
+            b"a",
+            b"a\n",
+            b"a\nb\na\n",
+            b"aa aa\naaa\n\n",
+            b"x\r\ny\r\nx\r\n",
+            b"no final newline a",
+            b"\n\n\n",
+            b"caf\xe9 a\n\x00a\n",
+        ];
+        for pattern in ["a", "^", "$", "^$", "a$", "^a", "a*", "x$", "\\w+", "(?i)A", "é|a"] {
+            let matcher = compile(pattern, false, false).unwrap();
+            for text in texts {
+                assert_eq!(
+                    count_matching_lines(&matcher, text),
+                    Some(searcher_count(&matcher, text)),
+                    "{pattern:?} in {:?}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+    }
 
     #[test]
     fn glob_pieces_split_like_claude_code() {
