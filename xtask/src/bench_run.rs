@@ -212,6 +212,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         tree.root.display()
     );
     print_table(&rows, true);
+    bench.fixed_costs(runs.max(200))?;
 
     if options.skip_large {
         println!("\nlarge tree: skipped (--no-large)");
@@ -298,6 +299,40 @@ impl Bench<'_> {
         Ok(rows)
     }
 
+    /// What one call costs when it has almost nothing to do, in process (the executor, the
+    /// tool's checks and its setup): a Glob and a Grep of an empty folder, beside a Read of a
+    /// one-line file. Medians of `runs` calls, in microseconds.
+    fn fixed_costs(&self, runs: usize) -> anyhow::Result<()> {
+        let dir = std::env::temp_dir().join(format!("agent-tools-bench-empty-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("empty")).context("cannot create the empty folder")?;
+        std::fs::write(dir.join("one.txt"), "one line\n")?;
+        let ctx = ToolUseContext::new(&dir);
+        let calls = [
+            ("Read of a one-line file", "Read", json!({"file_path": dir.join("one.txt")})),
+            ("Glob of an empty folder", "Glob", json!({"pattern": "**/*.rs", "path": "empty"})),
+            ("Grep of an empty folder", "Grep", json!({"pattern": "x", "path": "empty"})),
+        ];
+        println!("\n## Fixed costs (in process, {runs} calls each, median)\n");
+        println!("| call                       |     wall |      CPU |");
+        println!("|----------------------------|----------|----------|");
+        for (title, tool, input) in calls {
+            let case = Case { title, tool, input, rg: Vec::new() };
+            let mut wall = Vec::new();
+            let mut cpu = Vec::new();
+            for run in 0..=runs {
+                let (_, elapsed, used) = clocked(|| self.in_process(&case, &ctx))?;
+                if run > 0 {
+                    wall.push(elapsed);
+                    cpu.push(used);
+                }
+            }
+            let micros = |d: Duration| d.as_secs_f64() * 1e6;
+            println!("| {title:<26} | {:>5.0} µs | {:>5.0} µs |", micros(median(&mut wall)), micros(median(&mut cpu)));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
     /// The floor row: the shared walk (default settings, so the same files and threads as the
     /// tools) reading every file to its end into a per-thread buffer, nothing else.
     fn floor(&self, root: &Path, runs: usize) -> anyhow::Result<Row> {
@@ -306,6 +341,7 @@ impl Bench<'_> {
             let builder = agent_tools_walk::WalkConfig::default().builder(root);
             let token = agent_tools_core::context::CancellationToken::new();
             let sizes = agent_tools_walk::collect_files(
+                root,
                 &builder,
                 &token,
                 || Vec::with_capacity(1 << 16),

@@ -48,9 +48,32 @@ pub fn normalize(path: &Path) -> PathBuf {
     if out.as_os_str().is_empty() { PathBuf::from(".") } else { out }
 }
 
+/// Whether `rest` has neither `//` nor `/./` in it (spellings the component-wise prefix check
+/// would tidy).
+fn tidy_spelling(rest: &[u8]) -> bool {
+    !rest.windows(2).any(|pair| pair == b"//") && !rest.windows(3).any(|triple| triple == b"/./")
+}
+
 /// Shows `path` relative to `cwd` when it lies inside it (`src/main.rs`), and absolute otherwise.
 /// The path itself equal to `cwd` shows as `.`.
 pub fn display_relative(path: &Path, cwd: &Path) -> String {
+    // The common case, a plain `cwd/rest` spelling, on bytes (searches show thousands of paths);
+    // anything else (`.` parts, doubled or trailing separators) the component-wise way.
+    let (bytes, base) = (path.as_os_str().as_encoded_bytes(), cwd.as_os_str().as_encoded_bytes());
+    if let Some(rest) = bytes.strip_prefix(base).and_then(|rest| rest.strip_prefix(b"/"))
+        && !base.is_empty()
+        && !base.ends_with(b"/")
+        && !rest.is_empty()
+        && !rest.starts_with(b"/")
+        && !rest.starts_with(b"./")
+        && rest != b"."
+        && !rest.ends_with(b"/")
+        && !rest.ends_with(b"/.")
+        && tidy_spelling(rest)
+        && let Ok(rest) = std::str::from_utf8(rest)
+    {
+        return rest.to_owned();
+    }
     match path.strip_prefix(cwd) {
         Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),
         Ok(rest) => rest.to_string_lossy().into_owned(),
@@ -82,5 +105,34 @@ mod tests {
         assert_eq!(display_relative(Path::new("/w/other/a.rs"), cwd), "/w/other/a.rs");
         assert_eq!(display_relative(Path::new("/w/project/a.rs"), cwd), "/w/project/a.rs");
         assert_eq!(display_relative(Path::new("/w/proj"), cwd), ".");
+        // The byte-wise shortcut shows every spelling as the component-wise comparison does.
+        let reference = |path: &Path, cwd: &Path| match path.strip_prefix(cwd) {
+            Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),
+            Ok(rest) => rest.to_string_lossy().into_owned(),
+            Err(_) => path.to_string_lossy().into_owned(),
+        };
+        for path in [
+            "/w/proj/src//a.rs",
+            "/w/proj/./src/a.rs",
+            "/w/proj/src/./a.rs",
+            "/w/proj/src/",
+            "/w/proj//src",
+            "/w/proj/.",
+            "/w/proj/a",
+            "/w/projx/a",
+            "/w/proj/\u{e9}",
+        ] {
+            for base in ["/w/proj", "/w/proj/", "/w/proj/.", "/", "/w"] {
+                let (path, base) = (Path::new(path), Path::new(base));
+                assert_eq!(
+                    display_relative(path, base),
+                    reference(path, base),
+                    "{} in {}",
+                    path.display(),
+                    base.display()
+                );
+            }
+        }
+        assert_eq!(display_relative(Path::new("/w/proj/a"), Path::new("/w/proj/")), "a");
     }
 }

@@ -24,7 +24,7 @@
 //! std::fs::create_dir(dir.path().join(".git")).unwrap();
 //! std::fs::write(dir.path().join(".git/config"), "x").unwrap();
 //! let builder = WalkConfig::default().builder(dir.path());
-//! let mut names = collect_files(&builder, &CancellationToken::new(), || (), |_, entry| {
+//! let mut names = collect_files(dir.path(), &builder, &CancellationToken::new(), || (), |_, entry| {
 //!     Some(entry.file_name().to_string_lossy().into_owned())
 //! }).unwrap();
 //! names.sort();
@@ -176,15 +176,21 @@ impl std::fmt::Display for Cancelled {
 
 impl std::error::Error for Cancelled {}
 
-/// Walks in parallel and collects what `visit` returns for each regular file.
+/// Walks `root` with `builder` (made for that root) and collects what `visit` returns for each
+/// regular file.
 ///
-/// Each worker thread gets its own state from `init` (e.g. a reusable searcher), so `visit`
-/// needs no locking. Only regular files are visited (not directories, not symbolic links).
-/// Entries that cannot be read are skipped. The order of the result is not deterministic.
+/// The walk is parallel, and each worker thread gets its own state from `init` (e.g. a reusable
+/// searcher), so `visit` needs no locking. A root without subfolders (an empty folder, a flat
+/// one) is walked on the calling thread instead: the parallel walker shares out work by folder,
+/// so threads could not help there, and its idle threads poll every millisecond, which would be
+/// most of the cost of a small walk. Only regular files are visited (not directories, not
+/// symbolic links). Entries that cannot be read are skipped. The order of the result is not
+/// deterministic.
 ///
 /// # Errors
 /// [`Cancelled`] when `cancel` fired before the walk finished.
 pub fn collect_files<S, T, I, F>(
+    root: &Path,
     builder: &WalkBuilder,
     cancel: &CancellationToken,
     init: I,
@@ -196,6 +202,22 @@ where
     I: Fn() -> S + Sync,
     F: Fn(&mut S, &DirEntry) -> Option<T> + Sync,
 {
+    if !has_subfolders(root) {
+        let mut state = init();
+        let mut found = Vec::new();
+        for (seen, entry) in builder.build().enumerate() {
+            if seen % CANCEL_CHECK_EVERY as usize == 0 && cancel.is_cancelled() {
+                return Err(Cancelled);
+            }
+            let Ok(entry) = entry else { continue };
+            if entry.file_type().is_some_and(|kind| kind.is_file())
+                && let Some(item) = visit(&mut state, &entry)
+            {
+                found.push(item);
+            }
+        }
+        return if cancel.is_cancelled() { Err(Cancelled) } else { Ok(found) };
+    }
     let sink = Mutex::new(Vec::new());
     let mut visitors = Builder { init: &init, visit: &visit, cancel, sink: &sink };
     builder.build_parallel().visit(&mut visitors);
@@ -204,6 +226,18 @@ where
     }
     let batches = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
     Ok(batches.into_iter().flatten().collect())
+}
+
+/// Whether `root` is a folder holding at least one folder (symbolic links are not followed, so
+/// they do not count). A root that cannot be listed counts as having some, so the walk reports it
+/// the usual way.
+fn has_subfolders(root: &Path) -> bool {
+    match std::fs::read_dir(root) {
+        Ok(entries) => entries
+            .into_iter()
+            .any(|entry| entry.map_or(true, |entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))),
+        Err(_) => true,
+    }
 }
 
 struct Builder<'a, T, I, F> {
@@ -291,6 +325,7 @@ mod tests {
     fn names(root: &Path, config: WalkConfig) -> Vec<String> {
         let builder = config.builder(root);
         let mut found = collect_files(
+            root,
             &builder,
             &CancellationToken::new(),
             || (),
@@ -392,6 +427,7 @@ mod tests {
         let deny = ReadDenyRules::from_context(&ctx);
         let builder = WalkConfig::default().builder_excluding(dir.path(), &deny);
         let mut found = collect_files(
+            dir.path(),
             &builder,
             &CancellationToken::new(),
             || (),
@@ -422,6 +458,7 @@ mod tests {
         let deny = ReadDenyRules::from_context(&ctx);
         let builder = WalkConfig::default().builder_excluding(&via, &deny);
         let found = collect_files(
+            &via,
             &builder,
             &CancellationToken::new(),
             || (),
@@ -443,7 +480,8 @@ mod tests {
         let dir = tree();
         let file: PathBuf = dir.path().join("src/a.rs");
         let builder = WalkConfig::default().builder(&file);
-        let found = collect_files(&builder, &CancellationToken::new(), || (), |_, e| Some(e.path().to_path_buf()));
+        let found =
+            collect_files(&file, &builder, &CancellationToken::new(), || (), |_, e| Some(e.path().to_path_buf()));
         assert_eq!(found.unwrap(), [file]);
     }
 
@@ -453,7 +491,42 @@ mod tests {
         let cancel = CancellationToken::new();
         cancel.cancel();
         let builder = WalkConfig::default().builder(dir.path());
-        assert_eq!(collect_files(&builder, &cancel, || (), |_, _| Some(())), Err(Cancelled));
+        assert_eq!(collect_files(dir.path(), &builder, &cancel, || (), |_, _| Some(())), Err(Cancelled));
+        // A flat folder is walked on this thread, and a cancelled walk of it says so too.
+        let flat = dir.path().join("src");
+        let builder = WalkConfig::default().builder(&flat);
+        assert_eq!(collect_files(&flat, &builder, &cancel, || (), |_, _| Some(())), Err(Cancelled));
+    }
+
+    #[test]
+    fn a_folder_without_subfolders_is_walked_in_place_by_the_same_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".ignore"), "skip.txt\n").unwrap();
+        fs::write(dir.path().join("skip.txt"), "x").unwrap();
+        fs::write(dir.path().join("keep.txt"), "x").unwrap();
+        fs::write(dir.path().join(".hidden"), "x").unwrap();
+        assert!(!has_subfolders(dir.path()));
+        let here = std::thread::current().id();
+        let builder = WalkConfig::default().builder(dir.path());
+        let mut found = collect_files(
+            dir.path(),
+            &builder,
+            &CancellationToken::new(),
+            || (),
+            |_, entry| {
+                assert_eq!(std::thread::current().id(), here, "walked on the calling thread");
+                Some(entry.file_name().to_string_lossy().into_owned())
+            },
+        )
+        .unwrap();
+        found.sort();
+        assert_eq!(found, [".hidden", ".ignore", "keep.txt"]);
+        // An empty folder yields nothing; a folder with a folder inside is walked in parallel.
+        let empty = dir.path().join("empty");
+        fs::create_dir(&empty).unwrap();
+        assert!(has_subfolders(dir.path()) && !has_subfolders(&empty));
+        let builder = WalkConfig::default().builder(&empty);
+        assert_eq!(collect_files(&empty, &builder, &CancellationToken::new(), || (), |_, _| Some(())), Ok(Vec::new()));
     }
 
     #[test]
@@ -462,6 +535,7 @@ mod tests {
         let builder = WalkConfig { threads: 1, ..WalkConfig::default() }.builder(dir.path());
         // With one worker, one state sees every file: the counter runs 1, 2, 3 …
         let mut seen = collect_files(
+            dir.path(),
             &builder,
             &CancellationToken::new(),
             || 0usize,

@@ -140,8 +140,8 @@ impl ToolDef for GlobTool {
                 }
             }
         }
-        match search::plan(&input.pattern, &ctx.cwd, ctx.home_dir.as_deref()) {
-            Ok(_) => ValidationResult::Ok,
+        match search::check(&input.pattern, &ctx.cwd, ctx.home_dir.as_deref()) {
+            Ok(()) => ValidationResult::Ok,
             Err(error) => ValidationResult::error(render::invalid_pattern(&input.pattern, &error.to_string()), 3),
         }
     }

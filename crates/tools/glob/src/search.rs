@@ -63,6 +63,33 @@ const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\'];
 /// [`PlanError::TooLong`] past [`MAX_PATTERN_CHARS`]; [`PlanError::Syntax`] for the glob's syntax
 /// error (e.g. an unclosed `{`).
 pub fn plan(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<Plan, PlanError> {
+    let parsed = parse(pattern, search_dir, home)?;
+    Ok(Plan {
+        walk_root: parsed.walk_root,
+        matcher: parsed.glob.compile_matcher(),
+        inside_vcs: parsed.inside_vcs,
+        max_depth: parsed.max_depth,
+    })
+}
+
+/// Checks `pattern` as [`plan`] would, without compiling its matcher (the costly part), for
+/// the validation step.
+///
+/// # Errors
+/// As [`plan`]'s.
+pub fn check(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<(), PlanError> {
+    parse(pattern, search_dir, home).map(|_| ())
+}
+
+/// A pattern taken apart: everything of a [`Plan`] but the compiled matcher.
+struct Parsed {
+    walk_root: PathBuf,
+    glob: globset::Glob,
+    inside_vcs: bool,
+    max_depth: Option<usize>,
+}
+
+fn parse(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<Parsed, PlanError> {
     let chars = pattern.chars().count();
     if chars > MAX_PATTERN_CHARS {
         return Err(PlanError::TooLong(chars));
@@ -84,13 +111,9 @@ pub fn plan(pattern: &str, search_dir: &Path, home: Option<&Path>) -> Result<Pla
         root.push(component);
     }
     let rest = components[literal..].join("/");
-    let matcher = GlobBuilder::new(&rest)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .map_err(PlanError::Syntax)?
-        .compile_matcher();
-    Ok(Plan { walk_root: agent_tools_core::path::normalize(&root), matcher, inside_vcs, max_depth: max_depth(&rest) })
+    let glob =
+        GlobBuilder::new(&rest).literal_separator(true).backslash_escape(true).build().map_err(PlanError::Syntax)?;
+    Ok(Parsed { walk_root: agent_tools_core::path::normalize(&root), glob, inside_vcs, max_depth: max_depth(&rest) })
 }
 
 /// The most folder levels a path matching `glob` can have: its number of components, unless `**`
@@ -124,7 +147,7 @@ pub fn run(
     }
     let mut builder = walk.builder_excluding(&plan.walk_root, deny);
     builder.max_depth(plan.max_depth);
-    let mut found = collect_files(&builder, cancel, OpenFolder::default, |folder, entry| {
+    let mut found = collect_files(&plan.walk_root, &builder, cancel, OpenFolder::default, |folder, entry| {
         if !plan.matcher.is_match(relative_to(entry.path(), &plan.walk_root)?) {
             return None;
         }

@@ -262,10 +262,10 @@ fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd:
             }
         }
         OutputMode::Count => {
-            let counts: Vec<(String, u64)> = found
+            let counts: Vec<(&Path, u64)> = found
                 .iter()
                 .filter_map(|file| match file.hits {
-                    Hits::Count(count) => Some((display_relative(&file.path, cwd), count)),
+                    Hits::Count(count) => Some((file.path.as_path(), count)),
                     _ => None,
                 })
                 .collect();
@@ -273,12 +273,19 @@ fn assemble(mut found: Vec<FileHits>, input: &GrepInput, single_file: bool, cwd:
             // (Claude Code's count).
             let (found_entries, total) = (counts.len(), counts.iter().map(|(_, count)| count).sum());
             let (shown, applied_limit) = search::page(counts, limit, offset);
-            let lines: Vec<String> = shown.iter().map(|(path, count)| render::count_line(path, *count)).collect();
+            // Only the page's paths are shown, straight into one text.
+            let mut content = String::with_capacity(shown.len() * 32);
+            for (i, (path, count)) in shown.iter().enumerate() {
+                if i > 0 {
+                    content.push('\n');
+                }
+                content.push_str(&render::count_line(&display_relative(path, cwd), *count));
+            }
             GrepOutput {
                 mode,
                 num_files: found_entries,
                 filenames: Vec::new(),
-                content: Some(lines.join("\n")),
+                content: Some(content),
                 num_lines: None,
                 num_matches: Some(total),
                 applied_limit,

@@ -235,6 +235,7 @@ pub fn run(
     let mut found = if root.is_dir() {
         let builder = walk.builder_filtered(root, deny, Some(filters.overrides.clone()), filters.types.clone());
         collect_files(
+            root,
             &builder,
             cancel,
             || Worker::new(request),
@@ -255,10 +256,14 @@ pub fn run(
 /// a stream that continues from these bytes, so no byte is read twice.
 const HEAD_BYTES: usize = 64 * 1024;
 
-/// A walker thread's reusable state: the searcher, the buffer file heads are read into, and the
-/// folder the last file was opened from.
+/// A walker thread's reusable state: the searcher, its own copy of the matcher, the buffer file
+/// heads are read into, and the folder the last file was opened from.
 struct Worker {
     searcher: Searcher,
+    /// A clone per thread: a regex's scratch space comes from a pool that only its first user
+    /// reaches without a lock, so sharing one matcher makes the other threads queue on every
+    /// search.
+    matcher: RegexMatcher,
     head: Vec<u8>,
     folder: OpenFolder,
 }
@@ -273,7 +278,7 @@ impl Worker {
             .before_context(request.before)
             .after_context(request.after)
             .build();
-        Self { searcher, head: Vec::new(), folder: OpenFolder::default() }
+        Self { searcher, matcher: request.matcher.clone(), head: Vec::new(), folder: OpenFolder::default() }
     }
 
     fn search(
@@ -293,7 +298,7 @@ impl Worker {
             // Counting matching lines of a file held whole needs no searcher: find a match, count
             // its line, go on from the next line (the same count as the searcher's, with no
             // per-line bookkeeping).
-            let count = count_matching_lines(&request.matcher, head)?;
+            let count = count_matching_lines(&self.matcher, head)?;
             return (count > 0).then(|| FileHits {
                 path: path.to_path_buf(),
                 modified: SystemTime::UNIX_EPOCH,
@@ -302,10 +307,10 @@ impl Worker {
         }
         let mut sink = Collector { request, cancel, matched: false, count: 0, entries: Vec::new(), lines: 0, calls: 0 };
         let searched = if complete {
-            self.searcher.search_slice(&request.matcher, head, &mut sink)
+            self.searcher.search_slice(&self.matcher, head, &mut sink)
         } else {
             let rest = CancellableRead { inner: io::Cursor::new(head).chain(&mut file), cancel };
-            self.searcher.search_reader(&request.matcher, rest, &mut sink)
+            self.searcher.search_reader(&self.matcher, rest, &mut sink)
         };
         searched.ok()?;
         if !sink.matched {
@@ -326,19 +331,23 @@ impl Worker {
 
 /// The number of lines of `bytes` holding a match of `matcher` (which cannot match a line
 /// break: not multi-line), as ripgrep's `-c` counts them; `None` if the matcher fails.
+///
+/// Only where a match ends is needed (the shortest match, found without the reverse scan that
+/// locates its start): a match holds no line break, so it lies on the line holding its end,
+/// counting a line break as part of the line it ends.
 fn count_matching_lines(matcher: &RegexMatcher, bytes: &[u8]) -> Option<u64> {
     let mut count = 0;
     let mut at = 0;
     while at <= bytes.len() {
-        let Some(found) = matcher.find_at(bytes, at).ok()? else { break };
+        let Some(end) = matcher.shortest_match_at(bytes, at).ok()? else { break };
         // An empty match at the very end of a file that is empty or ends in a line break is
         // not on a line.
-        if found.start() == bytes.len() && bytes.last().is_none_or(|last| *last == b'\n') {
+        if end == bytes.len() && bytes.last().is_none_or(|last| *last == b'\n') {
             break;
         }
         count += 1;
-        match memchr::memchr(b'\n', &bytes[found.start()..]) {
-            Some(offset) => at = found.start() + offset + 1,
+        match memchr::memchr(b'\n', &bytes[end..]) {
+            Some(offset) => at = end + offset + 1,
             None => break,
         }
     }
@@ -618,8 +627,11 @@ mod tests {
             b"no final newline a",
             b"\n\n\n",
             b"caf\xe9 a\n\x00a\n",
+            b"a\n\nb",
+            b"\r\n\r\n",
+            b"xa\n\nax\n",
         ];
-        for pattern in ["a", "^", "$", "^$", "a$", "^a", "a*", "x$", "\\w+", "(?i)A", "é|a"] {
+        for pattern in ["a", "^", "$", "^$", "a$", "^a", "a*", "x$", "\\w+", "(?i)A", "é|a", "a|$", "x?", "\\b"] {
             let matcher = compile(pattern, false, false).unwrap();
             for text in texts {
                 assert_eq!(
