@@ -41,7 +41,18 @@ pub struct Hunk {
     pub lines: Vec<String>,
 }
 
+/// Above this many changed lines (old plus new, once the common first and last lines are set
+/// aside) the hunks are not searched for at all: one hunk replaces the changed lines. Finding
+/// the smallest change set costs far more than linear time there, and the patch is only
+/// bookkeeping (the model never sees it).
+const MAX_SEARCHED_LINES: usize = 20_000;
+
 /// The hunks turning `old` into `new` (empty when they are equal).
+///
+/// The lines both texts begin and end with are set aside first (in linear time); only the lines
+/// between, with their context, are diffed, within a time budget ([`diff_budget`]) and only when
+/// they are at most [`MAX_SEARCHED_LINES`]; past that the middle becomes one hunk. Every result
+/// is a correct patch; only its size varies.
 ///
 /// ```
 /// let hunks = agent_tools_files::structured_patch("a\nb\nc\n", "a\nB\nc\n");
@@ -53,7 +64,21 @@ pub fn structured_patch(old: &str, new: &str) -> Vec<Hunk> {
     if old == new {
         return Vec::new();
     }
-    let diff = TextDiff::configure().timeout(diff_budget(old, new)).diff_lines(old, new);
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let prefix = old_lines.iter().zip(&new_lines).take_while(|(a, b)| a == b).count();
+    let suffix =
+        old_lines[prefix..].iter().rev().zip(new_lines[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let (old_end, new_end) = (old_lines.len() - suffix, new_lines.len() - suffix);
+    // The changed lines with their context: the slices the hunks come from.
+    let start = prefix.saturating_sub(CONTEXT_LINES);
+    let (old_to, new_to) =
+        ((old_end + CONTEXT_LINES).min(old_lines.len()), (new_end + CONTEXT_LINES).min(new_lines.len()));
+    if (old_end - prefix) + (new_end - prefix) > MAX_SEARCHED_LINES {
+        return vec![one_hunk(&old_lines, &new_lines, start, prefix, (old_end, new_end), (old_to, new_to))];
+    }
+    let (old_part, new_part) = (old_lines[start..old_to].concat(), new_lines[start..new_to].concat());
+    let diff = TextDiff::configure().timeout(diff_budget(&old_part, &new_part)).diff_lines(&old_part, &new_part);
     let mut hunks = Vec::new();
     for group in diff.grouped_ops(CONTEXT_LINES) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
@@ -69,24 +94,65 @@ pub fn structured_patch(old: &str, new: &str) -> Vec<Hunk> {
                     ChangeTag::Delete => '-',
                     ChangeTag::Insert => '+',
                 };
-                let value = change.value();
-                let line = value.strip_suffix('\n').unwrap_or(value);
-                let line = line.strip_suffix('\r').unwrap_or(line);
-                lines.push(format!("{prefix}{line}"));
-                if change.missing_newline() {
-                    lines.push("\\ No newline at end of file".to_owned());
-                }
+                push_line(&mut lines, prefix, change.value());
             }
         }
         hunks.push(Hunk {
-            old_start: start_line(old_range.start, old_range.len()),
+            old_start: start_line(start + old_range.start, old_range.len()),
             old_lines: old_range.len(),
-            new_start: start_line(new_range.start, new_range.len()),
+            new_start: start_line(start + new_range.start, new_range.len()),
             new_lines: new_range.len(),
             lines,
         });
     }
     hunks
+}
+
+/// Appends one line of a hunk: `tag` and the line without its line break, then the
+/// `\ No newline at end of file` marker when it has none (only the last line of a text can).
+fn push_line(lines: &mut Vec<String>, tag: char, line: &str) {
+    let text = line.strip_suffix('\n').unwrap_or(line);
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    let mut shown = String::with_capacity(text.len() + 1);
+    shown.push(tag);
+    shown.push_str(text);
+    lines.push(shown);
+    if !line.ends_with('\n') {
+        lines.push("\\ No newline at end of file".to_owned());
+    }
+}
+
+/// The single hunk for a change too large to search: context from `start`, the old lines
+/// `prefix..ends.0` removed, the new lines `prefix..ends.1` added, context up to `tos`.
+fn one_hunk(
+    old_lines: &[&str],
+    new_lines: &[&str],
+    start: usize,
+    prefix: usize,
+    ends: (usize, usize),
+    tos: (usize, usize),
+) -> Hunk {
+    let mut lines = Vec::with_capacity((tos.0 - start) + (tos.1 - start));
+    for line in &old_lines[start..prefix] {
+        push_line(&mut lines, ' ', line);
+    }
+    for line in &old_lines[prefix..ends.0] {
+        push_line(&mut lines, '-', line);
+    }
+    for line in &new_lines[prefix..ends.1] {
+        push_line(&mut lines, '+', line);
+    }
+    for line in &old_lines[ends.0..tos.0] {
+        push_line(&mut lines, ' ', line);
+    }
+    let (old_count, new_count) = (tos.0 - start, tos.1 - start);
+    Hunk {
+        old_start: start_line(start, old_count),
+        old_lines: old_count,
+        new_start: start_line(start, new_count),
+        new_lines: new_count,
+        lines,
+    }
 }
 
 fn start_line(index: usize, len: usize) -> usize {
@@ -141,5 +207,96 @@ mod tests {
         assert_eq!((hunks[0].old_start, hunks[0].old_lines, hunks[0].new_start, hunks[0].new_lines), (0, 0, 1, 2));
         assert_eq!(hunks[0].lines, ["+a", "+b", "\\ No newline at end of file"]);
         assert!(structured_patch("same", "same").is_empty());
+    }
+
+    /// Applies `hunks` to `old` (texts without carriage returns).
+    fn apply(old: &str, hunks: &[Hunk]) -> String {
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let mut out = String::new();
+        let mut next = 0; // index of the next old line not yet copied
+        for hunk in hunks {
+            let first = if hunk.old_lines == 0 { hunk.old_start } else { hunk.old_start - 1 };
+            out.extend(old_lines[next..first].iter().copied());
+            next = first;
+            let mut pending: Option<String> = None;
+            for line in &hunk.lines {
+                if line == "\\ No newline at end of file" {
+                    if let Some(text) = pending.take() {
+                        out.push_str(&text);
+                    }
+                    continue;
+                }
+                if let Some(text) = pending.take() {
+                    out.push_str(&text);
+                    out.push('\n');
+                }
+                let (tag, text) = line.split_at(1);
+                match tag {
+                    " " => {
+                        pending = Some(text.to_owned());
+                        next += 1;
+                    }
+                    "-" => next += 1,
+                    _ => pending = Some(text.to_owned()),
+                }
+            }
+            if let Some(text) = pending.take() {
+                out.push_str(&text);
+                out.push('\n');
+            }
+        }
+        out.extend(old_lines[next..].iter().copied());
+        out
+    }
+
+    #[test]
+    fn every_patch_turns_old_into_new_searched_or_not() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            seed.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+        };
+        for round in 0..300 {
+            let lines = (next(40) + 1) as usize;
+            let old: Vec<String> = (0..lines).map(|i| format!("l{}", i % 7)).collect();
+            let mut new = old.clone();
+            for _ in 0..next(6) {
+                let at = next(new.len() as u64 + 1) as usize;
+                match next(3) {
+                    0 if at < new.len() => {
+                        new.remove(at);
+                    }
+                    1 => new.insert(at, format!("n{round}")),
+                    _ if at < new.len() => new[at] = format!("c{round}"),
+                    _ => {}
+                }
+            }
+            let end = |v: &[String], newline: bool| {
+                let mut text = v.join("\n");
+                if newline && !text.is_empty() {
+                    text.push('\n');
+                }
+                text
+            };
+            let (old_text, new_text) = (end(&old, next(2) == 0), end(&new, next(2) == 0));
+            let hunks = structured_patch(&old_text, &new_text);
+            assert_eq!(apply(&old_text, &hunks), new_text, "{old_text:?} -> {new_text:?}: {hunks:?}");
+            // The single hunk of a change too large to search is as correct.
+            let old_lines: Vec<&str> = old_text.split_inclusive('\n').collect();
+            let new_lines: Vec<&str> = new_text.split_inclusive('\n').collect();
+            if old_text != new_text {
+                let hunk = one_hunk(
+                    &old_lines,
+                    &new_lines,
+                    0,
+                    0,
+                    (old_lines.len(), new_lines.len()),
+                    (old_lines.len(), new_lines.len()),
+                );
+                assert_eq!(apply(&old_text, &[hunk]), new_text, "{old_text:?} -> {new_text:?} as one hunk");
+            }
+        }
     }
 }

@@ -68,7 +68,9 @@ pub fn strip_trailing_whitespace(text: &str, last_ends_line: bool, keep: impl Fn
             None => (rest, "", None),
         };
         let is_line = next.is_some() || last_ends_line;
-        let mut trimmed = if is_line && !keep(line) { line.trim_end_matches(blank) } else { line };
+        // `keep` is asked only about lines that have something to strip.
+        let mut trimmed =
+            if is_line && line.ends_with(blank) && !keep(line) { line.trim_end_matches(blank) } else { line };
         if trimmed.ends_with('\r') {
             // Stripping `\r ` before a line break would make a lone CR part of a CRLF break.
             trimmed = line;

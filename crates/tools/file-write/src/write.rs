@@ -68,8 +68,12 @@ pub fn encode(plan: &Plan, content: &str, keep_whitespace: bool) -> (Vec<u8>, St
             let content = if keep_whitespace {
                 content.into()
             } else {
-                let old_lines: HashSet<&str> = file.text.split('\n').collect();
-                strip_trailing_whitespace(content, true, |line| old_lines.contains(line))
+                // The replaced file's lines, gathered only if a line of `content` has trailing
+                // whitespace to keep or strip.
+                let old_lines: std::cell::OnceCell<HashSet<&str>> = std::cell::OnceCell::new();
+                strip_trailing_whitespace(content, true, |line| {
+                    old_lines.get_or_init(|| file.text.split('\n').collect()).contains(line)
+                })
             };
             let text = if file.has_mixed_line_endings() {
                 restyle_like(file, &normalize_newlines(&content))
