@@ -227,17 +227,8 @@ pub async fn run_pre_tool_use(hooks: &Hooks, tool: &str, input: &Value, ctx: &To
             // A hook that timed out after printing a refusal still refuses (never fail open).
             None if run.timed_out => {
                 let Some(output) = json_output(&run.stdout) else { continue };
-                let specific = output.get("hookSpecificOutput").cloned().unwrap_or(Value::Null);
-                let reason = specific
-                    .get("permissionDecisionReason")
-                    .or_else(|| output.get("reason"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned();
-                let said = specific
-                    .get("permissionDecision")
-                    .and_then(Value::as_str)
-                    .or_else(|| (output.get("decision").and_then(Value::as_str) == Some("block")).then_some("deny"));
+                // Only a refusal or a question counts from a hook that did not finish.
+                let (said, reason) = json_decision(&output);
                 match said {
                     Some("deny") => {
                         outcome.blocked = Some(format!("PreToolUse:{tool} hook error: {reason}"));
@@ -261,20 +252,8 @@ pub async fn run_pre_tool_use(hooks: &Hooks, tool: &str, input: &Value, ctx: &To
             }
         }
         let Some(output) = json_output(&run.stdout) else { continue };
+        let (decision, reason) = json_decision(&output);
         let specific = output.get("hookSpecificOutput").cloned().unwrap_or(Value::Null);
-        let reason = specific
-            .get("permissionDecisionReason")
-            .or_else(|| output.get("reason"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let decision = specific.get("permissionDecision").and_then(Value::as_str).or_else(|| {
-            match output.get("decision").and_then(Value::as_str) {
-                Some("approve") => Some("allow"),
-                Some("block") => Some("deny"),
-                _ => None,
-            }
-        });
         if let Some(context) = specific.get("additionalContext").and_then(Value::as_str) {
             outcome
                 .messages
@@ -295,6 +274,27 @@ pub async fn run_pre_tool_use(hooks: &Hooks, tool: &str, input: &Value, ctx: &To
         }
     }
     outcome
+}
+
+/// What a PreToolUse hook's JSON answer decides and why: `hookSpecificOutput.permissionDecision`
+/// (`allow`, `deny`, `ask`), else the older top-level `decision` (`approve` → `allow`, `block` →
+/// `deny`); the reason from `permissionDecisionReason`, else `reason` (empty when neither).
+fn json_decision(output: &Value) -> (Option<&str>, String) {
+    let specific = output.get("hookSpecificOutput");
+    let reason = specific
+        .and_then(|specific| specific.get("permissionDecisionReason"))
+        .or_else(|| output.get("reason"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let decision = specific.and_then(|specific| specific.get("permissionDecision")).and_then(Value::as_str).or_else(
+        || match output.get("decision").and_then(Value::as_str) {
+            Some("approve") => Some("allow"),
+            Some("block") => Some("deny"),
+            _ => None,
+        },
+    );
+    (decision, reason)
 }
 
 /// Runs the PostToolUse hooks that select `tool` after a call; returns the system messages they
