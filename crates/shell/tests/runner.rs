@@ -306,18 +306,6 @@ async fn written_pids(dir: &Path, names: &[&str]) -> Vec<i32> {
     pids
 }
 
-/// Whether the process has ended: gone, or a zombie that is not this process's child (so it is
-/// not ours to reap: its parent, or init, does).
-#[cfg(target_os = "linux")]
-fn ended(pid: i32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return true };
-    let Some((_, rest)) = stat.rsplit_once(") ") else { return true };
-    let mut fields = rest.split(' ');
-    let state = fields.next().unwrap_or("");
-    let parent: u32 = fields.next().and_then(|field| field.parse().ok()).unwrap_or(0);
-    (state == "Z" || state == "X") && parent != std::process::id()
-}
-
 /// Kills by pid whatever a failed test left running (the pid files name them).
 #[cfg(target_os = "linux")]
 struct Leftovers(PathBuf);
@@ -348,7 +336,7 @@ async fn a_timeout_ends_every_descendant_even_those_that_left_the_group() {
     assert!(done.data.timed_out);
     let pids = written_pids(&w, &["a", "b", "c", "d", "root"]).await;
     // Everything ended before the result came back: no waiting here.
-    let running: Vec<i32> = pids.iter().copied().filter(|pid| !ended(*pid)).collect();
+    let running: Vec<i32> = pids.iter().copied().filter(|pid| !agent_tools_testkit::ended(*pid)).collect();
     assert_eq!(running, Vec::<i32>::new(), "of {pids:?}");
 }
 
@@ -368,7 +356,7 @@ async fn a_cancelled_or_abandoned_call_ends_every_descendant() {
     let pids = written_pids(&w, &["a", "b", "c", "d", "root"]).await;
     cancel.cancel();
     assert!(matches!(call.await.unwrap(), Err(ToolError::Cancelled)));
-    let running: Vec<i32> = pids.iter().copied().filter(|pid| !ended(*pid)).collect();
+    let running: Vec<i32> = pids.iter().copied().filter(|pid| !agent_tools_testkit::ended(*pid)).collect();
     assert_eq!(running, Vec::<i32>::new(), "of {pids:?}");
 
     // A call whose future is dropped (the caller gave up on it) ends them too.
@@ -380,10 +368,12 @@ async fn a_cancelled_or_abandoned_call_ends_every_descendant() {
     let pids = written_pids(&w, &["a", "b", "c", "d", "root"]).await;
     call.abort();
     assert!(call.await.unwrap_err().is_cancelled());
-    let all_ended = agent_tools_testkit::eventually(Duration::from_secs(20), || pids.iter().all(|pid| ended(*pid)));
+    let all_ended = agent_tools_testkit::eventually(Duration::from_secs(20), || {
+        pids.iter().all(|pid| agent_tools_testkit::ended(*pid))
+    });
     assert!(
         all_ended.await,
         "of {pids:?}: {:?} still run",
-        pids.iter().filter(|pid| !ended(**pid)).collect::<Vec<_>>()
+        pids.iter().filter(|pid| !agent_tools_testkit::ended(**pid)).collect::<Vec<_>>()
     );
 }

@@ -11,7 +11,7 @@
 
 pub mod procs;
 
-pub use crate::procs::{alive, carrying, eventually, eventually_blocking, live_processes_with_arg};
+pub use crate::procs::{alive, carrying, ended, eventually, eventually_blocking, live_processes_with_arg};
 
 use std::fs;
 use std::path::Path;

@@ -14,6 +14,18 @@ pub fn alive(pid: i32) -> bool {
     }
 }
 
+/// Whether the process has ended: gone, or a zombie that is not this process's child (so it is
+/// not ours to reap: its parent, or init, does). Stricter than `!alive(pid)`: a child of this
+/// process not yet reaped has not ended.
+pub fn ended(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return true };
+    let Some((_, rest)) = stat.rsplit_once(") ") else { return true };
+    let mut fields = rest.split(' ');
+    let state = fields.next().unwrap_or("");
+    let parent: u32 = fields.next().and_then(|field| field.parse().ok()).unwrap_or(0);
+    (state == "Z" || state == "X") && parent != std::process::id()
+}
+
 /// Live processes with a command-line argument for which `matches` holds.
 pub fn live_processes_with_arg(matches: impl Fn(&str) -> bool) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };

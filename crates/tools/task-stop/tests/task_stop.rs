@@ -106,17 +106,6 @@ fn contract_members() {
     assert_eq!(properties.keys().collect::<Vec<_>>(), ["task_id", "shell_id"]);
 }
 
-/// Whether the process has ended: gone, or a zombie that is not this process's child.
-#[cfg(target_os = "linux")]
-fn ended(pid: i32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return true };
-    let Some((_, rest)) = stat.rsplit_once(") ") else { return true };
-    let mut fields = rest.split(' ');
-    let state = fields.next().unwrap_or("");
-    let parent: u32 = fields.next().and_then(|field| field.parse().ok()).unwrap_or(0);
-    (state == "Z" || state == "X") && parent != std::process::id()
-}
-
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stopping_ends_what_left_the_tasks_session_too() {
@@ -144,5 +133,8 @@ sleep 3115.{token}"#
     assert!(!is_error, "{text}");
     // Gone by the time TaskStop answers.
     assert_eq!(carrying(&token), Vec::<i32>::new());
-    assert_eq!(pids.iter().copied().filter(|pid| !ended(*pid)).collect::<Vec<_>>(), Vec::<i32>::new());
+    assert_eq!(
+        pids.iter().copied().filter(|pid| !agent_tools_testkit::ended(*pid)).collect::<Vec<_>>(),
+        Vec::<i32>::new()
+    );
 }
