@@ -20,7 +20,7 @@ use agent_tools_core::result::ToolUseBlock;
 use agent_tools_core::{Tool, ToolUseContext};
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool};
 use agent_tools_host::{Executor, HostConfig, assemble_tool_pool};
-use agent_tools_permissions::settings::{LoadedSettings, SettingsSources};
+use agent_tools_settings::{LoadedSettings, SettingsSources};
 use agent_tools_testkit::{GitRepo, write};
 use serde_json::{Value, json};
 

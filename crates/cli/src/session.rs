@@ -8,7 +8,7 @@ use agent_tools_core::{PermissionMode, Tool, ToolUseContext};
 use agent_tools_host::{Executor, Hooks, HostConfig, SmallModelConfig, ToolSearchMode, assemble_tool_pool};
 use agent_tools_mcp::McpSession;
 use agent_tools_mcp::config::{self as mcp_config, NamedServer};
-use agent_tools_permissions::settings::{LoadedSettings, SettingsSources, parse_tool_list};
+use agent_tools_settings::{LoadedSettings, SettingsSources, parse_tool_list};
 use anyhow::Context as _;
 
 use crate::GlobalOptions;
@@ -196,7 +196,7 @@ fn settle_trust(
         return true;
     }
     let sources = crate::trust::sources(home);
-    if agent_tools_permissions::trust::trusted_by(cwd, &sources).is_some() {
+    if agent_tools_settings::trust::trusted_by(cwd, &sources).is_some() {
         return true;
     }
     let mut restricted = settings.clone();
@@ -231,7 +231,7 @@ fn approved_servers(
     }
     let mut approval = settings.mcpjson_approval();
     if let Some(claude_json) = crate::trust::sources(home).claude_json {
-        let (enabled, disabled) = agent_tools_permissions::trust::claude_code_mcpjson_choices(&claude_json, cwd);
+        let (enabled, disabled) = agent_tools_settings::trust::claude_code_mcpjson_choices(&claude_json, cwd);
         approval.enabled.extend(enabled);
         approval.disabled.extend(disabled);
     }

@@ -1,4 +1,4 @@
-//! Workspace trust on the command line (see [`agent_tools_permissions::trust`]): where trust is
+//! Workspace trust on the command line (see [`agent_tools_settings::trust`]): where trust is
 //! recorded, the `agent-tools trust` command, the question on first use in a terminal, and the
 //! one message that says what an untrusted folder did not get and how to trust it.
 
@@ -6,8 +6,8 @@ use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_tools_permissions::settings::Withheld;
-use agent_tools_permissions::trust::{TrustSources, TrustStore};
+use agent_tools_settings::Withheld;
+use agent_tools_settings::trust::{TrustSources, TrustStore};
 use anyhow::Context as _;
 
 /// Where trust is recorded: Claude Code's `~/.claude.json` (or `$CLAUDE_CONFIG_DIR/.claude.json`)
@@ -163,8 +163,8 @@ pub(crate) fn command(dir: Option<&Path>, list: bool, remove: bool) -> anyhow::R
         let what =
             if removed { "Removed agent-tools' trust record for" } else { "agent-tools has no trust record for" };
         writeln!(out, "{what} {}", dir.display())?;
-        match agent_tools_permissions::trust::trusted_by(&dir, &sources) {
-            Some(agent_tools_permissions::trust::TrustedBy::ClaudeCode(folder)) => writeln!(
+        match agent_tools_settings::trust::trusted_by(&dir, &sources) {
+            Some(agent_tools_settings::trust::TrustedBy::ClaudeCode(folder)) => writeln!(
                 out,
                 "It is still trusted: Claude Code's record in {} trusts {}.",
                 sources
@@ -173,7 +173,7 @@ pub(crate) fn command(dir: Option<&Path>, list: bool, remove: bool) -> anyhow::R
                     .map_or_else(|| "~/.claude.json".into(), |path| path.display().to_string()),
                 folder.display()
             )?,
-            Some(agent_tools_permissions::trust::TrustedBy::AgentTools(folder)) => {
+            Some(agent_tools_settings::trust::TrustedBy::AgentTools(folder)) => {
                 writeln!(out, "It is still trusted through agent-tools' record for {}.", folder.display())?;
             }
             None => {}

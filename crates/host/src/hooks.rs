@@ -29,7 +29,7 @@ use regex::Regex;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-pub use agent_tools_permissions::settings::{CommandHook, HookMatcher};
+pub use agent_tools_settings::{CommandHook, HookMatcher};
 
 /// Seconds a hook may run when its settings give no `timeout`.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;

@@ -2,9 +2,6 @@
 //!
 //! The permission engine's parts that tools and the host share:
 //!
-//! - [`settings`]: Claude Code's `settings.json` files (user, project, local, `--settings`) and
-//!   command-line rules, read into a [`ToolPermissionContext`](agent_tools_core::ToolPermissionContext)
-//!   and hook lists;
 //! - [`paths`]: `Read(…)` / `Edit(…)` rules as gitignore patterns with Claude Code's roots,
 //!   working directories, and the paths that always need approval (`.git/`, shell start-up files);
 //! - [`filesystem`]: the read and write checks file tools run in `check_permissions`;
@@ -12,9 +9,10 @@
 //! - [`shell`]: shell commands parsed with tree-sitter-bash and checked part by part against
 //!   `Bash(…)` rules (exact, `prefix:*`, wildcards), the paths they read and write, and the
 //!   read-only and destructive classifications;
-//! - [`web`]: `WebFetch(domain:…)` rules and pre-approved hosts;
-//! - [`trust`]: workspace trust — whether a project folder's own configuration (its MCP
-//!   servers, hooks and allow rules) may take effect, compatible with Claude Code's record.
+//! - [`web`]: `WebFetch(domain:…)` rules and pre-approved hosts.
+//!
+//! The settings files these rules come from (and workspace trust) are read by
+//! `agent-tools-settings`.
 //!
 //! The decision order (deny rules, ask rules, the tool's check, the mode, allow rules) lives in
 //! the host's executor.
@@ -23,15 +21,12 @@ pub mod filesystem;
 pub mod links;
 pub mod messages;
 pub mod paths;
-pub mod settings;
 pub mod shell;
-pub mod trust;
 pub mod web;
 
 pub use filesystem::{
     check_read_permission, check_write_permission, edit_denied_message, is_edit_denied, is_read_denied,
     read_denied_message,
 };
-pub use settings::{LoadedSettings, SettingsSources, parse_tool_list};
 pub use shell::{check_shell_command, is_destructive_command, is_read_only_command, shell_permission_matcher};
 pub use web::{PreapprovedHosts, check_web_fetch_permission, domain_rule_key};

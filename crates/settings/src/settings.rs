@@ -506,7 +506,7 @@ fn expand_dir(dir: &str, sources: &SettingsSources) -> PathBuf {
 /// parentheses (Claude Code's `parseToolListFromCLI`): `Bash(git status, git diff)` stays one rule.
 ///
 /// ```
-/// use agent_tools_permissions::settings::parse_tool_list;
+/// use agent_tools_settings::parse_tool_list;
 /// assert_eq!(parse_tool_list("Read Write,Bash(git status, git diff)"), ["Read", "Write", "Bash(git status, git diff)"]);
 /// ```
 pub fn parse_tool_list(text: &str) -> Vec<String> {

@@ -13,7 +13,7 @@
 //! for the home folder or `/` trusts nothing below it (Claude Code never records the home
 //! folder's trust: trusting it would trust every project of the user's at once).
 //!
-//! What an untrusted folder loses is decided by the settings ([`crate::settings::LoadedSettings::restrict_untrusted`]):
+//! What an untrusted folder loses is decided by the settings ([`crate::LoadedSettings::restrict_untrusted`]):
 //! its allow rules, mode, extra directories, hooks and the like; its deny and ask rules always
 //! apply. Nothing here reads the environment: the caller says where the files are.
 
