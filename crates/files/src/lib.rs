@@ -18,13 +18,17 @@
 //!   write;
 //! - [`check_freshness`]: the read-before-write rule against the context's file-read state —
 //!   not read, or changed since it was read (by content hash: a changed modification time alone
-//!   is not a change);
+//!   is not a change); [`require_fresh`] applies it for Write and NotebookEdit, and
+//!   [`StaleRead::message`] words its refusals for all three tools; [`record_read`] is how Read
+//!   records what it showed;
 //! - [`write_atomic`]: temporary file in the same folder, flushed and synced, permissions (and
 //!   owner) kept, renamed over the target; missing folders created; the original is never
 //!   half-written (`tests/atomic.rs` kills a writer mid-write and reads during writes);
 //! - [`record_write`]: what a tool wrote becomes the model's known state, so a second edit needs
 //!   no new Read;
 //! - [`structured_patch`]: the line-diff hunks of the tools' output data;
+//! - [`edit`]: Edit's engine (checks, matching, the edited bytes, refusal texts, the write),
+//!   which Edit and MultiEdit both run;
 //! - [`messages`]: the texts these rules produce, shared so the tools word them identically.
 //!
 //! ## Where this mirrors Claude Code and where it differs
@@ -61,6 +65,7 @@
 //! ```
 
 mod atomic;
+pub mod edit;
 mod encoding;
 mod file;
 pub mod messages;
@@ -75,6 +80,8 @@ pub use crate::encoding::{
 };
 pub use crate::file::{LoadError, MAX_FILE_BYTES, TextFile, encode_text, load_text_file};
 pub use crate::patch::{CONTEXT_LINES, Hunk, structured_patch};
-pub use crate::read_state::{Freshness, check_freshness, record_partial_write, record_write};
+pub use crate::read_state::{
+    Freshness, StaleRead, check_freshness, record_partial_write, record_read, record_write, require_fresh,
+};
 pub use crate::restyle::restyle_like;
 pub use crate::whitespace::{keeps_trailing_whitespace, strip_trailing_whitespace};

@@ -6,8 +6,13 @@
 //! file, and the model is told to read it again, and again (case 009). Here the rule compares the
 //! **content hash** recorded at the read with the file's bytes now; the timestamp rule is only the
 //! fallback for entries recorded without a hash.
+//!
+//! One implementation for the three tools that change files: [`require_fresh`] (Write,
+//! NotebookEdit) or [`check_freshness`] (Edit, which may edit a changed file) decides, and
+//! [`StaleRead::message`] words the refusal; [`record_read`] is how Read records what it showed.
 
 use std::path::Path;
+use std::time::SystemTime;
 
 use agent_tools_core::context::{FileReadState, FileStamp, content_hash, mtime_ms};
 
@@ -22,6 +27,72 @@ pub enum Freshness {
     NotRead,
     /// Changed on disk since it was read.
     Modified,
+}
+
+/// Why the read-before-write rule refuses a change (Claude Code's two refusals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaleRead {
+    /// The model has not read the file ([`Freshness::NotRead`]).
+    NotRead,
+    /// The file changed on disk since the model read it ([`Freshness::Modified`]).
+    Modified,
+}
+
+impl StaleRead {
+    /// The refusal text the model reads, Claude Code's: [`crate::messages::NOT_READ`], or for a
+    /// change [`crate::messages::MODIFIED_SINCE_READ`] when found while validating the input and
+    /// [`crate::messages::UNEXPECTEDLY_MODIFIED`] when found at the call (`at_call`), after
+    /// validation had passed.
+    pub fn message(self, at_call: bool) -> &'static str {
+        use crate::messages::{MODIFIED_SINCE_READ, NOT_READ, UNEXPECTEDLY_MODIFIED};
+        match self {
+            Self::NotRead => NOT_READ,
+            Self::Modified if at_call => UNEXPECTEDLY_MODIFIED,
+            Self::Modified => MODIFIED_SINCE_READ,
+        }
+    }
+}
+
+/// The read-before-write rule as Write and NotebookEdit apply it: `Ok` when `file` is
+/// [`Freshness::Fresh`], else why not.
+///
+/// # Errors
+/// [`StaleRead`] when the file was not read or changed since.
+pub fn require_fresh(state: &FileReadState, file: &TextFile) -> Result<(), StaleRead> {
+    match check_freshness(state, file) {
+        Freshness::Fresh => Ok(()),
+        Freshness::NotRead => Err(StaleRead::NotRead),
+        Freshness::Modified => Err(StaleRead::Modified),
+    }
+}
+
+/// Records what a Read showed of the file at `path`: `content` (the text shown, line endings
+/// normalised to `\n`; the whole text when the read covered the whole file), `hash` (the
+/// [`content_hash`] of the whole file's bytes), its modification time, and the range asked for or
+/// shown (`offset`, the first line, 1-based; `limit`, the line count; both `None` for a full
+/// read). Edit, Write and NotebookEdit then accept the file while its bytes stay the same; a
+/// later Read of the same range answers with a stub (Claude Code's `readFileState` entry).
+pub fn record_read(
+    state: &FileReadState,
+    path: &Path,
+    content: String,
+    hash: u64,
+    modified: std::io::Result<SystemTime>,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) {
+    state.set(
+        path,
+        FileStamp {
+            content: content.into(),
+            timestamp_ms: mtime_ms(modified),
+            offset,
+            limit,
+            is_partial_view: false,
+            content_hash: Some(hash),
+            from_read: true,
+        },
+    );
 }
 
 /// Checks `file` (as on disk now) against the file-read state.
@@ -113,6 +184,21 @@ mod tests {
             FileStamp { offset: Some(2), limit: Some(1), ..stamp("", 9_000, Some(file.content_hash)) },
         );
         assert_eq!(check_freshness(&state, &file), Freshness::Fresh);
+    }
+
+    #[test]
+    fn a_recorded_read_makes_the_file_fresh_and_refusals_are_worded_once() {
+        let state = FileReadState::default();
+        let file = TextFile::from_bytes("/nowhere/r", b"x\r\n", 5_000);
+        assert_eq!(require_fresh(&state, &file), Err(StaleRead::NotRead));
+        record_read(&state, &file.path, file.text.clone(), file.content_hash, Ok(SystemTime::UNIX_EPOCH), None, None);
+        assert_eq!(require_fresh(&state, &file), Ok(()));
+        assert!(state.get(&file.path).is_some_and(|stamp| stamp.from_read && stamp.is_full_read()));
+        let changed = TextFile::from_bytes("/nowhere/r", b"y\r\n", 5_000);
+        assert_eq!(require_fresh(&state, &changed), Err(StaleRead::Modified));
+        assert_eq!(StaleRead::NotRead.message(true), crate::messages::NOT_READ);
+        assert_eq!(StaleRead::Modified.message(false), crate::messages::MODIFIED_SINCE_READ);
+        assert_eq!(StaleRead::Modified.message(true), crate::messages::UNEXPECTEDLY_MODIFIED);
     }
 
     #[test]

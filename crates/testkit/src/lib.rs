@@ -5,7 +5,9 @@
 //!   assert the recorded texts on the same files;
 //! - [`write`] / [`touch`]: create files and set their modification times;
 //! - [`run`]: one call through the contract, returning the result text and whether it is an
-//!   error.
+//!   error;
+//! - [`Session::mark_read`]: the model's Read of a file, recorded as Read records it, so the
+//!   file-changing tools' tests need no tool crate besides their own.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -190,6 +192,43 @@ impl Session {
     /// The bytes of `name`.
     pub fn bytes(&self, name: &str) -> Vec<u8> {
         fs::read(self.path(name)).unwrap()
+    }
+
+    /// Records that the model read `file_path` whole, as the Read tool records it
+    /// (`agent_tools_files::record_read`): what Edit, Write and NotebookEdit require before they
+    /// change an existing file. Returns the text recorded (byte-order mark dropped, line endings
+    /// normalised to `\n`). Panics when the file cannot be loaded as text.
+    pub fn mark_read(&self, file_path: &str) -> String {
+        self.mark_read_lines(file_path, None)
+    }
+
+    /// As [`Session::mark_read`] for a Read with `offset` and `limit`: `Some((offset, limit))`
+    /// records lines `offset..offset + limit` (1-based) as the part of the file the model saw.
+    pub fn mark_read_lines(&self, file_path: &str, range: Option<(u64, u64)>) -> String {
+        let path = self.ctx.resolve_path(file_path);
+        let file = agent_tools_files::load_text_file(&path, agent_tools_files::MAX_FILE_BYTES)
+            .unwrap_or_else(|error| panic!("{file_path}: {error:?}"))
+            .unwrap_or_else(|| panic!("{file_path} does not exist"));
+        let content = match range {
+            None => file.text.clone(),
+            Some((offset, limit)) => {
+                let skip = usize::try_from(offset.saturating_sub(1)).unwrap();
+                let take = usize::try_from(limit).unwrap();
+                file.text.split('\n').skip(skip).take(take).collect::<Vec<_>>().join("\n")
+            }
+        };
+        let modified = fs::metadata(&path).and_then(|meta| meta.modified());
+        let (offset, limit) = range.map_or((None, None), |(offset, limit)| (Some(offset), Some(limit)));
+        agent_tools_files::record_read(
+            &self.ctx.read_file_state,
+            &path,
+            content.clone(),
+            file.content_hash,
+            modified,
+            offset,
+            limit,
+        );
+        content
     }
 
     /// One call of `tool` in this session: the result text and whether it is an error.

@@ -50,8 +50,9 @@
 //! - the write is atomic and keeps the file's permissions; binary files, folders and devices are
 //!   refused.
 //!
-//! A batch of edits (Claude Code's old MultiEdit, case 014) is the `agent-tool-multi-edit` crate,
-//! built on this engine: [`plan_batch`] runs the file-level checks once, applies each edit in
+//! The engine lives in `agent_tools_files::edit` (re-exported here), so that a batch of edits
+//! (Claude Code's old MultiEdit, case 014, the `agent-tool-multi-edit` crate) runs it without
+//! depending on this tool: [`plan_batch`] runs the file-level checks once, applies each edit in
 //! memory to the result of the previous one, and the file is written once ([`write_planned`]),
 //! atomically, only if every edit applies; [`refusal_message`] gives each refusal Edit's text.
 //!
@@ -67,10 +68,8 @@
 //! # }
 //! ```
 
-mod edit;
 mod input;
 mod render;
-mod tolerant;
 
 use std::sync::Arc;
 
@@ -78,45 +77,21 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_files::{messages, record_partial_write, record_write, structured_patch, write_atomic};
+use agent_tools_files::edit;
+use agent_tools_files::structured_patch;
 
-pub use crate::edit::{BatchRefusal, Planned, PlannedBatch, Refusal, Replaced, Request, Seen, plan_batch};
 pub use crate::input::EditInput;
-pub use crate::render::{CHANGED_SINCE_READ, EditOutput, STATE_IS_CURRENT, state_note};
+pub use crate::render::EditOutput;
+pub use agent_tools_files::edit::{
+    BatchRefusal, CHANGED_SINCE_READ, Planned, PlannedBatch, Refusal, Replaced, Request, STATE_IS_CURRENT, Seen,
+    error_codes, plan_batch, refusal_message, state_note, write_planned,
+};
 
 /// The API name.
 pub const NAME: &str = "Edit";
 
 /// Result size past which the executor persists the result (Claude Code's 100,000).
 pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
-
-/// `validate_input` error codes (Claude Code's numbers; ours from 11).
-pub mod error_codes {
-    /// `old_string` equals `new_string`.
-    pub const NO_CHANGE: i32 = 1;
-    /// An empty `old_string` for a file with content.
-    pub const ALREADY_EXISTS: i32 = 3;
-    /// No such file.
-    pub const FILE_MISSING: i32 = 4;
-    /// A notebook.
-    pub const NOTEBOOK: i32 = 5;
-    /// Not read.
-    pub const NOT_READ: i32 = 6;
-    /// Changed since read.
-    pub const MODIFIED_SINCE_READ: i32 = 7;
-    /// `old_string` not found.
-    pub const NOT_FOUND: i32 = 8;
-    /// Several matches without `replace_all`.
-    pub const AMBIGUOUS: i32 = 9;
-    /// Larger than 1 GiB.
-    pub const TOO_LARGE: i32 = 10;
-    /// A folder, device or binary file, or one that cannot be read.
-    pub const NOT_A_TEXT_FILE: i32 = 11;
-    /// The file's encoding cannot take the edit (broken bytes, or a character it lacks).
-    pub const ENCODING: i32 = 12;
-    /// The edit would change nothing.
-    pub const IDENTICAL: i32 = 13;
-}
 
 /// The Edit tool definition.
 #[derive(Debug, Clone, Copy, Default)]
@@ -125,62 +100,6 @@ pub struct EditTool;
 /// Edit, ready for the host.
 pub fn tool() -> Arc<dyn Tool> {
     build_tool(EditTool)
-}
-
-/// Edit's message and [`error_codes`] code for a refusal (Claude Code's texts): `file_path` as
-/// the model gave it, `old_string` as the refused edit gave it (quoted by the not-found and
-/// ambiguous texts), `cwd` for the missing-file text; `at_call` words a change found in `call`
-/// (after validation passed) as Claude Code does.
-pub fn refusal_message(
-    refusal: &Refusal,
-    file_path: &str,
-    old_string: &str,
-    cwd: &std::path::Path,
-    at_call: bool,
-) -> (String, i32) {
-    use error_codes as code;
-    let path = file_path;
-    match refusal {
-        Refusal::NoChange => (render::NO_CHANGES.to_owned(), code::NO_CHANGE),
-        Refusal::Load(error @ agent_tools_files::LoadError::TooLarge { .. }) => {
-            (messages::load_error("edit", path, error), code::TOO_LARGE)
-        }
-        Refusal::Load(error) => (messages::load_error("edit", path, error), code::NOT_A_TEXT_FILE),
-        Refusal::FileMissing => (messages::file_not_found(cwd.display()), code::FILE_MISSING),
-        Refusal::AlreadyExists => (render::ALREADY_EXISTS.to_owned(), code::ALREADY_EXISTS),
-        Refusal::Notebook => (render::NOTEBOOK.to_owned(), code::NOTEBOOK),
-        Refusal::NotRead => (render::NOT_READ.to_owned(), code::NOT_READ),
-        Refusal::Modified if at_call => (render::UNEXPECTEDLY_MODIFIED.to_owned(), code::MODIFIED_SINCE_READ),
-        Refusal::Modified => (render::MODIFIED_SINCE_READ.to_owned(), code::MODIFIED_SINCE_READ),
-        Refusal::Undecodable(encoding) => (messages::undecodable(path, encoding), code::ENCODING),
-        Refusal::NotFound => (render::not_found(old_string), code::NOT_FOUND),
-        Refusal::Ambiguous(count) => (render::ambiguous(*count, old_string), code::AMBIGUOUS),
-        Refusal::Unrepresentable(problem) => (messages::unrepresentable(path, problem), code::ENCODING),
-        Refusal::Identical => (render::IDENTICAL.to_owned(), code::IDENTICAL),
-    }
-}
-
-/// Writes a planned edit (or batch) to `path` atomically, keeping the file's permissions, and
-/// records the new content in the read state: as wholly known when the model had seen the whole
-/// file ([`Seen::Whole`]), else as partly known, so a later Write still needs a Read (Claude
-/// Code's rule for an edit after a partial Read). `file_path` is the path as the model gave it.
-///
-/// # Errors
-/// [`ToolError::Failed`] with the cannot-write text when the write fails; nothing is recorded
-/// then.
-pub fn write_planned(
-    path: &std::path::Path,
-    file_path: &str,
-    state: &agent_tools_core::context::FileReadState,
-    planned: &Planned,
-) -> Result<(), ToolError> {
-    write_atomic(path, &planned.bytes).map_err(|error| ToolError::failed(messages::cannot_write(file_path, error)))?;
-    // The model knows the whole file only when it had seen all of it before.
-    match planned.seen {
-        Seen::Whole => record_write(state, path, &planned.text, &planned.bytes),
-        Seen::Part | Seen::Changed => record_partial_write(state, path, &planned.text, &planned.bytes),
-    }
-    Ok(())
 }
 
 impl ToolDef for EditTool {

@@ -25,7 +25,7 @@ trait EditSession {
 
 impl EditSession for Session {
     async fn read(&self, file_path: &str) -> String {
-        self.ok(agent_tool_file_read::tool().as_ref(), json!({"file_path": file_path})).await
+        self.mark_read(file_path)
     }
 
     async fn edit(&self, input: Value) -> (String, bool) {
@@ -62,7 +62,7 @@ async fn oracle_edit_cases_in_order() {
 
     // edit.read, then edit-unique.
     let path = s.path("edit.txt").to_string_lossy().into_owned();
-    assert_eq!(s.read(&path).await, "1\tfoo bar\n2\tfoo baz\n3\tqux\n4\t");
+    assert_eq!(s.read(&path).await, "foo bar\nfoo baz\nqux\n");
     assert_eq!(s.edit_ok(json!({"file_path": path, "old_string": "qux", "new_string": "QUX"})).await, updated(&path));
     assert_eq!(s.bytes("edit.txt"), b"foo bar\nfoo baz\nQUX\n");
 
@@ -99,7 +99,7 @@ async fn oracle_edit_cases_in_order() {
 
     // edit-crlf.read, then edit-crlf.
     let crlf = s.path("crlf.txt").to_string_lossy().into_owned();
-    assert_eq!(s.read(&crlf).await, "1\tone\n2\ttwo\n3\tthree\n4\t");
+    assert_eq!(s.read(&crlf).await, "one\ntwo\nthree\n");
     assert_eq!(
         s.edit_ok(json!({"file_path": crlf, "old_string": "two\nthree", "new_string": "TWO\nTHREE"})).await,
         updated(&crlf)
@@ -118,7 +118,7 @@ async fn case_001_crlf_file_matches_lf_and_crlf_old_strings() {
     let path = s.put("settings.txt", SETTINGS);
     // Step 1: no trailing \r in what the model sees.
     let shown = s.read(&path).await;
-    assert!(shown.contains("2\thost = localhost\n3\tport = 8080\n"), "{shown}");
+    assert!(shown.contains("host = localhost\nport = 8080\n"), "{shown}");
     assert!(!shown.contains('\r'));
     // Step 2: LF strings.
     s.edit_ok(json!({"file_path": path, "old_string": "host = localhost\nport = 8080", "new_string": "host = 0.0.0.0\nport = 9090"}))
@@ -158,7 +158,7 @@ async fn case_003_tabs_match_tabs_and_spaces_do_not() {
     let original: &[u8] = include_bytes!("fixtures/render.go");
     let s = Session::new();
     let path = s.put("render.go", original);
-    assert!(s.read(&path).await.contains("4\t\t\tif it == \"\" {\n"));
+    assert!(s.read(&path).await.contains("\n\t\tif it == \"\" {\n"));
     s.edit_ok(json!({"file_path": path, "old_string": "\t\tif it == \"\" {\n\t\t\tcontinue\n\t\t}", "new_string": "\t\tif strings.TrimSpace(it) == \"\" {\n\t\t\tcontinue\n\t\t}"}))
         .await;
     let expected = String::from_utf8(original.to_vec())
@@ -361,7 +361,7 @@ async fn case_009_real_changes_are_caught() {
     // outside change, and the result says the file had changed (Claude Code 2.1's rule).
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": "alpha", "new_string": "ALPHA"})).await,
-        format!("The file {path} has been updated successfully. {}", agent_tool_file_edit::CHANGED_SINCE_READ)
+        format!("The file {path} has been updated successfully. {}", agent_tools_files::edit::CHANGED_SINCE_READ)
     );
     assert_eq!(s.bytes("log.md"), b"ALPHA\nBETA-external\n");
     // The model has not seen the whole file since: the next edit claims nothing about it.
@@ -409,13 +409,7 @@ async fn a_read_through_another_spelling_of_the_path_counts() {
 async fn a_partial_read_counts_as_a_read() {
     let s = Session::new();
     let path = s.put("long.txt", b"1\n2\n3\n4\n");
-    let (text, _) = agent_tools_testkit::run(
-        agent_tool_file_read::tool().as_ref(),
-        &s.ctx,
-        json!({"file_path": path, "offset": 3, "limit": 1}),
-    )
-    .await;
-    assert_eq!(text, "3\t3");
+    assert_eq!(s.mark_read_lines(&path, Some((3, 1))), "3");
     // Claude Code's `read-partial-then-edit`: an edit outside the range read, with no note (the
     // model has seen part of the file).
     assert_eq!(
@@ -437,7 +431,7 @@ async fn an_outside_change_is_kept_and_noted_or_refused_when_it_took_the_text() 
     s.put("f.txt", b"alpha\nbeta\ngamma\nappended\n");
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": "beta", "new_string": "BETA"})).await,
-        format!("The file {path} has been updated successfully. {}", agent_tool_file_edit::CHANGED_SINCE_READ)
+        format!("The file {path} has been updated successfully. {}", agent_tools_files::edit::CHANGED_SINCE_READ)
     );
     assert_eq!(s.bytes("f.txt"), b"alpha\nBETA\ngamma\nappended\n");
     s.read(&path).await;
@@ -474,7 +468,7 @@ async fn a_change_between_validation_and_call_is_not_lost() {
     let done = tool.call(parsed, &s.ctx).await.unwrap();
     assert_eq!(
         done.data.block.content.text(),
-        format!("The file {path} has been updated successfully. {}", agent_tool_file_edit::CHANGED_SINCE_READ)
+        format!("The file {path} has been updated successfully. {}", agent_tools_files::edit::CHANGED_SINCE_READ)
     );
     assert_eq!(s.bytes("f.txt"), b"1\ntwo\nexternal\n");
     // A change that takes the text away is refused as a change.
@@ -557,11 +551,8 @@ async fn case_020_fill_an_empty_file_and_keep_a_missing_final_newline() {
     let s = Session::new();
     let empty = s.put("empty.txt", include_bytes!("fixtures/empty.txt"));
     let nofinal = s.put("nofinal.txt", include_bytes!("fixtures/nofinal.txt"));
-    assert_eq!(
-        s.read(&empty).await,
-        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
-    );
-    assert_eq!(s.read(&nofinal).await, "1\tlast line without newline");
+    assert_eq!(s.read(&empty).await, "");
+    assert_eq!(s.read(&nofinal).await, "last line without newline");
     // Step 4.
     assert_eq!(
         s.edit_ok(json!({"file_path": empty, "old_string": "", "new_string": "hello\n"})).await,

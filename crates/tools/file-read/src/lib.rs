@@ -46,7 +46,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_tools_core::context::{CancellationToken, mtime_ms};
+use agent_tools_core::context::CancellationToken;
 use agent_tools_core::result::{ContentBlock, ImageSource, KnownBlock, Message};
 use agent_tools_core::text::{SNIFF_BYTES, looks_binary};
 use agent_tools_core::tool::SearchOrRead;
@@ -472,18 +472,7 @@ impl ToolDef for ReadTool {
                 // A page cut short by the token limit is a ranged view, as if asked for.
                 let (offset, limit) =
                     page.map_or((input.offset, input.limit), |(start, lines)| (Some(start), Some(lines)));
-                ctx.read_file_state.set(
-                    &path,
-                    FileStamp {
-                        content: content.into(),
-                        timestamp_ms: mtime_ms(modified),
-                        offset,
-                        limit,
-                        is_partial_view: false,
-                        content_hash: Some(hash),
-                        from_read: true,
-                    },
-                );
+                agent_tools_files::record_read(&ctx.read_file_state, &path, content, hash, modified, offset, limit);
             };
         let file_path = input.file_path.clone();
         match outcome {

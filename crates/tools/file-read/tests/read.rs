@@ -38,6 +38,22 @@ async fn oracle_basic_numbers_lines_with_a_tab_and_keeps_the_final_empty_line() 
     );
 }
 
+/// The Reads before the Edit and Write oracle cases (`edit.read`, `edit-crlf.read`,
+/// `write-overwrite.read`), a range of one line and tabs as they are: what the model saw before
+/// the file tools' tests (which record their reads without this tool) change the files.
+#[tokio::test]
+async fn oracle_reads_before_edit_and_write() {
+    let dir = fixture();
+    let shown = |name: &str| read(dir.path(), json!({"file_path": dir.path().join(name)}));
+    assert_eq!(shown("edit.txt").await, "1\tfoo bar\n2\tfoo baz\n3\tqux\n4\t");
+    assert_eq!(shown("crlf.txt").await, "1\tone\n2\ttwo\n3\tthree\n4\t");
+    assert_eq!(shown("existing.txt").await, "1\toriginal content\n2\t");
+    fs::write(dir.path().join("long.txt"), "1\n2\n3\n4\n").unwrap();
+    assert_eq!(read(dir.path(), json!({"file_path": "long.txt", "offset": 3, "limit": 1})).await, "3\t3");
+    fs::write(dir.path().join("tabs.go"), "func f() {\n\tfor {\n\t\tif it == \"\" {\n").unwrap();
+    assert!(shown("tabs.go").await.contains("3\t\t\tif it == \"\" {\n"));
+}
+
 #[tokio::test]
 async fn oracle_offset_and_limit() {
     let dir = fixture();

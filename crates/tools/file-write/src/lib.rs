@@ -49,7 +49,7 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_files::{keeps_trailing_whitespace, messages, record_write, structured_patch, write_atomic};
+use agent_tools_files::{StaleRead, keeps_trailing_whitespace, messages, record_write, structured_patch, write_atomic};
 
 pub use crate::input::WriteInput;
 pub use crate::render::{WriteKind, WriteOutput};
@@ -82,9 +82,13 @@ pub fn tool() -> Arc<dyn Tool> {
 
 fn refusal_message(refusal: &Refusal, file_path: &str, at_call: bool) -> (String, i32) {
     match refusal {
-        Refusal::NotRead => (render::NOT_READ.to_owned(), error_codes::NOT_READ),
-        Refusal::Modified if at_call => (render::UNEXPECTEDLY_MODIFIED.to_owned(), error_codes::MODIFIED_SINCE_READ),
-        Refusal::Modified => (render::MODIFIED_SINCE_READ.to_owned(), error_codes::MODIFIED_SINCE_READ),
+        Refusal::Stale(stale) => {
+            let code = match stale {
+                StaleRead::NotRead => error_codes::NOT_READ,
+                StaleRead::Modified => error_codes::MODIFIED_SINCE_READ,
+            };
+            (stale.message(at_call).to_owned(), code)
+        }
         Refusal::Load(error) => (messages::load_error("overwrite", file_path, error), error_codes::NOT_A_TEXT_FILE),
     }
 }

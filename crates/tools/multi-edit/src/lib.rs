@@ -20,7 +20,7 @@
 //!   the text the edits before it left, so an ambiguity those edits created is understood);
 //! - otherwise the file is written **once, atomically**, keeping its permissions.
 //!
-//! Everything else is Edit's, from the same engine (`agent_tool_file_edit::plan_batch`): the
+//! Everything else is Edit's, from the same engine (`agent_tools_files::edit::plan_batch`, the engine Edit runs): the
 //! permission checks (`Edit(…)` rules govern MultiEdit as they govern Edit and Write; a deny rule
 //! refuses it in `validate_input` with Edit's text), the read-before-edit rule and the
 //! changed-since-read check (run once, on the file as loaded), the file-state record after the
@@ -41,7 +41,7 @@
 //!   is its validation of every edit against the original file before applying them in order;
 //! - a failing edit is named by its number (Claude Code gave only Edit's reason, so the model
 //!   could not tell which edit failed);
-//! - Edit's own differences (see `agent_tool_file_edit`): the read-first rule always enforced,
+//! - Edit's own differences (see the `agent-tool-file-edit` crate): the read-first rule always enforced,
 //!   changes decided by content, legacy encodings kept byte-exact, deletions that empty a line.
 //!
 //! **Deferred.** Claude Code 2.1.332 has no MultiEdit, so the tool is deferred
@@ -49,8 +49,8 @@
 //! works) but its schema is not in the model's up-front tool list, which stays Claude Code's; a
 //! model finds it with ToolSearch (`select:MultiEdit`, or words like "multiple edits").
 //!
-//! This crate depends on the Edit crate, an exception to "a tool crate depends on no other tool
-//! crate": the batch is Edit's engine folded over several edits, so it must not be a copy.
+//! The batch is Edit's engine (`agent_tools_files::edit`) folded over several edits, not a copy
+//! of it; like every tool crate, this one depends on no other tool crate.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -62,9 +62,12 @@
 //! std::fs::write(&path, "port=3000\nhost=0.0.0.0\n").unwrap();
 //! let ctx = ToolUseContext::new(dir.path());
 //! let file_path = path.display().to_string();
-//! // The file must have been read on this context first.
-//! let read = agent_tool_file_read::tool();
-//! call_tool(read.as_ref(), "toolu_1", json!({"file_path": file_path}), &ctx).await;
+//! // The file must have been read on this context first (the Read tool records this).
+//! let bytes = std::fs::read(&path).unwrap();
+//! let modified = std::fs::metadata(&path).and_then(|meta| meta.modified());
+//! let text = String::from_utf8(bytes.clone()).unwrap();
+//! let hash = agent_tools_core::context::content_hash(&bytes);
+//! agent_tools_files::record_read(&ctx.read_file_state, &path, text, hash, modified, None, None);
 //!
 //! let multi_edit = agent_tool_multi_edit::tool();
 //! let input = json!({"file_path": file_path, "edits": [
@@ -93,11 +96,11 @@ mod render;
 
 use std::sync::Arc;
 
-use agent_tool_file_edit::{PlannedBatch, Request, plan_batch, write_planned};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
+use agent_tools_files::edit::{PlannedBatch, Request, plan_batch, write_planned};
 use agent_tools_files::structured_patch;
 
 pub use crate::input::{EditEntry, MultiEditInput, NO_EDITS};
@@ -110,7 +113,7 @@ pub const NAME: &str = "MultiEdit";
 pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 /// The `validate_input` code of a path an `Edit(…)` deny rule covers (Edit's code 2; the other
-/// codes are Edit's `agent_tool_file_edit::error_codes`).
+/// codes are Edit's, `agent_tools_files::edit::error_codes`).
 pub const DENIED: i32 = 2;
 
 /// The MultiEdit tool definition.

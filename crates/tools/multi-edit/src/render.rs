@@ -1,9 +1,9 @@
 //! MultiEdit's output → `tool_result` text, and its refusal texts. The exact strings live here;
-//! the per-edit reasons are Edit's (`agent_tool_file_edit::refusal_message`).
+//! the per-edit reasons are Edit's (`agent_tools_files::edit::refusal_message`).
 
-use agent_tool_file_edit::{BatchRefusal, Refusal, Seen, refusal_message, state_note};
 use agent_tools_core::quote::quote;
 use agent_tools_files::Hunk;
+use agent_tools_files::edit::{BatchRefusal, Refusal, Seen, refusal_message, state_note};
 use serde::Serialize;
 
 use crate::input::MultiEditInput;
@@ -85,7 +85,7 @@ pub const CANCEL_OUT: &str = "The edits, applied in order, cancel each other out
 /// number (`Edit #3 of 3 failed: ` + Edit's text for the reason) and, for an edit after the
 /// first, says it was matched against the text the edits before it left; file-level refusals
 /// (not read, changed since read, missing, a notebook …) are Edit's texts as they are. `at_call`
-/// as for `agent_tool_file_edit::refusal_message`.
+/// as for `agent_tools_files::edit::refusal_message`.
 pub fn refusal(refused: &BatchRefusal, input: &MultiEditInput, cwd: &std::path::Path, at_call: bool) -> (String, i32) {
     let total = input.edits.len();
     let old_string = refused.edit.and_then(|index| input.edits.get(index)).map_or("", |edit| edit.old_string.as_str());
@@ -182,7 +182,7 @@ mod tests {
             "Edit #3 of 3 failed: String to replace not found in file.\nString: c\nEdit #3 was matched against the file as edits #1–#2 left it. No edit was applied: the file is unchanged."
         );
         assert_eq!(
-            refusal(&at(None, Refusal::NotRead), &input, cwd, false),
+            refusal(&at(None, Refusal::Stale(agent_tools_files::StaleRead::NotRead)), &input, cwd, false),
             ("File has not been read yet. Read it first before writing to it.".to_owned(), 6)
         );
         assert_eq!(

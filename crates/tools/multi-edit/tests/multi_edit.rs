@@ -20,7 +20,7 @@ const NOT_READ: &str =
 const MODIFIED: &str = "<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>";
 const CONF: &[u8] = b"port=3000\nhost=0.0.0.0\ntimeout=10\n";
 
-/// MultiEdit and Read in a testkit session.
+/// MultiEdit, and the model's Read, in a testkit session.
 trait MultiEditSession {
     async fn read(&self, file_path: &str) -> String;
     async fn multi_edit_ok(&self, file_path: &str, edits: Value) -> String;
@@ -29,7 +29,7 @@ trait MultiEditSession {
 
 impl MultiEditSession for Session {
     async fn read(&self, file_path: &str) -> String {
-        self.ok(agent_tool_file_read::tool().as_ref(), json!({"file_path": file_path})).await
+        self.mark_read(file_path)
     }
 
     async fn multi_edit_ok(&self, file_path: &str, edits: Value) -> String {
@@ -45,8 +45,8 @@ fn validation_error(message: &str) -> String {
     format!("<tool_use_error>{message}</tool_use_error>")
 }
 
-/// Case 014's setup before each step: `server.conf` as given, then a Read (after a refused
-/// batch the file is unchanged, so Read answers with its unchanged-file stub).
+/// Case 014's setup before each step: `server.conf` as given, then a Read (recorded as Read
+/// records it).
 async fn reset_and_read(s: &Session) -> String {
     let path = s.put("server.conf", CONF);
     s.read(&path).await;
@@ -150,7 +150,7 @@ async fn a_file_changed_since_read_is_edited_only_where_every_edit_still_matches
         s.multi_edit_ok(&path, edits).await,
         format!(
             "Applied 1 edit to {path}:\n1. Replaced \"port=3000\" with \"port=8080\"\n{}",
-            agent_tool_file_edit::CHANGED_SINCE_READ
+            agent_tools_files::edit::CHANGED_SINCE_READ
         )
     );
     assert_eq!(s.bytes("server.conf"), b"port=8080\nhost=0.0.0.0\ntimeout=20\n");

@@ -66,7 +66,7 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_files::{messages, record_write, write_atomic};
+use agent_tools_files::{StaleRead, messages, record_write, write_atomic};
 
 pub use crate::input::{CellType, EditMode, NotebookEditInput};
 pub use crate::json::split_lines;
@@ -123,9 +123,13 @@ fn refusal_message(refusal: &Refusal, notebook_path: &str, at_call: bool) -> (St
         Refusal::CellTypeRequired => (render::CELL_TYPE_REQUIRED.to_owned(), code::CELL_TYPE_REQUIRED),
         Refusal::Missing => (render::NOTEBOOK_MISSING.to_owned(), code::MISSING),
         Refusal::Load(error) => (messages::load_error("edit", notebook_path, error), code::NOT_A_TEXT_FILE),
-        Refusal::NotRead => (render::NOT_READ.to_owned(), code::NOT_READ),
-        Refusal::Modified if at_call => (render::UNEXPECTEDLY_MODIFIED.to_owned(), code::MODIFIED_SINCE_READ),
-        Refusal::Modified => (render::MODIFIED_SINCE_READ.to_owned(), code::MODIFIED_SINCE_READ),
+        Refusal::Stale(stale) => {
+            let code = match stale {
+                StaleRead::NotRead => code::NOT_READ,
+                StaleRead::Modified => code::MODIFIED_SINCE_READ,
+            };
+            (stale.message(at_call).to_owned(), code)
+        }
         Refusal::Undecodable(encoding) => (messages::undecodable(notebook_path, encoding), code::ENCODING),
         Refusal::InvalidJson => (render::INVALID_JSON.to_owned(), code::INVALID_JSON),
         Refusal::NoCells => (render::NO_CELLS.to_owned(), code::NOT_A_NOTEBOOK),

@@ -12,8 +12,8 @@ use std::path::Path;
 
 use agent_tools_core::context::FileReadState;
 use agent_tools_files::{
-    Encoding, Freshness, LoadError, MAX_FILE_BYTES, TextFile, Unrepresentable, check_freshness, encode_text,
-    load_text_file, normalize_newlines,
+    Encoding, LoadError, MAX_FILE_BYTES, StaleRead, TextFile, Unrepresentable, encode_text, load_text_file,
+    normalize_newlines, require_fresh,
 };
 use serde_json::{Map, Value};
 
@@ -44,10 +44,8 @@ pub enum Refusal {
     Missing,
     /// The file cannot be loaded (folder, device, binary, too large, I/O).
     Load(LoadError),
-    /// The model has not read the notebook.
-    NotRead,
-    /// The notebook changed on disk since the model read it.
-    Modified,
+    /// The model has not read the notebook, or it changed on disk since.
+    Stale(StaleRead),
     /// The file's bytes do not decode cleanly in its encoding.
     Undecodable(Encoding),
     /// The file is not JSON.
@@ -96,11 +94,7 @@ pub fn plan(path: &Path, state: &FileReadState, request: Request<'_>) -> Result<
         return Err(Refusal::CellTypeRequired);
     }
     let file = load_text_file(path, MAX_FILE_BYTES).map_err(Refusal::Load)?.ok_or(Refusal::Missing)?;
-    match check_freshness(state, &file) {
-        Freshness::Fresh => {}
-        Freshness::NotRead => return Err(Refusal::NotRead),
-        Freshness::Modified => return Err(Refusal::Modified),
-    }
+    require_fresh(state, &file).map_err(Refusal::Stale)?;
     if !file.lossless {
         return Err(Refusal::Undecodable(file.encoding));
     }

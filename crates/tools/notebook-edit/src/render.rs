@@ -1,10 +1,8 @@
 //! NotebookEdit's output → `tool_result` text, and NotebookEdit's messages. The exact strings live
-//! here (the read-before-write texts it shares with Edit and Write come from
-//! `agent_tools_files::messages`).
+//! here (the read-before-write refusals it shares with Edit and Write come from
+//! `agent_tools_files::StaleRead`).
 
 use serde::Serialize;
-
-pub use agent_tools_files::messages::{MODIFIED_SINCE_READ, NOT_READ, UNEXPECTEDLY_MODIFIED};
 
 /// What NotebookEdit returns (Claude Code's output fields; the MCP `structuredContent`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -1,11 +1,10 @@
 //! NotebookEdit on real files: Claude Code's recorded result (`cc-results-basic.json`, after a
-//! Read on the same context), case 038 byte for byte against its expected notebooks, insert and
+//! Read on the same context, recorded as Read records it), case 038 byte for byte against its expected notebooks, insert and
 //! delete, the `cell-N` form, notebooks without cell ids, other layouts, every refusal, and
 //! generated calls.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use agent_tools_core::context::{FileStamp, content_hash};
 use agent_tools_testkit::Session;
 use serde_json::{Value, json};
 
@@ -16,31 +15,13 @@ const MODIFIED: &str = "<tool_use_error>File has been modified since read, eithe
 /// NotebookEdit's calls in a testkit session.
 trait NotebookSession {
     async fn read(&self, file_path: &str) -> String;
-    fn mark_read(&self, name: &str);
     async fn edit_ok(&self, input: Value) -> String;
     async fn edit_err(&self, input: Value) -> String;
 }
 
 impl NotebookSession for Session {
     async fn read(&self, file_path: &str) -> String {
-        self.ok(agent_tool_file_read::tool().as_ref(), json!({"file_path": file_path})).await
-    }
-
-    /// Records `name` as read without the Read tool (for files Read would not show as notebooks).
-    fn mark_read(&self, name: &str) {
-        let bytes = self.bytes(name);
-        self.ctx.read_file_state.set(
-            &self.path(name),
-            FileStamp {
-                content: String::from_utf8_lossy(&bytes).into_owned().into(),
-                timestamp_ms: 0,
-                offset: None,
-                limit: None,
-                is_partial_view: false,
-                content_hash: Some(content_hash(&bytes)),
-                from_read: true,
-            },
-        );
+        self.mark_read(file_path)
     }
 
     async fn edit_ok(&self, input: Value) -> String {

@@ -1,5 +1,6 @@
-//! Deciding an Edit: every check in Claude Code's order, the matches, and the file's new bytes.
-//! Free of the contract; [`plan`] runs in `validate_input` and again in `call`.
+//! Edit's engine, shared by Edit and MultiEdit: every check in Claude Code's order, the
+//! matches, the file's new bytes, the refusal texts and the write. Free of the Tool contract;
+//! [`plan`] runs in Edit's `validate_input` and again in its `call`.
 //!
 //! The work is split so that a batch of edits (MultiEdit, case 014) runs the same code:
 //! [`plan_batch`] loads the file and runs the file-level checks (exists, not a notebook, read and
@@ -7,19 +8,26 @@
 //! and the batch is a fold — `file = file.edited(apply(&file, edit, keep)?.raw)` for each edit in
 //! order, each matched against the result of the previous one; the first refusal ends the batch
 //! before anything is written, and [`finish`] encodes the last text once for a single atomic
-//! write. [`plan`] (one Edit) is the batch of one.
+//! write ([`write_planned`]). [`plan`] (one Edit) is the batch of one. [`refusal_message`] gives
+//! each [`Refusal`] Edit's text (Claude Code's) and [`error_codes`] code; [`state_note`] is the
+//! note after a successful edit's text.
+
+mod tolerant;
 
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 
+use agent_tools_core::ToolError;
 use agent_tools_core::context::FileReadState;
-use agent_tools_files::{
-    Encoding, Freshness, LoadError, MAX_FILE_BYTES, TextFile, Unrepresentable, check_freshness, encode_text,
-    keeps_trailing_whitespace, load_text_file, normalize_newlines, strip_trailing_whitespace,
-};
+use agent_tools_core::quote::quote_up_to;
 
-use crate::tolerant::{desanitize, desanitize_with, find_loose, preserve_quote_style};
+use self::tolerant::{desanitize, desanitize_with, find_loose, preserve_quote_style};
+use crate::{
+    Encoding, Freshness, LoadError, MAX_FILE_BYTES, StaleRead, TextFile, Unrepresentable, check_freshness, encode_text,
+    keeps_trailing_whitespace, load_text_file, messages, normalize_newlines, record_partial_write, record_write,
+    strip_trailing_whitespace, write_atomic,
+};
 
 /// What the model asked for.
 #[derive(Debug, Clone, Copy)]
@@ -45,10 +53,9 @@ pub enum Refusal {
     AlreadyExists,
     /// A Jupyter notebook: NotebookEdit's job.
     Notebook,
-    /// The model has not read the file.
-    NotRead,
-    /// The file changed on disk since the model read it.
-    Modified,
+    /// The model has not read the file, or (reported only when an edit no longer matches) the
+    /// file changed on disk since it read it.
+    Stale(StaleRead),
     /// The file's bytes do not decode cleanly in its encoding.
     Undecodable(Encoding),
     /// `old_string` is not in the file.
@@ -177,7 +184,7 @@ impl BatchRefusal {
 /// change that leaves the text as it was. An empty `old_string` creates a missing file or fills
 /// an empty one, and is refused once the text has content. A file changed on disk since it was
 /// read is still edited when every `old_string` matches as required; an edit that does not
-/// match it is reported as the change ([`Refusal::Modified`]), as for one Edit.
+/// match it is reported as the change ([`StaleRead::Modified`]), as for one Edit.
 ///
 /// # Errors
 /// The first [`BatchRefusal`] that applies; an empty `requests` is [`Refusal::Identical`] for
@@ -234,7 +241,7 @@ pub fn plan_batch(path: &Path, state: &FileReadState, requests: &[Request<'_>]) 
         let seen = match check_freshness(state, &file) {
             Freshness::Fresh if state.get(&file.path).is_some_and(|stamp| stamp.is_full_read()) => Seen::Whole,
             Freshness::Fresh => Seen::Part,
-            Freshness::NotRead => return Err(BatchRefusal::file(Refusal::NotRead)),
+            Freshness::NotRead => return Err(BatchRefusal::file(Refusal::Stale(StaleRead::NotRead))),
             Freshness::Modified => Seen::Changed,
         };
         if !file.lossless {
@@ -277,7 +284,9 @@ fn fold(
         // When the file changed since it was read and an edit no longer matches, the change is
         // what the model must hear about.
         let applied = match apply(text, *request, keep_whitespace) {
-            Err(Refusal::NotFound) if seen == Seen::Changed => return Err(BatchRefusal::file(Refusal::Modified)),
+            Err(Refusal::NotFound) if seen == Seen::Changed => {
+                return Err(BatchRefusal::file(Refusal::Stale(StaleRead::Modified)));
+            }
             Err(refusal) => return Err(refused(refusal)),
             Ok(applied) => applied,
         };
@@ -299,7 +308,7 @@ fn fold(
 /// into the file's own text, so nothing outside the replaced span changes; its line breaks take
 /// the ending of the lines around it ([`TextFile::line_ending_near`]); trailing whitespace is
 /// stripped from the lines it ends unless `keep_whitespace` (see
-/// `agent_tools_files::strip_trailing_whitespace`), and a deletion that empties a line removes
+/// [`crate::strip_trailing_whitespace`]), and a deletion that empties a line removes
 /// the line ([`deletion_span`]).
 ///
 /// # Errors
@@ -412,6 +421,139 @@ fn is_notebook(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("ipynb"))
 }
 
+/// `validate_input` error codes of Edit and MultiEdit (Claude Code's numbers; ours from 11).
+pub mod error_codes {
+    /// `old_string` equals `new_string`.
+    pub const NO_CHANGE: i32 = 1;
+    /// An empty `old_string` for a file with content.
+    pub const ALREADY_EXISTS: i32 = 3;
+    /// No such file.
+    pub const FILE_MISSING: i32 = 4;
+    /// A notebook.
+    pub const NOTEBOOK: i32 = 5;
+    /// Not read.
+    pub const NOT_READ: i32 = 6;
+    /// Changed since read.
+    pub const MODIFIED_SINCE_READ: i32 = 7;
+    /// `old_string` not found.
+    pub const NOT_FOUND: i32 = 8;
+    /// Several matches without `replace_all`.
+    pub const AMBIGUOUS: i32 = 9;
+    /// Larger than 1 GiB.
+    pub const TOO_LARGE: i32 = 10;
+    /// A folder, device or binary file, or one that cannot be read.
+    pub const NOT_A_TEXT_FILE: i32 = 11;
+    /// The file's encoding cannot take the edit (broken bytes, or a character it lacks).
+    pub const ENCODING: i32 = 12;
+    /// The edit would change nothing.
+    pub const IDENTICAL: i32 = 13;
+}
+
+/// `old_string` equals `new_string` (Claude Code's text).
+pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are exactly the same.";
+
+/// An empty `old_string` for a file that has content (Claude Code's text).
+pub const ALREADY_EXISTS: &str = "Cannot create new file - file already exists.";
+
+/// A Jupyter notebook (Claude Code's text).
+pub const NOTEBOOK: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+
+/// The edit changes nothing in the file (Claude Code's text).
+pub const IDENTICAL: &str = "Original and edited file match exactly. Failed to apply edit.";
+
+/// The most characters of `old_string` the not-found and ambiguous messages repeat: an
+/// ordinary edit's text comes back whole, as in Claude Code's messages; a huge one is cut, with
+/// its length.
+pub const ECHO_MAX_CHARS: usize = 2_000;
+
+/// `old_string` is not in the file (Claude Code's text).
+pub fn not_found(old_string: &str) -> String {
+    let old_string = quote_up_to(old_string, ECHO_MAX_CHARS);
+    format!("String to replace not found in file.\nString: {old_string}")
+}
+
+/// `old_string` occurs `count` times and `replace_all` is false (Claude Code's text).
+pub fn ambiguous(count: usize, old_string: &str) -> String {
+    format!(
+        "Found {count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: {}",
+        quote_up_to(old_string, ECHO_MAX_CHARS)
+    )
+}
+
+/// Said after an edit of a file the model had seen whole (Claude Code's text): its content in
+/// the model's context is the file's.
+pub const STATE_IS_CURRENT: &str = "(file state is current in your context — no need to Read it back)";
+
+/// Said after an edit of a file that had changed on disk since the model read it.
+pub const CHANGED_SINCE_READ: &str = "(note: the file had changed on disk since you last read it. The edit applied cleanly, but the file holds changes you have not seen: Read it before an edit that depends on the text around this one.)";
+
+/// The note after a successful edit's text, by how much of the file the model had seen:
+/// [`STATE_IS_CURRENT`] for all of it, nothing for part of it (a Read with `offset` or `limit`),
+/// [`CHANGED_SINCE_READ`] when it had changed on disk since the model read it. Edit and
+/// MultiEdit add the same note.
+pub fn state_note(seen: Seen) -> Option<&'static str> {
+    match seen {
+        Seen::Whole => Some(STATE_IS_CURRENT),
+        Seen::Part => None,
+        Seen::Changed => Some(CHANGED_SINCE_READ),
+    }
+}
+
+/// Edit's message and [`error_codes`] code for a refusal (Claude Code's texts): `file_path` as
+/// the model gave it, `old_string` as the refused edit gave it (quoted by the not-found and
+/// ambiguous texts), `cwd` for the missing-file text; `at_call` words a change found in `call`
+/// (after validation passed) as Claude Code does ([`StaleRead::message`]).
+pub fn refusal_message(
+    refusal: &Refusal,
+    file_path: &str,
+    old_string: &str,
+    cwd: &Path,
+    at_call: bool,
+) -> (String, i32) {
+    use error_codes as code;
+    let path = file_path;
+    match refusal {
+        Refusal::NoChange => (NO_CHANGES.to_owned(), code::NO_CHANGE),
+        Refusal::Load(error @ LoadError::TooLarge { .. }) => {
+            (messages::load_error("edit", path, error), code::TOO_LARGE)
+        }
+        Refusal::Load(error) => (messages::load_error("edit", path, error), code::NOT_A_TEXT_FILE),
+        Refusal::FileMissing => (messages::file_not_found(cwd.display()), code::FILE_MISSING),
+        Refusal::AlreadyExists => (ALREADY_EXISTS.to_owned(), code::ALREADY_EXISTS),
+        Refusal::Notebook => (NOTEBOOK.to_owned(), code::NOTEBOOK),
+        Refusal::Stale(stale) => {
+            let code = match stale {
+                StaleRead::NotRead => code::NOT_READ,
+                StaleRead::Modified => code::MODIFIED_SINCE_READ,
+            };
+            (stale.message(at_call).to_owned(), code)
+        }
+        Refusal::Undecodable(encoding) => (messages::undecodable(path, encoding), code::ENCODING),
+        Refusal::NotFound => (not_found(old_string), code::NOT_FOUND),
+        Refusal::Ambiguous(count) => (ambiguous(*count, old_string), code::AMBIGUOUS),
+        Refusal::Unrepresentable(problem) => (messages::unrepresentable(path, problem), code::ENCODING),
+        Refusal::Identical => (IDENTICAL.to_owned(), code::IDENTICAL),
+    }
+}
+
+/// Writes a planned edit (or batch) to `path` atomically, keeping the file's permissions, and
+/// records the new content in the read state: as wholly known when the model had seen the whole
+/// file ([`Seen::Whole`]), else as partly known, so a later Write still needs a Read (Claude
+/// Code's rule for an edit after a partial Read). `file_path` is the path as the model gave it.
+///
+/// # Errors
+/// [`ToolError::Failed`] with the cannot-write text when the write fails; nothing is recorded
+/// then.
+pub fn write_planned(path: &Path, file_path: &str, state: &FileReadState, planned: &Planned) -> Result<(), ToolError> {
+    write_atomic(path, &planned.bytes).map_err(|error| ToolError::failed(messages::cannot_write(file_path, error)))?;
+    // The model knows the whole file only when it had seen all of it before.
+    match planned.seen {
+        Seen::Whole => record_write(state, path, &planned.text, &planned.bytes),
+        Seen::Part | Seen::Changed => record_partial_write(state, path, &planned.text, &planned.bytes),
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,7 +603,7 @@ mod tests {
             let replace_all = content.len() % 2 == 0;
             let path = if old.len() % 2 == 0 { &markdown } else { &plain };
             std::fs::write(path, &content).unwrap();
-            agent_tools_files::record_write(&state, path, &normalize_newlines(&content), content.as_bytes());
+            record_write(&state, path, &normalize_newlines(&content), content.as_bytes());
             let request = Request { old_string: &old, new_string: &new, replace_all };
             let Ok(planned) = plan(path, &state, request) else { continue };
             // What is recorded is what is on disk.
