@@ -8,6 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
+use agent_tool_web_fetch::{PreapprovedHosts, check_web_fetch_permission};
 use agent_tools_core::permissions::{
     PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleSource, ToolPermissionContext,
 };
@@ -16,7 +17,6 @@ use agent_tools_core::{
 };
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool};
 use agent_tools_host::{HostConfig, get_all_base_tools};
-use agent_tools_permissions::{PreapprovedHosts, check_web_fetch_permission};
 use serde_json::{Value, json};
 
 /// The input of the two probe tools below.

@@ -180,15 +180,3 @@ pub fn multiple_cd() -> String {
 pub fn cd_with_git() -> String {
     "The command changes directory and runs git: a repository in another folder can run its own hooks and configuration, so it needs approval.".to_owned()
 }
-
-/// A fetch refused by a `WebFetch(domain:…)` deny rule.
-pub fn fetch_denied(tool_name: &str, key: &str) -> String {
-    let key = quote(key);
-    format!("Permission to use {tool_name} with {key} has been denied by your permission settings.")
-}
-
-/// A fetch that needs approval.
-pub fn fetch_needs_approval(tool_name: &str, key: &str) -> String {
-    let key = quote(key);
-    format!("Claude requested permissions to use {tool_name} on {key}, but you haven't granted it yet.")
-}

@@ -10,7 +10,7 @@
 //!    characters, without user name or password, whose host has a dot; `http:` is upgraded to
 //!    `https:`. Loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`) are the exception: allowed
 //!    and fetched as given, so local development servers can be read.
-//! 2. **Permissions** ([`agent_tools_permissions::check_web_fetch_permission`]):
+//! 2. **Permissions** ([`rules::check_web_fetch_permission`]):
 //!    `WebFetch(domain:<host>)` deny, ask and allow rules, and a list of pre-approved
 //!    documentation hosts ([`preapproved::PREAPPROVED`]); anything else asks.
 //! 3. **Cache** ([`cache::PageCache`]): pages by the URL string given, for 15 minutes, 50 MB in
@@ -62,6 +62,7 @@ mod input;
 pub mod model;
 pub mod preapproved;
 mod render;
+pub mod rules;
 pub mod target;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,11 +74,11 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_permissions::{PreapprovedHosts, check_web_fetch_permission};
 
 pub use crate::input::WebFetchInput;
 pub use crate::model::{AnthropicSummarizer, MessagesApiConfig, Summarizer, SummaryError, SummaryRequest};
 pub use crate::render::{TRUNCATED_MARKER, WebFetchOutput};
+pub use crate::rules::{PreapprovedHosts, check_web_fetch_permission, domain_rule_key};
 
 use crate::cache::PageCache;
 use crate::fetch::{FetchError, Fetched, Page, SaveTo};
@@ -369,7 +370,7 @@ impl ToolDef for WebFetchTool {
     }
 
     /// `WebFetch(domain:<host>)` rules and the pre-approved hosts (see
-    /// [`agent_tools_permissions::web`]).
+    /// [`rules`]).
     async fn check_permissions(&self, input: &WebFetchInput, ctx: &ToolUseContext) -> PermissionResult {
         check_web_fetch_permission(NAME, &input.url, &self.config.preapproved, ctx)
     }

@@ -7,7 +7,7 @@
 //! path prefix (`github.com/rust-lang`), matched as [`PreapprovedHosts`] describes: the exact host
 //! (no sub-domains), the path at a `/` boundary.
 
-use agent_tools_permissions::PreapprovedHosts;
+use crate::rules::PreapprovedHosts;
 
 /// The entries, host or `host/path-prefix`.
 pub const PREAPPROVED: &[&str] = &[

@@ -1,5 +1,11 @@
 //! `WebFetch(domain:…)` rules.
 //!
+//! These rules live in the WebFetch crate because WebFetch is their only user (the host's
+//! executor sees only the [`PermissionResult`] they give). Here they cost no crate of their
+//! own and the tool needs no permission crate at all: a separate `agent-tools-web-rules` crate
+//! would add a node to the graph for 300 lines, and keeping them in `agent-tools-permissions`
+//! made WebFetch compile the path and shell checks it never calls.
+//!
 //! Mirrors Claude Code's WebFetch `checkPermissions`: the URL is reduced to the key
 //! `domain:<hostname>` and looked up **by exact string** in the deny, then ask, then allow rules
 //! of the tool (no wildcards, no sub-domain matching: a rule for `example.com` does not cover
@@ -15,9 +21,8 @@ use agent_tools_core::permissions::{
     PermissionBehavior, PermissionDecisionReason, PermissionResult, PermissionRule, PermissionRuleValue,
     PermissionUpdate, PermissionUpdateDestination,
 };
+use agent_tools_core::quote::quote;
 use url::Url;
-
-use crate::messages;
 
 /// Why a URL has no rule key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -130,7 +135,7 @@ pub fn check_web_fetch_permission(
     };
     if let Some(rule) = domain_rule(tool_name, &key, PermissionBehavior::Deny, ctx) {
         return PermissionResult::Deny {
-            message: messages::fetch_denied(tool_name, &key),
+            message: fetch_denied(tool_name, &key),
             decision_reason: PermissionDecisionReason::Rule { rule },
         };
     }
@@ -141,7 +146,7 @@ pub fn check_web_fetch_permission(
     };
     if let Some(rule) = domain_rule(tool_name, &key, PermissionBehavior::Ask, ctx) {
         return PermissionResult::Ask {
-            message: messages::fetch_needs_approval(tool_name, &key),
+            message: fetch_needs_approval(tool_name, &key),
             updated_input: None,
             decision_reason: Some(PermissionDecisionReason::Rule { rule }),
             suggestions: vec![suggestion],
@@ -161,12 +166,24 @@ pub fn check_web_fetch_permission(
         };
     }
     PermissionResult::Ask {
-        message: messages::fetch_needs_approval(tool_name, &key),
+        message: fetch_needs_approval(tool_name, &key),
         updated_input: None,
         decision_reason: None,
         suggestions: vec![suggestion],
         blocked_path: None,
     }
+}
+
+/// A fetch refused by a `WebFetch(domain:…)` deny rule.
+fn fetch_denied(tool_name: &str, key: &str) -> String {
+    let key = quote(key);
+    format!("Permission to use {tool_name} with {key} has been denied by your permission settings.")
+}
+
+/// A fetch that needs approval.
+fn fetch_needs_approval(tool_name: &str, key: &str) -> String {
+    let key = quote(key);
+    format!("Claude requested permissions to use {tool_name} on {key}, but you haven't granted it yet.")
 }
 
 #[cfg(test)]
