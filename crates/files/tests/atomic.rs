@@ -81,19 +81,25 @@ fn a_reader_sees_the_old_or_the_new_file_never_a_part() {
 /// Environment variable that turns [`killed_writer_child`] into a writer looping on its target.
 const CHILD_TARGET: &str = "AGENT_TOOLS_FILES_ATOMIC_CHILD_TARGET";
 
-/// Not a test of its own: run as a child process by the test below, it writes the two contents
-/// in turn until it is killed (or 20 s pass, or a write fails). Without the variable it does
-/// nothing.
+/// Not a test of its own (so it is ignored): run as a child process by the test below, it
+/// writes the two contents in turn, ends a line of stdout with `writing` after its first pair of writes (the harness may have begun the line),
+/// and goes on until it is killed (or 20 s pass, or a write fails).
 #[test]
+#[ignore = "the child process of a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file"]
+#[allow(clippy::print_stdout)]
 fn killed_writer_child() {
-    let Ok(target) = std::env::var(CHILD_TARGET) else {
-        return;
-    };
+    let target =
+        std::env::var(CHILD_TARGET).expect("run by a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file");
     let (old, new) = contents();
     let deadline = Instant::now() + Duration::from_secs(20);
+    let mut said = false;
     while Instant::now() < deadline {
         if write_atomic(Path::new(&target), &new).is_err() || write_atomic(Path::new(&target), &old).is_err() {
             break;
+        }
+        if !said {
+            println!("writing");
+            said = true;
         }
     }
 }
@@ -101,6 +107,7 @@ fn killed_writer_child() {
 #[cfg(unix)]
 #[test]
 fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file() {
+    use std::io::BufRead as _;
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("data.bin");
@@ -109,13 +116,21 @@ fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file() {
     let exe = std::env::current_exe().unwrap();
     for round in 0..5u64 {
         let mut child = Command::new(&exe)
-            .args(["killed_writer_child", "--exact", "--test-threads=1"])
+            .args(["killed_writer_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD_TARGET, &target)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(150 + round * 37));
+        // Wait until the child is writing, so the kill lands inside its loop.
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        assert!(
+            stdout.lines().map_while(Result::ok).any(|line| line.ends_with("writing")),
+            "round {round}: the writer never wrote"
+        );
+        // tidy:allow-sleep the moment of the kill is what varies from round to round.
+        std::thread::sleep(Duration::from_millis(round * 37));
+        assert!(child.try_wait().unwrap().is_none(), "round {round}: the writer stopped before the kill");
         // SIGKILL: no destructor, no cleanup runs.
         child.kill().unwrap();
         child.wait().unwrap();

@@ -381,10 +381,22 @@ mod tests {
     }
 
     #[test]
-    fn garbage_results_do_not_panic() {
-        for value in [json!(null), json!(3), json!({"content": 5}), json!({"content": [1, null, {"type": 2}]})] {
-            let _ = transform_result(&value, "s", NO_SAVE);
-            let _ = error_message(&value);
+    fn garbage_results_map_to_empty_text_or_their_json() {
+        let generic = "The MCP tool reported an error without a message.";
+        for value in [json!(null), json!(3), json!({"content": 5})] {
+            assert_eq!(transform_result(&value, "s", NO_SAVE), ToolResultContent::Text(String::new()), "{value}");
+            assert_eq!(error_message(&value), generic, "{value}");
         }
+        // Blocks that are not objects with a string type are shown as their JSON, not dropped.
+        let value = json!({"content": [1, null, {"type": 2}]});
+        assert_eq!(
+            transform_result(&value, "s", NO_SAVE),
+            ToolResultContent::Parts(vec![
+                ContentPart::text("1"),
+                ContentPart::text("null"),
+                ContentPart::text(r#"{"type":2}"#)
+            ])
+        );
+        assert_eq!(error_message(&value), generic);
     }
 }

@@ -11,6 +11,7 @@ use agent_tools_core::tool::McpInfo;
 use agent_tools_core::{ContentPart, ToolResultContent};
 use agent_tools_mcp::transform::saved_truncation_notice;
 use agent_tools_mcp::{McpOptions, connect_all};
+use agent_tools_testkit::eventually;
 use serde_json::{Value, json};
 
 mod common;
@@ -129,11 +130,13 @@ async fn cancelling_a_call_ends_the_wait_and_a_tool_timeout_fails_it() {
     assert!(started.elapsed() < Duration::from_secs(5));
     timed.shutdown().await;
 
-    let session = connect("srv", &[], McpOptions::default()).await;
+    // The server logs each call as it starts: the cancel comes once the call is in flight.
+    let log = dir.path().join("calls.log");
+    let session = connect("srv", &["--log", &log.display().to_string()], McpOptions::default()).await;
     let ctx = ctx(dir.path());
     let cancel = ctx.cancel.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(eventually(Duration::from_secs(10), || log.exists()).await, "the slow call never reached the server");
         cancel.cancel();
     });
     let started = Instant::now();
@@ -229,7 +232,9 @@ async fn shutdown_leaves_no_server_processes() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     let pid_arg = pid_file.display().to_string();
-    let session = connect("srv", &["--pid-file", &pid_arg], McpOptions::default()).await;
+    let log = dir.path().join("calls.log");
+    let session =
+        connect("srv", &["--pid-file", &pid_arg, "--log", &log.display().to_string()], McpOptions::default()).await;
     let pid = std::fs::read_to_string(&pid_file).unwrap();
     let proc_dir = Path::new("/proc").join(pid.trim());
     assert!(proc_dir.exists());
@@ -237,7 +242,7 @@ async fn shutdown_leaves_no_server_processes() {
     let slow = find(&session, "mcp__srv__slow");
     let ctx = ctx(dir.path());
     let pending = tokio::spawn(async move { call_tool(slow.as_ref(), "s", json!({"ms": 20000}), &ctx).await });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(eventually(Duration::from_secs(10), || log.exists()).await, "the slow call never reached the server");
     session.shutdown().await;
     assert!(!proc_dir.exists(), "the server process {pid} is still there");
     let done = tokio::time::timeout(Duration::from_secs(5), pending).await.unwrap().unwrap();

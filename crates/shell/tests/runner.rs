@@ -158,9 +158,17 @@ async fn a_timeout_kills_the_group_and_temporary_files_go() {
         kill_grace: Duration::from_millis(100),
         ..RunSettings::default()
     };
-    let done = run(&settings, "echo before; (sleep 30; touch late) & sleep 30", Some(300.0), &ctx).await.unwrap();
+    // Every process of the command carries the token: the foreground sleep, and the background
+    // shell (named by its `$0`) with its own sleep, which would touch `late` if it outlived the kill.
+    let token = format!("{}{}", std::process::id(), line!());
+    let command =
+        format!("echo before; sh -c 'touch started; sleep 30.{token}; touch late' late.{token} & sleep 30.{token}");
+    let done = run(&settings, &command, Some(300.0), &ctx).await.unwrap();
     assert_eq!(to_block(&done.data, "t").content.text(), "Exit code 143\nbefore\nCommand timed out after 0.3s");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(w.join("started").exists(), "the background shell never started");
+    let gone =
+        agent_tools_testkit::eventually(Duration::from_secs(10), || agent_tools_testkit::carrying(&token).is_empty());
+    assert!(gone.await, "still running: {:?}", agent_tools_testkit::carrying(&token));
     assert!(!w.join("late").exists());
     assert_eq!(std::fs::read_dir(temp.path()).unwrap().count(), 0);
 

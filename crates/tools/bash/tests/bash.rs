@@ -14,6 +14,7 @@ use agent_tool_bash::{BashConfig, BashOutput};
 use agent_tools_core::context::ProgressEvent;
 use agent_tools_core::invoke::{Invocation, call_tool};
 use agent_tools_core::{MaxResultSize, Tool, ToolFlags, ToolUseContext};
+use agent_tools_testkit::{alive, ended, eventually, live_processes_with_arg};
 use serde_json::{Value, json};
 
 /// A session: one context, with each call's context modifier applied before the next call.
@@ -75,51 +76,35 @@ fn text_of(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// True while the process exists and is not a zombie.
-fn alive(pid: i32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
-/// Waits up to two seconds for a process to be gone.
+/// Waits up to five seconds for a process to have ended.
 async fn gone(pid: i32) -> bool {
-    for _ in 0..100 {
-        if !alive(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+    eventually(Duration::from_secs(5), || ended(pid)).await
 }
 
 /// Waits up to five seconds for a file holding a pid.
 async fn read_pid(path: &Path) -> i32 {
-    for _ in 0..250 {
-        if let Ok(text) = fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("no pid in {}", path.display());
+    let read = || fs::read_to_string(path).ok().and_then(|text| text.trim().parse().ok());
+    assert!(eventually(Duration::from_secs(5), || read().is_some()).await, "no pid in {}", path.display());
+    read().unwrap()
 }
 
-/// Kills what a test left running, when dropped (also after a failed assertion).
+/// Kills what a test left running, when dropped (also after a failed assertion): the `pids`,
+/// and every live process with a command-line argument for which `matching` holds.
 struct Cleanup {
     pids: Vec<i32>,
-    patterns: Vec<&'static str>,
+    matching: fn(&str) -> bool,
+}
+
+impl Cleanup {
+    fn pids(pids: Vec<i32>) -> Self {
+        Self { pids, matching: |_| false }
+    }
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        for pid in &self.pids {
+        for pid in self.pids.iter().copied().chain(live_processes_with_arg(self.matching)) {
             let _ = std::process::Command::new("kill").arg("-9").arg(pid.to_string()).stderr(Stdio::null()).status();
-        }
-        for pattern in &self.patterns {
-            let _ = std::process::Command::new("pkill").arg("-9").arg("-f").arg(pattern).status();
         }
     }
 }
@@ -272,7 +257,7 @@ async fn timeout_kills_the_whole_group_even_children_ignoring_sigterm() {
     let (text, is_error, took) = session.run(json!({"command": command, "timeout": 500})).await;
     let bg = read_pid(&w.join("bg.pid")).await;
     let stubborn = read_pid(&w.join("stubborn.pid")).await;
-    let _cleanup = Cleanup { pids: vec![bg, stubborn], patterns: vec![] };
+    let _cleanup = Cleanup::pids(vec![bg, stubborn]);
     assert_eq!(text, "Exit code 143\nCommand timed out after 0.5s");
     assert!(is_error);
     assert!(took < Duration::from_millis(2500), "took {took:?}");
@@ -294,7 +279,7 @@ async fn cancellation_kills_the_group() {
         (done.block.content.text(), done.block.is_error, started.elapsed())
     });
     let bg = read_pid(&w.join("bg.pid")).await;
-    let _cleanup = Cleanup { pids: vec![bg], patterns: vec![] };
+    let _cleanup = Cleanup::pids(vec![bg]);
     assert!(alive(bg));
     let cancelled_at = Instant::now();
     cancel.cancel();
@@ -324,14 +309,13 @@ async fn dropping_the_call_kills_the_group() {
     let call = call_tool(tool.as_ref(), "toolu_test", json!({"command": "sleep 38.5 & echo $! > bg.pid; wait"}), &ctx);
     let watch = async {
         read_pid(&pid_file).await;
-        tokio::time::sleep(Duration::from_millis(50)).await;
     };
     tokio::select! {
         _ = call => panic!("the call should still be running"),
         () = watch => {}
     }
     let bg = read_pid(&pid_file).await;
-    let _cleanup = Cleanup { pids: vec![bg], patterns: vec![] };
+    let _cleanup = Cleanup::pids(vec![bg]);
     assert!(gone(bg).await, "background sleep {bg} survived the dropped call");
 }
 
@@ -384,7 +368,9 @@ async fn case_034_background_children_do_not_hold_the_call() {
     let (_dir, w) = workdir();
     let mut cleanup = Cleanup {
         pids: vec![],
-        patterns: vec!["^sleep 41\\.1$", "^sleep 42\\.2$", "sleep 43\\.3", "while true; do echo tick; sleep 1; done"],
+        matching: |arg| {
+            ["41.1", "42.2", "43.3"].contains(&arg) || arg.contains("while true; do echo tick; sleep 1; done")
+        },
     };
     let mut session = Session::new(&w);
     let mut step = async |command: &str| {

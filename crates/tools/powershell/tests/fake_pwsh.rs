@@ -134,13 +134,18 @@ async fn a_timeout_stops_the_command_and_everything_it_started() {
     let setup = Setup::new();
     let config = PowerShellConfig { kill_grace: Duration::from_millis(100), ..setup.config() };
     let mut session = setup.session(config);
-    let (text, is_error, data) =
-        session.run(json!({"command": "echo started; (sleep 5; touch late) & sleep 30", "timeout": "300"})).await;
+    // Every process carries the token: the sleeps, and the background shell (its `$0`), which
+    // would touch `late` if it outlived the kill.
+    let token = format!("{}{}", std::process::id(), line!());
+    let command = format!("echo started; sh -c 'sleep 30.{token}; touch late' late.{token} & sleep 30.{token}");
+    let (text, is_error, data) = session.run(json!({"command": command, "timeout": "300"})).await;
     assert_eq!(text, "Exit code 143\nstarted\nCommand timed out after 0.3s");
     assert!(is_error);
     assert_eq!(data["timedOut"], true);
     assert_eq!(data["interrupted"], true);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let gone =
+        agent_tools_testkit::eventually(Duration::from_secs(10), || agent_tools_testkit::carrying(&token).is_empty());
+    assert!(gone.await, "still running: {:?}", agent_tools_testkit::carrying(&token));
     assert!(!setup.project.join("late").exists());
 }
 
