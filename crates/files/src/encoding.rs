@@ -9,6 +9,10 @@
 //!   encoding in which every byte is a character. Decoding and encoding back are exact inverses,
 //!   so bytes outside an edit never change (Claude Code turns each such byte into `EF BF BD`);
 //! - CRLF when the whole text has more `\r\n` than lone `\n`, else LF.
+//!
+//! [`decode`] tells the encoding and decodes a whole file; [`Encoding::from_bom`],
+//! [`decode_as`] and [`Utf16Decoder`] are its parts, for a reader that streams a file in chunks
+//! (Read) and must show exactly the text [`decode`] would give.
 
 use std::fmt;
 
@@ -39,6 +43,26 @@ impl Encoding {
             Self::Utf16Be => "UTF-16BE",
             Self::Windows1252 => "Windows-1252",
         }
+    }
+}
+
+impl Encoding {
+    /// The encoding a byte-order mark at the start of `bytes` announces, and the mark's length in
+    /// bytes: `EF BB BF` → ([`Encoding::Utf8Bom`], 3), `FF FE` → ([`Encoding::Utf16Le`], 2),
+    /// `FE FF` → ([`Encoding::Utf16Be`], 2); `None` without a mark. The UTF-8 mark is checked
+    /// first, as [`decode`] does.
+    ///
+    /// ```
+    /// use agent_tools_files::Encoding;
+    /// assert_eq!(Encoding::from_bom(b"\xff\xfea\x00"), Some((Encoding::Utf16Le, 2)));
+    /// assert_eq!(Encoding::from_bom(b"plain"), None);
+    /// ```
+    pub fn from_bom(bytes: &[u8]) -> Option<(Self, usize)> {
+        if bytes.starts_with(UTF8_BOM) {
+            return Some((Self::Utf8Bom, UTF8_BOM.len()));
+        }
+        agent_tools_core::text::utf16_bom(bytes)
+            .map(|little_endian| (if little_endian { Self::Utf16Le } else { Self::Utf16Be }, 2))
     }
 }
 
@@ -137,48 +161,130 @@ const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 /// assert_eq!((legacy.encoding, legacy.text.as_str()), (Encoding::Windows1252, "Bot\u{e3}o \u{2122}"));
 /// ```
 pub fn decode(bytes: &[u8]) -> Decoded {
-    if let Some(rest) = bytes.strip_prefix(UTF8_BOM) {
-        return match std::str::from_utf8(rest) {
-            Ok(text) => Decoded { encoding: Encoding::Utf8Bom, text: text.to_owned(), lossless: true },
-            Err(_) => Decoded {
-                encoding: Encoding::Utf8Bom,
-                text: String::from_utf8_lossy(rest).into_owned(),
-                lossless: false,
-            },
-        };
-    }
-    if let Some(little_endian) = agent_tools_core::text::utf16_bom(bytes) {
-        let pairs = bytes[2..].chunks_exact(2);
-        let odd = !pairs.remainder().is_empty();
-        let units = pairs.map(|pair| {
-            let pair = [pair[0], pair[1]];
-            if little_endian { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) }
-        });
-        let mut text = String::with_capacity(bytes.len() / 2);
-        let mut lossless = true;
-        for decoded in char::decode_utf16(units) {
-            match decoded {
-                Ok(c) => text.push(c),
-                Err(_) => {
-                    lossless = false;
-                    text.push(char::REPLACEMENT_CHARACTER);
-                }
-            }
-        }
-        if odd {
-            lossless = false;
-            text.push(char::REPLACEMENT_CHARACTER);
-        }
-        let encoding = if little_endian { Encoding::Utf16Le } else { Encoding::Utf16Be };
-        return Decoded { encoding, text, lossless };
+    if let Some((encoding, mark)) = Encoding::from_bom(bytes) {
+        return decode_as(&bytes[mark..], encoding);
     }
     match std::str::from_utf8(bytes) {
         Ok(text) => Decoded { encoding: Encoding::Utf8, text: text.to_owned(), lossless: true },
-        Err(_) => Decoded {
-            encoding: Encoding::Windows1252,
-            text: bytes.iter().map(|b| cp1252_char(*b)).collect(),
-            lossless: true,
+        Err(_) => decode_as(bytes, Encoding::Windows1252),
+    }
+}
+
+/// Decodes `bytes` (without a byte-order mark) in a known `encoding`, exactly as [`decode`]
+/// decodes a file of that encoding: UTF-8 (with or without a mark) with bad bytes as U+FFFD,
+/// UTF-16 as [`Utf16Decoder`] does, Windows-1252 byte for character. Use it for a piece of a
+/// file whose encoding [`decode`] (or [`Encoding::from_bom`]) told from the whole.
+///
+/// ```
+/// use agent_tools_files::{decode_as, Encoding};
+/// // A piece of a Windows-1252 file that happens to be valid UTF-8 on its own.
+/// assert_eq!(decode_as(b"\xc3\xa9", Encoding::Windows1252).text, "\u{c3}\u{a9}");
+/// assert_eq!(decode_as(b"a\x00b\x00", Encoding::Utf16Le).text, "ab");
+/// ```
+pub fn decode_as(bytes: &[u8], encoding: Encoding) -> Decoded {
+    let (text, lossless) = match encoding {
+        Encoding::Utf8 | Encoding::Utf8Bom => match std::str::from_utf8(bytes) {
+            Ok(text) => (text.to_owned(), true),
+            Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
         },
+        Encoding::Utf16Le | Encoding::Utf16Be => {
+            let mut decoder = Utf16Decoder::new(encoding == Encoding::Utf16Le);
+            let mut text = String::with_capacity(bytes.len() / 2);
+            decoder.feed(bytes, &mut text);
+            decoder.finish(&mut text);
+            (text, decoder.lossless())
+        }
+        Encoding::Windows1252 => (bytes.iter().map(|b| cp1252_char(*b)).collect(), true),
+    };
+    Decoded { encoding, text, lossless }
+}
+
+/// UTF-16 to text, chunk by chunk: feeding a file's bytes (after its byte-order mark) in pieces
+/// of any size gives exactly what [`char::decode_utf16`] gives on the whole — an unpaired
+/// surrogate becomes U+FFFD, and so does a final odd byte (at [`Utf16Decoder::finish`]).
+#[derive(Debug, Clone)]
+pub struct Utf16Decoder {
+    little_endian: bool,
+    odd: Option<u8>,
+    high: Option<u16>,
+    lossless: bool,
+}
+
+impl Utf16Decoder {
+    /// A decoder for little-endian (`FF FE`) or big-endian (`FE FF`) UTF-16.
+    pub fn new(little_endian: bool) -> Self {
+        Self { little_endian, odd: None, high: None, lossless: true }
+    }
+
+    /// Decodes the next piece of bytes onto `out`; a byte or surrogate left over waits for the
+    /// next piece.
+    pub fn feed(&mut self, bytes: &[u8], out: &mut String) {
+        let mut bytes = bytes;
+        if let Some(first) = self.odd.take() {
+            let Some((&second, rest)) = bytes.split_first() else {
+                self.odd = Some(first);
+                return;
+            };
+            self.unit([first, second], out);
+            bytes = rest;
+        }
+        let pairs = bytes.chunks_exact(2);
+        if let [last] = pairs.remainder() {
+            self.odd = Some(*last);
+        }
+        for pair in pairs {
+            self.unit([pair[0], pair[1]], out);
+        }
+    }
+
+    /// Ends the text: a surrogate or byte left over becomes U+FFFD.
+    pub fn finish(&mut self, out: &mut String) {
+        if self.high.take().is_some() {
+            self.replace(out);
+        }
+        if self.odd.take().is_some() {
+            self.replace(out);
+        }
+    }
+
+    /// True while every unit decoded cleanly (no unpaired surrogate, no odd byte so far).
+    pub fn lossless(&self) -> bool {
+        self.lossless
+    }
+
+    fn replace(&mut self, out: &mut String) {
+        self.lossless = false;
+        out.push(char::REPLACEMENT_CHARACTER);
+    }
+
+    fn unit(&mut self, pair: [u8; 2], out: &mut String) {
+        let unit = if self.little_endian { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
+        match unit {
+            0xD800..=0xDBFF => {
+                if self.high.replace(unit).is_some() {
+                    self.replace(out);
+                }
+            }
+            0xDC00..=0xDFFF => match self.high.take() {
+                Some(high) => {
+                    let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                    match char::from_u32(code) {
+                        Some(ch) => out.push(ch),
+                        None => self.replace(out),
+                    }
+                }
+                None => self.replace(out),
+            },
+            _ => {
+                if self.high.take().is_some() {
+                    self.replace(out);
+                }
+                match char::from_u32(u32::from(unit)) {
+                    Some(ch) => out.push(ch),
+                    None => self.replace(out),
+                }
+            }
+        }
     }
 }
 
@@ -303,6 +409,39 @@ mod tests {
         assert!(!lone_surrogate.lossless);
         let bad_utf8_after_bom = decode(b"\xef\xbb\xbfcaf\xe9");
         assert_eq!((bad_utf8_after_bom.encoding, bad_utf8_after_bom.lossless), (Encoding::Utf8Bom, false));
+    }
+
+    #[test]
+    fn utf16_in_any_pieces_is_the_whole_decoded() {
+        let text = "h\u{e9}\u{1F600}\r\nz";
+        for encoding in [Encoding::Utf16Le, Encoding::Utf16Be] {
+            let mut bytes = encode(text, encoding).unwrap();
+            // A lone high surrogate and an odd final byte.
+            bytes.extend_from_slice(if encoding == Encoding::Utf16Le {
+                &[0x3D, 0xD8, b'q']
+            } else {
+                &[0xD8, 0x3D, b'q']
+            });
+            let whole = decode(&bytes);
+            assert_eq!((whole.encoding, whole.lossless), (encoding, false));
+            assert_eq!(Encoding::from_bom(&bytes), Some((encoding, 2)));
+            for size in 1..8 {
+                let mut decoder = Utf16Decoder::new(encoding == Encoding::Utf16Le);
+                let mut out = String::new();
+                for piece in bytes[2..].chunks(size) {
+                    decoder.feed(piece, &mut out);
+                }
+                decoder.finish(&mut out);
+                assert_eq!(out, whole.text, "{encoding} in pieces of {size}");
+                assert!(!decoder.lossless());
+            }
+        }
+        assert_eq!(Encoding::from_bom(b"\xef\xbb\xbfx"), Some((Encoding::Utf8Bom, 3)));
+        assert_eq!(
+            decode_as(b"caf\xe9", Encoding::Utf8Bom),
+            Decoded { encoding: Encoding::Utf8Bom, text: "caf\u{fffd}".into(), lossless: false }
+        );
+        assert_eq!(decode_as(b"\x80\x99", Encoding::Windows1252).text, "\u{20ac}\u{2122}");
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!   and not one byte besides; [`TextFile::line_ending_near`] says which ending new line breaks
 //!   at a span take in a file with mixed endings; [`TextFile::edited`] applies edits in memory,
 //!   one after another, before a single write; [`encode_text`] writes text back in the file's
-//!   encoding;
+//!   encoding; [`decode`] alone decodes bytes, and its parts ([`Encoding::from_bom`],
+//!   [`decode_as`], [`Utf16Decoder`]) let Read decode a file it streams exactly as Edit sees it;
 //! - [`restyle_like`]: a whole new text in the line endings of the file it replaces, line by
 //!   line (Write over a file with mixed endings);
 //! - [`strip_trailing_whitespace`] / [`keeps_trailing_whitespace`]: Claude Code's stripping of
@@ -76,7 +77,8 @@ mod whitespace;
 
 pub use crate::atomic::{write_atomic, write_target};
 pub use crate::encoding::{
-    Decoded, Encoding, LineEnding, Unrepresentable, decode, encode, normalize_newlines, unrepresentable,
+    Decoded, Encoding, LineEnding, Unrepresentable, Utf16Decoder, decode, decode_as, encode, normalize_newlines,
+    unrepresentable,
 };
 pub use crate::file::{LoadError, MAX_FILE_BYTES, TextFile, encode_text, load_text_file};
 pub use crate::patch::{CONTEXT_LINES, Hunk, structured_patch};

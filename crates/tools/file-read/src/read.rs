@@ -18,7 +18,8 @@
 //! stopped, so the caller can say how to read on. A page always holds at least one line.
 //!
 //! **Encodings.** The text is decoded exactly as Edit decodes the whole file
-//! ([`agent_tools_files::decode`]): UTF-8 (a byte-order mark removed), UTF-16 with a byte-order
+//! ([`agent_tools_files::decode`], through its streaming parts `Encoding::from_bom`,
+//! `Utf16Decoder` and `decode_as`): UTF-8 (a byte-order mark removed), UTF-16 with a byte-order
 //! mark, and Windows-1252 for a file that is not valid UTF-8 anywhere in it.
 
 use std::fs::File;
@@ -27,7 +28,7 @@ use std::path::Path;
 
 use agent_tools_core::context::{ContentHasher, content_hash};
 use agent_tools_core::text::SNIFF_BYTES;
-use agent_tools_files::{Encoding, decode};
+use agent_tools_files::{Encoding, Utf16Decoder, decode, decode_as};
 
 use crate::render;
 
@@ -181,7 +182,7 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, bounds: B
     let mut raw = RawReader::new(file);
     let mut lines = Lines::new(start - 1, limit, bounds);
     let mut transcode = Transcode::Undecided;
-    let mut utf16_out = Vec::new();
+    let mut utf16_out = String::new();
     loop {
         let chunk = raw.next_chunk()?;
         if chunk.is_empty() {
@@ -190,25 +191,29 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, bounds: B
         let text: &[u8] = match &mut transcode {
             Transcode::Undecided => {
                 // The first chunk holds the whole file or at least CHUNK_BYTES bytes.
-                if let Some(rest) = chunk.strip_prefix(b"\xef\xbb\xbf") {
-                    transcode = Transcode::Utf8 { bom: true };
-                    rest
-                } else if let Some(little) = agent_tools_core::text::utf16_bom(chunk) {
-                    let mut state = Utf16::new(little);
-                    utf16_out.clear();
-                    state.feed(&chunk[2..], &mut utf16_out);
-                    transcode = Transcode::Utf16(state);
-                    &utf16_out
-                } else {
-                    transcode = Transcode::Utf8 { bom: false };
-                    chunk
+                match Encoding::from_bom(chunk) {
+                    Some((encoding @ (Encoding::Utf16Le | Encoding::Utf16Be), mark)) => {
+                        let mut state = Utf16Decoder::new(encoding == Encoding::Utf16Le);
+                        utf16_out.clear();
+                        state.feed(&chunk[mark..], &mut utf16_out);
+                        transcode = Transcode::Utf16(state);
+                        utf16_out.as_bytes()
+                    }
+                    Some((_, mark)) => {
+                        transcode = Transcode::Utf8 { bom: true };
+                        &chunk[mark..]
+                    }
+                    None => {
+                        transcode = Transcode::Utf8 { bom: false };
+                        chunk
+                    }
                 }
             }
             Transcode::Utf8 { .. } => chunk,
             Transcode::Utf16(state) => {
                 utf16_out.clear();
                 state.feed(chunk, &mut utf16_out);
-                &utf16_out
+                utf16_out.as_bytes()
             }
         };
         lines.feed(text);
@@ -219,7 +224,7 @@ pub fn read_text(path: &Path, offset: Option<u64>, limit: Option<u64>, bounds: B
     if let Transcode::Utf16(state) = &mut transcode {
         utf16_out.clear();
         state.finish(&mut utf16_out);
-        lines.feed(&utf16_out);
+        lines.feed(utf16_out.as_bytes());
     }
     lines.finish();
     if let Some(error) = lines.stop(meta.len(), true) {
@@ -246,7 +251,7 @@ enum Transcode {
         bom: bool,
     },
     /// UTF-16, turned into UTF-8 on the fly.
-    Utf16(Utf16),
+    Utf16(Utf16Decoder),
 }
 
 /// How the selected lines' bytes are turned into text once the whole file has been seen.
@@ -258,78 +263,6 @@ enum Shown {
     Utf8Lossy,
     /// Not UTF-8: one byte per character.
     Windows1252,
-}
-
-/// UTF-16 to UTF-8, chunk by chunk, exactly as [`char::decode_utf16`] on the whole (an unpaired
-/// surrogate or a final odd byte becomes U+FFFD).
-#[derive(Debug)]
-struct Utf16 {
-    little: bool,
-    odd: Option<u8>,
-    high: Option<u16>,
-}
-
-impl Utf16 {
-    fn new(little: bool) -> Self {
-        Self { little, odd: None, high: None }
-    }
-
-    fn feed(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
-        let mut bytes = bytes;
-        if let Some(first) = self.odd.take() {
-            let Some((&second, rest)) = bytes.split_first() else {
-                self.odd = Some(first);
-                return;
-            };
-            self.unit([first, second], out);
-            bytes = rest;
-        }
-        let pairs = bytes.chunks_exact(2);
-        if let [last] = pairs.remainder() {
-            self.odd = Some(*last);
-        }
-        for pair in pairs {
-            self.unit([pair[0], pair[1]], out);
-        }
-    }
-
-    fn unit(&mut self, pair: [u8; 2], out: &mut Vec<u8>) {
-        let unit = if self.little { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
-        match unit {
-            0xD800..=0xDBFF => {
-                if self.high.replace(unit).is_some() {
-                    push_char(char::REPLACEMENT_CHARACTER, out);
-                }
-            }
-            0xDC00..=0xDFFF => match self.high.take() {
-                Some(high) => {
-                    let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-                    push_char(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER), out);
-                }
-                None => push_char(char::REPLACEMENT_CHARACTER, out),
-            },
-            _ => {
-                if self.high.take().is_some() {
-                    push_char(char::REPLACEMENT_CHARACTER, out);
-                }
-                push_char(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER), out);
-            }
-        }
-    }
-
-    fn finish(&mut self, out: &mut Vec<u8>) {
-        if self.high.take().is_some() {
-            push_char(char::REPLACEMENT_CHARACTER, out);
-        }
-        if self.odd.take().is_some() {
-            push_char(char::REPLACEMENT_CHARACTER, out);
-        }
-    }
-}
-
-fn push_char(ch: char, out: &mut Vec<u8>) {
-    let mut buffer = [0u8; 4];
-    out.extend_from_slice(ch.encode_utf8(&mut buffer).as_bytes());
 }
 
 /// The file's raw bytes, chunk by chunk, hashed and sniffed for NUL bytes on the way.
@@ -681,21 +614,8 @@ impl Lines {
 fn shown_text(line: &Kept, encoding: Shown) -> String {
     match encoding {
         Shown::Utf8 | Shown::Utf8Lossy => String::from_utf8_lossy(&line.bytes).into_owned(),
-        Shown::Windows1252 => windows_1252(&line.bytes),
+        Shown::Windows1252 => decode_as(&line.bytes, Encoding::Windows1252).text,
     }
-}
-
-/// Windows-1252 text of `bytes`, with Edit's decoder: a leading 0x80 (never valid UTF-8 and no
-/// byte-order mark) makes it decode the whole as Windows-1252; its character is then dropped.
-fn windows_1252(bytes: &[u8]) -> String {
-    let mut marked = Vec::with_capacity(bytes.len() + 1);
-    marked.push(0x80);
-    marked.extend_from_slice(bytes);
-    let decoded = decode(&marked);
-    debug_assert_eq!(decoded.encoding, Encoding::Windows1252);
-    let mut chars = decoded.text.chars();
-    chars.next();
-    chars.as_str().to_owned()
 }
 
 #[cfg(test)]
