@@ -697,14 +697,21 @@ async fn a_search_cancelled_midway_answers_promptly() {
     let file = fs::File::create(w.join("zeros.bin")).unwrap();
     file.set_len(64 << 30).unwrap();
     let ctx = ToolUseContext::new(w);
-    let cancel = ctx.cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        cancel.cancel();
-    });
+    // The cancel comes once the search has the file open (this process's descriptors show it).
+    let zeros = fs::canonicalize(w.join("zeros.bin")).unwrap();
+    let searching = || {
+        let open = fs::read_dir("/proc/self/fd").into_iter().flatten().flatten();
+        open.filter_map(|fd| fs::read_link(fd.path()).ok()).any(|target| target == zeros)
+    };
+    drop(file);
+    let cancelling = async {
+        assert!(agent_tools_testkit::eventually(Duration::from_secs(10), searching).await, "the search never began");
+        ctx.cancel.cancel();
+    };
     let started = Instant::now();
     let input = json!({"pattern": "x", "path": "zeros.bin", "output_mode": "count"});
-    let (text, is_error) = run_with(agent_tool_grep::tool().as_ref(), &ctx, input).await;
+    let grep = agent_tool_grep::tool();
+    let ((text, is_error), ()) = tokio::join!(run_with(grep.as_ref(), &ctx, input), cancelling);
     assert!(is_error, "{text}");
     assert_eq!(text, "[Request interrupted by user for tool use]");
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());

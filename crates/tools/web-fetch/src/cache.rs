@@ -138,6 +138,7 @@ mod tests {
     fn entries_expire() {
         let cache = PageCache::new(Duration::ZERO, 100);
         cache.put("a", page("aaaa"));
+        // tidy:allow-sleep the time to live running out is what is tested.
         std::thread::sleep(Duration::from_millis(5));
         assert!(cache.get("a").is_none());
         assert!(cache.is_empty());

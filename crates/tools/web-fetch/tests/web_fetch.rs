@@ -559,13 +559,15 @@ async fn a_reply_without_text_is_no_response_and_a_failing_model_gives_the_conte
 async fn cancelling_the_call_ends_a_stalled_fetch_at_once() {
     let server = content_server().await;
     let fetch = Fetcher::new(WebFetchConfig { idle_timeout: Duration::from_secs(30), ..test_config() });
-    let cancel = fetch.ctx.cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        cancel.cancel();
-    });
+    // The cancel comes once the request has reached the (stalling) server.
+    let cancelling = async {
+        let arrived = agent_tools_testkit::eventually(Duration::from_secs(10), || server.count("/slow") > 0).await;
+        assert!(arrived, "the fetch never reached the server");
+        fetch.ctx.cancel.cancel();
+    };
     let started = Instant::now();
-    let text = fetch.err(&format!("http://127.0.0.1:{}/slow", server.port)).await;
+    let url = format!("http://127.0.0.1:{}/slow", server.port);
+    let (text, ()) = tokio::join!(fetch.err(&url), cancelling);
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert_eq!(text, "[Request interrupted by user for tool use]");
 }

@@ -11,6 +11,7 @@ use agent_tool_web_search::{
 };
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::{ToolDef, ToolUseContext, ValidationResult};
+use agent_tools_testkit::eventually;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -76,6 +77,7 @@ async fn fake_api(status: u16, body: Value, stall: bool) -> FakeApi {
                 let request_body = serde_json::from_slice(&raw[head_end..]).unwrap_or(Value::Null);
                 log.lock().unwrap().push(Seen { path, headers, body: request_body });
                 if stall {
+                    // tidy:allow-sleep a stalling API is what these tests face.
                     tokio::time::sleep(Duration::from_secs(3600)).await;
                 }
                 let reply = format!(
@@ -260,17 +262,20 @@ async fn timeouts_and_cancellation_end_the_call() {
     assert!(is_error && text.contains("did not answer in time"), "{text}");
 
     let ctx = ToolUseContext::new(std::env::temp_dir());
-    let cancel = ctx.cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        cancel.cancel();
-    });
-    let done = tokio::time::timeout(
+    // The cancel comes once the request has reached the (stalling) API.
+    let before = api.seen.lock().unwrap().len();
+    let cancelling = async {
+        let arrived = eventually(Duration::from_secs(10), || api.seen.lock().unwrap().len() > before).await;
+        assert!(arrived, "the search never reached the API");
+        ctx.cancel.cancel();
+    };
+    let search = tool_with(config(&api));
+    let calling = tokio::time::timeout(
         Duration::from_secs(10),
-        call_tool(tool_with(config(&api)).as_ref(), "toolu_1", json!({"query": "rust"}), &ctx),
-    )
-    .await
-    .expect("cancellation ends the call");
+        call_tool(search.as_ref(), "toolu_1", json!({"query": "rust"}), &ctx),
+    );
+    let (done, ()) = tokio::join!(calling, cancelling);
+    let done = done.expect("cancellation ends the call");
     assert!(done.block.is_error, "{}", done.block.content.text());
 }
 

@@ -172,6 +172,7 @@ async fn answer(
             stream.shutdown().await
         }
         Reply::Stall => {
+            // tidy:allow-sleep a stalling server is what Reply::Stall is for.
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Ok(())
         }
