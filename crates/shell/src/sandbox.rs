@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use agent_tools_core::permissions::PermissionBehavior;
 use agent_tools_core::{SandboxSettings, ToolError, ToolUseContext};
 use agent_tools_permissions::paths::{PROTECTED_FILES, working_directories};
-use agent_tools_permissions::shell::{ShellPattern, Split, candidates, split_command};
 use agent_tools_sandbox::{Bubblewrap, Policy};
+use agent_tools_shell_analysis::{ShellPattern, Split, candidates, split_command};
 
 /// The paragraph a shell tool's prompt ends with: what sandbox mode does to a command and when
 /// `dangerouslyDisableSandbox` is the way out (it starts with a blank line).

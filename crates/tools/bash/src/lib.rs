@@ -97,7 +97,7 @@ pub type BashTool = ShellTool<Bash>;
 
 /// Bash as a [`Shell`]: `bash -c` with a fixed script (the command is its argument, run with
 /// `eval`; an `EXIT` trap records the final directory), Claude Code's exit-code semantics
-/// ([`semantics`]), and the permission rules of `agent_tools_permissions::shell`.
+/// ([`semantics`]), and the permission rules of `agent_tools_shell_analysis`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bash {}
 
@@ -137,35 +137,35 @@ impl Shell for Bash {
 
     /// Read-only when the parsed command provably only reads: every part a known command with
     /// allow-listed flags, no expansion, no file written (see
-    /// `agent_tools_permissions::is_read_only_command`, Claude Code's read-only validation).
+    /// `agent_tools_shell_analysis::is_read_only_command`, Claude Code's read-only validation).
     fn is_read_only(command: &str) -> bool {
-        agent_tools_permissions::is_read_only_command(command, None)
+        agent_tools_shell_analysis::is_read_only_command(command, None)
     }
 
     /// Read-only calls may run side by side with other concurrency-safe calls, as in Claude Code,
     /// unless they change the working directory (`cd src && ls`): those run in order, so the
     /// directory they end in carries over to the calls after them.
     fn is_concurrency_safe(command: &str) -> bool {
-        Self::is_read_only(command) && !agent_tools_permissions::shell::changes_working_directory(command)
+        Self::is_read_only(command) && !agent_tools_shell_analysis::changes_working_directory(command)
     }
 
     /// Whether the command may delete or overwrite data (`rm`, `git reset --hard`, `> file` …);
-    /// `true` when in doubt (see `agent_tools_permissions::is_destructive_command`).
+    /// `true` when in doubt (see `agent_tools_shell_analysis::is_destructive_command`).
     fn is_destructive(command: &str) -> bool {
-        agent_tools_permissions::is_destructive_command(command)
+        agent_tools_shell_analysis::is_destructive_command(command)
     }
 
     /// Claude Code's Bash permission check: each part of the command against `Bash(…)` rules, the
     /// paths it reads and writes against `Read(…)`/`Edit(…)` rules and the working directories,
-    /// the mode, and the read-only allow-list (see `agent_tools_permissions::check_shell_command`).
+    /// the mode, and the read-only allow-list (see `agent_tools_shell_analysis::check_shell_command`).
     fn check_permissions(command: &str, ctx: &ToolUseContext) -> PermissionResult {
-        agent_tools_permissions::check_shell_command(NAME, command, ctx)
+        agent_tools_shell_analysis::check_shell_command(NAME, command, ctx)
     }
 
     /// Tells whether a `Bash(…)` rule pattern (`git push:*`) covers any part of the command, for
     /// hook conditions (Claude Code's `preparePermissionMatcher`).
     fn permission_matcher(command: &str) -> PermissionMatcher {
-        agent_tools_permissions::shell_permission_matcher(command)
+        agent_tools_shell_analysis::shell_permission_matcher(command)
     }
 
     /// Every part of the command matches an excluded pattern (see [`sandbox::is_excluded`]).

@@ -32,8 +32,8 @@ use agent_tools_core::permissions::{
 };
 use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_permissions::paths::working_directories;
-use agent_tools_permissions::shell::{ShellPattern, Verdict, asked_by_rule, too_complex};
-use agent_tools_permissions::{check_read_permission, check_write_permission, messages};
+use agent_tools_permissions::{check_read_permission, check_write_permission};
+use agent_tools_shell_analysis::{ShellPattern, Verdict, asked_by_rule, messages, too_complex};
 
 use crate::classify::{self, ReadPath, Word, WriteTarget};
 use crate::{NAME, render};

@@ -2150,7 +2150,7 @@ fn git_destructive(sub: &str, rest: &[Word]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::parse::parse_command;
+    use crate::parse::parse_command;
 
     fn analysis(source: &str) -> Analysis {
         let parsed = parse_command(source);

@@ -84,8 +84,8 @@ impl Verdict {
     }
 
     /// The verdict for one path a command of the shell tool `tool_name` reads or (`write`)
-    /// writes, from what [`check_read_permission`](crate::check_read_permission) or
-    /// [`check_write_permission`](crate::check_write_permission) said about it (Claude Code's
+    /// writes, from what [`check_read_permission`](agent_tools_permissions::check_read_permission) or
+    /// [`check_write_permission`](agent_tools_permissions::check_write_permission) said about it (Claude Code's
     /// path constraints for shell commands): a deny stays a deny naming the command; an ask rule
     /// or safety check asks; plan mode's refusal of a write, a path outside the working
     /// directories or a write without `acceptEdits` needs approval.
@@ -102,7 +102,7 @@ impl Verdict {
                 blocked_path: Some(shown),
             },
             PermissionResult::Deny { decision_reason, message } => {
-                let message = if message == messages::LINK_DENIED {
+                let message = if message == agent_tools_permissions::messages::LINK_DENIED {
                     messages::command_link_denied(tool_name, command, path)
                 } else {
                     messages::command_path_denied(tool_name, command, path)

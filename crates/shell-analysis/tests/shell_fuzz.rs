@@ -19,8 +19,8 @@ use agent_tools_core::ToolUseContext;
 use agent_tools_core::permissions::{
     PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleSource, ToolPermissionContext,
 };
-use agent_tools_permissions::shell::{Split, candidates, shell_permission_matcher, split_command};
-use agent_tools_permissions::{check_shell_command, is_destructive_command, is_read_only_command};
+use agent_tools_shell_analysis::{Split, candidates, shell_permission_matcher, split_command};
+use agent_tools_shell_analysis::{check_shell_command, is_destructive_command, is_read_only_command};
 use proptest::prelude::*;
 
 /// A project folder with a few files and a link outside, made once for the whole run.

@@ -435,7 +435,7 @@ pub(crate) fn matching_rule(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::parse::parse_command;
+    use crate::parse::parse_command;
 
     fn spelled(source: &str, behavior: PermissionBehavior) -> Vec<String> {
         let parsed = parse_command(source);

@@ -1,7 +1,15 @@
+//! # agent-tools-shell-analysis: shell commands against `Bash(…)` rules, on a real parser
+//!
+//! The command analysis the shell tools share — Bash, PowerShell's Bash-like rules, and the
+//! sandbox's decision of what may run unsandboxed. It is its own crate so that only the crates
+//! that really analyse commands compile tree-sitter and tree-sitter-bash; the file tools check
+//! paths with `agent-tools-permissions` alone. Path checks of the files a command reads and
+//! writes come from there too.
+//!
 //! Shell commands against `Bash(…)` rules, on a real parser.
 //!
 //! A command line is parsed with tree-sitter-bash and walked with an allow-list of the
-//! constructs this module understands (see [`split_command`]): lists joined by `&&`, `||`, `;`,
+//! constructs this crate understands (see [`split_command`]): lists joined by `&&`, `||`, `;`,
 //! `&` and line breaks, pipelines, `!`, simple commands with leading `VAR=value` assignments,
 //! plain and quoted words, `$VAR`, and file redirections. Anything else — command or process
 //! substitution, subshells and groups, functions, control structures, here-documents, ANSI-C
@@ -16,8 +24,8 @@
 //! 2. an ask rule → ask (even in bypass mode);
 //! 3. path constraints: redirections into files and the path arguments of commands that read
 //!    (`cat`, `grep`, `git`, `cd` …) or write (`rm`, `cp`, `sed -i`, `tee` …) are checked with
-//!    [`check_read_permission`](crate::check_read_permission) or
-//!    [`check_write_permission`](crate::check_write_permission): `Read(…)`/`Edit(…)` deny and
+//!    [`check_read_permission`](agent_tools_permissions::check_read_permission) or
+//!    [`check_write_permission`](agent_tools_permissions::check_write_permission): `Read(…)`/`Edit(…)` deny and
 //!    ask rules apply, paths outside the working directories need approval, writes need
 //!    `acceptEdits` (or an `Edit(…)` allow rule), protected files (`.git/`, `.claude/`, shell
 //!    start-up files) always ask, and removing `/`, `~`, `*`, `.`, a top-level folder or a
@@ -44,6 +52,7 @@
 
 mod check;
 mod commands;
+pub mod messages;
 mod parse;
 mod rules;
 mod verdict;
@@ -80,10 +89,10 @@ pub enum Split {
 }
 
 /// Splits a command line into the simple commands it runs, with tree-sitter-bash (see the
-/// [module docs](self)). Never fails: what cannot be read is [`Split::Complex`].
+/// [crate docs](crate)). Never fails: what cannot be read is [`Split::Complex`].
 ///
 /// ```
-/// use agent_tools_permissions::shell::{split_command, Part, Split};
+/// use agent_tools_shell_analysis::{split_command, Part, Split};
 /// let split = split_command("git status && echo 'a; b' > out.txt");
 /// assert_eq!(split, Split::Parts(vec![
 ///     Part { text: "git status".into(), writes_file: false },
@@ -120,7 +129,7 @@ pub fn split_command(command: &str) -> Split {
 /// in carries over in the order of the calls (Claude Code's shell keeps the cwd globally).
 ///
 /// ```
-/// use agent_tools_permissions::shell::changes_working_directory;
+/// use agent_tools_shell_analysis::changes_working_directory;
 /// assert!(changes_working_directory("cd src && ls"));
 /// assert!(changes_working_directory("ls; pushd /tmp"));
 /// assert!(!changes_working_directory("ls -la && git status"));
@@ -135,12 +144,12 @@ pub fn changes_working_directory(command: &str) -> bool {
 }
 
 /// The spellings of a command that `Bash(…)` rules of `behavior` are tested against (see the
-/// [module docs](self)): the command trimmed, then for each simple command in it the forms the
+/// [crate docs](crate)): the command trimmed, then for each simple command in it the forms the
 /// rules of that behaviour see through.
 ///
 /// ```
 /// use agent_tools_core::permissions::PermissionBehavior;
-/// use agent_tools_permissions::shell::candidates;
+/// use agent_tools_shell_analysis::candidates;
 /// assert!(candidates("FOO=1 timeout 5 rm -rf /", PermissionBehavior::Deny).contains(&"rm -rf /".to_owned()));
 /// assert!(!candidates("PATH=/tmp npm test", PermissionBehavior::Allow).contains(&"npm test".to_owned()));
 /// ```
@@ -157,7 +166,7 @@ pub fn candidates(part: &str, behavior: PermissionBehavior) -> Vec<String> {
 }
 
 /// The permission decision for a shell command under the `tool_name(…)` rules, the mode, and
-/// the `Read(…)`/`Edit(…)` rules for its paths (see the [module docs](self) for the order).
+/// the `Read(…)`/`Edit(…)` rules for its paths (see the [crate docs](crate) for the order).
 ///
 /// Returns `Deny` (the message names the whole command), `Ask` (an ask rule or a safety check:
 /// asked even in bypass mode), `Allow` (every part allowed; the reason lists each part's), or
@@ -205,7 +214,7 @@ pub fn is_destructive_command(command: &str) -> bool {
 /// `preparePermissionMatcher` for hook conditions. The command is parsed once, here.
 ///
 /// ```
-/// use agent_tools_permissions::shell::shell_permission_matcher;
+/// use agent_tools_shell_analysis::shell_permission_matcher;
 /// let matches = shell_permission_matcher("npm test && FOO=1 git push --force");
 /// assert!(matches("git push:*"));
 /// assert!(matches("npm test"));

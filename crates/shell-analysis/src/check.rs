@@ -8,15 +8,15 @@ use agent_tools_core::permissions::{
     PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRuleValue,
     PermissionUpdate, PermissionUpdateDestination,
 };
+use agent_tools_permissions::filesystem::{EDIT_RULES, READ_RULES, check_read_permission, check_write_permission};
+use agent_tools_permissions::links::{LinkedDenials, multiply_linked_metadata};
+use agent_tools_permissions::paths::{compile_rules, rule_below};
 
 use super::commands::{Analysis, PathUse, analyze, analyze_command};
 use super::parse::{ParsedCommand, RedirectOp, SimpleCommand, Word, parse_command};
 use super::rules::{SAFE_ENV_VARS, Unwrap, layers, matching_rule, spellings, strip_all_wrappers};
 use super::verdict::{Verdict, asked_by_rule, too_complex};
-use crate::filesystem::{EDIT_RULES, READ_RULES, check_read_permission, check_write_permission};
-use crate::links::{LinkedDenials, multiply_linked_metadata};
 use crate::messages;
-use crate::paths::{compile_rules, rule_below};
 
 /// Most parts a compound command may have to be checked part by part.
 pub const MAX_PARTS: usize = 50;
@@ -178,7 +178,7 @@ fn dangerous_removal(word: &Word, cwd: &Path, ctx: &ToolUseContext) -> bool {
     let Some(paths) = (!glob_left).then(|| resolve(&Word { glob: false, ..folder }, cwd, ctx)).flatten() else {
         return false;
     };
-    let working = crate::paths::working_directories(ctx);
+    let working = agent_tools_permissions::paths::working_directories(ctx);
     paths.iter().any(|path| {
         let depth = path.components().filter(|c| matches!(c, Component::Normal(_))).count();
         depth <= 1
@@ -393,7 +393,7 @@ fn read_tree(dir: &Path, follow_links: bool, ctx: &ToolUseContext, subject: Subj
     if denials.as_ref().is_some_and(|denials| !denials.is_complete()) {
         return guarded(
             messages::reads_below_rule(command, dir, "a deny rule"),
-            messages::unknown_links(dir),
+            agent_tools_permissions::messages::unknown_links(dir),
             Some(dir),
         );
     }
