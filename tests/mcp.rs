@@ -357,6 +357,8 @@ async fn background_tasks_notify_with_the_next_result_and_end_with_the_server() 
             seen.push(text(&result));
             break;
         }
+        // A poll with a deadline; each look is an MCP call, which testkit's eventually cannot make.
+        // tidy:allow-sleep the interval of that poll.
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let seen = seen.pop().expect("a notification within 20 s");

@@ -209,12 +209,8 @@ async fn serve_re_exports_the_servers_tools() {
     assert!(text.contains("alpha"), "{text}");
     client.cancel().await.unwrap();
     // The outer server ends its own server when its client goes away.
-    for _ in 0..50 {
-        let pid = std::fs::read_to_string(dir.path().join("inner.pid")).unwrap();
-        if !Path::new("/proc").join(pid.trim()).exists() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let pid = std::fs::read_to_string(dir.path().join("inner.pid")).unwrap();
+    let proc_dir = Path::new("/proc").join(pid.trim());
+    agent_tools_testkit::eventually(std::time::Duration::from_secs(5), || !proc_dir.exists()).await;
     assert_server_gone(dir.path(), "inner");
 }

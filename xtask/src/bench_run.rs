@@ -25,7 +25,7 @@ use agent_tools_host::{HostConfig, assemble_tool_pool, run_tool_use};
 use anyhow::{Context as _, bail, ensure};
 use serde_json::{Value, json};
 
-/// Claude Code's medians from `../shared/peer/cc-perf.md` (its MCP server on this 2-CPU machine,
+/// Claude Code's medians as we measured them (its MCP server on this 2-CPU machine,
 /// measured with `perf.py`), for the calls the 5,000-file tree shares with perf.py.
 const CLAUDE_CODE_MS: &[(&str, f64)] = &[
     ("Grep files_with_matches", 38.5),

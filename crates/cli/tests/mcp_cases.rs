@@ -1,6 +1,6 @@
 //! The MCP client's failure cases end to end: the `agent-tools` binary with `--mcp-config`
-//! naming the cases' own stdio server (`crates/mcp/tests/fixtures/case_mcp_server.py`, a copy of
-//! the `mcp_server.py` of cases 053, 054 and 060; it needs `python3`).
+//! naming a small stdio server of our own (`crates/mcp/tests/fixtures/case_mcp_server.py`, built
+//! to reproduce the public reports below; it needs `python3`).
 //!
 //! - 053 (anthropics/claude-code#955, microsoft/wassette#56, rollbar/rollbar-mcp-server#28):
 //!   every listed name fits the Messages API, each calls the server's own tool, permission rules
@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -78,17 +78,11 @@ fn agent_tools(dir: &Path, config: &Path, env: &[(&str, &str)], args: &[&str]) -
     };
     let out = drain(child.stdout.take().map(|pipe| Box::new(pipe) as Box<dyn std::io::Read + Send>));
     let err = drain(child.stderr.take().map(|pipe| Box::new(pipe) as Box<dyn std::io::Read + Send>));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("agent-tools {args:?} did not end within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    if !agent_tools_testkit::eventually_blocking(Duration::from_secs(60), || child.try_wait().unwrap().is_some()) {
+        let _ = child.kill();
+        panic!("agent-tools {args:?} did not end within 60 s");
+    }
+    let status = child.wait().unwrap();
     Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
 }
 
@@ -119,7 +113,7 @@ fn api_name_ok(name: &str) -> bool {
 
 const LONG: &str = "mcp__my_case_server__synchronize_all_customer_records_a_7515e5ef";
 
-/// Case 053 steps 1–4: the `tools` array of `list --json` only has names the API accepts; the
+/// The `tools` array of `list --json` only has names the API accepts; the
 /// sanitised and shortened names call the server's own tools.
 #[test]
 fn case_053_listed_names_fit_the_api_and_call_the_servers_tools() {
@@ -196,7 +190,7 @@ fn notice(max_tokens: usize, chars: usize, path: &Path) -> String {
     )
 }
 
-/// Case 053 steps 5–6: 400,000 characters keep their first 100,000 (25,000 tokens) inline with
+/// 400,000 characters keep their first 100,000 (25,000 tokens) inline with
 /// the note and the whole saved; `MAX_MCP_OUTPUT_TOKENS=1000` keeps 4,000.
 #[test]
 fn case_053_huge_results_keep_their_start_with_a_note_and_the_saved_whole() {
@@ -232,7 +226,7 @@ fn case_053_huge_results_keep_their_start_with_a_note_and_the_saved_whole() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
 }
 
-/// Case 054: a call that never answers times out as an error result, the turn's later calls
+/// A call that never answers times out as an error result, the turn's later calls
 /// still work, a server that never answers `initialize` is skipped with a message, and a slow call
 /// within its timeout is not cut.
 #[test]
@@ -299,7 +293,7 @@ fn case_054_a_hung_call_times_out_and_a_deaf_server_is_skipped() {
 
 const ECHO_SCHEMA: &str = r#"{"type":"object","properties":{"text":{"type":"string","description":"text to echo"},"count":{"type":"integer","description":"times"}},"required":["text"]}"#;
 
-/// Case 060: the deferred tool is marked, loads with its whole schema, a premature call with a
+/// The deferred tool is marked, loads with its whole schema, a premature call with a
 /// wrong field is refused with the `select:` hint and never reaches the server, and the right
 /// call sends every argument.
 #[test]

@@ -637,8 +637,13 @@ fn under_2026_07_28_cancelling_the_request_stops_the_call_it_drives() {
     // bypassPermissions (the server's default): the call runs without a question.
     let mut server = Server::start(dir.path(), &[]);
     server.send_json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                             "params": call_2026("Bash", json!({"command": "sleep 60 && touch late"}), forms.clone())}));
-    std::thread::sleep(Duration::from_millis(500));
+                             "params": call_2026("Bash", json!({"command": "touch started && sleep 60 && touch late"}), forms.clone())}));
+    // The cancel comes once the command runs.
+    let started = dir.path().join("started");
+    assert!(
+        agent_tools_testkit::eventually_blocking(Duration::from_secs(20), || started.exists()),
+        "the call never ran"
+    );
     server.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                              "params": {"requestId": 1, "reason": "the user pressed Esc"}}));
     // The next call takes the session at once: the sleep was stopped.

@@ -1,6 +1,6 @@
 //! [`ToolUseContext`]: everything a tool call receives besides its input.
 //!
-//! Grouped like the seeds' `ToolUseContext`: options (the tool pool, model, flags, budgets),
+//! Grouped like Claude Code's `ToolUseContext`: options (the tool pool, model, flags, budgets),
 //! control (cancellation, ids), state (the file-read state, app state, messages), the working
 //! directory and permission context, and limits. Cloning is cheap (shared parts are behind `Arc`).
 //! Library code never reads environment variables: the CLI turns environment and flags into this.
@@ -303,7 +303,7 @@ impl FileReadState {
 /// Session state shared by tools (todos, tasks, plan mode …), keyed by type so each tool crate
 /// keeps its own state without the core knowing it.
 ///
-/// Mirrors the seeds' `getAppState()` / `setAppState()`.
+/// Mirrors Claude Code's `getAppState()` / `setAppState()`.
 #[derive(Default)]
 pub struct AppState {
     entries: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
@@ -331,7 +331,7 @@ impl AppState {
     }
 }
 
-/// A shared handle to the [`AppState`] (the seeds' `getAppState`/`setAppState`).
+/// A shared handle to the [`AppState`] (Claude Code's `getAppState`/`setAppState`).
 #[derive(Clone, Default)]
 pub struct AppStateHandle {
     inner: Arc<Mutex<AppState>>,

@@ -14,7 +14,7 @@ use crate::context::ToolUseContext;
 /// A function from context to context that a tool returns to change what later tools see
 /// (for example a new working directory).
 ///
-/// Mirrors the seeds' `contextModifier`: the executor applies it only for tools that ran serially
+/// Mirrors Claude Code's `contextModifier`: the executor applies it only for tools that ran serially
 /// (not concurrency-safe); for a concurrent batch it applies them after the batch, in block order.
 pub type ContextModifier = Box<dyn FnOnce(ToolUseContext) -> ToolUseContext + Send + Sync>;
 

@@ -2,7 +2,7 @@
 //!
 //! Mirrors Claude Code's zod → JSON Schema conversion for `z.strictObject` inputs: the root is an
 //! object with `additionalProperties: false`; optional fields are plain (not nullable) types.
-//! [`crate::tool::build_tool`] builds each tool's schema once and caches it (the seeds' `lazySchema`).
+//! [`crate::tool::build_tool`] builds each tool's schema once and caches it (Claude Code's `lazySchema`).
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;

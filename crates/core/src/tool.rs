@@ -1,9 +1,9 @@
 //! The Tool contract: the typed [`ToolDef`] a tool crate implements, the type-erased [`Tool`] the
 //! host uses, and [`build_tool`] that turns one into the other with the fail-closed defaults.
 //!
-//! # Seed name → Rust counterpart
+//! # Claude Code name → Rust counterpart
 //!
-//! | seeds (`src/Tool.ts`) | [`ToolDef`] (typed) | [`Tool`] (erased) |
+//! | Claude Code (`src/Tool.ts`) | [`ToolDef`] (typed) | [`Tool`] (erased) |
 //! |---|---|---|
 //! | `name` | [`ToolDef::name`] | [`Tool::name`] |
 //! | `aliases` | [`ToolDef::aliases`] | [`Tool::aliases`] |

@@ -2,7 +2,7 @@
 //! matches, the file's new bytes, the refusal texts and the write. Free of the Tool contract;
 //! [`plan`] runs in Edit's `validate_input` and again in its `call`.
 //!
-//! The work is split so that a batch of edits (MultiEdit, case 014) runs the same code:
+//! The work is split so that a batch of edits (MultiEdit) runs the same code:
 //! [`plan_batch`] loads the file and runs the file-level checks (exists, not a notebook, read and
 //! unchanged, decodable) once, [`apply`] makes one replacement **in memory** on a [`TextFile`],
 //! and the batch is a fold — `file = file.edited(apply(&file, edit, keep)?.raw)` for each edit in

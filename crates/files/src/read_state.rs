@@ -3,7 +3,7 @@
 //! Claude Code refuses to change a file the model has not read, or one whose modification time is
 //! newer than the read (excused only when a full read's text is unchanged). Timestamps alone
 //! raise false alarms: a `touch`, an antivirus scan or a sync tool bumps the time of an unchanged
-//! file, and the model is told to read it again, and again (case 009). Here the rule compares the
+//! file, and the model is told to read it again, and again. Here the rule compares the
 //! **content hash** recorded at the read with the file's bytes now; the timestamp rule is only the
 //! fallback for entries recorded without a hash.
 //!

@@ -152,7 +152,7 @@ pub fn render_tool_references(
 /// The executor adds it to any parse failure of such a tool, built-in or MCP: an MCP tool's parse
 /// checks the input against the server's `inputSchema`, so a call made before ToolSearch loaded
 /// the tool, with a misspelt or missing field, gets this hint instead of reaching the server
-/// (case 060, anthropics/claude-code#60052).
+/// (anthropics/claude-code#60052).
 pub fn deferred_schema_hint(tool: &dyn Tool) -> String {
     format!(
         "\n\nThis tool's schema was not sent to the API — it was not in the discovered-tool set derived from \

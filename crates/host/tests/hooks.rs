@@ -51,7 +51,7 @@ async fn exit_2_blocks_the_call_and_feeds_stderr_to_the_model() {
         done.block.content.text(),
         format!("PreToolUse:Echo hook error: [{command}]: blocked by the test hook\n")
     );
-    // Exit 2 without a word (case 045's SILENT2) still blocks, with Claude Code's stand-in.
+    // Exit 2 without a word still blocks, with Claude Code's stand-in.
     let silent = "exit 2";
     let done = executor(vec![hook("Echo", silent, None)], vec![]).run_tool_use(&call("hi"), &ctx).await;
     assert!(done.block.is_error);

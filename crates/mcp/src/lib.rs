@@ -10,14 +10,14 @@
 //!   reported as unsupported;
 //! - [`McpTool`]: each server tool as a [`Tool`](agent_tools_core::Tool) named
 //!   `mcp__<server>__<tool>` — at most 64 characters of `[a-zA-Z0-9_-]`, long names shortened
-//!   with a hash and mapped back to the server's name ([`names`], case 053) —, with the server's
-//!   input schema verbatim and inputs checked against it before the call ([`schema`], case 060),
+//!   with a hash and mapped back to the server's name ([`names`]) —, with the server's
+//!   input schema verbatim and inputs checked against it before the call ([`schema`]),
 //!   flags from its annotations, permission passthrough (the general rules decide: ask unless an
 //!   allow rule names the tool, by its listed name, or its server), and Claude Code's result
 //!   transformation and output cap ([`transform`]: a cut result keeps its start inline and points
 //!   at the whole output saved to a file);
 //! - calls bounded by [`McpOptions::tool_timeout`]: a call past it is an error result, and the
-//!   connection stays usable for the next call (case 054);
+//!   connection stays usable for the next call;
 //! - `ListMcpResourcesTool` and `ReadMcpResourceTool` ([`resources`]), added once when a server
 //!   has the `resources` capability;
 //! - [`McpSession::shutdown`]: ends the servers when the session ends.

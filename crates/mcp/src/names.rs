@@ -2,7 +2,7 @@
 //!
 //! Claude Code builds `mcp__<server>__<tool>` from the normalised names and sends it as it is, so
 //! one long name made every request of the session fail (`tools.48.custom.name: String should
-//! have at most 64 characters`, anthropics/claude-code#955, case 053). Here a name is what Claude
+//! have at most 64 characters`, anthropics/claude-code#955). Here a name is what Claude
 //! Code would send whenever that fits in [`MAX_TOOL_NAME_CHARS`] characters of `[a-zA-Z0-9_-]`;
 //! only a name that does not fit is shortened, deterministically, with a short hash of the raw
 //! names so that two long names with the same start stay apart:
@@ -161,7 +161,7 @@ mod tests {
         assert_eq!(mcp_tool_name("s", &tool), format!("mcp__s__{tool}"));
     }
 
-    /// Case 053 (anthropics/claude-code#955): the 56-character tool of `my.case server` is 77
+    /// The 56-character tool of `my.case server` is 77
     /// characters once prefixed.
     #[test]
     fn long_names_are_cut_with_a_stable_hash() {

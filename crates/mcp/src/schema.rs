@@ -1,7 +1,7 @@
 //! Checking a call's input against the server's `inputSchema` before it is sent (the
 //! `jsonschema` crate), so that a wrong or missing field is refused with a clear message instead
 //! of reaching the server — and, for a deferred tool the model has not loaded yet, with the
-//! executor's ToolSearch `select:` hint (case 060; anthropics/claude-code#34974, #60052).
+//! executor's ToolSearch `select:` hint (anthropics/claude-code#34974, #60052).
 //!
 //! - The validator is compiled once per tool, on its first call ([`InputValidator`]).
 //! - A schema that does not compile (invalid for its draft, a `$ref` to another document — no
@@ -190,7 +190,7 @@ mod tests {
         InputValidator::new().check("t", &schema, &input).iter().map(ToString::to_string).collect()
     }
 
-    /// Case 060's schema: `text` (string, required), `count` (integer).
+    /// The test server's `args` schema: `text` (string, required), `count` (integer).
     fn echo_schema() -> Value {
         json!({"type": "object",
                "properties": {"text": {"type": "string"}, "count": {"type": "integer"}},

@@ -49,7 +49,7 @@ pub fn truncate_description(description: &str) -> String {
 /// - input schema: the server's `inputSchema`, verbatim. [`Tool::parse`] checks the input
 ///   against it (compiled once, on the first call; see [`crate::schema`]), so a wrong or missing
 ///   field is an `InputValidationError` that never reaches the server — for a deferred tool the
-///   executor adds its ToolSearch `select:` hint (case 060). A schema that does not compile only
+///   executor adds its ToolSearch `select:` hint. A schema that does not compile only
 ///   leaves the "is an object" check;
 /// - prompt: the server's description, truncated (see [`truncate_description`]);
 /// - read-only and concurrency-safe ⇔ `readOnlyHint`; destructive ⇔ `destructiveHint`; open
@@ -58,7 +58,7 @@ pub fn truncate_description(description: &str) -> String {
 /// - deferred; results are bounded by the MCP output cap (`MAX_MCP_OUTPUT_TOKENS`,
 ///   [`McpOptions::max_output_tokens`]): a longer result keeps its first `4 × cap` characters
 ///   inline, says it was cut, and points at the whole output saved under the session's folder
-///   (case 053). The executor's own size limit does not apply on top
+///  . The executor's own size limit does not apply on top
 ///   ([`MaxResultSize::Unlimited`]): Claude Code's 50,000-character limit would replace the
 ///   capped content with a 2 KB preview, leaving the model little of what the call returned;
 /// - permission: passthrough, so the general rules decide (ask unless `mcp__srv__tool`,

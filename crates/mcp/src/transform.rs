@@ -224,7 +224,7 @@ fn all_text(content: &ToolResultContent) -> String {
 ///
 /// Claude Code either cuts (this notice, no file) or, with `ENABLE_MCP_LARGE_OUTPUT_FILES`,
 /// replaces the result by a file path and reading instructions only — which left the model with
-/// nothing usable in the reports behind case 053. Doing both keeps the start inline and the rest
+/// nothing usable in the reports (anthropics/claude-code#955). Doing both keeps the start inline and the rest
 /// reachable.
 pub fn cap_output(content: ToolResultContent, max_tokens: usize, save: SaveTarget<'_>) -> ToolResultContent {
     if estimate_tokens(&content) <= max_tokens {

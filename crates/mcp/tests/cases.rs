@@ -1,10 +1,10 @@
-//! The failure cases of the MCP client, against the crate's real stdio test server started with
-//! `--case-tools` (the tools of the cases' `mcp_server.py`):
+//! Failures users reported against MCP clients, against the crate's real stdio test server started
+//! with `--case-tools` (tools that reproduce them):
 //!
-//! - 053 (anthropics/claude-code#955, microsoft/wassette#56): names the Messages API accepts,
+//! - tool names (anthropics/claude-code#955, microsoft/wassette#56): names the Messages API accepts,
 //!   mapped back to the server's names; huge results cut, with the start kept inline;
-//! - 054 (anthropics/claude-code#53641): a hung call times out and the session goes on;
-//! - 060 (anthropics/claude-code#34974, #60052): inputs checked against the server's schema
+//! - hung calls (anthropics/claude-code#53641): a hung call times out and the session goes on;
+//! - wrong arguments (anthropics/claude-code#34974, #60052): inputs checked against the server's schema
 //!   before the call, and every argument reaching the server.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -26,7 +26,7 @@ fn api_name_ok(name: &str) -> bool {
     (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Case 053 steps 1–4: every name matches `^[a-zA-Z0-9_-]{1,64}$`, names are unique, and each
+/// Every name matches `^[a-zA-Z0-9_-]{1,64}$`, names are unique, and each
 /// one calls the server's own tool.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn case_053_names_fit_the_api_and_call_the_servers_tools() {
@@ -88,7 +88,7 @@ async fn case_053_names_fit_the_api_and_call_the_servers_tools() {
     session.shutdown().await;
 }
 
-/// Case 053 steps 5–6: a 400,000-character result keeps its first 100,000 characters
+/// A 400,000-character result keeps its first 100,000 characters
 /// (25,000 tokens) inline with the note and the file holding the whole; with a cap of 1,000
 /// tokens, 4,000 characters. Without a session folder the note says the rest was dropped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -121,7 +121,7 @@ async fn case_053_huge_results_keep_their_start_and_point_at_the_whole() {
     session.shutdown().await;
 }
 
-/// Case 054: a call that never answers fails once the tool timeout passes, and the same
+/// A call that never answers fails once the tool timeout passes, and the same
 /// connection serves the next calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn case_054_a_hung_call_times_out_and_the_session_goes_on() {
@@ -140,7 +140,7 @@ async fn case_054_a_hung_call_times_out_and_the_session_goes_on() {
     session.shutdown().await;
 }
 
-/// Case 060 step 3 and 5: a wrong field is refused before the call, with the field named; the
+/// A wrong field is refused before the call, with the field named; the
 /// right arguments all reach the server.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn case_060_inputs_are_checked_against_the_servers_schema() {

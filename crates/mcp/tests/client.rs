@@ -59,7 +59,7 @@ async fn tools_are_named_described_and_flagged_from_the_listing() {
     assert!(!flags.read_only && !flags.concurrency_safe && flags.destructive && flags.open_world);
     assert_eq!(delete.user_facing_name(None), "test server - delete.thing (MCP)");
     assert_eq!(delete.mcp_info().unwrap().tool_name, "delete.thing");
-    // The input is checked against the server's schema before any call (case 060).
+    // The input is checked against the server's schema before any call.
     assert_eq!(
         echo.parse(json!({"unknown": 1})).unwrap_err().to_string(),
         "mcp__test_server__echo failed due to the following issues:\nThe required parameter `text` is missing\n\

@@ -1,7 +1,7 @@
 //! Test support shared by the agent-tools crates (a dev-dependency only).
 //!
-//! - [`oracle_fixture`]: the folder Claude Code's recorded results were taken in
-//!   (`shared/peer/gen_cases_basic.py`), rebuilt in a temporary directory, so each tool crate can
+//! - [`oracle_fixture`]: the folder Claude Code's recorded results were taken in, rebuilt
+//!   in a temporary directory, so each tool crate can
 //!   assert the recorded texts on the same files;
 //! - [`write`] / [`touch`]: create files and set their modification times;
 //! - [`run`]: one call through the contract, returning the result text and whether it is an
@@ -92,8 +92,8 @@ pub const NOTEBOOK: &str = r##"{
 }
 "##;
 
-/// Rebuilds the oracle fixture in a new temporary directory: the files of
-/// `gen_cases_basic.py`, the `proj` tree with mtimes one minute apart from 2024-01-01 (README.md
+/// Rebuilds the oracle fixture in a new temporary directory: the files Claude Code's recorded
+/// calls ran on, the `proj` tree with mtimes one minute apart from 2024-01-01 (README.md
 /// oldest, mod.rs newest), and 120 empty files `many/f001.txt`…`f120.txt` one second apart.
 pub fn oracle_fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

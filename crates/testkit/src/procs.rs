@@ -54,6 +54,7 @@ pub async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> boo
         if Instant::now() >= deadline {
             return false;
         }
+        // tidy:allow-sleep the poll interval of the deadline poll tests use instead of sleeping.
         tokio::time::sleep(POLL).await;
     }
     true
@@ -66,6 +67,7 @@ pub fn eventually_blocking(limit: Duration, mut check: impl FnMut() -> bool) -> 
         if Instant::now() >= deadline {
             return false;
         }
+        // tidy:allow-sleep the poll interval of the deadline poll tests use instead of sleeping.
         std::thread::sleep(POLL);
     }
     true

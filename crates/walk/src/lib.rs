@@ -87,7 +87,7 @@ impl WalkConfig {
     ///
     /// Unlike ripgrep, no glob brings back a file the ignore files (or `deny`) leave out: its
     /// overrides take precedence over `.gitignore`, so `rg -g '*.md'` lists a `draft.md` that a
-    /// nested `.gitignore` names while a Glob call does not (case 021: Grep and Glob must
+    /// nested `.gitignore` names while a Glob call does not (Grep and Glob must
     /// agree on which files exist).
     pub fn builder_filtered(
         &self,

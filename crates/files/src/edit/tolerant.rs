@@ -1,10 +1,10 @@
 //! Tolerant matching, a fallback for an `old_string` not found as written: Claude Code's
-//! curly-quote rule (‘ ’ “ ” read as ' "), and no-break spaces read as plain spaces (case 004:
-//! text pasted from rich-text sources holds U+00A0, which Read shows like a space). The
+//! curly-quote rule (‘ ’ “ ” read as ' "), and no-break spaces read as plain spaces (text
+//! pasted from rich-text sources holds U+00A0, which Read shows like a space). The
 //! replacement then takes the quote style of the text it replaces.
 //!
 //! Only a fallback: an `old_string` found as written is used as written, and its `new_string`
-//! goes in unchanged (so `'%s'` → `‘%s’` is a real change, and ASCII code stays ASCII: case 005).
+//! goes in unchanged (so `'%s'` → `‘%s’` is a real change, and ASCII code stays ASCII).
 //! Each folded character stays one character, so a match maps back to exactly the file's own
 //! span, and nothing outside it changes (a no-break space elsewhere stays one).
 

@@ -9,8 +9,8 @@
 //! `--hang` never answers it; `--pid-file PATH` writes the process id to PATH first;
 //! `--log PATH` appends one line per `tools/call` to PATH: `<tool> <arguments as JSON>`.
 //!
-//! `--case-tools` adds the tools of the failure cases 053, 054 and 060 (as their
-//! `mcp_server.py` has them): `weird/name.v2`, `get data`, `get.data` and two 56+-character
+//! `--case-tools` adds tools that reproduce publicly reported MCP client failures
+//! (anthropics/claude-code#955, #53641, #34974): `weird/name.v2`, `get data`, `get.data` and two 56+-character
 //! names (each answers `called <its name>`), `hang` (never answers), `args` (schema `text`
 //! string required, `count` integer; answers `echo: <arguments as sorted JSON>`) and
 //! `bad-schema` (an `inputSchema` that does not compile; answers like `args`).
@@ -32,7 +32,7 @@ struct TestServer {
     log: Option<std::path::PathBuf>,
 }
 
-/// The 56-character tool of case 053 (77 characters once prefixed), and one that differs from it
+/// A 56-character tool name (77 characters once prefixed), and one that differs from it
 /// only past the 55 characters a shortened name keeps.
 const LONG_NAMES: [&str; 2] = [
     "synchronize_all_customer_records_across_every_region_now",

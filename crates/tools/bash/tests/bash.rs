@@ -1,6 +1,6 @@
-//! Bash on real processes: Claude Code's recorded results (`cc-results-basic.json`, cases
-//! `bash-*`), the failure cases 032 (stdin), 034 (background children), 036 (working directory)
-//! and 037 (huge output), timeouts, cancellation and the process group.
+//! Bash on real processes: Claude Code's recorded results, the failure modes users hit (stdin,
+//! background children, the working directory, huge output), timeouts, cancellation and the
+//! process group.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -125,7 +125,7 @@ fn assert_cut(shown: &str, full: &str) {
     assert_eq!(lines, newlines + 1 - on_boundary, "lines left out");
 }
 
-// ----- Claude Code's recorded results (cc-results-basic.json) -----
+// ----- Claude Code's recorded results -----
 
 #[tokio::test]
 async fn oracle_echo() {
@@ -341,7 +341,7 @@ async fn a_shell_killed_by_a_signal_reports_128_plus_the_signal() {
     assert_eq!(Session::new(&w).err("echo going; kill -9 $$").await, "Exit code 137\ngoing");
 }
 
-// ----- case 032: stdin is /dev/null, never an open pipe -----
+// ----- stdin is /dev/null, never an open pipe -----
 
 #[tokio::test]
 async fn case_032_stdin_is_at_end_of_file() {
@@ -361,7 +361,7 @@ async fn case_032_stdin_is_at_end_of_file() {
     }
 }
 
-// ----- case 034: background children holding the output do not hold the call -----
+// ----- background children holding the output do not hold the call -----
 
 #[tokio::test]
 async fn case_034_background_children_do_not_hold_the_call() {
@@ -389,7 +389,7 @@ async fn case_034_background_children_do_not_hold_the_call() {
     cleanup.pids.push(number.parse().unwrap());
 }
 
-// ----- case 036: the working directory persists (even after failure), the environment not -----
+// ----- the working directory persists (even after failure), the environment not -----
 
 #[tokio::test]
 async fn case_036_working_directory_persists_environment_does_not() {
@@ -456,7 +456,7 @@ async fn no_context_change_when_the_directory_stays() {
     assert!(done.context_modifier.is_none());
 }
 
-// ----- case 037: huge output is bounded, keeps head and tail, and runs to completion -----
+// ----- huge output is bounded, keeps head and tail, and runs to completion -----
 
 #[tokio::test]
 async fn case_037_huge_output() {

@@ -51,7 +51,7 @@
 //!   refused.
 //!
 //! The engine lives in `agent_tools_files::edit` (re-exported here), so that a batch of edits
-//! (Claude Code's old MultiEdit, case 014, the `agent-tool-multi-edit` crate) runs it without
+//! (Claude Code's old MultiEdit, the `agent-tool-multi-edit` crate) runs it without
 //! depending on this tool: [`plan_batch`] runs the file-level checks once, applies each edit in
 //! memory to the result of the previous one, and the file is written once ([`write_planned`]),
 //! atomically, only if every edit applies; [`refusal_message`] gives each refusal Edit's text.

@@ -44,7 +44,7 @@ pub fn render(output: &EditOutput) -> String {
         format!("File created successfully at: {path}{note}")
     } else if output.replace_all {
         // Claude Code's sentence, then the count, so the model can check the edit touched as
-        // many places as it meant to (case 007).
+        // many places as it meant to.
         let n = output.replacements;
         format!(
             "The file {path} has been updated. All occurrences were successfully replaced. Replacements made: {n}.{note}"

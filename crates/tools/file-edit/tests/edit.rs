@@ -1,6 +1,7 @@
-//! Edit on real files: Claude Code's recorded results (`cc-results-basic.json`, run in order on
-//! one context as the oracle ran them), the failure cases 001, 003, 004, 005, 007, 009, 010, 012
-//! and 020, deletions, trailing whitespace, mixed line endings and the output data, with the
+//! Edit on real files: Claude Code's recorded results (run in order on
+//! one context as the oracle ran them), the failure modes users hit (CRLF files, tabs,
+//! no-break spaces, curly quotes, several matches, staleness, legacy bytes, re-indenting, empty
+//! files), deletions, trailing whitespace, mixed line endings and the output data, with the
 //! exact bytes each leaves. (`tests/proptest.rs` drives Edit with generated files.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -49,7 +50,7 @@ fn validation_error(message: &str) -> String {
     format!("<tool_use_error>{message}</tool_use_error>")
 }
 
-// ----- the oracle (cc-results-basic.json), in its order on one context -----
+// ----- the oracle, in its order on one context -----
 
 #[tokio::test]
 async fn oracle_edit_cases_in_order() {
@@ -75,7 +76,7 @@ async fn oracle_edit_cases_in_order() {
     );
     assert_eq!(s.bytes("edit.txt"), b"foo bar\nfoo baz\nQUX\n");
 
-    // edit-replace-all: Claude Code's "All occurrences were…", then the count (case 007).
+    // edit-replace-all: Claude Code's "All occurrences were…", then the count.
     assert_eq!(
         s.edit_ok(json!({"file_path": path, "old_string": "foo", "new_string": "FOO", "replace_all": true})).await,
         format!(
@@ -107,7 +108,7 @@ async fn oracle_edit_cases_in_order() {
     assert_eq!(s.bytes("crlf.txt"), b"one\r\nTWO\r\nTHREE\r\n");
 }
 
-// ----- case 001: CRLF file, LF old_string -----
+// ----- CRLF file, LF old_string -----
 
 const SETTINGS: &[u8] = include_bytes!("fixtures/settings.txt");
 const SETTINGS_EDITED: &[u8] = b"[server]\r\nhost = 0.0.0.0\r\nport = 9090\r\n\r\n[client]\r\nretries = 3\r\n";
@@ -151,7 +152,7 @@ async fn mixed_line_endings_outside_the_edit_are_left_alone() {
     assert_eq!(s.bytes("mostly-lf.txt"), b"one\ntwo\r\n3\n3b\nfour\n");
 }
 
-// ----- case 003: tabs are matched as tabs -----
+// ----- tabs are matched as tabs -----
 
 #[tokio::test]
 async fn case_003_tabs_match_tabs_and_spaces_do_not() {
@@ -175,7 +176,7 @@ async fn case_003_tabs_match_tabs_and_spaces_do_not() {
     assert_eq!(s.bytes("render.go"), original);
 }
 
-// ----- case 005: curly and straight quotes stay distinct -----
+// ----- curly and straight quotes stay distinct -----
 
 #[tokio::test]
 async fn case_005_curly_and_straight_quotes_are_kept_byte_for_byte() {
@@ -229,7 +230,7 @@ async fn sanitised_tag_spellings_find_the_files_tags() {
     assert_eq!(s.bytes("html.txt"), b"<s>new</s>\n");
 }
 
-// ----- case 004: a no-break space in the file, a plain space in old_string -----
+// ----- a no-break space in the file, a plain space in old_string -----
 
 #[tokio::test]
 async fn case_004_no_break_spaces_match_plain_spaces_and_stay_elsewhere() {
@@ -244,7 +245,7 @@ async fn case_004_no_break_spaces_match_plain_spaces_and_stay_elsewhere() {
     );
 }
 
-// ----- case 007: several matches -----
+// ----- several matches -----
 
 const STATS: &[u8] = include_bytes!("fixtures/stats.py");
 
@@ -328,7 +329,7 @@ async fn matches_are_literal_and_do_not_overlap() {
     assert_eq!(s.bytes("f.txt"), b"$1$&$1$& $1 [.*]\n");
 }
 
-// ----- case 009: staleness by content, not by timestamp -----
+// ----- staleness by content, not by timestamp -----
 
 #[tokio::test]
 async fn case_009_false_alarms_do_not_happen() {
@@ -479,7 +480,7 @@ async fn a_change_between_validation_and_call_is_not_lost() {
     assert_eq!(s.bytes("f.txt"), b"ONE\n");
 }
 
-// ----- case 010: legacy bytes elsewhere in the file -----
+// ----- legacy bytes elsewhere in the file -----
 
 #[tokio::test]
 async fn case_010_windows_1252_bytes_survive_an_edit() {
@@ -527,7 +528,7 @@ async fn utf16_and_bom_files_keep_their_encoding() {
     assert_eq!(s.bytes("bom.txt"), b"\xef\xbb\xbfone\n2\n");
 }
 
-// ----- case 012: new_string goes in verbatim -----
+// ----- new_string goes in verbatim -----
 
 #[tokio::test]
 async fn case_012_new_string_is_not_reindented() {
@@ -544,7 +545,7 @@ async fn case_012_new_string_is_not_reindented() {
     );
 }
 
-// ----- case 020: empty file, no final newline -----
+// ----- empty file, no final newline -----
 
 #[tokio::test]
 async fn case_020_fill_an_empty_file_and_keep_a_missing_final_newline() {

@@ -1,5 +1,5 @@
-//! Read on real files: Claude Code's recorded results (`cc-results-basic.json`) and the failure
-//! cases 018 (JSON-like text) and 020 (empty file, no final newline).
+//! Read on real files: Claude Code's recorded results and the failure
+//! modes users hit: JSON-like text, and empty files or files without a final newline.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -127,7 +127,7 @@ async fn binary_content_is_refused_before_reading() {
     let dir = fixture();
     let path = dir.path().join("blob.bin");
     let text = read_error(dir.path(), json!({"file_path": path})).await;
-    // Claude Code's text (the peer record's read-binary).
+    // Claude Code's text for a binary file.
     assert_eq!(
         text,
         "<tool_use_error>This tool cannot read binary files. The file appears to be a binary .bin file. Use a skill for this file type if one is available, or a shell command or script that can read the format.</tool_use_error>"
@@ -378,7 +378,7 @@ async fn a_broken_notebook_reads_as_text() {
     assert_eq!(read(dir.path(), json!({"file_path": "bad.ipynb"})).await, "1\t{\"cells\": [\n2\t");
 }
 
-/// Case 017's inputs (`make_inputs.sh`): one line of 600,000 `x`, and `short` / 300,000 `y` / `tail`.
+/// A huge single line: one line of 600,000 `x`, and `short` / 300,000 `y` / `tail`.
 fn case_017() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("minified.txt"), "x".repeat(600_000) + "\n").unwrap();

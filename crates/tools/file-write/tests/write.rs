@@ -1,5 +1,6 @@
-//! Write on real files: Claude Code's recorded results (`cc-results-basic.json`, in order on one
-//! context), the failure cases 009 (step 4) and 015, mixed line endings, trailing whitespace and
+//! Write on real files: Claude Code's recorded results (in order on one
+//! context), a change on disk since the read, line endings of
+//! new and overwritten files, mixed line endings, trailing whitespace and
 //! symbolic links, with the exact bytes each leaves. (`tests/proptest.rs` drives Write with
 //! generated files.)
 
@@ -49,7 +50,7 @@ fn updated(path: &str) -> String {
     format!("The file {path} has been updated successfully. {STATE_IS_CURRENT}")
 }
 
-// ----- the oracle (cc-results-basic.json), in its order on one context -----
+// ----- the oracle, in its order on one context -----
 
 #[tokio::test]
 async fn oracle_write_cases_in_order() {
@@ -76,7 +77,7 @@ async fn oracle_write_cases_in_order() {
     assert_eq!(s.bytes("rel.txt"), b"relative\n");
 }
 
-// ----- case 015: line endings -----
+// ----- line endings -----
 
 #[tokio::test]
 async fn case_015_new_files_verbatim_overwrites_keep_crlf() {
@@ -180,7 +181,7 @@ async fn a_symbolic_link_is_written_through() {
     assert_eq!(s.bytes("real.txt"), b"new\n");
 }
 
-// ----- case 009 (Write's step): a change on disk since the read is caught -----
+// ----- a change on disk since the read is caught -----
 
 #[tokio::test]
 async fn case_009_write_after_an_external_change_is_refused() {

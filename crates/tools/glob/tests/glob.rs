@@ -1,5 +1,6 @@
-//! Glob on real folders: Claude Code's recorded results (`cc-results-basic.json`) and the failure
-//! cases 021 (.gitignore), 023 (patterns with folders, braces, absolute) and 024 (link loops).
+//! Glob on real folders: Claude Code's recorded results and the failure
+//! modes users hit: .gitignore files, patterns with folders, braces and absolute prefixes, and
+//! link loops.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -101,7 +102,7 @@ async fn paths_outside_the_working_directory_are_absolute() {
     assert_eq!(text, format!("{0}/lib.rs\n{0}/main.rs", src.display()));
 }
 
-/// Case 021: .gitignore at the root and in a subfolder.
+/// .gitignore at the root and in a subfolder.
 fn gitignore_fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -152,7 +153,7 @@ async fn hidden_files_are_found_and_git_never() {
     assert_eq!(glob(root, json!({"pattern": ".git/**/*.yml"})).await, "No files found");
 }
 
-/// Case 023: every row of the table.
+/// Every row of the table.
 #[tokio::test]
 async fn case_023_patterns_with_folders_braces_and_absolute_prefixes() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
-//! Grep on real folders: Claude Code's recorded results (`cc-results-basic.json`, the `grep-*`
-//! cases) and the failure cases 025 (stray NUL), 027 (context lines verbatim), 028 (brace
-//! globs), 030 (regex metacharacters) and 031 (multiline).
+//! Grep on real folders: Claude Code's recorded results and the failure
+//! modes users hit: a stray NUL byte, context lines verbatim, brace globs, regex metacharacters
+//! and multiline patterns.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -189,7 +189,7 @@ async fn a_long_line_is_cut_around_its_match_and_long_context_lines_are_a_notice
     assert_eq!(grep(w, input).await, format!("2:{} [2500 chars after …]", "z".repeat(500)));
 }
 
-// ----- case 025: a text file with a stray NUL byte -----
+// ----- a text file with a stray NUL byte -----
 
 fn case_025_fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -250,7 +250,7 @@ async fn utf16_files_with_a_bom_are_searched_as_text() {
     assert_eq!(grep(w, json!({"pattern": "NEEDLE", "output_mode": "content"})).await, "wide.txt:2:find NEEDLE here");
 }
 
-// ----- case 027: context lines verbatim, groups merged -----
+// ----- context lines verbatim, groups merged -----
 
 fn case_027_fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -304,7 +304,7 @@ async fn a_separator_stands_between_files_when_context_is_asked_for() {
     assert_eq!(grep(w, without).await, "f1.txt:7:X\nf2.txt:1:X");
 }
 
-// ----- case 028: brace globs -----
+// ----- brace globs -----
 
 fn case_028_fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -363,7 +363,7 @@ async fn an_unknown_type_is_an_error_not_an_empty_result() {
     assert!(text.starts_with("Search failed — `pythonish` is not a known file type."), "{text}");
 }
 
-// ----- case 030: regex metacharacters -----
+// ----- regex metacharacters -----
 
 #[tokio::test]
 async fn case_030_syntax_errors_are_reported_and_escapes_match() {
@@ -386,7 +386,7 @@ async fn case_030_syntax_errors_are_reported_and_escapes_match() {
     );
 }
 
-// ----- case 031: multiline -----
+// ----- multiline -----
 
 #[tokio::test]
 async fn case_031_multiline_matches_cross_lines_and_the_flag_is_explained() {
@@ -558,7 +558,7 @@ async fn gitignore_is_respected_hidden_files_searched_and_vcs_folders_skipped() 
     assert_eq!(text, ".github/ci.yml:1\nsrc/a.txt:1\n\nFound 2 total occurrences across 2 files.");
 }
 
-/// Case 021: a `glob` narrows what the ignore files leave; it never brings back an ignored file
+/// A `glob` narrows what the ignore files leave; it never brings back an ignored file
 /// (ripgrep's `-g` would list `docs/draft.md`, which `docs/.gitignore` names), so Grep and Glob
 /// agree on which files exist.
 #[tokio::test]

@@ -6,7 +6,7 @@
 //! `{old_string, new_string, replace_all}` (an empty list is refused when the input is parsed,
 //! with Claude Code's `At least one edit is required`).
 //!
-//! Semantics (Claude Code's documented ones, and case 014 — anthropics/claude-code#5234, a batch
+//! Semantics (Claude Code's documented ones, and anthropics/claude-code#5234, a batch
 //! that left a file half-edited):
 //! - **in order**: the edits apply one after another, each matched against the text the edits
 //!   before it left, never against the file as read (`port=3000` → `listen_port=3000`, then

@@ -48,7 +48,7 @@ pub struct AppliedEdit {
 
 /// The result text, in the shape of Claude Code's MultiEdit result (`Applied 2 edits to PATH:`,
 /// then `N. Replaced "old" with "new"` per edit, each string quoted briefly), with a
-/// `replace_all` edit's count (as Edit gives it, case 007) and, on its own line, the note Edit
+/// `replace_all` edit's count (as Edit gives it) and, on its own line, the note Edit
 /// adds about the file's state in the model's context.
 pub fn render(output: &MultiEditOutput) -> String {
     let count = output.edits.len();

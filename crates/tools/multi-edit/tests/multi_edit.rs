@@ -1,4 +1,5 @@
-//! MultiEdit on real files: case 014's four steps (sequential matching, all or nothing) with the
+//! MultiEdit on real files: four steps of a batch edit (sequential matching, all or nothing;
+//! anthropics/claude-code#5234) with the
 //! exact bytes each leaves and the exact texts, the read-before-edit and changed-since-read rules,
 //! `Edit(…)` deny rules, input validation, CRLF files, a new file, the read-state record and the
 //! output data.
@@ -45,7 +46,7 @@ fn validation_error(message: &str) -> String {
     format!("<tool_use_error>{message}</tool_use_error>")
 }
 
-/// Case 014's setup before each step: `server.conf` as given, then a Read (recorded as Read
+/// The setup before each step: `server.conf` as given, then a Read (recorded as Read
 /// records it).
 async fn reset_and_read(s: &Session) -> String {
     let path = s.put("server.conf", CONF);

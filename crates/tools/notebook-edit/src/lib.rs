@@ -21,7 +21,7 @@
 //! **The file keeps its layout.** Claude Code parses the notebook and writes all of it back
 //! (`JSON.stringify(nb, null, 1)`), which rewrites the edited cell's `source` list as one string
 //! and can re-serialise every other cell; Jupyter then converts it back on its next save, and
-//! each agent edit shows as a large diff (case 038). Here the notebook is never re-serialised:
+//! each agent edit shows as a large diff. Here the notebook is never re-serialised:
 //! the edited cell is rebuilt from the text of its members that stay, the values that change are
 //! written in the file's own layout — its indentation (Jupyter's one space, or whatever the file
 //! uses, or one line), `": "` or `":"`, non-ASCII characters as they are or as `\uXXXX`, CRLF or LF

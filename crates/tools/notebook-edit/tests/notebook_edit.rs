@@ -1,5 +1,5 @@
-//! NotebookEdit on real files: Claude Code's recorded result (`cc-results-basic.json`, after a
-//! Read on the same context, recorded as Read records it), case 038 byte for byte against its expected notebooks, insert and
+//! NotebookEdit on real files: Claude Code's recorded result (after a
+//! Read on the same context, recorded as Read records it), Jupyter's layout byte for byte against expected notebooks, insert and
 //! delete, the `cell-N` form, notebooks without cell ids, other layouts, every refusal, and
 //! generated calls.
 
@@ -46,7 +46,7 @@ fn inserted_id(result: &str) -> String {
     result.strip_prefix("Inserted cell ").unwrap().split(' ').next().unwrap().to_owned()
 }
 
-// ----- the oracle (cc-results-basic.json) -----
+// ----- the oracle -----
 
 #[tokio::test]
 async fn oracle_notebook_edit_replace_after_read() {
@@ -64,7 +64,7 @@ async fn oracle_notebook_edit_replace_after_read() {
         s.edit_ok(json!({"notebook_path": path, "cell_id": "calc", "new_source": "print(2 + 2)"})).await,
         "Updated cell calc with print(2 + 2)"
     );
-    // Claude Code's file after, except that `source` stays a list (case 038) and the rest of the
+    // Claude Code's file after, except that `source` stays a list and the rest of the
     // file keeps its bytes (Claude Code's output happens to match it elsewhere).
     let expected = agent_tools_testkit::NOTEBOOK.replace(
         "   \"execution_count\": 1,\n   \"outputs\": [\n    {\n     \"name\": \"stdout\",\n     \"output_type\": \"stream\",\n     \"text\": [\n      \"2\\n\"\n     ]\n    }\n   ],\n   \"source\": [\n    \"print(1 + 1)\"\n   ]",
@@ -74,7 +74,7 @@ async fn oracle_notebook_edit_replace_after_read() {
     assert_eq!(text(&s, "nb.ipynb"), expected);
 }
 
-// ----- case 038: Jupyter's layout survives, outputs are cleared properly -----
+// ----- Jupyter's layout survives, outputs are cleared properly -----
 
 const CASE_038: &str = include_str!("fixtures/038-nb.ipynb");
 const CASE_038_STEP1: &str = include_str!("fixtures/038-after-step1.ipynb");

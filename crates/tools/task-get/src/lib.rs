@@ -4,7 +4,7 @@
 //! it: input `{taskId}`; the text is `Task #<id>: <subject>`, `Status: <status>`,
 //! `Description: <description>`, then `Blocked by: #a, #b` and `Blocks: #c` when there are
 //! any (only blockers not completed yet, as TaskList counts them: Claude Code's TaskGet still
-//! listed completed ones, anthropics/claude-code#22100, case 050); an unknown id
+//! listed completed ones, anthropics/claude-code#22100); an unknown id
 //! answers `Task not found` (not an error). The output data is
 //! `{task: {id, subject, description, status, blocks, blockedBy} | null}`.
 //!
@@ -102,7 +102,7 @@ impl ToolDef for TaskGetTool {
         let store = store_for(ctx).map_err(|error| ToolError::failed(error.to_string()))?;
         let task = run_blocking(move || {
             let Some(mut task) = store.get(&input.task_id)? else { return Ok(None) };
-            // What still blocks it, as TaskList says (case 050): a completed blocker is done.
+            // What still blocks it, as TaskList says: a completed blocker is done.
             let mut open = Vec::with_capacity(task.blocked_by.len());
             for id in std::mem::take(&mut task.blocked_by) {
                 let done = matches!(store.get(&id)?, Some(blocker) if blocker.status == TaskStatus::Completed);

@@ -62,7 +62,7 @@ async fn links_are_listed_blockers_first_and_a_completed_blocker_no_longer_block
         .unwrap();
     let ctx = ctx(dir.path());
     let (text, _, data) = call(&ctx, json!({"taskId": "2"})).await;
-    // Case 050 (anthropics/claude-code#22100): TaskList no longer shows #1 as a blocker, so
+    // TaskList no longer shows #1 as a blocker, so
     // neither does TaskGet.
     assert_eq!(text, "Task #2: Test\nStatus: pending\nDescription: Test it\nBlocks: #3");
     assert_eq!(data["task"]["blockedBy"], json!([]));

@@ -28,7 +28,7 @@ fn item(content: &str, status: &str) -> Value {
 
 #[tokio::test]
 async fn the_recorded_call_gives_claude_codes_text() {
-    // peer case `todowrite` (shared/peer/cc-results-basic.json).
+    // Claude Code's recorded TodoWrite call.
     let input = json!({"todos": [
         {"content": "Write tests", "status": "in_progress", "activeForm": "Writing tests"},
         {"content": "Ship it", "status": "pending", "activeForm": "Shipping it"}

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 const PROMPT: &str = "Return the page text verbatim";
 
-/// Case 040's server: pages and redirects.
+/// A server of pages and redirects.
 async fn redirect_server() -> Server {
     serve(|request: &Request, port: u16| match request.path.as_str() {
         "/docs/balance/" => {
@@ -41,7 +41,7 @@ async fn redirect_server() -> Server {
     .await
 }
 
-/// Case 042's huge page: 1 MB of inline CSS, 150 KB of script, then the text.
+/// A huge page: 1 MB of inline CSS, 150 KB of script, then the text.
 fn huge_page() -> String {
     let mut css = String::new();
     for i in 0..40_000u32 {
@@ -63,7 +63,7 @@ fn binary_body() -> Vec<u8> {
     (0..=255u8).cycle().take(256 * 64).collect()
 }
 
-/// Case 042's server.
+/// The content server.
 async fn content_server() -> Server {
     serve(|request: &Request, _| match request.path.split('?').next().unwrap_or_default() {
         "/huge" => Reply::ok("text/html; charset=utf-8", huge_page()),
@@ -131,7 +131,7 @@ impl Fetcher {
     }
 }
 
-// ----- case 040: redirects -----
+// ----- redirects -----
 
 #[tokio::test]
 async fn a_same_host_301_to_the_trailing_slash_is_followed_and_the_final_url_named() {
@@ -233,7 +233,7 @@ async fn a_redirect_without_location_and_an_error_status_are_errors() {
     );
 }
 
-// ----- case 042: giant, stalled, endless and non-HTML responses -----
+// ----- giant, stalled, endless and non-HTML responses -----
 
 #[tokio::test]
 async fn a_huge_page_with_inline_css_returns_its_text_without_styles_or_scripts() {
