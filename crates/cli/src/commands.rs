@@ -9,12 +9,10 @@ use std::sync::Arc;
 
 use agent_tools_core::context::ProgressEvent;
 use agent_tools_core::result::{ContentBlock, KnownBlock, MessageContent, ToolUseBlock};
-use agent_tools_core::{ContentPart, Message, PromptOptions, ToolResultContent};
-use agent_tools_host::pool::find_in_pool;
+use agent_tools_core::{ContentPart, Message, ToolResultContent};
+use agent_tools_host::{CallOptions, Session};
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
-
-use crate::session::Session;
 
 /// A prompt's first sentence: its first paragraph (lines up to a blank line, joined), up to the
 /// first full stop followed by a space, so a sentence wrapped over lines is not cut.
@@ -30,17 +28,20 @@ fn first_sentence(text: &str) -> String {
 
 /// `list`: one line per tool, or the API `tools` array (deferred tools marked `defer_loading`
 /// while tool search is on).
-pub(crate) fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode> {
-    let options = PromptOptions { tools: &session.pool, permission_context: Some(&session.ctx.permission_context) };
-    let mut out = std::io::stdout().lock();
+pub(crate) async fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode> {
+    let pool = session.pool();
     if as_json {
-        let tools = agent_tools_host::api_tools(&session.pool, &options);
+        let tools = session.with_prompt_options(|options| agent_tools_host::api_tools(pool, options)).await;
+        let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &tools)?;
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let width = session.pool.iter().map(|tool| tool.name().len()).max().unwrap_or(0);
-    for tool in &session.pool {
+    let prompts: Vec<String> =
+        session.with_prompt_options(|options| pool.iter().map(|tool| tool.prompt(options)).collect()).await;
+    let mut out = std::io::stdout().lock();
+    let width = pool.iter().map(|tool| tool.name().len()).max().unwrap_or(0);
+    for (tool, prompt) in pool.iter().zip(&prompts) {
         let flags = tool.flags();
         writeln!(
             out,
@@ -48,7 +49,7 @@ pub(crate) fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode>
             tool.name(),
             if flags.read_only { "read-only" } else { "writes" },
             if flags.concurrency_safe { "concurrent" } else { "serial" },
-            first_sentence(&tool.prompt(&options)),
+            first_sentence(prompt),
         )?;
     }
     Ok(ExitCode::SUCCESS)
@@ -56,9 +57,11 @@ pub(crate) fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode>
 
 /// The result as text; `tool_reference` blocks (ToolSearch) become the tools' definitions, which
 /// a reader of the text has no other way to see.
-fn content_text(session: &Session, content: &ToolResultContent) -> String {
-    let options = PromptOptions { tools: &session.pool, permission_context: Some(&session.ctx.permission_context) };
-    match &agent_tools_host::render_tool_references(content, &session.pool, &options) {
+async fn content_text(session: &Session, content: &ToolResultContent) -> String {
+    let rendered = session
+        .with_prompt_options(|options| agent_tools_host::render_tool_references(content, session.pool(), options))
+        .await;
+    match &rendered {
         ToolResultContent::Text(text) => text.clone(),
         ToolResultContent::Parts(parts) => parts
             .iter()
@@ -79,10 +82,11 @@ pub(crate) async fn call(session: &Session, tool: &str, input: &str) -> anyhow::
     let input: Value = serde_json::from_str(input).context("the input is not valid JSON")?;
     let block = ToolUseBlock { id: "toolu_cli".into(), name: tool.into(), input };
     let activity = Activity::start(session, &block);
-    let done = session.executor.run_tool_use(&block, &session.ctx).await;
+    let done = session.call(&block, CallOptions::default()).await;
     activity.finish();
+    let text = content_text(session, &done.block.content).await;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}", content_text(session, &done.block.content))?;
+    writeln!(out, "{text}")?;
     // Text a call adds after its result (a skill's instructions, hook feedback) follows it,
     // each message after a blank line.
     for extra in &done.new_messages {
@@ -148,16 +152,16 @@ pub(crate) async fn run(session: &Session, file: &Path, stream: bool) -> anyhow:
     };
     let turn: Value = serde_json::from_str(&text).context("the turn is not valid JSON")?;
     let uses = tool_uses(turn)?;
-    let mut ctx = session.ctx.clone();
+    let mut progress: Option<agent_tools_core::context::ProgressSink> = None;
     if stream {
-        ctx.progress = Some(Arc::new(|event: ProgressEvent| {
+        progress = Some(Arc::new(|event: ProgressEvent| {
             let line = json!({"type": "progress", "tool_use_id": event.tool_use_id, "tool": event.tool_name, "data": event.data});
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{line}");
             let _ = out.flush();
         }));
     }
-    let done = session.executor.run_turn(&uses, &mut ctx).await;
+    let done = session.run_turn(&uses, progress).await;
     let message = done.message();
     let mut out = std::io::stdout().lock();
     if stream {
@@ -194,7 +198,8 @@ impl Activity {
         if !std::io::stderr().is_terminal() {
             return Self { task: None, bar };
         }
-        let label = find_in_pool(&session.pool, &block.name)
+        let label = session
+            .find_tool(&block.name)
             .and_then(|tool| tool.parse(block.input.clone()).ok().and_then(|parsed| tool.activity_description(&parsed)))
             .unwrap_or_else(|| format!("Running {}", block.name));
         crate::prompt::set_activity_line(Some(bar.clone()));

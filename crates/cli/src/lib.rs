@@ -34,11 +34,9 @@
 //! in its permission question.
 //! The binary is a thin wrapper around [`main`], so tests can build the same program.
 
-mod cleanup;
 mod commands;
 mod prompt;
 mod questions;
-mod serve;
 mod session;
 mod trust;
 
@@ -251,26 +249,28 @@ pub fn main() -> ExitCode {
             Command::Serve => session::Kind::Server,
             _ => session::Kind::Command,
         };
-        let session = session::Session::from_env(&cli.options, kind).await?;
-        // The session's background tasks and MCP servers end with the program, however it ends.
-        let tasks = session.ctx.clone();
-        let mcp = std::sync::Arc::clone(&session.mcp);
-        let command = async move {
-            match cli.command {
-                Command::List { json } => commands::list(&session, json),
-                Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
-                Command::Run { file, stream } => commands::run(&session, &file, stream).await,
-                Command::Serve => serve::serve(session).await,
-                Command::Trust { .. } => Ok(ExitCode::SUCCESS),
+        let session = std::sync::Arc::new(session::open(&cli.options, kind).await?);
+        let command = {
+            let session = std::sync::Arc::clone(&session);
+            async move {
+                match cli.command {
+                    Command::List { json } => commands::list(&session, json).await,
+                    Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
+                    Command::Run { file, stream } => commands::run(&session, &file, stream).await,
+                    Command::Serve => {
+                        agent_tools_mcp_server::serve_stdio(session).await?;
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    Command::Trust { .. } => Ok(ExitCode::SUCCESS),
+                }
             }
         };
+        // The session's background tasks and MCP servers end with the program, however it ends.
         let outcome = tokio::select! {
             outcome = command => outcome,
             code = stop_requested() => Ok(ExitCode::from(code)),
         };
-        let stopped = tokio::task::spawn_blocking(move || agent_tools_tasks::shutdown(&tasks)).await;
-        report_stopped_tasks(&stopped.unwrap_or_default());
-        mcp.shutdown().await;
+        report_stopped_tasks(&session.shutdown().await);
         outcome
     });
     // Do not wait for a blocking read of the terminal that a signal interrupted.

@@ -11,7 +11,6 @@ use std::io::{BufRead as _, BufReader, IsTerminal as _, Write as _};
 use agent_tools_core::permissions::{PermissionBehavior, PermissionUpdate};
 use agent_tools_core::tool::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
-use serde_json::Value;
 
 /// Whether a terminal is there to ask (stderr is one and `/dev/tty` opens).
 pub(crate) fn terminal_available() -> bool {
@@ -20,15 +19,6 @@ pub(crate) fn terminal_available() -> bool {
 
 /// Asks on `/dev/tty`: allow once, always (this session), or no (optionally with a reason).
 pub(crate) struct TerminalPrompter;
-
-fn input_line(request: &PermissionRequest) -> String {
-    let compact = request.input.to_string();
-    if compact.chars().count() > 300 {
-        format!("{}…", compact.chars().take(300).collect::<String>())
-    } else {
-        compact
-    }
-}
 
 /// The activity line (spinner) on the terminal, if one is showing: a question hides it while it
 /// waits for the answer, so the spinner's redraws cannot overwrite the question.
@@ -59,7 +49,7 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
     let mut out = tty.try_clone()?;
     let mut input = BufReader::new(tty);
     writeln!(out, "\n{} wants to run: {}", request.tool_name, request.summary)?;
-    writeln!(out, "  input: {}", input_line(request))?;
+    writeln!(out, "  input: {}", request.input_preview())?;
     // A long message (ExitPlanMode's plan) is shown whole, its lines under the first.
     let mut why = request.message.lines();
     writeln!(out, "  why:   {}", why.next().unwrap_or_default())?;
@@ -90,13 +80,6 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
     Ok(PermissionAnswer::Deny { feedback: None })
 }
 
-/// The questions of an AskUserQuestion request, `None` for any other tool.
-fn questions_in(request: &PermissionRequest) -> Option<Vec<agent_tool_ask_user_question::Question>> {
-    (request.tool_name == agent_tool_ask_user_question::NAME)
-        .then(|| agent_tool_ask_user_question::questions_of(&request.input))
-        .flatten()
-}
-
 /// Shows AskUserQuestion's questions on `/dev/tty`: the answers as the updated input, or a
 /// decline (end of input, or no clear answer).
 fn ask_questions_blocking(
@@ -120,7 +103,7 @@ impl PermissionPrompter for TerminalPrompter {
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
                 let bar = ACTIVITY_LINE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-                let questions = questions_in(&request);
+                let questions = agent_tools_mcp_server::questions::questions_in(&request);
                 let ask = || match &questions {
                     Some(questions) => ask_questions_blocking(&request, questions),
                     None => ask_blocking(&request),
@@ -186,177 +169,6 @@ impl PermissionPrompter for NoTerminal {
     }
 }
 
-/// Asks an MCP client's user through elicitation (a form with the choice and a reason). A client
-/// without elicitation support gets a refusal the model can act on.
-pub(crate) struct ElicitationPrompter {
-    peer: rmcp::service::Peer<rmcp::RoleServer>,
-}
-
-impl ElicitationPrompter {
-    pub(crate) fn new(peer: rmcp::service::Peer<rmcp::RoleServer>) -> Self {
-        Self { peer }
-    }
-}
-
-/// The answer an MCP client sends back for the [`permission_form`].
-#[derive(Debug, serde::Deserialize)]
-pub(crate) struct PermissionForm {
-    /// allow_once, allow_always (for the rest of this session), or deny.
-    pub(crate) decision: FormDecision,
-    /// Why not, if denying (passed on to the model).
-    #[serde(default)]
-    pub(crate) reason: Option<String>,
-}
-
-/// The choices of [`PermissionForm`].
-#[derive(Debug, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum FormDecision {
-    /// Run it this once.
-    AllowOnce,
-    /// Run it and allow such calls for the rest of the session.
-    AllowAlways,
-    /// Do not run it.
-    Deny,
-}
-
-/// The form an MCP client shows: a required single choice with readable titles, and an optional
-/// reason. Written out rather than derived, because an elicitation schema allows only flat
-/// primitive properties (a derived `Option<String>` or documented enum is not one).
-pub(crate) fn permission_form() -> rmcp::model::ElicitationSchema {
-    use rmcp::model::{ElicitationSchema, EnumSchema, PrimitiveSchemaDefinition, StringSchema};
-    let choices = ["allow_once", "allow_always", "deny"].map(String::from).to_vec();
-    let titles = ["Allow once", "Allow for the rest of this session", "Deny"].map(String::from).to_vec();
-    let decision = match EnumSchema::builder(choices.clone()).enum_titles(titles) {
-        Ok(titled) => titled.build(),
-        Err(_) => EnumSchema::builder(choices).build(),
-    };
-    let mut schema = ElicitationSchema::new(
-        [
-            ("decision".to_owned(), PrimitiveSchemaDefinition::Enum(decision)),
-            (
-                "reason".to_owned(),
-                PrimitiveSchemaDefinition::String(
-                    StringSchema::new().description("If denying: what to do instead (the model reads this)."),
-                ),
-            ),
-        ]
-        .into(),
-    );
-    schema = schema.with_required(vec!["decision".to_owned()]);
-    schema
-}
-
-/// Where a question form goes: an `elicitation/create` request to the client (the 2025
-/// protocol), or the result of the request that asked (2026-07-28's rounds, `serve::rounds`).
-pub(crate) trait FormAsker: Send + Sync {
-    /// Shows `params` to the client's user; the reply, or why there is none.
-    fn elicit(
-        &self,
-        params: rmcp::model::ElicitRequestParams,
-    ) -> BoxFuture<'_, Result<rmcp::model::ElicitResult, String>>;
-}
-
-impl FormAsker for rmcp::service::Peer<rmcp::RoleServer> {
-    fn elicit(
-        &self,
-        params: rmcp::model::ElicitRequestParams,
-    ) -> BoxFuture<'_, Result<rmcp::model::ElicitResult, String>> {
-        Box::pin(async move { self.create_elicitation(params).await.map_err(|err| err.to_string()) })
-    }
-}
-
-/// Asks `request` as a form through `asker`, whichever protocol carries it: AskUserQuestion's
-/// questions as one form ([`crate::questions::questions_form`]), anything else as the
-/// permission form ([`permission_form`]).
-///
-/// Questions: accepted with every question answered gives the answers as the updated input;
-/// declined, cancelled or left partly unanswered is the user's "no". Permission: the chosen
-/// decision (an unreadable answer is a "no"). A form the client could not show means nobody
-/// could be asked.
-pub(crate) async fn ask_through_forms(asker: &dyn FormAsker, request: &PermissionRequest) -> PermissionAnswer {
-    use rmcp::model::{ElicitRequestParams, ElicitationAction};
-    if let Some(questions) = questions_in(request) {
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: crate::questions::questions_message(&questions),
-            requested_schema: crate::questions::questions_form(&questions),
-        };
-        let form = match asker.elicit(params).await {
-            Ok(result) if result.action == ElicitationAction::Accept => result.content,
-            Ok(_) => return PermissionAnswer::Deny { feedback: None },
-            Err(err) => {
-                tracing::warn!("the questions could not be asked: {err}");
-                return PermissionAnswer::Unavailable {
-                    why: format!("the MCP client did not show the questions: {err}"),
-                };
-            }
-        };
-        let form = match form {
-            Some(Value::Object(form)) => form,
-            _ => serde_json::Map::new(),
-        };
-        return match crate::questions::answers_from_form(&questions, &form) {
-            Ok(answers) => PermissionAnswer::AllowWithInput {
-                input: agent_tool_ask_user_question::with_answers(&request.input, &answers),
-            },
-            Err(missing) => {
-                PermissionAnswer::Deny { feedback: Some(format!("I did not answer: {}", missing.join("; "))) }
-            }
-        };
-    }
-    let message = format!(
-        "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",
-        request.tool_name,
-        request.summary,
-        input_line(request),
-        request.message
-    );
-    let params =
-        ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: permission_form() };
-    let answer = match asker.elicit(params).await {
-        Ok(result) if result.action == ElicitationAction::Accept => result.content,
-        Ok(_) => None,
-        Err(err) => {
-            tracing::warn!("the permission question could not be asked: {err}");
-            return PermissionAnswer::Unavailable {
-                why: format!("the MCP client did not show the permission question: {err}"),
-            };
-        }
-    };
-    match answer.map(serde_json::from_value::<PermissionForm>) {
-        Some(Ok(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
-        Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
-        Some(Ok(PermissionForm { decision: FormDecision::Deny, reason })) => {
-            PermissionAnswer::Deny { feedback: reason }
-        }
-        Some(Err(err)) => {
-            tracing::warn!("the permission answer was not understood: {err}");
-            PermissionAnswer::Deny { feedback: None }
-        }
-        None => PermissionAnswer::Deny { feedback: None },
-    }
-}
-
-impl PermissionPrompter for ElicitationPrompter {
-    fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
-        Box::pin(async move {
-            use rmcp::service::ElicitationMode;
-            if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
-                let why = if questions_in(request).is_some() {
-                    "this MCP client cannot show questions to its user (it does not support elicitation), and \
-                     only a person can answer them; decide without the user's answers"
-                } else {
-                    "this MCP client cannot show permission questions; the server's --permission-mode or \
-                     --allowed-tools rules must allow such calls"
-                };
-                return PermissionAnswer::Unavailable { why: why.into() };
-            }
-            ask_through_forms(&self.peer, request).await
-        })
-    }
-}
-
 #[cfg(test)]
 mod elicitation_tests {
     use super::*;
@@ -374,24 +186,5 @@ mod elicitation_tests {
         for unclear in ["1", "ok", "sure", "yy", "allow"] {
             assert!(parse_answer(unclear).is_none(), "{unclear} is asked again");
         }
-    }
-
-    #[test]
-    fn the_permission_form_is_a_flat_schema_with_a_required_titled_choice() {
-        let schema = serde_json::to_value(permission_form()).unwrap();
-        assert_eq!(schema["type"], "object");
-        assert_eq!(schema["required"], serde_json::json!(["decision"]));
-        let choices: Vec<&str> = schema["properties"]["decision"]["oneOf"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|c| c["const"].as_str())
-            .collect();
-        assert_eq!(choices, ["allow_once", "allow_always", "deny"]);
-        assert_eq!(schema["properties"]["reason"]["type"], "string");
-        // What a client sends back parses into the answer.
-        let answer: PermissionForm =
-            serde_json::from_value(serde_json::json!({"decision": "deny", "reason": "no"})).unwrap();
-        assert!(matches!(answer, PermissionForm { decision: FormDecision::Deny, reason: Some(ref r) } if r == "no"));
     }
 }

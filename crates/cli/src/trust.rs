@@ -1,78 +1,14 @@
-//! Workspace trust on the command line (see [`agent_tools_settings::trust`]): where trust is
-//! recorded, the `agent-tools trust` command, the question on first use in a terminal, and the
-//! one message that says what an untrusted folder did not get and how to trust it.
+//! Workspace trust on the command line (the rules: [`agent_tools_settings::trust`]; what a
+//! session withholds: [`agent_tools_host::session::trust`]): the `agent-tools trust` command and
+//! the question on first use in a terminal.
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use agent_tools_settings::Withheld;
-use agent_tools_settings::trust::{TrustSources, TrustStore};
+use agent_tools_host::session::Gated;
+use agent_tools_settings::trust::TrustStore;
 use anyhow::Context as _;
-
-/// Where trust is recorded: Claude Code's `~/.claude.json` (or `$CLAUDE_CONFIG_DIR/.claude.json`)
-/// and ours, `$XDG_CONFIG_HOME/agent-tools/trusted-folders.json` (else under `~/.config`).
-pub(crate) fn sources(home: Option<&Path>) -> TrustSources {
-    let absolute = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|dir| dir.is_absolute());
-    let claude_json = absolute("CLAUDE_CONFIG_DIR")
-        .map(|dir| dir.join(".claude.json"))
-        .or_else(|| home.map(|home| home.join(".claude.json")));
-    let store = absolute("XDG_CONFIG_HOME")
-        .or_else(|| home.map(|home| home.join(".config")))
-        .map(|dir| dir.join("agent-tools").join("trusted-folders.json"));
-    TrustSources { claude_json, store, home: home.map(Path::to_path_buf) }
-}
-
-/// What a folder's own configuration would do once trusted.
-#[derive(Debug, Default)]
-pub(crate) struct Gated {
-    /// What its settings files had that an untrusted folder does not get.
-    pub(crate) withheld: Vec<Withheld>,
-    /// The servers of its `.mcp.json`.
-    pub(crate) servers: Vec<String>,
-    /// Its `.claude/skills` or `.claude/commands` folder holds something.
-    pub(crate) skills: bool,
-}
-
-impl Gated {
-    /// Nothing would change: no question, no message.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.withheld.is_empty() && self.servers.is_empty() && !self.skills
-    }
-
-    /// In words: `1 MCP server in .mcp.json (build), hooks and 2 allow rules in
-    /// .claude/settings.json, its skills`.
-    fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if !self.servers.is_empty() {
-            let count = self.servers.len();
-            let noun = if count == 1 { "server" } else { "servers" };
-            parts.push(format!("{count} MCP {noun} in .mcp.json ({})", self.servers.join(", ")));
-        }
-        for withheld in &self.withheld {
-            parts.push(format!("{} in {}", join_words(&withheld.items), withheld.file));
-        }
-        if self.skills {
-            parts.push("its skills and commands in .claude/".to_owned());
-        }
-        parts.join("; ")
-    }
-}
-
-fn join_words(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// Whether the project keeps skills or legacy commands of its own.
-pub(crate) fn has_project_skills(project: &Path) -> bool {
-    ["skills", "commands"].iter().any(|kind| {
-        std::fs::read_dir(project.join(".claude").join(kind)).is_ok_and(|mut entries| entries.next().is_some())
-    })
-}
 
 /// Asks on the terminal whether to trust `dir`; `true` on yes. Nothing is read when there is no
 /// terminal (the caller checks first).
@@ -103,38 +39,11 @@ fn ask_blocking(dir: &Path, gated: &Gated) -> std::io::Result<bool> {
     Ok(false)
 }
 
-/// Records `dir` as trusted in our store; says so (or why not) on stderr.
-pub(crate) fn remember(dir: &Path, sources: &TrustSources) -> bool {
-    let Some(store) = &sources.store else {
-        crate::report(format_args!(
-            "agent-tools: no home folder, so trust cannot be remembered; trusting {} for this run",
-            dir.display()
-        ));
-        return false;
-    };
-    match TrustStore::at(store).add(dir) {
-        Ok(_) => true,
-        Err(error) => {
-            crate::report(format_args!("agent-tools: cannot record trust in {}: {error}", store.display()));
-            false
-        }
-    }
-}
-
-/// The one message for an untrusted folder whose configuration was left out.
-pub(crate) fn report_untrusted(dir: &Path, gated: &Gated) {
-    crate::report(format_args!(
-        "agent-tools: {shown} is not a trusted folder, so its own configuration is not used: {what}. Its deny and ask rules still apply. \
-         To use it, run `agent-tools trust {shown}` (or pass --trust-workspace for one run).",
-        shown = dir.display(),
-        what = gated.describe(),
-    ));
-}
-
 /// `agent-tools trust [DIR] [--list] [--remove]`.
 pub(crate) fn command(dir: Option<&Path>, list: bool, remove: bool) -> anyhow::Result<ExitCode> {
-    let home: Option<PathBuf> = std::env::var_os("HOME").map(Into::into);
-    let sources = sources(home.as_deref());
+    let env = agent_tools_host::Environment::from_process();
+    let home = env.home();
+    let sources = agent_tools_host::session::trust::trust_sources(&env);
     let store = sources.store.as_deref().map(TrustStore::at).context("no home folder: trust cannot be recorded")?;
     let mut out = std::io::stdout().lock();
     if list {

@@ -14,27 +14,45 @@
 //!   `defer_loading` ([`api_tools`]), the `<available-deferred-tools>` message, and
 //!   `tool_reference` blocks rendered as text for clients that cannot expand them.
 //!
-//! ```no_run
-//! # async fn demo() {
-//! use agent_tools_core::{ToolPermissionContext, ToolUseContext};
+//! - [`session`]: a [`Session`] — settings, rules, trust, MCP servers, the pool, the executor,
+//!   background tasks and their shutdown — built by a [`SessionBuilder`]; what `agent-tools call`,
+//!   `run` and `serve` stand on.
+//!
+//! An embedder's whole session (settings as JSON, an MCP server that fails to start and is only
+//! a notice, a background command, shutdown):
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use agent_tools_core::result::ToolUseBlock;
-//! use agent_tools_host::{HostConfig, assemble_tool_pool, run_tool_uses};
-//! let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
-//! let mut ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let calls = [ToolUseBlock { id: "toolu_1".into(), name: "Glob".into(), input: serde_json::json!({"pattern": "*.toml"}) }];
-//! for done in run_tool_uses(&pool, &calls, &mut ctx).await {
-//!     println!("{}", done.block.content.text());
-//! }
-//! # }
+//! use agent_tools_host::{CallOptions, Environment, Session};
+//! use serde_json::json;
+//! let project = tempfile::tempdir()?;
+//! let session = Session::builder(project.path())
+//!     .environment(Environment::empty().with("PATH", "/usr/bin:/bin"))
+//!     .settings_json(r#"{"permissions": {"allow": ["Bash(sleep:*)"], "deny": ["Read(./.env)"]}}"#)
+//!     .mcp_config(r#"{"mcpServers": {"gone": {"command": "/no/such/server"}}}"#)
+//!     .build()
+//!     .await?;
+//! assert_eq!(session.mcp().failures()[0].name, "gone");
+//! let sleep = json!({"command": "sleep 30", "run_in_background": true, "description": "nap"});
+//! let call = ToolUseBlock { id: "toolu_1".into(), name: "Bash".into(), input: sleep };
+//! let done = session.call(&call, CallOptions::default()).await;
+//! assert!(!done.block.is_error, "{}", done.block.content.text());
+//! let stopped = session.shutdown().await;
+//! assert_eq!(stopped[0].description, "nap");
+//! # Ok(()) }
 //! ```
 
+pub mod environment;
 pub mod executor;
 pub mod hooks;
 pub mod permissions;
 pub mod pool;
+pub mod session;
 pub mod size;
 pub mod tool_search;
 
+pub use environment::Environment;
 pub use executor::{Executor, Turn, run_tool_use, run_tool_uses, tool_result_message};
 pub use hooks::Hooks;
 pub use permissions::{PermissionAnswer, PermissionPrompter, PermissionRequest};
@@ -42,6 +60,7 @@ pub use pool::{
     HostConfig, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules, find_pwsh, get_all_base_tools,
     get_tools,
 };
+pub use session::{CallOptions, Session, SessionBuilder, SessionError, WorkspaceTrust};
 pub use tool_search::{
     ToolSearchMode, api_tools, available_deferred_tools_message, is_tool_search_active, render_tool_references,
 };

@@ -174,6 +174,21 @@ pub struct PermissionRequest {
     pub forced: bool,
 }
 
+/// How long [`PermissionRequest::input_preview`] lets an input get, in characters.
+pub const INPUT_PREVIEW_CHARS: usize = 300;
+
+impl PermissionRequest {
+    /// The input as compact JSON for a question's "input:" line, cut to
+    /// [`INPUT_PREVIEW_CHARS`] characters with `…` when longer.
+    pub fn input_preview(&self) -> String {
+        let compact = self.input.to_string();
+        match compact.char_indices().nth(INPUT_PREVIEW_CHARS) {
+            Some((end, _)) => format!("{}…", &compact[..end]),
+            None => compact,
+        }
+    }
+}
+
 /// An answer to a [`PermissionRequest`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PermissionAnswer {

@@ -1,4 +1,24 @@
-//! `agent-tools serve`: the tool pool as an MCP server over stdio (rmcp).
+//! # agent-tools-mcp-server: a session's tool pool as an MCP server
+//!
+//! What `agent-tools serve` runs, as a library: [`ToolServer`] serves any
+//! [`Session`](agent_tools_host::Session) — the full pool, or one a program assembled itself —
+//! over rmcp, and [`serve_stdio`] runs it on standard input and output. (rmcp keeps client and
+//! server in one crate; here the MCP client is `agent-tools-mcp`, which the session uses to reach
+//! other servers, and this crate sits above the session it serves, so the two cannot be one.)
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use agent_tools_host::{Environment, Session};
+//! use rmcp::ServerHandler as _;
+//! let project = tempfile::tempdir()?;
+//! let session = Arc::new(Session::builder(project.path()).environment(Environment::empty()).build().await?);
+//! let server = agent_tools_mcp_server::ToolServer::new(Arc::clone(&session)).await;
+//! assert!(server.tools().iter().any(|tool| tool.name == "Grep"));
+//! assert_eq!(server.get_info().server_info.name, "agent-tools");
+//! session.shutdown().await;
+//! # Ok(()) }
+//! ```
 //!
 //! - `tools/list` gives each tool's name, description (its model-facing prompt), input schema and
 //!   annotations from its [`ToolFlags`](agent_tools_core::ToolFlags): `readOnlyHint` only when
@@ -32,20 +52,19 @@
 //!   not fit (`tools/call` whose `arguments` is not an object, or without `name`) `-32602`.
 //! - Logs go to stderr only; stdout carries nothing but the protocol.
 
+pub mod elicitation;
+pub mod questions;
 mod rounds;
 mod transport;
 
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::{ContentBlock as AnyBlock, KnownBlock, Message, MessageContent, ToolUseBlock};
-use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolResultContent, ToolUseContext};
-use agent_tools_host::pool::find_in_pool;
-use agent_tools_host::{Executor, PermissionPrompter};
-use anyhow::Context as _;
+use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolResultContent};
+use agent_tools_host::{CallOptions, PermissionPrompter, Session};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ResourceContents, ServerCapabilities, ServerConfig,
@@ -54,21 +73,29 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
-use tokio::sync::RwLock;
 
-use crate::session::Session;
+pub use elicitation::ElicitationPrompter;
 
-/// The MCP server: the pool, its `tools/list` entries (built once), the executor, the session,
-/// and the calls waiting for a 2026-07-28 client to answer a question. Cloning it shares them
-/// all (a call asking under 2026-07-28 runs on a task of its own).
+/// The MCP server of a session: its `tools/list` entries (built once), the session, and the
+/// calls waiting for a 2026-07-28 client to answer a question. Cloning it shares them all (a
+/// call asking under 2026-07-28 runs on a task of its own).
 #[derive(Clone)]
-pub(crate) struct ToolServer {
-    pool: Arc<[Arc<dyn Tool>]>,
+pub struct ToolServer {
+    session: Arc<Session>,
     listing: Arc<Vec<rmcp::model::Tool>>,
-    executor: Executor,
-    session: Arc<RwLock<ToolUseContext>>,
     calls: Arc<AtomicU64>,
     rounds: Arc<rounds::Rounds>,
+}
+
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The client's first messages were not a valid MCP handshake.
+    #[error("the MCP handshake failed: {0}")]
+    Handshake(Box<rmcp::service::ServerInitializeError>),
+    /// The connection failed while serving.
+    #[error("the MCP server stopped with an error: {0}")]
+    Stopped(#[from] tokio::task::JoinError),
 }
 
 /// Whether a request is of the 2026-07-28 protocol (or later), by the version its own `_meta`
@@ -86,8 +113,8 @@ fn shows_forms(capabilities: Option<&ClientCapabilities>) -> bool {
         .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
 }
 
-/// The MCP `tools/list` entry for a tool.
-fn describe(tool: &dyn Tool, options: &PromptOptions<'_>) -> rmcp::model::Tool {
+/// The MCP `tools/list` entry for a tool: its name, prompt, input schema and annotations.
+pub fn describe(tool: &dyn Tool, options: &PromptOptions<'_>) -> rmcp::model::Tool {
     let flags = tool.flags();
     let schema = match tool.input_schema() {
         Value::Object(map) => map.clone(),
@@ -102,19 +129,31 @@ fn describe(tool: &dyn Tool, options: &PromptOptions<'_>) -> rmcp::model::Tool {
 }
 
 impl ToolServer {
-    /// The server of `session`'s pool, executor and context.
-    pub(crate) fn new(session: Session) -> Self {
-        let pool: Arc<[Arc<dyn Tool>]> = session.pool.into();
-        let options = PromptOptions { tools: &pool, permission_context: Some(&session.ctx.permission_context) };
-        let listing = pool.iter().map(|tool| describe(tool.as_ref(), &options)).collect();
+    /// The server of `session`: every tool of its pool, described once. Calls run against the
+    /// session's context (see [`Session::call`]); the session's own prompter is replaced, call
+    /// by call, by the client's user (elicitation) or a refusal.
+    pub async fn new(session: Arc<Session>) -> Self {
+        let listing = session
+            .with_prompt_options(|options| {
+                session.pool().iter().map(|tool| describe(tool.as_ref(), options)).collect::<Vec<_>>()
+            })
+            .await;
         Self {
-            pool,
+            session,
             listing: Arc::new(listing),
-            executor: session.executor.with_all_schemas_sent(true),
-            session: Arc::new(RwLock::new(session.ctx)),
             calls: Arc::new(AtomicU64::new(0)),
             rounds: Arc::new(rounds::Rounds::default()),
         }
+    }
+
+    /// The `tools/list` entries, in pool order.
+    pub fn tools(&self) -> &[rmcp::model::Tool] {
+        &self.listing
+    }
+
+    /// The session served.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
     }
 
     /// Runs one call and makes its MCP result: the tool result's content with tool references
@@ -126,57 +165,19 @@ impl ToolServer {
         cancel: CancellationToken,
         prompter: Arc<dyn PermissionPrompter>,
     ) -> CallToolResult {
-        let done = self.run(block, cancel, prompter).await;
-        let content = {
-            let session = self.session.read().await;
-            let options = PromptOptions { tools: &self.pool, permission_context: Some(&session.permission_context) };
-            agent_tools_host::render_tool_references(&done.block.content, &self.pool, &options)
-        };
+        let options = CallOptions { cancel: Some(cancel), prompter: Some(prompter), progress: None };
+        let done = self.session.call(&block, options).await;
+        let pool = self.session.pool();
+        let content = self
+            .session
+            .with_prompt_options(|options| agent_tools_host::render_tool_references(&done.block.content, pool, options))
+            .await;
         let mut result = to_mcp(&content, &done);
         // Background tasks that finished since the last call: an MCP client has no other channel
         // for them, so they ride along with this result as extra text.
-        let pending = self.session.read().await.notifications().drain();
+        let pending = self.session.drain_notifications().await;
         result.content.extend(pending.into_iter().map(|note| ContentBlock::text(note.text)));
         result
-    }
-
-    /// Runs one call against the session (see the module docs for the locking rules), with
-    /// `prompter` asking its questions.
-    async fn run(
-        &self,
-        block: ToolUseBlock,
-        cancel: CancellationToken,
-        prompter: Arc<dyn PermissionPrompter>,
-    ) -> Invocation {
-        let executor = self.executor.clone().with_prompter(prompter);
-        let concurrent =
-            find_in_pool(&self.pool, &block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input));
-        if concurrent {
-            let mut ctx = self.session.read().await.clone();
-            ctx.cancel = cancel;
-            let mut done = executor.run_tool_use(&block, &ctx).await;
-            // Its context change (EnterPlanMode's mode switch) applies to the session once it
-            // is done, as a batch's changes apply after the batch.
-            if let Some(modifier) = done.context_modifier.take() {
-                let mut session = self.session.write().await;
-                let session_cancel = session.cancel.clone();
-                let mut changed = modifier(session.clone());
-                changed.cancel = session_cancel;
-                *session = changed;
-            }
-            return done;
-        }
-        let mut session = self.session.write().await;
-        let mut ctx = session.clone();
-        ctx.cancel = cancel;
-        let mut done = executor.run_tool_use(&block, &ctx).await;
-        if let Some(modifier) = done.context_modifier.take() {
-            let session_cancel = session.cancel.clone();
-            let mut changed = modifier(ctx);
-            changed.cancel = session_cancel;
-            *session = changed;
-        }
-        done
     }
 }
 
@@ -283,18 +284,22 @@ impl ServerHandler for ToolServer {
         }
         // Under 2025-xx: `elicitation/create` requests, if the client declared elicitation at
         // `initialize`; else (and under 2026-07-28 without it) a refusal.
-        let prompter = Arc::new(crate::prompt::ElicitationPrompter::new(context.peer));
+        let prompter = Arc::new(ElicitationPrompter::new(context.peer));
         Ok(self.call(block, context.ct, prompter).await.into())
     }
 }
 
-/// Serves the session's pool over stdio until the client disconnects.
-pub(crate) async fn serve(session: Session) -> anyhow::Result<ExitCode> {
-    let server = ToolServer::new(session);
+/// Serves `session` over standard input and output until the client disconnects. Every line
+/// gets an answer or a log line (`transport`); logs go to stderr only.
+///
+/// # Errors
+/// [`ServeError`]: the handshake failed, or the connection broke.
+pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
+    let server = ToolServer::new(session).await;
     let transport = transport::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
-    let running = server.serve(transport).await.context("the MCP handshake failed")?;
-    running.waiting().await.context("the MCP server stopped with an error")?;
-    Ok(ExitCode::SUCCESS)
+    let running = server.serve(transport).await.map_err(|error| ServeError::Handshake(Box::new(error)))?;
+    running.waiting().await?;
+    Ok(())
 }
 
 #[cfg(test)]

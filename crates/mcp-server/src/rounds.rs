@@ -33,7 +33,7 @@ use rmcp::model::{
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::prompt::FormAsker;
+use crate::elicitation::FormAsker;
 
 /// How long a question waits for the client to come back with the answer: 15 minutes.
 pub(crate) const ANSWER_WAIT: Duration = Duration::from_secs(15 * 60);
@@ -198,8 +198,8 @@ impl Rounds {
 }
 
 /// Asks the client's user through [`Rounds`]: the same forms, messages and answers as
-/// [`crate::prompt::ElicitationPrompter`] gives a client of the 2025 protocol, which gets them
-/// as `elicitation/create` requests ([`crate::prompt::ask_through_forms`] for both).
+/// [`crate::elicitation::ElicitationPrompter`] gives a client of the 2025 protocol, which gets them
+/// as `elicitation/create` requests ([`crate::elicitation::ask_through_forms`] for both).
 pub(crate) struct RoundsPrompter {
     asker: Asker,
 }
@@ -219,6 +219,6 @@ impl FormAsker for Asker {
 
 impl PermissionPrompter for RoundsPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
-        Box::pin(crate::prompt::ask_through_forms(&self.asker, request))
+        Box::pin(crate::elicitation::ask_through_forms(&self.asker, request))
     }
 }

@@ -11,9 +11,6 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-/// Claude Code's default `cleanupPeriodDays`.
-pub(crate) const DEFAULT_PERIOD_DAYS: u64 = 30;
-
 /// Folders changed more recently than this are never removed.
 const MIN_AGE: Duration = Duration::from_secs(60 * 60);
 
@@ -23,7 +20,7 @@ const MAX_DEPTH: usize = 4;
 /// Removes the session folders in `sessions` (the parent of every session folder) that have not
 /// changed for `period_days` days, except `keep` (the current session's folder). Returns how many
 /// it removed.
-pub(crate) fn remove_old_sessions(sessions: &Path, keep: &Path, period_days: u64, now: SystemTime) -> usize {
+pub fn remove_old_sessions(sessions: &Path, keep: &Path, period_days: u64, now: SystemTime) -> usize {
     let period = Duration::from_secs(period_days.saturating_mul(24 * 60 * 60)).max(MIN_AGE);
     let Some(cutoff) = now.checked_sub(period) else { return 0 };
     let Ok(entries) = std::fs::read_dir(sessions) else { return 0 };

@@ -1,0 +1,197 @@
+//! The process environment as a value: the variables Claude Code reads, taken once, so that a
+//! [`Session`](crate::Session) is built from what the caller hands it and tests can hand it any
+//! environment they like.
+//!
+//! Library code never calls `std::env::var` behind the caller's back: a program passes
+//! [`Environment::from_process`], a test passes [`Environment::empty`] with the few variables it
+//! sets. What each variable means is documented where it is used: [`Environment::host_config`]
+//! (the pool's switches), [`Environment::mcp_options`] (MCP timeouts), and the folders below.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::pool::{HostConfig, SmallModelConfig, find_pwsh};
+use crate::tool_search::ToolSearchMode;
+
+/// The variable telling a program started as an MCP server by agent-tools how deep it is
+/// nested (0 or unset: started by the user).
+pub const MCP_DEPTH_VAR: &str = "AGENT_TOOLS_MCP_DEPTH";
+
+/// A snapshot of environment variables (names to values). Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    vars: HashMap<String, OsString>,
+}
+
+impl Environment {
+    /// The current process's environment, read now.
+    pub fn from_process() -> Self {
+        Self { vars: std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value))).collect() }
+    }
+
+    /// No variables at all (no home folder, every switch off).
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// This environment with `name` set to `value`.
+    #[must_use]
+    pub fn with(mut self, name: &str, value: impl Into<OsString>) -> Self {
+        self.vars.insert(name.to_owned(), value.into());
+        self
+    }
+
+    /// This environment without `name`.
+    #[must_use]
+    pub fn without(mut self, name: &str) -> Self {
+        self.vars.remove(name);
+        self
+    }
+
+    /// The raw value of `name`.
+    pub fn get(&self, name: &str) -> Option<&OsString> {
+        self.vars.get(name)
+    }
+
+    /// A non-blank value of `name`, as text.
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.vars.get(name).and_then(|value| value.to_str()).filter(|value| !value.trim().is_empty()).map(str::to_owned)
+    }
+
+    /// Whether `name` is set to a truthy value (`1`, `true`, `yes`, `on`; any case), as Claude
+    /// Code's `isEnvTruthy` reads its switches.
+    pub fn flag(&self, name: &str) -> bool {
+        self.text(name)
+            .is_some_and(|value| matches!(value.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+    }
+
+    /// A whole number in `name` (`MCP_TIMEOUT=5000`); `None` when unset or not a number.
+    pub fn number(&self, name: &str) -> Option<u64> {
+        self.text(name).and_then(|value| value.trim().parse().ok())
+    }
+
+    /// An absolute path in `name` (relative values are ignored, as Claude Code ignores them).
+    pub fn absolute_path(&self, name: &str) -> Option<PathBuf> {
+        self.vars.get(name).map(PathBuf::from).filter(|path| path.is_absolute())
+    }
+
+    /// The home folder (`HOME`).
+    pub fn home(&self) -> Option<PathBuf> {
+        self.vars.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from)
+    }
+
+    /// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR` when absolute, else `~/.claude`.
+    /// The task tools keep their lists in `<it>/tasks`, plans go to `<it>/plans`, skills come
+    /// from `<it>/skills`.
+    pub fn claude_config_dir(&self) -> Option<PathBuf> {
+        self.absolute_path("CLAUDE_CONFIG_DIR").or_else(|| self.home().map(|home| home.join(".claude")))
+    }
+
+    /// Where sessions keep their folders: `$XDG_STATE_HOME/agent-tools/sessions`, else
+    /// `~/.local/state/agent-tools/sessions`, else `<temp>/agent-tools/sessions`.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.absolute_path("XDG_STATE_HOME")
+            .or_else(|| self.home().map(|home| home.join(".local/state")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("agent-tools")
+            .join("sessions")
+    }
+
+    /// How deep in a chain of agent-tools programs started as MCP servers this one is
+    /// ([`MCP_DEPTH_VAR`]; 0: started by the user).
+    pub fn mcp_depth(&self) -> u64 {
+        self.number(MCP_DEPTH_VAR).unwrap_or(0)
+    }
+
+    /// Claude Code's `ENABLE_TOOL_SEARCH` (unset or `true`: on; `false`: off; `auto[:N]`), forced
+    /// off by `CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS`, as Claude Code does.
+    pub fn tool_search_mode(&self) -> ToolSearchMode {
+        if self.flag("CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS") {
+            return ToolSearchMode::Off;
+        }
+        ToolSearchMode::from_env_value(self.text("ENABLE_TOOL_SEARCH").as_deref())
+    }
+
+    /// WebFetch's secondary model and WebSearch's API, when `ANTHROPIC_API_KEY` is set:
+    /// `ANTHROPIC_BASE_URL` and `ANTHROPIC_SMALL_FAST_MODEL` override the address and model.
+    pub fn small_model(&self) -> Option<SmallModelConfig> {
+        Some(SmallModelConfig {
+            api_key: self.text("ANTHROPIC_API_KEY")?,
+            base_url: self.text("ANTHROPIC_BASE_URL"),
+            model: self.text("ANTHROPIC_SMALL_FAST_MODEL"),
+        })
+    }
+
+    /// The pool's switches, as Claude Code reads them: `CLAUDE_CODE_SIMPLE` (simple mode),
+    /// `CLAUDE_CODE_GLOB_NO_IGNORE=true`, `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`, `pwsh` on
+    /// `PATH`, the small model, `CLAUDE_CODE_ENABLE_TASKS` (task list V2: Claude Code also turns
+    /// it on in its interactive chat, which none of our front ends is), and tool search. The
+    /// skill folders are the session's to fill (they depend on workspace trust).
+    pub fn host_config(&self) -> HostConfig {
+        HostConfig {
+            simple: self.flag("CLAUDE_CODE_SIMPLE"),
+            glob_no_ignore: self.text("CLAUDE_CODE_GLOB_NO_IGNORE").is_some_and(|value| value.trim() == "true"),
+            disable_background_tasks: self.flag("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"),
+            pwsh: find_pwsh(self.get("PATH").map(OsString::as_os_str)),
+            small_model: self.small_model(),
+            todo_v2: self.flag("CLAUDE_CODE_ENABLE_TASKS"),
+            tool_search: self.tool_search_mode(),
+            skill_dirs: Vec::new(),
+            command_dirs: Vec::new(),
+        }
+    }
+
+    /// MCP client options: `MCP_TIMEOUT` (connect, ms), `MCP_TOOL_TIMEOUT` (per call, ms) and
+    /// `MAX_MCP_OUTPUT_TOKENS`, as Claude Code reads them; zero or unreadable values keep the
+    /// defaults. Servers start in `cwd`.
+    pub fn mcp_options(&self, cwd: &Path) -> agent_tools_mcp::McpOptions {
+        let defaults = agent_tools_mcp::McpOptions::default();
+        let positive = |name: &str| self.number(name).filter(|value| *value > 0);
+        agent_tools_mcp::McpOptions {
+            connect_timeout: positive("MCP_TIMEOUT").map_or(defaults.connect_timeout, Duration::from_millis),
+            tool_timeout: positive("MCP_TOOL_TIMEOUT").map(Duration::from_millis),
+            max_output_tokens: positive("MAX_MCP_OUTPUT_TOKENS")
+                .and_then(|tokens| usize::try_from(tokens).ok())
+                .unwrap_or(defaults.max_output_tokens),
+            cwd: Some(cwd.to_path_buf()),
+        }
+    }
+
+    /// The task list id Claude Code shares between sessions (`CLAUDE_CODE_TASK_LIST_ID`).
+    pub fn task_list_id(&self) -> Option<String> {
+        self.text("CLAUDE_CODE_TASK_LIST_ID")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switches_numbers_and_folders_are_read_as_claude_code_reads_them() {
+        let env = Environment::empty()
+            .with("HOME", "/home/me")
+            .with("CLAUDE_CODE_SIMPLE", "Yes")
+            .with("CLAUDE_CODE_GLOB_NO_IGNORE", "1")
+            .with("MCP_TIMEOUT", "2500")
+            .with("MCP_TOOL_TIMEOUT", "0")
+            .with("XDG_STATE_HOME", "relative/ignored")
+            .with("ENABLE_TOOL_SEARCH", "false");
+        let config = env.host_config();
+        assert!(config.simple);
+        assert!(!config.glob_no_ignore, "only the exact value `true` turns ignore files off");
+        assert_eq!(config.tool_search, ToolSearchMode::Off);
+        assert_eq!(config.small_model, None);
+        let mcp = env.mcp_options(Path::new("/w"));
+        assert_eq!(mcp.connect_timeout, Duration::from_millis(2500));
+        assert_eq!(mcp.tool_timeout, None, "zero keeps the default");
+        assert_eq!(env.claude_config_dir(), Some(PathBuf::from("/home/me/.claude")));
+        assert_eq!(env.sessions_dir(), PathBuf::from("/home/me/.local/state/agent-tools/sessions"));
+        let env = env.with("CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS", "true").with("ENABLE_TOOL_SEARCH", "true");
+        assert_eq!(env.tool_search_mode(), ToolSearchMode::Off);
+        assert_eq!(Environment::empty().mcp_depth(), 0);
+        assert_eq!(Environment::empty().with(MCP_DEPTH_VAR, "3").mcp_depth(), 3);
+    }
+}

@@ -1,0 +1,670 @@
+//! A session: one working directory's tool pool, context, executor, MCP connections, background
+//! tasks and session folder, built once and ended once.
+//!
+//! [`SessionBuilder`] turns what Claude Code reads at start-up into a [`Session`]: the settings
+//! files (`~/.claude/settings.json`, the project's `.claude/settings.json` and
+//! `.claude/settings.local.json`, a `--settings` file or JSON text) and command-line rules, the
+//! permission mode, workspace trust (an untrusted folder's own configuration is left out), the
+//! project's `.mcp.json` servers as its settings approve them and `--mcp-config` servers, the
+//! pool's switches from the [`Environment`], hooks, the sandbox settings, the plans and task
+//! folders. The front ends — `call`, `run`, `serve`, the agent loop — are thin layers over it.
+//!
+//! The session owns the pool once: its context's `options.tools` and its executor hold the same
+//! `Arc`, set here and nowhere else.
+//!
+//! # Calls
+//! [`Session::call`] runs one `tool_use` block against the session's long-lived context, as an
+//! MCP server or a REPL needs: a concurrency-safe call runs on a snapshot beside other such
+//! calls, any other call runs alone; either way its context change (a `cd`, plan mode, an
+//! "allow always") is applied to the session once, when it finishes. [`Session::run_turn`] runs
+//! an assistant turn's blocks with the executor's batching.
+//!
+//! # Ending
+//! [`Session::shutdown`] stops the background tasks (their process trees) and ends the MCP
+//! servers, and reports the tasks that were still running. Dropping a session that was not shut
+//! down stops its tasks too (MCP servers then end in the background of the Tokio runtime), so an
+//! embedder that forgets to shut down leaks nothing.
+
+pub mod cleanup;
+pub mod trust;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agent_tools_core::context::{CancellationToken, PendingNotification, ProgressSink};
+use agent_tools_core::invoke::Invocation;
+use agent_tools_core::result::{ContextModifier, ToolUseBlock};
+use agent_tools_core::{PermissionMode, PromptOptions, Tool, ToolPermissionContext, ToolUseContext};
+use agent_tools_mcp::McpSession;
+use agent_tools_mcp::config::{self as mcp_config, NamedServer, ServerConfig};
+use agent_tools_settings::{LoadedSettings, SettingsSources};
+use agent_tools_tasks::TaskSnapshot;
+use tokio::sync::RwLock;
+
+use crate::environment::{Environment, MCP_DEPTH_VAR};
+use crate::executor::{Executor, Turn};
+use crate::hooks::Hooks;
+use crate::permissions::PermissionPrompter;
+use crate::pool::{HostConfig, assemble_tool_pool, find_in_pool};
+pub use trust::Gated;
+
+/// Deepest nesting of agent-tools programs started as MCP servers at which MCP servers are still
+/// started (a guard against a project whose `.mcp.json` names `agent-tools serve`).
+pub const MAX_MCP_DEPTH: u64 = 8;
+
+/// Claude Code's default `cleanupPeriodDays`: session folders idle this long are removed when a
+/// session starts.
+pub const DEFAULT_CLEANUP_PERIOD_DAYS: u64 = 30;
+
+/// The question put to the user about an unrecorded folder: the folder and what its own
+/// configuration would do; `true` trusts it (and records that).
+pub type TrustQuestion = Arc<dyn Fn(&Path, &Gated) -> bool + Send + Sync>;
+
+/// Who decides whether an untrusted project folder's own configuration (its `.mcp.json`
+/// servers, hooks, allow rules, mode, extra folders, sandbox exceptions and skills) applies.
+#[derive(Clone, Default)]
+pub enum WorkspaceTrust {
+    /// Only a trust record (ours, or Claude Code's in `~/.claude.json`) for the folder or one
+    /// above it; otherwise that configuration is left out, with one notice saying what.
+    #[default]
+    Recorded,
+    /// Trusted for this session without asking (`--trust-workspace`, or a caller that loads no
+    /// project settings).
+    Trusted,
+    /// As `Recorded`, but an unrecorded folder whose configuration would be left out is put to
+    /// this question first (the folder, what it would do); a yes is recorded.
+    Ask(TrustQuestion),
+}
+
+impl std::fmt::Debug for WorkspaceTrust {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Recorded => "Recorded",
+            Self::Trusted => "Trusted",
+            Self::Ask(_) => "Ask(..)",
+        })
+    }
+}
+
+/// Why a session could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The working directory does not exist or is not a folder.
+    #[error("{0} is not a directory")]
+    NotADirectory(PathBuf),
+    /// A settings file exists but cannot be read or used (its path and the reason are in the
+    /// message, so it is not also a `source`).
+    #[error("cannot use the settings: {0}")]
+    Settings(agent_tools_settings::SettingsError),
+    /// An MCP configuration given to the builder is broken.
+    #[error(transparent)]
+    McpConfig(#[from] mcp_config::ConfigError),
+}
+
+impl From<agent_tools_settings::SettingsError> for SessionError {
+    fn from(error: agent_tools_settings::SettingsError) -> Self {
+        Self::Settings(error)
+    }
+}
+
+/// What receives the session's notices: servers skipped, configuration left out, old session
+/// folders that could not be removed. A front end shows them (the CLI prints them on stderr);
+/// the default logs them as warnings.
+pub type Notices = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Builds a [`Session`]; see the module docs for what each source means.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use agent_tools_host::{Environment, Session};
+/// let project = tempfile::tempdir()?;
+/// std::fs::write(project.path().join("notes.txt"), "alpha\nbeta\n")?;
+/// let session = Session::builder(project.path())
+///     .environment(Environment::empty())
+///     .settings_json(r#"{"permissions": {"deny": ["Bash(curl:*)"]}}"#)
+///     .build()
+///     .await?;
+/// assert!(session.find_tool("Grep").is_some());
+/// session.shutdown().await;
+/// # Ok(()) }
+/// ```
+#[must_use]
+pub struct SessionBuilder {
+    cwd: PathBuf,
+    env: Environment,
+    settings_files: bool,
+    flag_settings: Option<String>,
+    mode: Option<PermissionMode>,
+    allow: Vec<String>,
+    deny: Vec<String>,
+    mcp_configs: Vec<String>,
+    project_mcp: bool,
+    trust: WorkspaceTrust,
+    prompter: Option<Arc<dyn PermissionPrompter>>,
+    notices: Notices,
+    config: Option<HostConfig>,
+}
+
+impl SessionBuilder {
+    fn new(cwd: PathBuf) -> Self {
+        Self {
+            cwd,
+            env: Environment::empty(),
+            settings_files: true,
+            flag_settings: None,
+            mode: None,
+            allow: Vec::new(),
+            deny: Vec::new(),
+            mcp_configs: Vec::new(),
+            project_mcp: true,
+            trust: WorkspaceTrust::default(),
+            prompter: None,
+            notices: Arc::new(|notice: &str| tracing::warn!("{notice}")),
+            config: None,
+        }
+    }
+
+    /// The environment Claude Code's variables are read from (default: empty — pass
+    /// [`Environment::from_process`] in a program). `HOME` finds the user's settings.
+    pub fn environment(mut self, env: Environment) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// Whether the settings files and the project's `.mcp.json` are read (default yes; `false`
+    /// is `--no-settings`: only the command-line rules apply, and the folder counts as trusted
+    /// since none of its configuration is read).
+    pub fn settings_files(mut self, read: bool) -> Self {
+        self.settings_files = read;
+        self
+    }
+
+    /// Settings on top of the files, as a path or JSON text (`--settings`).
+    pub fn settings_json(mut self, settings: impl Into<String>) -> Self {
+        self.flag_settings = Some(settings.into());
+        self
+    }
+
+    /// The permission mode (default: the settings' `defaultMode`, else `default`).
+    pub fn permission_mode(mut self, mode: Option<PermissionMode>) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Allow rules from the command line (`Bash(git status:*)`, `Write`).
+    pub fn allow_rules(mut self, rules: impl IntoIterator<Item = String>) -> Self {
+        self.allow.extend(rules);
+        self
+    }
+
+    /// Deny rules from the command line; a rule naming a whole tool removes it from the pool.
+    pub fn deny_rules(mut self, rules: impl IntoIterator<Item = String>) -> Self {
+        self.deny.extend(rules);
+        self
+    }
+
+    /// An MCP configuration (`--mcp-config`): a file path, or JSON text, in Claude Code's
+    /// `{"mcpServers": {...}}` format. Later servers replace earlier ones of the same name.
+    pub fn mcp_config(mut self, config: impl Into<String>) -> Self {
+        self.mcp_configs.push(config.into());
+        self
+    }
+
+    /// Whether the project's `.mcp.json` is read (default yes; `false` is `--strict-mcp-config`).
+    pub fn project_mcp_servers(mut self, read: bool) -> Self {
+        self.project_mcp = read;
+        self
+    }
+
+    /// How workspace trust is settled (default [`WorkspaceTrust::Recorded`]).
+    pub fn workspace_trust(mut self, trust: WorkspaceTrust) -> Self {
+        self.trust = trust;
+        self
+    }
+
+    /// Who answers permission questions (default: nobody — asks are refused).
+    pub fn prompter(mut self, prompter: Arc<dyn PermissionPrompter>) -> Self {
+        self.prompter = Some(prompter);
+        self
+    }
+
+    /// Where notices go (default: `tracing` warnings).
+    pub fn notices(mut self, notices: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.notices = Arc::new(notices);
+        self
+    }
+
+    /// The pool's switches, instead of those the environment gives ([`Environment::host_config`]).
+    /// The skill folders are still filled in by the session.
+    pub fn host_config(mut self, config: HostConfig) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// Builds the session: reads the settings, settles trust, connects the MCP servers (each
+    /// that fails is a notice, never an error), assembles the pool, and starts removing old
+    /// session folders in the background.
+    ///
+    /// # Errors
+    /// [`SessionError`]: the working directory is not a folder, a settings file or `--mcp-config`
+    /// cannot be used.
+    pub async fn build(self) -> Result<Session, SessionError> {
+        let cwd = self.cwd.canonicalize().map_err(|_| SessionError::NotADirectory(self.cwd.clone()))?;
+        if !cwd.is_dir() {
+            return Err(SessionError::NotADirectory(self.cwd));
+        }
+        let notice = |text: &str| (self.notices)(text);
+        let home = self.env.home();
+        let sources = SettingsSources {
+            home: if self.settings_files { home.clone() } else { None },
+            project: if self.settings_files { Some(cwd.clone()) } else { None },
+            flag: self.flag_settings.clone(),
+        };
+        let mut settings = LoadedSettings::load(&sources)?;
+        let mut project_servers = self.project_servers(&cwd, &notice);
+        let trusted = self.settle_trust(&cwd, &mut settings, &mut project_servers, &notice);
+        let project_servers = approved_servers(project_servers, &settings, &cwd, &self.env, &notice);
+        let mut permissions = settings.permission_context(self.mode, &self.allow, &self.deny, &sources)?;
+        // Rules are anchored where the session starts, for good: a `cd` never moves them.
+        permissions.project_dir = Some(cwd.clone());
+        permissions.launch_dir = Some(cwd.clone());
+
+        let config_dir = self.env.claude_config_dir();
+        let mut config = self.config.clone().unwrap_or_else(|| self.env.host_config());
+        // Personal skills first: Claude Code's documentation ranks them above the project's; an
+        // untrusted project's skills are left out (a skill's `allowed-tools` become allow rules).
+        config.skill_dirs = claude_folders(config_dir.as_deref(), &cwd, "skills", trusted);
+        config.command_dirs = claude_folders(config_dir.as_deref(), &cwd, "commands", trusted);
+
+        let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
+        let mcp = Arc::new(connect_mcp(&servers, &self.env, &cwd, &notice).await);
+        let pool: Arc<[Arc<dyn Tool>]> = assemble_tool_pool(&permissions, mcp.tools(), &config).into();
+
+        let id = session_id();
+        let folder = self.env.sessions_dir().join(&id);
+        remove_old_sessions_in_background(&folder, settings.cleanup_period_days());
+        let mut ctx = ToolUseContext::new(cwd);
+        ctx.home_dir = home;
+        ctx.permission_context = Arc::new(permissions);
+        ctx.options.tools = Arc::clone(&pool);
+        ctx.options.session_dir = Some(folder);
+        ctx.options.tasks_dir = config_dir.as_ref().map(|dir| dir.join("tasks"));
+        ctx.options.plans_dir = plans_dir(settings.plans_directory(), &ctx.original_cwd, config_dir.as_ref());
+        ctx.options.task_list_id = self.env.task_list_id();
+        ctx.options.sandbox = settings.sandbox();
+        ctx.options.session_id = id;
+        let hooks = Hooks { pre_tool_use: settings.hooks("PreToolUse"), post_tool_use: settings.hooks("PostToolUse") };
+        let mut executor = Executor::new(Arc::clone(&pool)).with_hooks(hooks);
+        if let Some(prompter) = self.prompter {
+            executor = executor.with_prompter(prompter);
+        }
+        let root = ctx.clone();
+        Ok(Session { pool, executor, ctx: RwLock::new(ctx), root, mcp, trusted, shut_down: AtomicBool::new(false) })
+    }
+
+    /// The servers of the project's `.mcp.json`, unless settings or project servers are off, or
+    /// this program was itself started as an MCP server by agent-tools (a project whose
+    /// `.mcp.json` names `agent-tools serve` would otherwise start itself without end). A broken
+    /// `.mcp.json` is a notice and its servers are skipped.
+    fn project_servers(&self, cwd: &Path, notice: &dyn Fn(&str)) -> Vec<NamedServer> {
+        let file = cwd.join(".mcp.json");
+        if self.env.mcp_depth() > 0 || !self.settings_files || !self.project_mcp || !file.is_file() {
+            return Vec::new();
+        }
+        mcp_config::load_config_file(&file).unwrap_or_else(|error| {
+            notice(&format!("{error} (its servers are skipped)"));
+            Vec::new()
+        })
+    }
+
+    /// The MCP servers to start: the project's approved ones, then each `--mcp-config`, later
+    /// names replacing earlier ones; each started with [`MCP_DEPTH_VAR`] one more than ours.
+    /// Past [`MAX_MCP_DEPTH`] none is started.
+    fn mcp_servers(
+        &self,
+        cwd: &Path,
+        project: Vec<NamedServer>,
+        notice: &dyn Fn(&str),
+    ) -> Result<Vec<NamedServer>, SessionError> {
+        let depth = self.env.mcp_depth();
+        if depth >= MAX_MCP_DEPTH {
+            if !self.mcp_configs.is_empty() {
+                notice(&format!("MCP servers are not started {depth} levels deep ({MCP_DEPTH_VAR}); skipping them"));
+            }
+            return Ok(Vec::new());
+        }
+        let mut sources = vec![project];
+        for config in &self.mcp_configs {
+            sources.push(mcp_config::load_config_arg(config, cwd)?);
+        }
+        let mut servers = mcp_config::merge(sources);
+        for server in &mut servers {
+            if let ServerConfig::Stdio { env, .. } = &mut server.config {
+                env.insert(MCP_DEPTH_VAR.to_owned(), (depth + 1).to_string());
+            }
+        }
+        Ok(servers)
+    }
+
+    /// Settles workspace trust for `cwd` and leaves out of `settings` and `project_servers` what
+    /// an untrusted folder does not get. Returns whether the folder is trusted.
+    fn settle_trust(
+        &self,
+        cwd: &Path,
+        settings: &mut LoadedSettings,
+        project_servers: &mut Vec<NamedServer>,
+        notice: &dyn Fn(&str),
+    ) -> bool {
+        if !self.settings_files || matches!(self.trust, WorkspaceTrust::Trusted) {
+            return true;
+        }
+        let sources = trust::trust_sources(&self.env);
+        if agent_tools_settings::trust::trusted_by(cwd, &sources).is_some() {
+            return true;
+        }
+        let mut restricted = settings.clone();
+        let gated = Gated {
+            withheld: restricted.restrict_untrusted(),
+            servers: project_servers.iter().map(|server| server.name.clone()).collect(),
+            skills: trust::has_project_skills(cwd),
+        };
+        if gated.is_empty() {
+            return false;
+        }
+        if let WorkspaceTrust::Ask(ask) = &self.trust
+            && ask(cwd, &gated)
+        {
+            if let Err(why) = trust::remember(cwd, &sources) {
+                notice(&why);
+            }
+            return true;
+        }
+        notice(&gated.untrusted_message(cwd));
+        *settings = restricted;
+        project_servers.clear();
+        false
+    }
+}
+
+/// Leaves out the project servers its settings (and Claude Code's answers in `~/.claude.json`)
+/// do not approve, with a notice for each.
+fn approved_servers(
+    servers: Vec<NamedServer>,
+    settings: &LoadedSettings,
+    cwd: &Path,
+    env: &Environment,
+    notice: &dyn Fn(&str),
+) -> Vec<NamedServer> {
+    if servers.is_empty() {
+        return servers;
+    }
+    let mut approval = settings.mcpjson_approval();
+    if let Some(claude_json) = trust::trust_sources(env).claude_json {
+        let (enabled, disabled) = agent_tools_settings::trust::claude_code_mcpjson_choices(&claude_json, cwd);
+        approval.enabled.extend(enabled);
+        approval.disabled.extend(disabled);
+    }
+    servers
+        .into_iter()
+        .filter(|server| match approval.check(&server.name) {
+            Ok(()) => true,
+            Err(why) => {
+                notice(&format!("MCP server \"{}\" of .mcp.json skipped: {why}", server.name));
+                false
+            }
+        })
+        .collect()
+}
+
+/// Connects to the servers; with none, no MCP work happens at all. A server that cannot be used
+/// is a notice and is left out.
+async fn connect_mcp(servers: &[NamedServer], env: &Environment, cwd: &Path, notice: &dyn Fn(&str)) -> McpSession {
+    if servers.is_empty() {
+        return McpSession::empty();
+    }
+    let session = agent_tools_mcp::connect_all(servers, &env.mcp_options(cwd)).await;
+    for failure in session.failures() {
+        notice(&format!("MCP server \"{}\" skipped: {}", failure.name, failure.message));
+    }
+    session
+}
+
+/// A fresh session id: time and process, enough to keep sessions' folders apart.
+fn session_id() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{nanos:x}-{:x}", std::process::id())
+}
+
+/// Skill's folders of one kind (`skills` or `commands`), highest priority first:
+/// `<config dir>/<kind>`, then — in a trusted folder — `<project>/.claude/<kind>`.
+fn claude_folders(config_dir: Option<&Path>, project: &Path, kind: &str, trusted: bool) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = config_dir.map(|dir| dir.join(kind)).into_iter().collect();
+    if trusted {
+        dirs.push(project.join(".claude").join(kind));
+    }
+    dirs
+}
+
+/// Where plan files go (Claude Code's `getPlansDirectory`): the `plansDirectory` setting resolved
+/// against the project root when it stays inside the project, else `<config dir>/plans`. A
+/// setting that leaves the project is ignored with a warning.
+fn plans_dir(setting: Option<&str>, project: &Path, config_dir: Option<&PathBuf>) -> Option<PathBuf> {
+    if let Some(setting) = setting {
+        let resolved = agent_tools_core::path::normalize(&project.join(setting));
+        if resolved.starts_with(project) {
+            return Some(resolved);
+        }
+        tracing::warn!("plansDirectory {setting:?} is outside the project; using the default plans folder");
+    }
+    config_dir.map(|dir| dir.join("plans"))
+}
+
+/// Removes old sessions' folders beside `folder` on a thread of its own: never in the way of
+/// this session.
+fn remove_old_sessions_in_background(folder: &Path, period_days: Option<u64>) {
+    let Some(sessions) = folder.parent().map(Path::to_path_buf) else { return };
+    let period = period_days.unwrap_or(DEFAULT_CLEANUP_PERIOD_DAYS);
+    let keep = folder.to_path_buf();
+    std::thread::spawn(move || {
+        let removed = cleanup::remove_old_sessions(&sessions, &keep, period, std::time::SystemTime::now());
+        if removed > 0 {
+            tracing::debug!(removed, period_days = period, "removed old session folders");
+        }
+    });
+}
+
+/// How one [`Session::call`] runs: its cancellation, who answers its questions, where its
+/// progress goes. The defaults: a fresh token, the session's prompter, no progress.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// Cancels this call (an MCP `notifications/cancelled`, a user's interrupt).
+    pub cancel: Option<CancellationToken>,
+    /// Asks this call's permission questions instead of the session's prompter.
+    pub prompter: Option<Arc<dyn PermissionPrompter>>,
+    /// Receives this call's progress events.
+    pub progress: Option<ProgressSink>,
+}
+
+/// A working session (see the module docs). Build one with [`Session::builder`].
+pub struct Session {
+    pool: Arc<[Arc<dyn Tool>]>,
+    executor: Executor,
+    ctx: RwLock<ToolUseContext>,
+    /// The context as built: it shares the app state (the background task registry) with every
+    /// later copy, so the session can end its tasks without waiting for a running call.
+    root: ToolUseContext,
+    mcp: Arc<McpSession>,
+    trusted: bool,
+    shut_down: AtomicBool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("tools", &self.pool.iter().map(|tool| tool.name()).collect::<Vec<_>>())
+            .field("mcp", &self.mcp)
+            .field("trusted", &self.trusted)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Applies a finished call's context change to the session's context, keeping the session's
+/// own cancellation token (the call ran with its own).
+fn apply_change(session: &mut ToolUseContext, base: ToolUseContext, modifier: ContextModifier) {
+    let cancel = session.cancel.clone();
+    let mut changed = modifier(base);
+    changed.cancel = cancel;
+    *session = changed;
+}
+
+impl Session {
+    /// A builder for a session in the working directory `cwd`.
+    pub fn builder(cwd: impl Into<PathBuf>) -> SessionBuilder {
+        SessionBuilder::new(cwd.into())
+    }
+
+    /// The tool pool, in the order the model sees it.
+    pub fn pool(&self) -> &Arc<[Arc<dyn Tool>]> {
+        &self.pool
+    }
+
+    /// The tool `name` names (an alias too), if it is in the pool.
+    pub fn find_tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        find_in_pool(&self.pool, name)
+    }
+
+    /// The executor (hooks, the session's prompter, the concurrency cap) over the pool.
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// Whether the working directory's own configuration applies (see [`WorkspaceTrust`]).
+    pub fn is_trusted(&self) -> bool {
+        self.trusted
+    }
+
+    /// The MCP servers this session connected to, and those that failed.
+    pub fn mcp(&self) -> &McpSession {
+        &self.mcp
+    }
+
+    /// A copy of the session's context as it is now (working directory, permission context,
+    /// file-read state, shared task registry).
+    pub async fn context(&self) -> ToolUseContext {
+        self.ctx.read().await.clone()
+    }
+
+    /// The permission context as it is now (rules, mode, "allow always" answers).
+    pub async fn permission_context(&self) -> Arc<ToolPermissionContext> {
+        Arc::clone(&self.ctx.read().await.permission_context)
+    }
+
+    /// Calls `with` with the prompt options of the pool as it stands now (for a tool's `prompt`,
+    /// `api_tools`, tool-reference rendering).
+    pub async fn with_prompt_options<R>(&self, with: impl FnOnce(&PromptOptions<'_>) -> R) -> R {
+        let permissions = self.permission_context().await;
+        with(&PromptOptions { tools: &self.pool, permission_context: Some(&permissions) })
+    }
+
+    /// Runs one `tool_use` block against the session's context (see "Calls" in the module docs).
+    pub async fn call(&self, block: &ToolUseBlock, options: CallOptions) -> Invocation {
+        let executor = match options.prompter {
+            Some(prompter) => self.executor.clone().with_prompter(prompter),
+            None => self.executor.clone(),
+        };
+        let prepare = |mut ctx: ToolUseContext| {
+            ctx.cancel = options.cancel.clone().unwrap_or_default();
+            if options.progress.is_some() {
+                ctx.progress.clone_from(&options.progress);
+            }
+            ctx
+        };
+        let concurrent = self.find_tool(&block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input));
+        if concurrent {
+            let ctx = prepare(self.context().await);
+            let mut done = executor.run_tool_use(block, &ctx).await;
+            // Its change (EnterPlanMode's mode switch) applies once it is done, to the session as
+            // it is then, as a batch's changes apply after the batch.
+            if let Some(modifier) = done.context_modifier.take() {
+                let mut session = self.ctx.write().await;
+                let base = session.clone();
+                apply_change(&mut session, base, modifier);
+            }
+            return done;
+        }
+        let mut session = self.ctx.write().await;
+        let ctx = prepare(session.clone());
+        let mut done = executor.run_tool_use(block, &ctx).await;
+        if let Some(modifier) = done.context_modifier.take() {
+            let mut base = ctx;
+            base.progress.clone_from(&session.progress);
+            apply_change(&mut session, base, modifier);
+        }
+        done
+    }
+
+    /// Runs an assistant turn's `tool_use` blocks with the executor's batching, alone on the
+    /// session, and keeps the turn's context changes. `progress` receives the calls' progress.
+    pub async fn run_turn(&self, blocks: &[ToolUseBlock], progress: Option<ProgressSink>) -> Turn {
+        let mut session = self.ctx.write().await;
+        let mut ctx = session.clone();
+        if progress.is_some() {
+            ctx.progress = progress;
+        }
+        let turn = self.executor.run_turn(blocks, &mut ctx).await;
+        ctx.progress.clone_from(&session.progress);
+        ctx.cancel = session.cancel.clone();
+        *session = ctx;
+        turn
+    }
+
+    /// The notifications waiting for the model (a background task that finished), oldest
+    /// first, taken off the queue.
+    pub async fn drain_notifications(&self) -> Vec<PendingNotification> {
+        self.ctx.read().await.notifications().drain()
+    }
+
+    /// Ends the session: stops every background task (its whole process tree) and ends the MCP
+    /// servers. Returns the tasks that were still running. Idempotent: a second call stops
+    /// nothing and returns nothing.
+    pub async fn shutdown(&self) -> Vec<TaskSnapshot> {
+        if self.shut_down.swap(true, Ordering::SeqCst) {
+            return Vec::new();
+        }
+        let root = self.root.clone();
+        let stopped = tokio::task::spawn_blocking(move || agent_tools_tasks::shutdown(&root)).await;
+        self.mcp.shutdown().await;
+        stopped.unwrap_or_default()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.shut_down.swap(true, Ordering::SeqCst) {
+            let stopped = agent_tools_tasks::shutdown(&self.root);
+            if !stopped.is_empty() {
+                tracing::debug!(count = stopped.len(), "background tasks stopped with the session");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plans_folder_is_the_setting_inside_the_project_else_the_config_folder() {
+        let project = Path::new("/work/proj");
+        let config = PathBuf::from("/home/me/.claude");
+        assert_eq!(plans_dir(None, project, Some(&config)), Some(PathBuf::from("/home/me/.claude/plans")));
+        assert_eq!(plans_dir(Some("docs/plans"), project, Some(&config)), Some(PathBuf::from("/work/proj/docs/plans")));
+        assert_eq!(plans_dir(Some("./plans/../notes"), project, None), Some(PathBuf::from("/work/proj/notes")));
+        assert_eq!(plans_dir(Some("/work/proj/p"), project, None), Some(PathBuf::from("/work/proj/p")));
+        for outside in ["../elsewhere", "/tmp/plans", "a/../../x"] {
+            assert_eq!(plans_dir(Some(outside), project, Some(&config)), Some(PathBuf::from("/home/me/.claude/plans")));
+        }
+        assert_eq!(plans_dir(None, project, None), None);
+    }
+}
