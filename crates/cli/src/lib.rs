@@ -209,7 +209,7 @@ async fn stop_requested() -> u8 {
 
 /// Tells the user (on stderr) which background tasks were still running when the program ended
 /// and were stopped with it: a `call` or `run` session ends with the program.
-fn report_stopped_tasks(stopped: &[agent_tools_tasks::TaskSnapshot]) {
+fn report_stopped_tasks(stopped: &[agent_tools_background::TaskSnapshot]) {
     if stopped.is_empty() {
         return;
     }

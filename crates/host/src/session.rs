@@ -39,7 +39,7 @@ use agent_tools_core::{PermissionMode, PromptOptions, Tool, ToolPermissionContex
 use agent_tools_mcp::McpSession;
 use agent_tools_mcp::config::{self as mcp_config, NamedServer, ServerConfig};
 use agent_tools_settings::{LoadedSettings, SettingsSources};
-use agent_tools_tasks::TaskSnapshot;
+use agent_tools_background::TaskSnapshot;
 use tokio::sync::RwLock;
 
 use crate::environment::{Environment, MCP_DEPTH_VAR};
@@ -633,7 +633,7 @@ impl Session {
             return Vec::new();
         }
         let root = self.root.clone();
-        let stopped = tokio::task::spawn_blocking(move || agent_tools_tasks::shutdown(&root)).await;
+        let stopped = tokio::task::spawn_blocking(move || agent_tools_background::shutdown(&root)).await;
         self.mcp.shutdown().await;
         stopped.unwrap_or_default()
     }
@@ -642,7 +642,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         if !self.shut_down.swap(true, Ordering::SeqCst) {
-            let stopped = agent_tools_tasks::shutdown(&self.root);
+            let stopped = agent_tools_background::shutdown(&self.root);
             if !stopped.is_empty() {
                 tracing::debug!(count = stopped.len(), "background tasks stopped with the session");
             }

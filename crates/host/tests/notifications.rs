@@ -44,7 +44,7 @@ async fn a_background_task_that_finished_is_reported_after_the_next_results() {
 
     use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
     use agent_tools_host::{HostConfig, get_all_base_tools};
-    use agent_tools_tasks::{TaskRegistry, WaitOutcome};
+    use agent_tools_background::{TaskRegistry, WaitOutcome};
 
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
@@ -86,5 +86,5 @@ async fn a_background_task_that_finished_is_reported_after_the_next_results() {
         )})
     );
     assert_eq!(std::fs::read_to_string(&output).unwrap(), "done\n");
-    agent_tools_tasks::shutdown(&ctx);
+    agent_tools_background::shutdown(&ctx);
 }

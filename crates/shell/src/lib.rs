@@ -12,8 +12,8 @@
 //!   [`SHELL_ENV`] so nothing waits for a terminal, a second file for the shell's final working
 //!   directory ([`CallFiles`]); at the timeout or on cancellation every process the command
 //!   started gets SIGTERM, then SIGKILL — its group and, on Linux, whatever left it (`setsid`, a
-//!   double fork; see [`agent_tools_tasks::procs`]); the command also ends with the process
-//!   that started it, however that ends ([`agent_tools_tasks::lifeline`]); progress snapshots
+//!   double fork; see [`agent_tools_background::procs`]); the command also ends with the process
+//!   that started it, however that ends ([`agent_tools_background::lifeline`]); progress snapshots
 //!   (the output's tail and size) while it runs.
 //! - [`output`]: the output file read back within a character budget — the head and the tail,
 //!   found by seeking, with a marker counting what was left out — and saved whole under the
@@ -24,7 +24,7 @@
 //! - [`sandbox`]: sandbox mode with bubblewrap (who runs sandboxed, the policy, the prefix).
 //! - [`runner`]: a whole call — [`run_foreground`] (start directory, sandbox, run, interpret,
 //!   read, carry the directory over) and [`start_background`] (a task of the session's
-//!   [`agent_tools_tasks::TaskRegistry`]) — and the settings ([`ShellConfig`]).
+//!   [`agent_tools_background::TaskRegistry`]) — and the settings ([`ShellConfig`]).
 //! - [`tool`]: [`Shell`] and [`ShellTool`].
 //!
 //! A shell tool for POSIX `sh`, whose commands all need approval:
@@ -35,7 +35,7 @@
 //! use agent_tools_core::tool::PermissionMatcher;
 //! use agent_tools_core::ToolUseContext;
 //! use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool};
-//! use agent_tools_tasks::ShellTaskSpec;
+//! use agent_tools_background::ShellTaskSpec;
 //!
 //! #[derive(Debug, Clone, PartialEq, Eq)]
 //! enum Sh {}

@@ -5,11 +5,11 @@
 //! running), at the timeout, or at cancellation; the last two end every process the command
 //! started — its group, and on Linux also whatever left the group (`setsid`, a double fork),
 //! found by parent links, by the call's marker in their environment
-//! ([`agent_tools_tasks::procs::CALL_MARKER_VAR`]) and by the output file they hold (see
-//! [`agent_tools_tasks::procs`]).
+//! ([`agent_tools_background::procs::CALL_MARKER_VAR`]) and by the output file they hold (see
+//! [`agent_tools_background::procs`]).
 //!
 //! While it runs, the command is registered with the process's watchdog
-//! ([`agent_tools_tasks::lifeline`]), so it also ends when the process that started it ends,
+//! ([`agent_tools_background::lifeline`]), so it also ends when the process that started it ends,
 //! however that ends (SIGKILL included).
 
 use std::ffi::OsString;
@@ -22,8 +22,8 @@ use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use agent_tools_core::context::CancellationToken;
-use agent_tools_tasks::lifeline;
-use agent_tools_tasks::procs::{self, CALL_MARKER_VAR, FileId, ProcessId, Target};
+use agent_tools_background::lifeline;
+use agent_tools_background::procs::{self, CALL_MARKER_VAR, FileId, ProcessId, Target};
 use tokio::process::{Child, Command};
 
 /// Environment added to the inherited one so that nothing waits for a terminal: pagers print,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use agent_tools_core::invoke::MAX_ERROR_CHARS;
 use agent_tools_core::persist;
 use agent_tools_core::{ToolError, ToolResult, ToolUseContext};
-use agent_tools_tasks::{ShellTaskSpec, TaskRegistry};
+use agent_tools_background::{ShellTaskSpec, TaskRegistry};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -12,7 +12,7 @@ use agent_tools_core::{
     MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext,
 };
-use agent_tools_tasks::ShellTaskSpec;
+use agent_tools_background::ShellTaskSpec;
 use serde_json::Value;
 
 use crate::input::{ShellInput, input_schema};

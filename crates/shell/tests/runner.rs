@@ -13,7 +13,7 @@ use agent_tools_shell::{
     Argv, Background, Foreground, Interpretation, Shell, ShellConfig, ShellInput, ShellTool, find_program,
     run_foreground, start_background, to_block,
 };
-use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, WaitOutcome};
+use agent_tools_background::{ShellTaskSpec, TaskRegistry, WaitOutcome};
 use serde_json::json;
 
 /// `/bin/sh` as a shell: the command and the cwd file reach a fixed script through the

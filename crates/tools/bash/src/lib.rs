@@ -23,7 +23,7 @@
 //!   `Exit code 143`, the output so far, and `Command timed out after Ns`. Cancelling the
 //!   context's token stops it the same way. A command (foreground or background) also ends with
 //!   the process that started it, even one killed with SIGKILL (see
-//!   [`agent_tools_tasks::lifeline`]).
+//!   [`agent_tools_background::lifeline`]).
 //! - **Size**: at most 30,000 characters of output reach the model (10,000 for a failed command,
 //!   as Claude Code cuts error results): the head and the tail, read by seeking so any size of
 //!   output is fine, with a marker counting the lines and characters left out. When the session
@@ -31,7 +31,7 @@
 //!   and a `<persisted-output>` block after the marker names the file. The command itself always
 //!   runs to completion.
 //! - **Background** (`run_in_background: true`): the command becomes a task of the session's
-//!   [`agent_tools_tasks::TaskRegistry`] — on a pseudo-terminal of its own, its output (escape
+//!   [`agent_tools_background::TaskRegistry`] — on a pseudo-terminal of its own, its output (escape
 //!   sequences stripped) in `<session>/tasks/<id>.output` — and the call returns at once with
 //!   Claude Code's `Command running in background with ID: …` text. The task queues a
 //!   `<task-notification>` when it ends; TaskOutput reads it and TaskStop stops it. With
@@ -72,7 +72,7 @@ use std::sync::Arc;
 use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool, sandbox};
-use agent_tools_tasks::ShellTaskSpec;
+use agent_tools_background::ShellTaskSpec;
 
 pub use agent_tools_shell::SHELL_ENV;
 pub use agent_tools_shell::{DEFAULT_TIMEOUT_MS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_MS};

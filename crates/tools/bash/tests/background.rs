@@ -9,7 +9,7 @@ use std::time::Duration;
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::invoke::call_tool;
-use agent_tools_tasks::{TaskRegistry, TaskSnapshot, TaskStatus, WaitOutcome};
+use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskStatus, WaitOutcome};
 use serde_json::{Value, json};
 
 fn workdir() -> (tempfile::TempDir, PathBuf) {
@@ -72,7 +72,7 @@ async fn a_background_command_returns_at_once_with_claude_codes_text() {
             file.display()
         )
     );
-    agent_tools_tasks::shutdown(&ctx);
+    agent_tools_background::shutdown(&ctx);
 }
 
 #[tokio::test]

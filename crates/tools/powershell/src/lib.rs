@@ -66,7 +66,7 @@ use std::sync::Arc;
 use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool};
-use agent_tools_tasks::ShellTaskSpec;
+use agent_tools_background::ShellTaskSpec;
 
 pub use agent_tools_shell::{ShellInput as PowerShellInput, ShellOutput as PowerShellOutput};
 

@@ -15,7 +15,7 @@ use agent_tool_powershell::PowerShellConfig;
 use agent_tool_powershell::invocation::SCRIPT;
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::{Tool, ToolUseContext};
-use agent_tools_tasks::{TaskRegistry, TaskStatus, WaitOutcome};
+use agent_tools_background::{TaskRegistry, TaskStatus, WaitOutcome};
 use serde_json::{Value, json};
 
 /// The stand-in: refuses any other arguments (exit 64), records them NUL-separated next to

@@ -25,7 +25,7 @@
 //! `retrieval_status` is `success` when the task has finished, `timeout` when a blocking wait
 //! ran out first, and `not_ready` for `block: false` on a running task. Reporting a finished task
 //! counts as telling the model, so its pending `<task-notification>` is withdrawn. The tasks are
-//! the session's [`agent_tools_tasks::TaskRegistry`] (Bash's `run_in_background` starts them).
+//! the session's [`agent_tools_background::TaskRegistry`] (Bash's `run_in_background` starts them).
 //!
 //! Read-only and concurrency-safe; deferred (`should_defer`) as in Claude Code. A blocking wait
 //! sleeps until the task changes state, the time runs out or the call is cancelled (the
@@ -56,7 +56,7 @@ use agent_tools_core::{
     InterruptBehavior, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
 };
-use agent_tools_tasks::{TaskRegistry, TaskSnapshot, WaitOutcome};
+use agent_tools_background::{TaskRegistry, TaskSnapshot, WaitOutcome};
 use serde::Serialize;
 
 pub use crate::input::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, TaskOutputInput};
@@ -100,7 +100,7 @@ fn find(ctx: &ToolUseContext, id: &str) -> Option<(TaskRegistry, TaskSnapshot)> 
 /// The task as reported, with the end of its output read from its file.
 async fn view(task: TaskSnapshot) -> TaskView {
     let path = task.output_path.clone();
-    let read = tokio::task::spawn_blocking(move || agent_tools_tasks::read_tail(&path, MAX_OUTPUT_CHARS)).await;
+    let read = tokio::task::spawn_blocking(move || agent_tools_background::read_tail(&path, MAX_OUTPUT_CHARS)).await;
     let output_file = task.output_path.to_string_lossy().into_owned();
     let (output, error) = match read {
         Ok(Ok(tail)) => (render::format_output(&tail.text, tail.truncated, &output_file), None),

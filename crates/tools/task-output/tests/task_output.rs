@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use agent_tools_core::{MaxResultSize, ToolFlags, ToolUseContext};
-use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
 use agent_tools_testkit::{eventually, run};
 use serde_json::json;
 
@@ -120,7 +120,7 @@ async fn a_cancelled_wait_ends_the_call() {
     assert!(is_error);
     assert_eq!(text, "[Request interrupted by user for tool use]");
     assert_eq!(TaskRegistry::existing(&ctx).unwrap().get(&task.id).unwrap().status, TaskStatus::Running);
-    agent_tools_tasks::shutdown(&ctx);
+    agent_tools_background::shutdown(&ctx);
 }
 
 #[tokio::test]

@@ -11,9 +11,9 @@
 //!
 //! Stopping ends the task's whole process tree — SIGTERM, a short grace, then SIGKILL, children
 //! that ignore SIGTERM and `&` grandchildren included — and the call returns once they are gone
-//! (see [`agent_tools_tasks::TaskRegistry::stop`]). The task becomes `killed` and sends no
+//! (see [`agent_tools_background::TaskRegistry::stop`]). The task becomes `killed` and sends no
 //! `<task-notification>`: the model stopped it. The tasks are the session's
-//! [`agent_tools_tasks::TaskRegistry`] (Bash's `run_in_background` starts them).
+//! [`agent_tools_background::TaskRegistry`] (Bash's `run_in_background` starts them).
 //!
 //! Not read-only, concurrency-safe (as in Claude Code), deferred (`should_defer`).
 //!
@@ -37,7 +37,7 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_tasks::{StopError, TaskRegistry};
+use agent_tools_background::{StopError, TaskRegistry};
 
 pub use crate::input::TaskStopInput;
 pub use crate::render::TaskStopOutput;

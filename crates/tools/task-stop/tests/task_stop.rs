@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use agent_tools_core::{MaxResultSize, ToolUseContext};
-use agent_tools_tasks::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
 use agent_tools_testkit::{eventually, live_processes_with_arg, run};
 use serde_json::json;
 

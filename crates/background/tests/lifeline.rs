@@ -10,8 +10,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use agent_tools_tasks::lifeline::Watchdog;
-use agent_tools_tasks::procs::ProcessId;
+use agent_tools_background::lifeline::Watchdog;
+use agent_tools_background::procs::ProcessId;
 use agent_tools_testkit::{alive, eventually_blocking};
 
 /// A command in its own process group with `marker` in its environment: a setsid child (`a`),

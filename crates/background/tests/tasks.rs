@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use agent_tools_background::{
+    ShellTaskSpec, StopError, TaskRegistry, TaskSnapshot, TaskStatus, TasksConfig, WaitOutcome,
+};
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
-use agent_tools_tasks::{ShellTaskSpec, StopError, TaskRegistry, TaskSnapshot, TaskStatus, TasksConfig, WaitOutcome};
 use agent_tools_testkit::{alive, carrying, eventually};
 
 const BASH: &str = "/bin/bash";
@@ -142,17 +144,17 @@ async fn a_context_registry_is_shut_down_with_the_session() {
     let finished = tasks.spawn_shell(spec("true", dir.path())).unwrap();
     assert!(eventually(Duration::from_secs(30), || carrying(&token).len() >= 5).await);
     assert!(eventually(Duration::from_secs(30), || tasks.get(&finished.id).unwrap().status.is_finished()).await);
-    let stopped = agent_tools_tasks::shutdown(&ctx);
+    let stopped = agent_tools_background::shutdown(&ctx);
     // Only the task that was still running is reported, now killed.
     assert_eq!(
         stopped.iter().map(|t| (t.id.as_str(), t.status)).collect::<Vec<_>>(),
         [(task.id.as_str(), TaskStatus::Killed)]
     );
-    assert!(agent_tools_tasks::shutdown(&ctx).is_empty(), "a second shutdown stops nothing");
+    assert!(agent_tools_background::shutdown(&ctx).is_empty(), "a second shutdown stops nothing");
     assert_eq!(carrying(&token), Vec::<i32>::new());
     assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Killed);
     // After a shutdown nothing new starts.
-    assert!(matches!(tasks.spawn_shell(spec("true", dir.path())), Err(agent_tools_tasks::SpawnError::ShutDown)));
+    assert!(matches!(tasks.spawn_shell(spec("true", dir.path())), Err(agent_tools_background::SpawnError::ShutDown)));
     drop(tasks);
     drop(ctx);
     assert!(!folder.exists());

@@ -1,4 +1,7 @@
-//! # agent-tools-tasks: the session's background tasks
+//! # agent-tools-background: the session's background tasks
+//!
+//! (Named for background processes, so it does not read like `agent-tools-tasklist`, the Task*
+//! tools' on-disk task list.)
 //!
 //! Claude Code's background shell tasks (`run_in_background` on Bash, read with TaskOutput,
 //! stopped with TaskStop), as a registry kept in the session's app state
@@ -39,7 +42,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use agent_tools_core::ToolUseContext;
-//! use agent_tools_tasks::{ShellTaskSpec, TaskRegistry};
+//! use agent_tools_background::{ShellTaskSpec, TaskRegistry};
 //! let ctx = ToolUseContext::new("/tmp");
 //! let tasks = TaskRegistry::for_context(&ctx);
 //! let task = tasks.spawn_shell(ShellTaskSpec::new("/bin/bash", "sleep 1; echo done", "/tmp"))?;
