@@ -1,11 +1,13 @@
 //! `cargo xtask <task>`: the project's automation.
 //!
-//! - `ci`: format check, clippy with warnings denied, the tidy checks, the whole test suite, and
-//!   the host's tests with only the `grep,glob` features (the pool must then be `[Glob, Grep]`).
+//! - `ci`: format check, clippy with warnings denied, the tidy checks, the whole test suite, the
+//!   host's tests with only the `grep,glob` features (the pool must then be `[Glob, Grep]`), the
+//!   docs with warnings denied (broken intra-doc links fail), and `cargo package` of every
+//!   publishable crate (metadata complete, path dependencies versioned).
 //! - `features`: builds each tool crate alone, and the host with no tool and with each single
 //!   tool feature, so no crate silently depends on another's features.
-//! - `tidy`: repository rules — every tool crate has a host feature of the same short name and
-//!   the reverse, the host's pool registers every feature, and every tool crate has its own tests.
+//! - `tidy`: the repository's conventions, which live as tests in `tests/tidy.rs` (so
+//!   `cargo test --workspace` checks them too): this task runs only those tests.
 //! - `bench search`: times Grep and Glob (in process through the host's executor, and through the
 //!   release `agent-tools call` binary) side by side with `rg` on a generated 5,000-file tree and
 //!   on the sources under `~/.cargo/registry/src`, and prints medians, ratios and peak memory.
@@ -40,7 +42,7 @@ fn main() -> anyhow::Result<()> {
     match task.as_str() {
         "ci" => ci(),
         "features" => features(),
-        "tidy" => tidy().map(|_| ()),
+        "tidy" => tidy(),
         "bench" => bench::bench(&args[1..]),
         "" | "help" | "-h" | "--help" => {
             println!("{USAGE}");
@@ -56,7 +58,7 @@ fn main() -> anyhow::Result<()> {
 const USAGE: &str = "usage: cargo xtask <task>
   ci        format check, clippy (warnings denied), tidy checks, every test
   features  each tool crate built alone, the host with no tool and with each single tool
-  tidy      repository rules (a host feature, pool entry and tests per tool crate)
+  tidy      the repository's conventions (tests/tidy.rs)
   bench search [--runs N] [--large DIR | --no-large] [--no-build]
             Grep and Glob against ripgrep on a generated tree
   bench executor
@@ -83,6 +85,19 @@ fn ci() -> anyhow::Result<()> {
     tidy()?;
     cargo(&["test", "--workspace"])?;
     cargo(&["test", "-p", "agent-tools-host", "--no-default-features", "--features", "grep,glob"])?;
+    println!("\n$ RUSTDOCFLAGS=\"-D warnings\" cargo doc --workspace --no-deps");
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["doc", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .status()
+        .context("cannot run cargo doc")?;
+    ensure!(status.success(), "cargo doc failed ({status})");
+    // Test-only packages are never published; every other crate must package.
+    let mut package = vec!["package", "--workspace", "--no-verify", "--allow-dirty"];
+    for unpublished in ["agent-tools-tests", "agent-tools-testkit", "xtask"] {
+        package.extend(["--exclude", unpublished]);
+    }
+    cargo(&package)?;
     println!("\nci: all checks passed");
     Ok(())
 }
@@ -122,39 +137,16 @@ fn layout() -> anyhow::Result<Layout> {
     Ok(Layout { tools, host_features })
 }
 
-fn tidy() -> anyhow::Result<Layout> {
-    let layout = layout()?;
-    let mut problems = Vec::new();
-    for (short, package) in &layout.tools {
-        if package != &format!("agent-tool-{short}") {
-            problems.push(format!("crates/tools/{short} is package {package}, expected agent-tool-{short}"));
-        }
-        if !layout.host_features.contains(short) {
-            problems.push(format!("the host has no feature `{short}` for {package}"));
-        }
-        let tests = Path::new("crates/tools").join(short).join("tests");
-        if !tests.is_dir() {
-            problems.push(format!("{package} has no tests/ folder"));
-        }
-    }
-    let pool = std::fs::read_to_string("crates/host/src/pool.rs").context("cannot read crates/host/src/pool.rs")?;
-    for feature in &layout.host_features {
-        if !layout.tools.iter().any(|(short, _)| short == feature) {
-            problems.push(format!("host feature `{feature}` has no crate in crates/tools/{feature}"));
-        }
-        if !pool.contains(&format!("#[cfg(feature = \"{feature}\")]")) {
-            problems.push(format!("crates/host/src/pool.rs never registers the `{feature}` tool"));
-        }
-    }
-    if !problems.is_empty() {
-        bail!("tidy found problems:\n  {}", problems.join("\n  "));
-    }
-    println!("tidy: {} tool crates, each with a host feature, a pool entry and tests", layout.tools.len());
-    Ok(layout)
+/// The conventions are tests (`tests/tidy.rs`): the crate shape, dependency rules, module docs,
+/// unique tool names, no ordering sleeps, no citations of files outside the repository, and
+/// running crate examples.
+fn tidy() -> anyhow::Result<()> {
+    cargo(&["test", "-p", "agent-tools-tests", "--test", "tidy"])
 }
 
 fn features() -> anyhow::Result<()> {
-    let layout = tidy()?;
+    tidy()?;
+    let layout = layout()?;
     for (_, package) in &layout.tools {
         cargo(&["build", "-p", package])?;
     }

@@ -57,8 +57,8 @@ pub fn truncate_description(description: &str) -> String {
 ///   `_meta["anthropic/searchHint"]` / `_meta["anthropic/alwaysLoad"]`;
 /// - deferred; results are bounded by the MCP output cap (`MAX_MCP_OUTPUT_TOKENS`,
 ///   [`McpOptions::max_output_tokens`]): a longer result keeps its first `4 × cap` characters
-///   inline, says it was cut, and points at the whole output saved under the session's folder
-///  . The executor's own size limit does not apply on top
+///   inline, says it was cut, and points at the whole output saved under the session's folder.
+///   The executor's own size limit does not apply on top
 ///   ([`MaxResultSize::Unlimited`]): Claude Code's 50,000-character limit would replace the
 ///   capped content with a 2 KB preview, leaving the model little of what the call returned;
 /// - permission: passthrough, so the general rules decide (ask unless `mcp__srv__tool`,
