@@ -11,7 +11,7 @@
 //! - `bench search`: times Grep and Glob (in process through the host's executor, and through the
 //!   release `agent-tools call` binary) side by side with `rg` on a generated 5,000-file tree and
 //!   on the sources under `~/.cargo/registry/src`, and prints medians, ratios and peak memory.
-//!   Speed is measured here, never in tests. See [`bench`].
+//!   Speed is measured here, never in tests. See [`mod@bench`].
 //! - `bench executor`: what the executor's pipeline (find, parse, validate, permissions, call,
 //!   map, size control) adds to a permitted Read of a small file.
 
