@@ -68,6 +68,7 @@ pub mod persist;
 pub mod quote;
 pub mod result;
 pub mod schema;
+pub mod secret;
 pub mod text;
 pub mod tool;
 pub mod validation;

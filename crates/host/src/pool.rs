@@ -69,7 +69,7 @@ pub struct SmallModelConfig {
 impl std::fmt::Debug for SmallModelConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SmallModelConfig")
-            .field("api_key", &"<redacted>")
+            .field("api_key", &agent_tools_core::secret::Redacted(&self.api_key))
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .finish()
@@ -200,36 +200,37 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools
 }
 
-/// WebFetch, with the secondary model of [`HostConfig::small_model`] when there is one.
-#[cfg(feature = "web-fetch")]
-fn web_fetch(config: &HostConfig) -> Arc<dyn Tool> {
-    use agent_tool_web_fetch::{AnthropicSummarizer, MessagesApiConfig, Summarizer, WebFetchConfig};
-    let summarizer = config.small_model.as_ref().map(|model| {
-        let mut api = MessagesApiConfig::new(model.api_key.clone());
-        if let Some(base_url) = &model.base_url {
-            api.base_url.clone_from(base_url);
-        }
-        if let Some(name) = &model.model {
-            api.model.clone_from(name);
-        }
-        Arc::new(AnthropicSummarizer::new(api)) as Arc<dyn Summarizer>
-    });
-    agent_tool_web_fetch::tool_with(WebFetchConfig { summarizer, ..WebFetchConfig::default() })
-}
-
-/// WebSearch through the Messages API of [`HostConfig::small_model`]; `None` without a key.
-#[cfg(feature = "web-search")]
-fn web_search(config: &HostConfig) -> Option<Arc<dyn Tool>> {
-    use agent_tool_web_search::{SearchApiConfig, WebSearchConfig};
-    let model = config.small_model.as_ref().filter(|model| !model.api_key.is_empty())?;
-    let mut api = SearchApiConfig::new(model.api_key.clone());
+/// The one Messages API config WebFetch's secondary model and WebSearch share: the key, and
+/// the base URL and model when [`HostConfig::small_model`] overrides them.
+#[cfg(any(feature = "web-fetch", feature = "web-search"))]
+fn api_config(model: &SmallModelConfig) -> agent_tools_api::ApiConfig {
+    let mut api = agent_tools_api::ApiConfig::new(model.api_key.clone());
     if let Some(base_url) = &model.base_url {
         api.base_url.clone_from(base_url);
     }
     if let Some(name) = &model.model {
         api.model.clone_from(name);
     }
-    Some(agent_tool_web_search::tool_with(WebSearchConfig { api: Some(api) }))
+    api
+}
+
+/// WebFetch, with the secondary model of [`HostConfig::small_model`] when there is one.
+#[cfg(feature = "web-fetch")]
+fn web_fetch(config: &HostConfig) -> Arc<dyn Tool> {
+    use agent_tool_web_fetch::{AnthropicSummarizer, Summarizer, WebFetchConfig};
+    let summarizer = config
+        .small_model
+        .as_ref()
+        .map(|model| Arc::new(AnthropicSummarizer::new(api_config(model))) as Arc<dyn Summarizer>);
+    agent_tool_web_fetch::tool_with(WebFetchConfig { summarizer, ..WebFetchConfig::default() })
+}
+
+/// WebSearch through the Messages API of [`HostConfig::small_model`]; `None` without a key.
+#[cfg(feature = "web-search")]
+fn web_search(config: &HostConfig) -> Option<Arc<dyn Tool>> {
+    use agent_tool_web_search::WebSearchConfig;
+    let model = config.small_model.as_ref().filter(|model| !model.api_key.is_empty())?;
+    Some(agent_tool_web_search::tool_with(WebSearchConfig { api: Some(api_config(model)) }))
 }
 
 /// Whether a whole-tool deny rule removes this tool (content rules such as `Bash(rm:*)` never do).

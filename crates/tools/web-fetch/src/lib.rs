@@ -139,14 +139,6 @@ impl Default for WebFetchConfig {
     }
 }
 
-/// An HTTP client for the secondary model's API: no automatic redirects, rustls (ring) for TLS,
-/// `total` as the limit of a whole request, and no proxy for a loopback `base_url`.
-pub(crate) fn api_client(base_url: &str, total: Duration) -> Result<reqwest::Client, reqwest::Error> {
-    let builder = client_builder(None, USER_AGENT).timeout(total);
-    let loopback = url::Url::parse(base_url).is_ok_and(|url| target::url_is_loopback(&url));
-    if loopback { builder.no_proxy() } else { builder }.build()
-}
-
 fn client_builder(connect: Option<Duration>, user_agent: &str) -> reqwest::ClientBuilder {
     // reqwest is built without a crypto provider of its own; ring is ours. Installing it a
     // second time (another client, another tool) is refused harmlessly.

@@ -2,22 +2,26 @@
 //! returns its answer (Claude Code's `applyPromptToMarkdown`, which asks Haiku).
 //!
 //! [`Summarizer`] is the seam: the host supplies one (or none, and the tool then returns the
-//! page content itself). [`AnthropicSummarizer`] calls the Anthropic Messages API.
+//! page content itself). [`AnthropicSummarizer`] calls the Anthropic Messages API through
+//! `agent-tools-api`, the one Messages API client (WebSearch uses it too).
 
-use std::fmt;
 use std::time::Duration;
 
+use agent_tools_api::{ApiError, Client, ClientOptions, Message, MessagesRequest};
 use agent_tools_core::tool::BoxFuture;
-use serde_json::{Value, json};
+use std::fmt;
 
-/// The Messages API's address when no other is configured.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub use agent_tools_api::{ANTHROPIC_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL};
 
-/// The model asked when no other is configured.
-pub const DEFAULT_MODEL: &str = "claude-haiku-4-5";
+/// Where and how to reach the Messages API: `agent_tools_api::ApiConfig` (key, base URL,
+/// model; `Debug` never prints the key), under the name this crate has always used.
+pub use agent_tools_api::ApiConfig as MessagesApiConfig;
 
-/// The `anthropic-version` header sent.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// Most tokens of the secondary model's answer.
+pub const MAX_TOKENS: u32 = 4_096;
+
+/// How long one request to the secondary model may take in all unless the config sets its own `timeout`.
+pub const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The answer when the model's reply has no text block (Claude Code's text).
 pub const NO_RESPONSE: &str = "No response from model";
@@ -72,91 +76,47 @@ pub fn build_prompt(request: &SummaryRequest<'_>) -> String {
     )
 }
 
-/// Where and how to reach the Messages API.
-#[derive(Clone, PartialEq, Eq)]
-pub struct MessagesApiConfig {
-    /// The API's base address, without `/v1/messages` ([`DEFAULT_BASE_URL`]).
-    pub base_url: String,
-    /// The key sent as `x-api-key`.
-    pub api_key: String,
-    /// The model to ask ([`DEFAULT_MODEL`]).
-    pub model: String,
-    /// Most tokens of answer.
-    pub max_tokens: u32,
-    /// How long one request may take in all.
-    pub timeout: Duration,
-}
-
-impl MessagesApiConfig {
-    /// The defaults with this key: [`DEFAULT_BASE_URL`], [`DEFAULT_MODEL`], 4,096 tokens, 120 s.
-    pub fn new(api_key: impl Into<String>) -> Self {
-        Self {
-            base_url: DEFAULT_BASE_URL.to_owned(),
-            api_key: api_key.into(),
-            model: DEFAULT_MODEL.to_owned(),
-            max_tokens: 4_096,
-            timeout: Duration::from_secs(120),
-        }
-    }
-}
-
-impl fmt::Debug for MessagesApiConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MessagesApiConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &"<redacted>")
-            .field("model", &self.model)
-            .field("max_tokens", &self.max_tokens)
-            .field("timeout", &self.timeout)
-            .finish()
-    }
-}
-
 /// A [`Summarizer`] that asks a model through the Anthropic Messages API: `POST
 /// {base_url}/v1/messages` with `x-api-key` and `anthropic-version`, one user message built by
 /// [`build_prompt`]; the first text block of the reply is the answer ([`NO_RESPONSE`] if none).
 #[derive(Debug)]
 pub struct AnthropicSummarizer {
-    config: MessagesApiConfig,
-    client: Result<reqwest::Client, String>,
+    client: Result<Client, String>,
 }
 
 impl AnthropicSummarizer {
-    /// A summarizer for this API configuration.
+    /// A summarizer for this API configuration ([`MAX_TOKENS`], [`TIMEOUT`]).
     pub fn new(config: MessagesApiConfig) -> Self {
-        let client = crate::api_client(&config.base_url, config.timeout).map_err(|err| err.to_string());
-        Self { config, client }
+        let options = ClientOptions::new(crate::USER_AGENT, TIMEOUT);
+        let client = Client::new(config, &options).map_err(|err| match err {
+            ApiError::Setup(source) => source.to_string(),
+            other => other.to_string(),
+        });
+        Self { client }
     }
 
     async fn ask(&self, request: SummaryRequest<'_>) -> Result<String, SummaryError> {
         let client = self.client.as_ref().map_err(|err| SummaryError(err.clone()))?;
-        let endpoint = format!("{}/v1/messages", self.config.base_url.trim_end_matches('/'));
-        let body = json!({
-            "model": self.config.model,
-            "max_tokens": self.config.max_tokens,
-            "messages": [{"role": "user", "content": build_prompt(&request)}],
-        });
-        let response = client
-            .post(&endpoint)
-            .header("x-api-key", &self.config.api_key)
-            .header("anthropic-version", ANTHROPIC_VERSION)
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
+        let messages = vec![Message::user(build_prompt(&request))];
+        let reply = client
+            .messages(&MessagesRequest::new(client.config().model.clone(), MAX_TOKENS, messages))
             .await
-            .map_err(|err| SummaryError(format!("the model API at {endpoint} could not be reached: {err}")))?;
-        let status = response.status();
-        let text = response
-            .text()
-            .await
-            .map_err(|err| SummaryError(format!("the model API's answer could not be read: {err}")))?;
-        if !status.is_success() {
-            let detail: String = text.chars().take(500).collect();
-            return Err(SummaryError(format!("the model API answered {status}: {detail}")));
+            .map_err(|err| SummaryError(describe(&err)))?;
+        Ok(reply.first_text().unwrap_or(NO_RESPONSE).to_owned())
+    }
+}
+
+/// WebFetch's wording of a failed call.
+fn describe(err: &ApiError) -> String {
+    match err {
+        ApiError::Send { endpoint, source } => format!("the model API at {endpoint} could not be reached: {source}"),
+        ApiError::Body { source, .. } => format!("the model API's answer could not be read: {source}"),
+        ApiError::Status { status, body, .. } => {
+            let detail: String = body.chars().take(500).collect();
+            format!("the model API answered {status}: {detail}")
         }
-        let reply: Value = serde_json::from_str(&text)
-            .map_err(|err| SummaryError(format!("the model API's answer is not JSON: {err}")))?;
-        Ok(first_text(&reply).unwrap_or(NO_RESPONSE).to_owned())
+        ApiError::NotJson(source) => format!("the model API's answer is not JSON: {source}"),
+        other => other.to_string(),
     }
 }
 
@@ -166,26 +126,9 @@ impl Summarizer for AnthropicSummarizer {
     }
 }
 
-/// The first `text` block of a Messages API reply.
-fn first_text(reply: &Value) -> Option<&str> {
-    reply
-        .get("content")?
-        .as_array()?
-        .iter()
-        .find_map(|block| (block.get("type")?.as_str()? == "text").then(|| block.get("text")?.as_str()).flatten())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_first_text_block_is_the_answer() {
-        let reply = json!({"content": [{"type": "thinking", "thinking": "x"}, {"type": "text", "text": "A"}, {"type": "text", "text": "B"}]});
-        assert_eq!(first_text(&reply), Some("A"));
-        assert_eq!(first_text(&json!({"content": []})), None);
-        assert_eq!(first_text(&json!({})), None);
-    }
 
     #[test]
     fn the_prompt_carries_page_and_request() {

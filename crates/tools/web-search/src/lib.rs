@@ -31,7 +31,7 @@ use agent_tools_core::{
     ValidationResult, build_tool,
 };
 
-pub use crate::api::{ApiKey, SearchApiConfig};
+pub use crate::api::SearchApiConfig;
 pub use crate::input::WebSearchInput;
 pub use crate::render::{CITE_REMINDER, SearchHit, SearchHits, SearchResult, WebSearchOutput};
 
@@ -55,7 +55,7 @@ pub struct WebSearchConfig {
 #[derive(Debug, Default)]
 pub struct WebSearchTool {
     config: WebSearchConfig,
-    client: OnceLock<Result<reqwest::Client, String>>,
+    client: OnceLock<Result<agent_tools_api::Client, String>>,
 }
 
 impl WebSearchTool {
@@ -69,11 +69,11 @@ impl WebSearchTool {
         &self.config
     }
 
-    fn api(&self) -> Result<(&SearchApiConfig, &reqwest::Client), ToolError> {
-        let Some(api) = self.config.api.as_ref().filter(|api| !api.api_key.is_empty()) else {
+    fn api(&self) -> Result<(&SearchApiConfig, &agent_tools_api::Client), ToolError> {
+        let Some(api) = self.config.api.as_ref().filter(|api| !api.credential.is_empty()) else {
             return Err(ToolError::failed("Web search is not available: no Anthropic API key is configured."));
         };
-        let client = self.client.get_or_init(|| api::http_client(api));
+        let client = self.client.get_or_init(|| api::client(api));
         let client = client.as_ref().map_err(|err| ToolError::failed(err.clone()))?;
         Ok((api, client))
     }
@@ -120,7 +120,7 @@ impl ToolDef for WebSearchTool {
     }
 
     fn is_enabled(&self) -> bool {
-        self.config.api.as_ref().is_some_and(|api| !api.api_key.is_empty())
+        self.config.api.as_ref().is_some_and(|api| !api.credential.is_empty())
     }
 
     fn is_read_only(&self, _input: &WebSearchInput) -> bool {
@@ -188,13 +188,13 @@ impl ToolDef for WebSearchTool {
     ) -> Result<ToolResult<WebSearchOutput>, ToolError> {
         let started = Instant::now();
         let (config, client) = self.api()?;
-        let body = api::request_body(config, &input);
+        let request = api::request(config, &input);
         let reply = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
-            reply = api::send(client, config, &body) => reply.map_err(ToolError::failed)?,
+            reply = api::send(client, &request) => reply.map_err(ToolError::failed)?,
         };
-        let results = render::results_of(&reply);
+        let results = render::results_of(&reply.content);
         Ok(ToolResult::new(WebSearchOutput {
             query: input.query,
             results,

@@ -1,6 +1,7 @@
 //! WebSearch's output: the reply of the Messages API read into results, and the text the model
 //! sees (Claude Code's serialisation).
 
+use agent_tools_api::ContentBlock;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -50,12 +51,17 @@ pub struct WebSearchOutput {
 
 /// The results in a Messages API reply: `text` blocks become strings, `web_search_tool_result`
 /// blocks become hit lists (an error object becomes `Web search error: <code>`), other blocks
-/// (`server_tool_use` …) are skipped. A reply without a `content` array has no results.
-pub fn results_of(reply: &Value) -> Vec<SearchResult> {
-    let Some(blocks) = reply.get("content").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    blocks.iter().filter_map(result_of).collect()
+/// (`server_tool_use` …) are skipped. (A reply without a `content` array has no blocks: see
+/// `agent_tools_api::MessagesResponse::from_json`.)
+pub fn results_of(blocks: &[ContentBlock]) -> Vec<SearchResult> {
+    blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(SearchResult::Text(text.clone())),
+            ContentBlock::Other(block) => result_of(block),
+            _ => None,
+        })
+        .collect()
 }
 
 fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
@@ -108,6 +114,7 @@ pub fn render(output: &WebSearchOutput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_tools_api::MessagesResponse;
     use serde_json::json;
 
     #[test]
@@ -123,7 +130,7 @@ mod tests {
             {"type": "mystery"},
             "not an object"
         ]});
-        let results = results_of(&reply);
+        let results = results_of(&MessagesResponse::from_json(&reply).content);
         assert_eq!(results.len(), 3);
         assert_eq!(
             results[0],
@@ -134,8 +141,8 @@ mod tests {
         );
         assert_eq!(results[1], SearchResult::Text("Web search error: max_uses_exceeded".into()));
         assert_eq!(results[2], SearchResult::Text("Done.".into()));
-        assert!(results_of(&json!({"content": 3})).is_empty());
-        assert!(results_of(&json!(null)).is_empty());
+        assert!(results_of(&MessagesResponse::from_json(&json!({"content": 3})).content).is_empty());
+        assert!(results_of(&MessagesResponse::from_json(&json!(null)).content).is_empty());
     }
 
     #[test]

@@ -256,7 +256,7 @@ async fn timeouts_and_cancellation_end_the_call() {
     let api = fake_api(200, reply(), true).await;
     let mut slow = config(&api);
     if let Some(api) = slow.api.as_mut() {
-        api.timeout = Duration::from_millis(300);
+        api.timeout = Some(Duration::from_millis(300));
     }
     let (text, is_error) = run(slow, json!({"query": "rust"})).await;
     assert!(is_error && text.contains("did not answer in time"), "{text}");
