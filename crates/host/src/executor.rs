@@ -38,14 +38,13 @@ use agent_tools_core::result::{ContentBlock, ContextModifier, Message, ToolUseBl
 use agent_tools_core::tool::InterruptBehavior;
 use agent_tools_core::{
     ParsedInput, TOOL_SEARCH_NAME, Tool, ToolError, ToolResultBlock, ToolResultContent, ToolUseContext,
-    ValidationResult, is_deferred,
+    ValidationResult, find_tool_by_name, is_deferred,
 };
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
 use crate::hooks::{self, HookDecision, Hooks};
 use crate::permissions::{PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask};
-use crate::pool::find_in_pool;
 use crate::size;
 use crate::tool_search::{deferred_schema_hint, is_discovered, record_discovered};
 
@@ -161,7 +160,7 @@ impl Executor {
 
     async fn run_unguarded(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
         let id = tool_use.id.as_str();
-        let Some(tool) = find_in_pool(&self.pool, &tool_use.name) else {
+        let Some(tool) = find_tool_by_name(&self.pool, &tool_use.name) else {
             return unknown_tool(&self.pool, id, &tool_use.name, ctx);
         };
         let tool = tool.as_ref();
@@ -331,7 +330,8 @@ impl Executor {
         let mut index = 0;
         while index < tool_uses.len() {
             let safe = |block: &ToolUseBlock| {
-                find_in_pool(&self.pool, &block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
+                find_tool_by_name(&self.pool, &block.name)
+                    .is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
             };
             let batch_end = if safe(&tool_uses[index]) {
                 index + tool_uses[index..].iter().take_while(|b| safe(b)).count()

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
-use agent_tools_core::{Tool, tool_matches_name};
+use agent_tools_core::Tool;
 
 pub use crate::tool_search::ToolSearchMode;
 
@@ -273,9 +273,4 @@ pub fn assemble_tool_pool(
     mcp.sort_by(|a, b| a.name().cmp(b.name()));
     let mut seen = HashSet::new();
     built_ins.into_iter().chain(mcp).filter(|tool| seen.insert(tool.name().to_owned())).collect()
-}
-
-/// Finds a tool in `pool` by name or alias (Claude Code's `findToolByName`).
-pub fn find_in_pool<'a>(pool: &'a [Arc<dyn Tool>], name: &str) -> Option<&'a Arc<dyn Tool>> {
-    pool.iter().find(|tool| tool_matches_name(tool.as_ref(), name))
 }

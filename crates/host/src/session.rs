@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use agent_tools_core::context::{CancellationToken, PendingNotification, ProgressSink};
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::{ContextModifier, ToolUseBlock};
-use agent_tools_core::{PermissionMode, PromptOptions, Tool, ToolPermissionContext, ToolUseContext};
+use agent_tools_core::{PermissionMode, PromptOptions, Tool, ToolPermissionContext, ToolUseContext, find_tool_by_name};
 use agent_tools_mcp::McpSession;
 use agent_tools_mcp::config::{self as mcp_config, NamedServer, ServerConfig};
 use agent_tools_settings::{LoadedSettings, SettingsSources};
@@ -46,7 +46,7 @@ use crate::environment::{Environment, MCP_DEPTH_VAR};
 use crate::executor::{Executor, Turn};
 use crate::hooks::Hooks;
 use crate::permissions::PermissionPrompter;
-use crate::pool::{HostConfig, assemble_tool_pool, find_in_pool};
+use crate::pool::{HostConfig, assemble_tool_pool};
 pub use trust::Gated;
 
 /// Deepest nesting of agent-tools programs started as MCP servers at which MCP servers are still
@@ -531,7 +531,7 @@ impl Session {
 
     /// The tool `name` names (an alias too), if it is in the pool.
     pub fn find_tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        find_in_pool(&self.pool, name)
+        find_tool_by_name(&self.pool, name)
     }
 
     /// The executor (hooks, the session's prompter, the concurrency cap) over the pool.
