@@ -29,10 +29,10 @@
 //! Flags as Claude Code's: read-only, concurrency-safe, deferred, local. Not done: the `html`
 //! preview format check (Claude Code's setting for HTML previews) and the KAIROS-channel switch.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let ctx = ToolUseContext::new(std::env::temp_dir());
 //! // What a host passes to `call` once the user has answered:
 //! let input = serde_json::json!({
 //!     "questions": [{"question": "Which database?", "header": "Database", "options": [
@@ -41,8 +41,9 @@
 //!     "answers": {"Which database?": "SQLite"}
 //! });
 //! let done = call_tool(agent_tool_ask_user_question::tool().as_ref(), "toolu_1", input, &ctx).await;
-//! # let _ = done;
-//! # }
+//! let answer = r#"User has answered your questions: "Which database?"="SQLite"."#;
+//! assert!(done.block.content.text().starts_with(answer));
+//! # });
 //! ```
 
 mod input;

@@ -51,17 +51,21 @@
 //! The tool needs a Tokio runtime with I/O and time enabled (`#[tokio::main]`, or
 //! `Builder::enable_all`), since it waits for processes and timers.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! let dir = tempfile::tempdir().unwrap();
 //! let bash = agent_tool_bash::tool();
-//! let mut ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let mut done = call_tool(bash.as_ref(), "toolu_1", serde_json::json!({"command": "cd src && ls"}), &ctx).await;
-//! println!("{}", done.block.content.text());
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! let input = serde_json::json!({"command": "mkdir src && cd src && echo hi > a.txt && ls"});
+//! let mut done = call_tool(bash.as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), "a.txt");
 //! if let Some(modifier) = done.context_modifier.take() {
 //!     ctx = modifier(ctx); // the next call starts in src/
 //! }
-//! # }
+//! let done = call_tool(bash.as_ref(), "toolu_2", serde_json::json!({"command": "cat a.txt"}), &ctx).await;
+//! assert_eq!(done.block.content.text(), "hi");
+//! # });
 //! ```
 
 pub mod semantics;

@@ -23,16 +23,18 @@
 //! rule can make it ask). The mode change applies after the call's batch, as any context change
 //! of concurrency-safe calls does.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, PermissionMode, ToolUseContext};
-//! let mut ctx = ToolUseContext::new("/path/to/project");
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
 //! let mut done = call_tool(agent_tool_enter_plan_mode::tool().as_ref(), "toolu_1", serde_json::json!({}), &ctx).await;
+//! assert!(done.block.content.text().starts_with("Entered plan mode. Explore the code"));
 //! if let Some(modifier) = done.context_modifier.take() {
 //!     ctx = modifier(ctx);
 //! }
 //! assert_eq!(ctx.permission_context.mode, PermissionMode::Plan);
-//! # }
+//! # });
 //! ```
 
 mod input;

@@ -25,14 +25,20 @@
 //!   hash of the file's bytes, the range), which Edit and Write consult. Reading the same range of
 //!   an unchanged file again returns a short stub instead of the same text.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let read = agent_tool_file_read::tool();
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let done = call_tool(read.as_ref(), "toolu_1", serde_json::json!({"file_path": "Cargo.toml", "limit": 5}), &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! use serde_json::json;
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("notes.txt");
+//! std::fs::write(&path, "one\ntwo\nthree\n").unwrap();
+//! let ctx = ToolUseContext::new(dir.path());
+//! let input = json!({"file_path": path, "offset": 2, "limit": 1});
+//! let done = call_tool(agent_tool_file_read::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), "2\ttwo");
+//! // What was shown is recorded, so Edit and Write can tell whether the file changed since.
+//! assert!(ctx.read_file_state.get(&path).is_some());
+//! # });
 //! ```
 
 mod images;

@@ -27,15 +27,21 @@
 //!   leaves `.markdown`, `.diff` and `.patch` files alone too (in a patch, a line holding one
 //!   space is an unchanged empty line).
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let write = agent_tool_file_write::tool();
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let input = serde_json::json!({"file_path": "notes/todo.txt", "content": "ship it\n"});
-//! let done = call_tool(write.as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text()); // File created successfully at: notes/todo.txt (…)
-//! # }
+//! use serde_json::json;
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("notes/todo.txt");
+//! let ctx = ToolUseContext::new(dir.path());
+//! let input = json!({"file_path": path, "content": "ship it\n"});
+//! let done = call_tool(agent_tool_file_write::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), format!(
+//!     "File created successfully at: {} (file state is current in your context — no need to Read it back)",
+//!     path.display()
+//! ));
+//! assert_eq!(std::fs::read_to_string(&path).unwrap(), "ship it\n");
+//! # });
 //! ```
 
 mod input;

@@ -15,14 +15,18 @@
 //! ([`agent_tools_permissions::check_read_permission`]). The search stops promptly when the
 //! context's cancellation token fires.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let glob = agent_tool_glob::tool();
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let done = call_tool(glob.as_ref(), "toolu_1", serde_json::json!({"pattern": "**/*.rs"}), &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! use serde_json::json;
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::create_dir(dir.path().join("src")).unwrap();
+//! std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+//! std::fs::write(dir.path().join("notes.txt"), "").unwrap();
+//! let ctx = ToolUseContext::new(dir.path());
+//! let done = call_tool(agent_tool_glob::tool().as_ref(), "toolu_1", json!({"pattern": "**/*.rs"}), &ctx).await;
+//! assert_eq!(done.block.content.text(), "src/main.rs");
+//! # });
 //! ```
 
 mod input;

@@ -30,15 +30,21 @@
 //! `Read(…)` deny rules are left out of every search ([`agent_tools_walk::ReadDenyRules`]). The
 //! search stops promptly when the context's cancellation token fires.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use serde_json::json;
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::create_dir(dir.path().join("src")).unwrap();
+//! std::fs::write(dir.path().join("src/main.rs"), "// entry\nfn main() {}\n").unwrap();
+//! let ctx = ToolUseContext::new(dir.path());
 //! let grep = agent_tool_grep::tool();
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let input = serde_json::json!({"pattern": "fn main", "output_mode": "content", "type": "rust"});
+//! let input = json!({"pattern": "fn main", "output_mode": "content", "type": "rust"});
 //! let done = call_tool(grep.as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! assert_eq!(done.block.content.text(), "src/main.rs:2:fn main() {}");
+//! let done = call_tool(grep.as_ref(), "toolu_2", json!({"pattern": "entry"}), &ctx).await;
+//! assert_eq!(done.block.content.text(), "Found 1 file\nsrc/main.rs");
+//! # });
 //! ```
 
 mod input;

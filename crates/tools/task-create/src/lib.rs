@@ -15,14 +15,18 @@
 //! result limit. Deliberate difference: a blank `subject` is refused ([`EMPTY_SUBJECT`]).
 //! Not done: Claude Code's TaskCreated hooks (which may veto a new task) and the swarm parts.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! ctx.options.tasks_dir = Some(dir.path().join("tasks"));
+//! ctx.options.task_list_id = Some("demo".into());
 //! let input = serde_json::json!({"subject": "Run the tests", "description": "cargo test, all green"});
 //! let done = call_tool(agent_tool_task_create::tool().as_ref(), "toolu_1", input, &ctx).await;
 //! assert_eq!(done.block.content.text(), "Task #1 created successfully: Run the tests");
-//! # }
+//! assert!(dir.path().join("tasks/demo/1.json").is_file());
+//! # });
 //! ```
 
 mod input;

@@ -12,13 +12,22 @@
 //! Claude Code does) but named on a `Skipped: …` line after the tasks, and in the data's
 //! `skipped`.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let done = call_tool(agent_tool_task_list::tool().as_ref(), "toolu_1", serde_json::json!({}), &ctx).await;
+//! use serde_json::json;
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! ctx.options.tasks_dir = Some(dir.path().join("tasks"));
+//! ctx.options.task_list_id = Some("demo".into());
+//! let list = agent_tool_task_list::tool();
+//! let done = call_tool(list.as_ref(), "toolu_1", json!({}), &ctx).await;
 //! assert_eq!(done.block.content.text(), "No tasks found");
-//! # }
+//! let store = agent_tools_tasklist::TaskStore::new(dir.path().join("tasks"), "demo");
+//! store.create(agent_tools_tasklist::NewTask { subject: "Run the tests".into(), ..Default::default() }).unwrap();
+//! let done = call_tool(list.as_ref(), "toolu_2", json!({}), &ctx).await;
+//! assert_eq!(done.block.content.text(), "#1 [pending] Run the tests");
+//! # });
 //! ```
 
 mod input;

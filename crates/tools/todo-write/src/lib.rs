@@ -16,17 +16,17 @@
 //! Claude Code offers TodoWrite in non-interactive sessions and its Task* tools instead in
 //! interactive ones; this crate has no such switch (the host decides which tools it composes).
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! let ctx = ToolUseContext::new(std::env::temp_dir());
 //! let todos = serde_json::json!({"todos": [
 //!     {"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"}
 //! ]});
 //! let done = call_tool(agent_tool_todo_write::tool().as_ref(), "toolu_1", todos, &ctx).await;
+//! assert!(done.block.content.text().starts_with("Todos have been modified successfully."));
 //! assert_eq!(agent_tool_todo_write::todos(&ctx).len(), 1);
-//! # let _ = done;
-//! # }
+//! # });
 //! ```
 
 mod input;

@@ -15,6 +15,16 @@
 //!
 //! Differences from Claude Code: the request is not streamed (no progress), and it goes to the
 //! configured model (the host passes its small model) rather than the session's main model.
+//!
+//! ```
+//! use agent_tool_web_search::{SearchApiConfig, WebSearchConfig, tool, tool_with};
+//! // Searches go through the Messages API, so the tool is in a pool only with an API key; this
+//! // example runs offline and shows just that (the crate's tests drive a local fake API).
+//! assert!(!tool().is_enabled());
+//! let keyed = tool_with(WebSearchConfig { api: Some(SearchApiConfig::new("sk-ant-…")) });
+//! assert!(keyed.is_enabled());
+//! assert_eq!(keyed.name(), "WebSearch");
+//! ```
 
 pub mod api;
 mod input;
