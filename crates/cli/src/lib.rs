@@ -12,7 +12,7 @@
 //!
 //! `--mcp-config FILE|JSON` (repeatable) and the project's `.mcp.json` name MCP servers (stdio)
 //! whose tools join the pool as `mcp__<server>__<tool>`; they are started when the session starts
-//! and ended with it (see [`agent_tools_mcp`]). `MCP_TIMEOUT` (ms) bounds a server's start,
+//! and ended with it (see the `agent-tools-mcp` crate). `MCP_TIMEOUT` (ms) bounds a server's start,
 //! `MCP_TOOL_TIMEOUT` (ms) one call, `MAX_MCP_OUTPUT_TOKENS` a result.
 //!
 //! Workspace trust: in a folder nobody trusted yet — no record of ours or of Claude Code's

@@ -50,8 +50,8 @@ const MAX_SEARCHED_LINES: usize = 20_000;
 /// The hunks turning `old` into `new` (empty when they are equal).
 ///
 /// The lines both texts begin and end with are set aside first (in linear time); only the lines
-/// between, with their context, are diffed, within a time budget ([`diff_budget`]) and only when
-/// they are at most [`MAX_SEARCHED_LINES`]; past that the middle becomes one hunk. Every result
+/// between, with their context, are diffed, within a time budget (`diff_budget`) and only when
+/// they are at most `MAX_SEARCHED_LINES`; past that the middle becomes one hunk. Every result
 /// is a correct patch; only its size varies.
 ///
 /// ```

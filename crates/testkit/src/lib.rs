@@ -3,7 +3,7 @@
 //! - [`oracle_fixture`]: the folder Claude Code's recorded results were taken in, rebuilt
 //!   in a temporary directory, so each tool crate can
 //!   assert the recorded texts on the same files;
-//! - [`write`] / [`touch`]: create files and set their modification times;
+//! - [`write`](fn@write) / [`touch`]: create files and set their modification times;
 //! - [`run`]: one call through the contract, returning the result text and whether it is an
 //!   error;
 //! - [`Session::mark_read`]: the model's Read of a file, recorded as Read records it, so the

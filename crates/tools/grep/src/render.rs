@@ -9,7 +9,7 @@ use crate::search::{Entry, LineText};
 /// Lines longer than this many bytes are not shown whole (ripgrep's `--max-columns 500`, as
 /// Claude Code runs it): a matching line is cut to a window of about this many bytes around its
 /// match, with markers saying how much was left out (`[… 1200 chars before]`); a context line is
-/// replaced by [`OMITTED_CONTEXT_LINE`].
+/// replaced by `OMITTED_CONTEXT_LINE` (`[Omitted long context line]`).
 pub const MAX_LINE_BYTES: usize = 500;
 
 /// What stands in for a context line longer than [`MAX_LINE_BYTES`].
