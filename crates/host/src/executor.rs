@@ -177,7 +177,9 @@ impl Executor {
         if !self.hooks.pre_tool_use.is_empty() {
             let mut observed = parsed.json().clone();
             tool.backfill_observable_input(&mut observed);
-            let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), &observed, &call_ctx).await;
+            let matched = CallMatch::new(tool, &parsed, &call_ctx);
+            let condition = |pattern: &str| matched.holds(pattern);
+            let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), &observed, &condition, &call_ctx).await;
             messages.extend(pre.messages);
             if let Some(blocked) = pre.blocked {
                 return Invocation {
@@ -230,6 +232,7 @@ impl Executor {
             },
         };
         let input_json = parsed.json().clone();
+        let post_match = (!self.hooks.post_tool_use.is_empty()).then(|| CallMatch::new(tool, &parsed, &call_ctx));
         tracing::debug!(tool = tool.name(), id, "calling tool");
         let outcome = self.call(tool, parsed, &call_ctx).await;
         let mut done = Invocation::from_call(id, tool.name(), outcome);
@@ -242,8 +245,10 @@ impl Executor {
         done.block = size::control(done.block, tool.max_result_size_chars(), ctx.options.session_dir.as_deref());
         if !self.hooks.post_tool_use.is_empty() && !done.block.is_error {
             let response = done.data.as_ref().map_or(Value::Null, |data| data.to_json());
-            messages
-                .extend(hooks::run_post_tool_use(&self.hooks, tool.name(), &input_json, &response, &call_ctx).await);
+            let condition = |pattern: &str| post_match.as_ref().is_none_or(|matched| matched.holds(pattern));
+            messages.extend(
+                hooks::run_post_tool_use(&self.hooks, tool.name(), &input_json, &response, &condition, &call_ctx).await,
+            );
         }
         messages.append(&mut done.new_messages);
         done.new_messages = messages;
@@ -398,6 +403,49 @@ fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str, ctx: &ToolUseConte
             ToolResultContent::Text(wrap_tool_use_error(&format!("Error: No such tool available: {name}. {note}")));
     }
     Invocation::refused(block)
+}
+
+/// What a hook's `if` condition is matched against for one call: the tool's own matcher
+/// (`prepare_permission_matcher`: Bash matches each sub-command), else the path it acts on
+/// (`get_path`, matched as a `Read(…)`/`Edit(…)` rule would match it).
+struct CallMatch<'a> {
+    tool: &'a dyn Tool,
+    matcher: Option<agent_tools_core::tool::PermissionMatcher>,
+    path: Option<std::path::PathBuf>,
+    ctx: &'a ToolUseContext,
+}
+
+impl<'a> CallMatch<'a> {
+    fn new(tool: &'a dyn Tool, input: &ParsedInput, ctx: &'a ToolUseContext) -> Self {
+        let matcher = tool.prepare_permission_matcher(input);
+        let path = if matcher.is_none() { tool.get_path(input).map(|path| ctx.resolve_path(&path)) } else { None };
+        Self { tool, matcher, path, ctx }
+    }
+
+    /// Whether the rule pattern `pattern` (`Bash(git *)`, `Edit(src/**)`, `Read`) matches the
+    /// call. A pattern for another tool does not; one this call offers nothing to match its
+    /// content against does (the hook runs: a guard is never skipped for want of a matcher).
+    fn holds(&self, pattern: &str) -> bool {
+        let rule = agent_tools_core::permissions::PermissionRuleValue::parse(pattern);
+        if !agent_tools_core::tool_matches_name(self.tool, &rule.tool_name) {
+            return false;
+        }
+        let Some(content) = rule.rule_content.as_deref() else { return true };
+        if let Some(matcher) = &self.matcher {
+            return matcher(content);
+        }
+        match &self.path {
+            Some(path) => {
+                let rule = agent_tools_core::permissions::PermissionRule {
+                    source: agent_tools_core::permissions::PermissionRuleSource::Session,
+                    rule_behavior: agent_tools_core::permissions::PermissionBehavior::Ask,
+                    rule_value: rule,
+                };
+                agent_tools_permissions::paths::rule_covers(&rule, path, self.ctx)
+            }
+            None => true,
+        }
+    }
 }
 
 /// Runs one block with a default [`Executor`] (no hooks, nobody to ask).

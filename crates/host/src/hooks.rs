@@ -1,7 +1,8 @@
 //! PreToolUse and PostToolUse command hooks, in Claude Code's format.
 //!
 //! Hooks come from the settings files (`"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks":
-//! [{"type": "command", "command": "…", "timeout": 60}]}]}`). A hook runs as `sh -c COMMAND` in the
+//! [{"type": "command", "command": "…", "timeout": 60, "if": "Bash(git *)"}]}]}`). A hook with an
+//! `if` runs only for calls its rule pattern matches ([`HookCondition`]). A hook runs as `sh -c COMMAND` in the
 //! session's working directory, its own process group, with the event as JSON on stdin
 //! (`session_id`, `cwd`, `permission_mode`, `hook_event_name`, `tool_name`, `tool_input`,
 //! `tool_use_id`, and `tool_response` after the call) and `CLAUDE_PROJECT_DIR` set.
@@ -203,12 +204,21 @@ fn event_input(event: &str, tool: &str, input: &Value, ctx: &ToolUseContext) -> 
     })
 }
 
-fn selected<'a>(matchers: &'a [HookMatcher], tool: &str) -> impl Iterator<Item = &'a CommandHook> {
+/// Whether a hook's `if` condition (a permission-rule pattern such as `Bash(git *)`) holds for
+/// the call: the executor answers it with the tool's own rule matching.
+pub type HookCondition<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+
+fn selected<'a>(
+    matchers: &'a [HookMatcher],
+    tool: &'a str,
+    condition: HookCondition<'a>,
+) -> impl Iterator<Item = &'a CommandHook> {
     matchers
         .iter()
         .filter(move |matcher| matcher_selects(&matcher.matcher, tool))
         .flat_map(|matcher| matcher.hooks.iter())
         .filter(|hook| hook.kind == "command" && !hook.command.trim().is_empty())
+        .filter(move |hook| hook.condition.as_deref().is_none_or(condition))
 }
 
 fn json_output(stdout: &str) -> Option<Value> {
@@ -216,12 +226,18 @@ fn json_output(stdout: &str) -> Option<Value> {
     text.starts_with('{').then(|| serde_json::from_str(text).ok()).flatten()
 }
 
-/// Runs the PreToolUse hooks that select `tool` for a call with `input`, in order; the first
-/// refusal ends the run.
-pub async fn run_pre_tool_use(hooks: &Hooks, tool: &str, input: &Value, ctx: &ToolUseContext) -> PreToolUse {
+/// Runs the PreToolUse hooks that select `tool` for a call with `input` (and whose `if`
+/// `condition` holds), in order; the first refusal ends the run.
+pub async fn run_pre_tool_use(
+    hooks: &Hooks,
+    tool: &str,
+    input: &Value,
+    condition: HookCondition<'_>,
+    ctx: &ToolUseContext,
+) -> PreToolUse {
     let mut outcome = PreToolUse::default();
     let mut current = input.clone();
-    for hook in selected(&hooks.pre_tool_use, tool) {
+    for hook in selected(&hooks.pre_tool_use, tool, condition) {
         let Some(run) = run_command(hook, &event_input("PreToolUse", tool, &current, ctx), ctx).await else { continue };
         match run.status {
             // A hook that timed out after printing a refusal still refuses (never fail open).
@@ -297,17 +313,19 @@ fn json_decision(output: &Value) -> (Option<&str>, String) {
     (decision, reason)
 }
 
-/// Runs the PostToolUse hooks that select `tool` after a call; returns the system messages they
-/// add (blocking feedback and additional context). The tool's result is never changed.
+/// Runs the PostToolUse hooks that select `tool` after a call (and whose `if` `condition`
+/// holds); returns the system messages they add (blocking feedback and additional context). The
+/// tool's result is never changed.
 pub async fn run_post_tool_use(
     hooks: &Hooks,
     tool: &str,
     input: &Value,
     response: &Value,
+    condition: HookCondition<'_>,
     ctx: &ToolUseContext,
 ) -> Vec<Message> {
     let mut messages = Vec::new();
-    for hook in selected(&hooks.post_tool_use, tool) {
+    for hook in selected(&hooks.post_tool_use, tool, condition) {
         let mut payload = event_input("PostToolUse", tool, input, ctx);
         payload["tool_response"] = response.clone();
         let Some(run) = run_command(hook, &payload, ctx).await else { continue };

@@ -57,6 +57,12 @@ pub struct CommandHook {
     /// Seconds before the hook is stopped (default 60).
     #[serde(default)]
     pub timeout: Option<f64>,
+    /// JSON key `if`: a permission-rule pattern (`Bash(git *)`, `Edit(src/**)`) the call must
+    /// match for the hook to run, as Claude Code's hook `if` conditions are (the tool's own rule
+    /// matching decides: Bash matches each sub-command, file tools the path). `None`: every
+    /// call the matcher selects.
+    #[serde(rename = "if", default)]
+    pub condition: Option<String>,
 }
 
 fn command_type() -> String {
