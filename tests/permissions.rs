@@ -37,15 +37,16 @@ struct Probe(&'static str);
 impl ToolDef for Probe {
     type Input = ProbeInput;
     type Output = ();
-    type Progress = ();
+
+    const NAME: &'static str = "Probe";
 
     fn name(&self) -> &str {
         self.0
     }
-    fn description(&self, input: &ProbeInput) -> String {
+    fn summary(&self, input: &ProbeInput) -> String {
         format!("{} {}", input.url, input.prompt)
     }
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         String::new()
     }
     fn max_result_size_chars(&self) -> MaxResultSize {

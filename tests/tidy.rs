@@ -9,7 +9,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agent_tools_core::Tool as _;
 use agent_tools_host::{HostConfig, SmallModelConfig, get_all_base_tools};
 use serde_json::Value;
 

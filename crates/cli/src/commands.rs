@@ -38,7 +38,7 @@ pub(crate) async fn list(session: &Session, as_json: bool) -> anyhow::Result<Exi
         return Ok(ExitCode::SUCCESS);
     }
     let prompts: Vec<String> =
-        session.with_prompt_options(|options| pool.iter().map(|tool| tool.prompt(options)).collect()).await;
+        session.with_prompt_options(|options| pool.iter().map(|tool| tool.description(options)).collect()).await;
     let mut out = std::io::stdout().lock();
     let width = pool.iter().map(|tool| tool.name().len()).max().unwrap_or(0);
     for (tool, prompt) in pool.iter().zip(&prompts) {

@@ -48,8 +48,11 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
     let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
     let mut out = tty.try_clone()?;
     let mut input = BufReader::new(tty);
-    writeln!(out, "\n{} wants to run: {}", request.tool_name, request.summary)?;
+    writeln!(out, "\n{} wants to run: {}", request.tool_label(), request.summary)?;
     writeln!(out, "  input: {}", request.input_preview())?;
+    if let Some(caution) = request.caution() {
+        writeln!(out, "  note:  {caution}")?;
+    }
     // A long message (ExitPlanMode's plan) is shown whole, its lines under the first.
     let mut why = request.message.lines();
     writeln!(out, "  why:   {}", why.next().unwrap_or_default())?;
@@ -84,14 +87,14 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
 /// decline (end of input, or no clear answer).
 fn ask_questions_blocking(
     request: &PermissionRequest,
-    questions: &[agent_tool_ask_user_question::Question],
+    questions: &[agent_tools_core::questions::Question],
 ) -> std::io::Result<PermissionAnswer> {
     let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
     let mut out = tty.try_clone()?;
     let mut input = BufReader::new(tty);
     Ok(match crate::questions::ask_on_terminal(questions, &mut input, &mut out)? {
         Some(answers) => PermissionAnswer::AllowWithInput {
-            input: agent_tool_ask_user_question::with_answers(&request.input, &answers),
+            input: agent_tools_core::questions::with_answers(&request.input, &answers),
         },
         None => PermissionAnswer::Deny { feedback: None },
     })
@@ -103,7 +106,7 @@ impl PermissionPrompter for TerminalPrompter {
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
                 let bar = ACTIVITY_LINE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-                let questions = agent_tools_mcp_server::questions::questions_in(&request);
+                let questions = request.questions().map(<[_]>::to_vec);
                 let ask = || match &questions {
                     Some(questions) => ask_questions_blocking(&request, questions),
                     None => ask_blocking(&request),
@@ -125,14 +128,12 @@ impl PermissionPrompter for TerminalPrompter {
 /// approval is refused with what would let it run.
 pub(crate) struct NoTerminal;
 
-/// Tools that ask a person whatever the rules and mode say (`requires_user_interaction`).
-const ALWAYS_ASK: &[&str] = &[agent_tool_ask_user_question::NAME, "ExitPlanMode"];
-
 /// Why [`NoTerminal`] refuses, and what the user can do about it: the allow rule the call itself
 /// suggests (`--allowed-tools 'Bash(npm test:*)'`, `mcp__server__tool` …), else one naming the
 /// tool; for a tool that always asks a person, where it can be answered.
 fn no_terminal_reason(request: &PermissionRequest) -> String {
-    if ALWAYS_ASK.contains(&request.tool_name.as_str()) {
+    // A question or a plan only a person can answer (AskUserQuestion, ExitPlanMode).
+    if request.interaction.is_some() {
         return "there is no terminal to ask on, and only a person can answer this (no rule or mode can); \
                 run it in a terminal or through an MCP client that supports elicitation"
             .to_owned();
@@ -160,7 +161,7 @@ pub(crate) const NO_TERMINAL_FOR_QUESTIONS: &str = "there is no terminal to show
 
 impl PermissionPrompter for NoTerminal {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
-        let why = if request.tool_name == agent_tool_ask_user_question::NAME {
+        let why = if request.questions().is_some() {
             NO_TERMINAL_FOR_QUESTIONS.to_owned()
         } else {
             no_terminal_reason(request)

@@ -17,7 +17,7 @@ use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::permissions::ToolPermissionContext;
-use crate::result::Message;
+
 use crate::tool::Tool;
 
 /// Session-wide options (Claude Code's `ToolUseContext.options`).
@@ -27,14 +27,6 @@ pub struct ToolUseOptions {
     pub tools: Arc<[Arc<dyn Tool>]>,
     /// The main loop's model name (e.g. `claude-sonnet-4-5`); empty when unknown.
     pub main_loop_model: String,
-    /// Debug output wanted.
-    pub debug: bool,
-    /// Verbose output wanted.
-    pub verbose: bool,
-    /// No human is there to answer questions (SDK, `-p`, `run`, `serve`).
-    pub is_non_interactive_session: bool,
-    /// Spending limit in US dollars, if any.
-    pub max_budget_usd: Option<f64>,
     /// The session id (used to name per-session files).
     pub session_id: String,
     /// The session's own folder, if any: oversized results are saved under
@@ -95,10 +87,6 @@ impl fmt::Debug for ToolUseOptions {
         f.debug_struct("ToolUseOptions")
             .field("tools", &names)
             .field("main_loop_model", &self.main_loop_model)
-            .field("debug", &self.debug)
-            .field("verbose", &self.verbose)
-            .field("is_non_interactive_session", &self.is_non_interactive_session)
-            .field("max_budget_usd", &self.max_budget_usd)
             .field("session_id", &self.session_id)
             .field("session_dir", &self.session_dir)
             .field("sandbox", &self.sandbox)
@@ -439,14 +427,10 @@ pub struct ToolUseContext {
     pub tool_use_id: Option<String>,
     /// Set inside sub-agents only.
     pub agent_id: Option<String>,
-    /// The sub-agent's type, inside sub-agents.
-    pub agent_type: Option<String>,
     /// What has been read, for Edit/Write preconditions.
     pub read_file_state: FileReadState,
     /// Session state shared by tools.
     pub app_state: AppStateHandle,
-    /// The conversation so far.
-    pub messages: Arc<Vec<Message>>,
     /// The current working directory (absolute). Relative paths in inputs resolve against it.
     pub cwd: PathBuf,
     /// The directory the session started in (the project root).
@@ -486,10 +470,8 @@ impl ToolUseContext {
             interrupt: CancellationToken::new(),
             tool_use_id: None,
             agent_id: None,
-            agent_type: None,
             read_file_state: FileReadState::default(),
             app_state: AppStateHandle::default(),
-            messages: Arc::new(Vec::new()),
             original_cwd: cwd.clone(),
             cwd,
             home_dir: None,

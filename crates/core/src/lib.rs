@@ -3,11 +3,12 @@
 //! The contract every agent-tools tool is written against, re-creating the tool system of
 //! Claude Code (`src/Tool.ts`) in Rust:
 //!
-//! - [`ToolDef`]: the typed definition a tool crate implements (input, output and progress types,
-//!   `call`, result mapping, and optional members with neutral defaults);
+//! - [`ToolDef`]: the typed definition a tool crate implements (its `const NAME`, input and
+//!   output types, `call`, result mapping, and optional members with neutral defaults);
 //! - [`build_tool`]: turns a definition into the type-erased `Arc<dyn Tool>` the host uses, with
-//!   the seven fail-closed defaults of [`tool::defaults`], strict input parsing (unknown fields
-//!   rejected, every problem listed) and the JSON Schema built once and cached;
+//!   the fail-closed defaults (from [`ToolFlags`] and [`tool::defaults`]), strict input parsing
+//!   (unknown fields rejected, every problem listed) and the JSON Schema built once and cached;
+//! - [`questions`]: what a tool asks the user beyond yes or no ([`questions::Interaction`]);
 //! - [`ToolUseContext`]: what a call receives — options, cancellation, the file-read state,
 //!   app state, the working directory, permissions and limits;
 //! - [`ToolResult`], [`ToolResultBlock`], [`ValidationResult`], [`PermissionResult`],
@@ -32,10 +33,9 @@
 //! impl ToolDef for Echo {
 //!     type Input = EchoInput;
 //!     type Output = String;
-//!     type Progress = ();
-//!     fn name(&self) -> &str { "Echo" }
-//!     fn description(&self, _: &EchoInput) -> String { "Echo text".into() }
-//!     fn prompt(&self, _: &PromptOptions<'_>) -> String { "Sends the text back.".into() }
+//!     const NAME: &'static str = "Echo";
+//!     fn summary(&self, _: &EchoInput) -> String { "Echo text".into() }
+//!     fn description(&self, _: &PromptOptions<'_>) -> String { "Sends the text back.".into() }
 //!     fn max_result_size_chars(&self) -> MaxResultSize { MaxResultSize::Chars(1000) }
 //!     async fn call(&self, input: EchoInput, _: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
 //!         Ok(ToolResult::new(input.text))
@@ -65,6 +65,7 @@ pub mod names;
 pub mod path;
 pub mod permissions;
 pub mod persist;
+pub mod questions;
 pub mod quote;
 pub mod result;
 pub mod schema;
@@ -84,7 +85,7 @@ pub use permissions::{PermissionMode, PermissionResult, ToolPermissionContext};
 pub use result::{ContentPart, Message, ToolResult, ToolResultBlock, ToolResultContent};
 pub use tool::{
     BuiltTool, InterruptBehavior, MaxResultSize, PromptOptions, TOOL_SEARCH_NAME, Tool, ToolDef, ToolFlags, build_tool,
-    is_deferred,
+    is_deferred, names_are_distinct,
 };
 pub use validation::ValidationResult;
 

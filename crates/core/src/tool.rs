@@ -1,54 +1,53 @@
 //! The Tool contract: the typed [`ToolDef`] a tool crate implements, the type-erased [`Tool`] the
 //! host uses, and [`build_tool`] that turns one into the other with the fail-closed defaults.
 //!
-//! # Claude Code name → Rust counterpart
+//! Every member has a caller outside tests (named below); members of Claude Code's `Tool` that
+//! only its terminal UI or its auto-mode classifier uses (the `render*` methods,
+//! `getToolUseSummary`, `isSearchOrReadCommand`, `inputsEquivalent`, `toAutoClassifierInput`,
+//! `isLsp`) have no counterpart until something here uses them.
 //!
-//! | Claude Code (`src/Tool.ts`) | [`ToolDef`] (typed) | [`Tool`] (erased) |
+//! # Seed name → Rust counterpart, and who calls it
+//!
+//! | Claude Code (`src/Tool.ts`) | [`ToolDef`] / [`Tool`] | called by |
 //! |---|---|---|
-//! | `name` | [`ToolDef::name`] | [`Tool::name`] |
-//! | `aliases` | [`ToolDef::aliases`] | [`Tool::aliases`] |
-//! | (none: whole-tool flags for listings and MCP annotations) | [`ToolDef::flags`] | [`Tool::flags`] |
-//! | `searchHint` | [`ToolDef::search_hint`] | [`Tool::search_hint`] |
-//! | `inputSchema` (zod) | `ToolDef::Input: JsonSchema` | [`Tool::input_schema`] (cached) |
-//! | `inputJSONSchema` | [`ToolDef::input_json_schema`] | [`Tool::input_schema`] |
-//! | `outputSchema` | [`ToolDef::output_schema`] | [`Tool::output_schema`] |
-//! | `maxResultSizeChars` | [`ToolDef::max_result_size_chars`] | [`Tool::max_result_size_chars`] |
-//! | `shouldDefer` / `alwaysLoad` / `strict` | [`ToolDef::should_defer`] / [`ToolDef::always_load`] / [`ToolDef::strict`] | same |
-//! | `isMcp` / `isLsp` / `mcpInfo` | [`ToolDef::is_mcp`] / [`ToolDef::is_lsp`] / [`ToolDef::mcp_info`] | same |
-//! | `description(input)` | [`ToolDef::description`] | [`Tool::description`] |
-//! | `prompt(opts)` | [`ToolDef::prompt`] | [`Tool::prompt`] |
-//! | zod `safeParse` | `build_tool`'s strict parse | [`Tool::parse`] |
-//! | `validateInput` | [`ToolDef::validate_input`] | [`Tool::validate_input`] |
-//! | `checkPermissions` † | [`ToolDef::check_permissions`] | [`Tool::check_permissions`] |
-//! | `call` | [`ToolDef::call`] | [`Tool::call`] |
-//! | `mapToolResultToToolResultBlockParam` | [`ToolDef::map_tool_result`] | (inside [`Tool::call`]) |
-//! | `isEnabled` † | [`ToolDef::is_enabled`] | [`Tool::is_enabled`] |
-//! | `isConcurrencySafe` † | [`ToolDef::is_concurrency_safe`] | [`Tool::is_concurrency_safe`] |
-//! | `isReadOnly` † | [`ToolDef::is_read_only`] | [`Tool::is_read_only`] |
-//! | `isDestructive` † | [`ToolDef::is_destructive`] | [`Tool::is_destructive`] |
-//! | `toAutoClassifierInput` † | [`ToolDef::to_auto_classifier_input`] | [`Tool::to_auto_classifier_input`] |
-//! | `userFacingName` † | [`ToolDef::user_facing_name`] | [`Tool::user_facing_name`] |
-//! | `isOpenWorld` | [`ToolDef::is_open_world`] | [`Tool::is_open_world`] |
-//! | `requiresUserInteraction` | [`ToolDef::requires_user_interaction`] | same |
-//! | `interruptBehavior` | [`ToolDef::interrupt_behavior`] | same |
-//! | `isSearchOrReadCommand` | [`ToolDef::is_search_or_read_command`] | same |
-//! | `getPath` | [`ToolDef::get_path`] | [`Tool::get_path`] |
-//! | `preparePermissionMatcher` | [`ToolDef::prepare_permission_matcher`] | same |
-//! | `backfillObservableInput` | [`ToolDef::backfill_observable_input`] | same |
-//! | `inputsEquivalent` | [`ToolDef::inputs_equivalent`] | same |
-//! | `getActivityDescription` | [`ToolDef::activity_description`] | same |
-//! | `getToolUseSummary` | [`ToolDef::tool_use_summary`] | same |
-//! | `renderToolUseMessage` | [`ToolDef::render_tool_use`] | same |
-//! | `renderToolResultMessage` | [`ToolDef::render_result`] | same |
-//! | `renderToolUseProgressMessage` | [`ToolDef::render_progress`] | same |
-//! | `renderToolUseRejectedMessage` | [`ToolDef::render_rejected`] | same |
-//! | `renderToolUseErrorMessage` | [`ToolDef::render_error`] | same |
-//! | `renderGroupedToolUse` | [`ToolDef::render_grouped`] | same |
+//! | `name` | [`ToolDef::NAME`] (`const`; [`ToolDef::name`] for MCP tools) / [`Tool::name`] | everything |
+//! | `aliases` | `aliases` | [`find_tool_by_name`](crate::find_tool_by_name) |
+//! | (whole-tool flags) | `flags` | `list`, MCP annotations, the per-input defaults below |
+//! | `searchHint` | `search_hint` | ToolSearch |
+//! | `inputSchema` / `inputJSONSchema` | `Input: JsonSchema` / `input_json_schema` → [`Tool::input_schema`] | the API `tools` array, strict parsing |
+//! | `outputSchema` | `output_schema` | MCP `outputSchema` |
+//! | `prompt(opts)` | `description(options)` (the Messages API's `description`) | the API `tools` array, MCP `tools/list` |
+//! | `description(input)` | `summary(input)` | permission questions |
+//! | `maxResultSizeChars` | `max_result_size_chars` | the executor's size control |
+//! | zod `safeParse` | [`Tool::parse`] | the executor |
+//! | `validateInput` | `validate_input` | the executor |
+//! | `checkPermissions` † | `check_permissions` | the permission decision |
+//! | `call` + `mapToolResultToToolResultBlockParam` | `call` + `map_tool_result` | the executor |
+//! | `isEnabled` † | `is_enabled` | `get_tools` |
+//! | `isConcurrencySafe` † | `is_concurrency_safe` | turn batching, the MCP server's locking |
+//! | `isReadOnly` † | `is_read_only` | plan mode, the permission decision |
+//! | `isDestructive` † | `is_destructive` | permission questions |
+//! | `isOpenWorld` | `is_open_world` | permission questions |
+//! | `userFacingName` † | `user_facing_name` | permission questions |
+//! | `shouldDefer` / `alwaysLoad` | `should_defer` / `always_load` | [`is_deferred`] |
+//! | `interruptBehavior` | `interrupt_behavior` | the executor (user interrupts) |
+//! | `requiresUserInteraction` | `requires_user_interaction` | the permission decision (bypass still asks) |
+//! | (the dialog a tool opens) | `interaction` | prompters: AskUserQuestion's questions, ExitPlanMode's plan |
+//! | `ruleContentField` | `rule_content_field` | "allow always" session rules |
+//! | `getPath` | `get_path` | hook `if` conditions for file tools |
+//! | `preparePermissionMatcher` | `prepare_permission_matcher` | hook `if` conditions |
+//! | `backfillObservableInput` | `backfill_observable_input` | hooks' `tool_input` |
+//! | `mcpInfo` (and `isMcp`) | `mcp_info` | [`is_deferred`] |
+//! | `getActivityDescription` | `activity_description` | the CLI's spinner |
 //!
-//! † the seven "defaultable" members. Their defaults live in one place, [`defaults`], and are
-//! fail-closed: enabled, **not** concurrency-safe, **not** read-only, not destructive, permissions
-//! deferred to the general system (allow), empty classifier input (never auto-approved), and the
-//! tool's name as its user-facing name.
+//! † the six "defaultable" members, fail-closed. `is_read_only`, `is_concurrency_safe`,
+//! `is_destructive` and `is_open_world` default to what [`ToolDef::flags`] promises for every input
+//! (and [`ToolFlags::default`] promises nothing: not read-only, not concurrency-safe, possibly
+//! destructive, possibly open-world); [`build_tool`] holds the two to each other, so a per-input
+//! answer can never contradict the flags. The rest are in [`defaults`]: enabled, permissions
+//! deferred to the general system (allow), the tool's name as its user-facing name.
+//!
+//! Names are `const`s: the host checks at compile time that no two built-in tools share one.
 
 use std::any::Any;
 use std::fmt;
@@ -65,6 +64,7 @@ use crate::context::ToolUseContext;
 use crate::error::ToolError;
 use crate::input::{InputError, ParsedInput, normalize_input, parse_strict};
 use crate::permissions::{PermissionResult, ToolPermissionContext};
+use crate::questions::Interaction;
 use crate::result::{ToolResult, ToolResultBlock};
 use crate::schema::input_schema_for;
 use crate::validation::ValidationResult;
@@ -72,25 +72,18 @@ use crate::validation::ValidationResult;
 /// A boxed, sendable future (what the erased [`Tool`]'s async methods return).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// The fail-closed defaults of the seven defaultable members, in one place.
+/// The fail-closed defaults of the defaultable members that [`ToolFlags`] does not cover.
 ///
-/// Mirrors Claude Code's `TOOL_DEFAULTS` in `src/Tool.ts`: a tool that says nothing is assumed to
-/// write (not read-only), to be unsafe to run beside other calls (not concurrency-safe), and is
-/// never auto-approved by a classifier (empty classifier input). Its permission check defers to the
-/// general rules (allow), and its user-facing name is its name.
+/// Mirrors Claude Code's `TOOL_DEFAULTS` in `src/Tool.ts`. A tool that says nothing is enabled,
+/// its permission check defers to the general rules (allow), and its user-facing name is its
+/// name; read-only, concurrency-safe, destructive and open-world come from
+/// [`ToolFlags::default`] (not read-only, not concurrency-safe, possibly destructive, possibly
+/// open-world).
 pub mod defaults {
     use crate::permissions::PermissionResult;
 
     /// `isEnabled` → true.
     pub const IS_ENABLED: bool = true;
-    /// `isConcurrencySafe` → false (assume unsafe).
-    pub const IS_CONCURRENCY_SAFE: bool = false;
-    /// `isReadOnly` → false (assume it writes).
-    pub const IS_READ_ONLY: bool = false;
-    /// `isDestructive` → false.
-    pub const IS_DESTRUCTIVE: bool = false;
-    /// `toAutoClassifierInput` → `""` (skip the classifier: never auto-approved).
-    pub const AUTO_CLASSIFIER_INPUT: &str = "";
 
     /// `checkPermissions` → allow with the input unchanged; the general permission system
     /// (rules and modes) still decides.
@@ -123,17 +116,6 @@ pub enum InterruptBehavior {
     Block,
 }
 
-/// How the CLI transcript may collapse a call (Claude Code's `isSearchOrReadCommand`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SearchOrRead {
-    /// A search (grep, find …).
-    pub is_search: bool,
-    /// A read (cat, head …).
-    pub is_read: bool,
-    /// A listing (ls, tree …).
-    pub is_list: bool,
-}
-
 /// The raw server and tool names of an MCP tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpInfo {
@@ -144,8 +126,8 @@ pub struct McpInfo {
 }
 
 /// What a tool promises for **every** input: used where there is no input to look at (the
-/// `list` command, MCP tool annotations). The input-driven methods (`is_read_only(input)` …)
-/// still decide each call.
+/// `list` command, MCP tool annotations), and the defaults of the input-driven answers
+/// (`is_read_only(input)` …), which may only narrow them (see [`build_tool`]).
 ///
 /// The default promises nothing: not read-only, not concurrency-safe, possibly destructive,
 /// possibly reaching outside the machine — the conservative reading MCP clients expect.
@@ -162,6 +144,9 @@ pub struct ToolFlags {
 }
 
 impl ToolFlags {
+    /// Promises nothing (see the type's docs).
+    pub const NOTHING: Self = Self { read_only: false, concurrency_safe: false, destructive: true, open_world: true };
+
     /// A tool that only reads local files: read-only, concurrency-safe, never destructive, local.
     pub const LOCAL_READ_ONLY: Self =
         Self { read_only: true, concurrency_safe: true, destructive: false, open_world: false };
@@ -169,7 +154,7 @@ impl ToolFlags {
 
 impl Default for ToolFlags {
     fn default() -> Self {
-        Self { read_only: false, concurrency_safe: false, destructive: true, open_world: true }
+        Self::NOTHING
     }
 }
 
@@ -177,7 +162,7 @@ impl Default for ToolFlags {
 /// `git *` from `Bash(git *)` covers this command).
 pub type PermissionMatcher = Box<dyn Fn(&str) -> bool + Send + Sync>;
 
-/// What a tool's `prompt` may look at.
+/// What a tool's `description` may look at.
 #[derive(Clone, Copy, Default)]
 pub struct PromptOptions<'a> {
     /// The tool pool the model will see.
@@ -194,29 +179,30 @@ impl fmt::Debug for PromptOptions<'_> {
 
 /// The typed definition of a tool: what a tool crate implements.
 ///
-/// Required items have no default, so the compiler enforces them: the name, the short
-/// description, the model-facing prompt, the input type (whose JSON Schema is derived), the
-/// result-size limit, `call`, and the mapping of output to a `tool_result` block. Everything else
-/// has a neutral default; the seven defaultable members have the fail-closed [`defaults`].
+/// Required items have no default, so the compiler enforces them: the name, the model-facing
+/// description, the one-line summary of a call, the input type (whose JSON Schema is derived),
+/// the result-size limit, `call`, and the mapping of output to a `tool_result` block. Everything
+/// else has a neutral or fail-closed default (see the module docs).
 ///
 /// Pass a definition to [`build_tool`] to get the `Arc<dyn Tool>` the host uses.
 pub trait ToolDef: Send + Sync + Sized + 'static {
+    /// The API name the model calls (`Read`, `Grep` …). MCP tools, whose names come from their
+    /// server, give a family name here and the real one from [`ToolDef::name`].
+    const NAME: &'static str;
+
     /// The input. Derive `Deserialize` and `JsonSchema`; doc comments become field descriptions.
     /// Unknown fields are rejected by [`build_tool`] whatever the serde attributes say.
     type Input: DeserializeOwned + JsonSchema + Send + Sync + 'static;
     /// The output data (`structuredContent` over MCP).
     type Output: Serialize + Send + Sync + 'static;
-    /// Progress data reported through [`ToolUseContext::report_progress`] (`()` if none).
-    type Progress: Serialize + Send + 'static;
 
-    /// The API name the model calls (`Read`, `Grep` …).
-    fn name(&self) -> &str;
+    /// The model-facing description: the Messages API tool's `description` (Claude Code's
+    /// `prompt`).
+    fn description(&self, options: &PromptOptions<'_>) -> String;
 
-    /// One short line for permission dialogs and logs (not the API description).
-    fn description(&self, input: &Self::Input) -> String;
-
-    /// The model-facing description sent as the API tool's `description`.
-    fn prompt(&self, options: &PromptOptions<'_>) -> String;
+    /// One short line about this call for permission questions and logs (Claude Code's
+    /// `description(input)`).
+    fn summary(&self, input: &Self::Input) -> String;
 
     /// The result size past which the executor persists the result to a file.
     fn max_result_size_chars(&self) -> MaxResultSize;
@@ -231,28 +217,38 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
     /// Serialises the output into the `tool_result` block the model sees.
     fn map_tool_result(&self, output: &Self::Output, tool_use_id: &str) -> ToolResultBlock;
 
-    // ----- the seven defaultable members (fail-closed defaults) -----
+    /// The API name of this instance (default [`ToolDef::NAME`]).
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    // ----- the defaultable members (fail-closed defaults) -----
 
     /// Whether the tool is available at all (default [`defaults::IS_ENABLED`]).
     fn is_enabled(&self) -> bool {
         defaults::IS_ENABLED
     }
 
-    /// Whether this call may run in parallel with other concurrency-safe calls
-    /// (default [`defaults::IS_CONCURRENCY_SAFE`]).
+    /// Whether this call may run in parallel with other concurrency-safe calls (default: the
+    /// flags' `concurrency_safe`).
     fn is_concurrency_safe(&self, _input: &Self::Input) -> bool {
-        defaults::IS_CONCURRENCY_SAFE
+        self.flags().concurrency_safe
     }
 
-    /// Whether this call only reads (default [`defaults::IS_READ_ONLY`]).
+    /// Whether this call only reads (default: the flags' `read_only`).
     fn is_read_only(&self, _input: &Self::Input) -> bool {
-        defaults::IS_READ_ONLY
+        self.flags().read_only
     }
 
-    /// Whether this call does something irreversible: delete, overwrite, send
-    /// (default [`defaults::IS_DESTRUCTIVE`]).
+    /// Whether this call does something irreversible: delete, overwrite, send (default: the
+    /// flags' `destructive`).
     fn is_destructive(&self, _input: &Self::Input) -> bool {
-        defaults::IS_DESTRUCTIVE
+        self.flags().destructive
+    }
+
+    /// Whether this call reaches outside the machine (default: the flags' `open_world`).
+    fn is_open_world(&self, _input: &Self::Input) -> bool {
+        self.flags().open_world
     }
 
     /// The tool's own permission logic, run after `validate_input`
@@ -263,12 +259,6 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         _ctx: &ToolUseContext,
     ) -> impl Future<Output = PermissionResult> + Send {
         std::future::ready(defaults::check_permissions())
-    }
-
-    /// A compact form of the call for an automatic safety classifier; empty means "skip the
-    /// classifier" (default [`defaults::AUTO_CLASSIFIER_INPUT`]).
-    fn to_auto_classifier_input(&self, _input: &Self::Input) -> String {
-        defaults::AUTO_CLASSIFIER_INPUT.to_owned()
     }
 
     /// The name shown to the user (default [`defaults::user_facing_name`]).
@@ -283,9 +273,9 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         &[]
     }
 
-    /// What the tool promises for every input (default: nothing; see [`ToolFlags`]).
+    /// What the tool promises for every input (default [`ToolFlags::NOTHING`]).
     fn flags(&self) -> ToolFlags {
-        ToolFlags::default()
+        ToolFlags::NOTHING
     }
 
     /// A 3–10 word capability phrase for ToolSearch.
@@ -298,9 +288,19 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         None
     }
 
-    /// A JSON Schema of the output, for documentation.
+    /// A JSON Schema of the output (MCP `outputSchema`: a client may check `structuredContent`
+    /// against it).
     fn output_schema(&self) -> Option<Value> {
         None
+    }
+
+    /// Parses the normalised JSON input (default: strictly, against `schema`, with
+    /// [`parse_strict`]). MCP tools check their server's schema with a validator of their own.
+    ///
+    /// # Errors
+    /// [`InputError`] listing what does not fit.
+    fn parse_input(&self, json: &Value, schema: &Value) -> Result<Self::Input, InputError> {
+        parse_strict(self.name(), schema, json)
     }
 
     /// Checks the parsed input before permissions; a failure is shown wrapped in
@@ -323,11 +323,6 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         false
     }
 
-    /// Ask the API for strict tool-input mode.
-    fn strict(&self) -> bool {
-        false
-    }
-
     /// What happens when the user interrupts.
     fn interrupt_behavior(&self) -> InterruptBehavior {
         InterruptBehavior::Block
@@ -338,88 +333,38 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         false
     }
 
-    /// Whether the call reaches outside the machine (network, external services).
-    fn is_open_world(&self, _input: &Self::Input) -> bool {
-        false
+    /// What the tool asks the user beyond yes or no when this call's permission question is put
+    /// (AskUserQuestion's questions, ExitPlanMode's plan).
+    fn interaction(&self, _input: &Self::Input, _ctx: &ToolUseContext) -> Option<Interaction> {
+        None
     }
 
-    /// How the transcript may collapse this call.
-    fn is_search_or_read_command(&self, _input: &Self::Input) -> SearchOrRead {
-        SearchOrRead::default()
+    /// The input field a permission rule's content is matched against (Claude Code's
+    /// `ruleContentField`: `command` for Bash), used for the rule "allow always" adds.
+    fn rule_content_field(&self) -> Option<&'static str> {
+        None
     }
 
-    /// The file path the call acts on, for filesystem permission checks.
+    /// The file path the call acts on (matched by hook `if` conditions as a path rule is).
     fn get_path(&self, _input: &Self::Input) -> Option<String> {
         None
     }
 
-    /// A matcher for hook and rule patterns on this call.
+    /// A matcher for hook `if` patterns on this call (`git *` from `Bash(git *)`).
     fn prepare_permission_matcher(&self, _input: &Self::Input) -> Option<PermissionMatcher> {
         None
     }
 
-    /// Adjusts a copy of the input that hooks and permission code see (e.g. absolute paths).
+    /// Adjusts a copy of the input that hooks see (e.g. absolute paths).
     fn backfill_observable_input(&self, _input: &mut Value) {}
 
-    /// Whether two inputs mean the same call.
-    fn inputs_equivalent(&self, _a: &Self::Input, _b: &Self::Input) -> bool {
-        false
-    }
-
-    /// Whether this is an MCP tool.
-    fn is_mcp(&self) -> bool {
-        false
-    }
-
-    /// Whether this is an LSP tool.
-    fn is_lsp(&self) -> bool {
-        false
-    }
-
-    /// The MCP server and tool names, for MCP tools.
+    /// The MCP server and tool names, for MCP tools (which are always deferred).
     fn mcp_info(&self) -> Option<McpInfo> {
         None
     }
 
-    // ----- text renderers for the CLI transcript (never seen by the model) -----
-
     /// Spinner text while the call runs ("Reading src/main.rs").
     fn activity_description(&self, _input: &Self::Input) -> Option<String> {
-        None
-    }
-
-    /// A one-line summary of the call.
-    fn tool_use_summary(&self, _input: &Self::Input) -> Option<String> {
-        None
-    }
-
-    /// How the call is shown; `None` shows the input JSON.
-    fn render_tool_use(&self, _input: &Self::Input) -> Option<String> {
-        None
-    }
-
-    /// How the result is shown; `None` shows the `tool_result` text.
-    fn render_result(&self, _output: &Self::Output) -> Option<String> {
-        None
-    }
-
-    /// How a progress event is shown.
-    fn render_progress(&self, _progress: &Value) -> Option<String> {
-        None
-    }
-
-    /// How a refused call is shown.
-    fn render_rejected(&self, _input: &Self::Input) -> Option<String> {
-        None
-    }
-
-    /// How a failed call is shown.
-    fn render_error(&self, _message: &str) -> Option<String> {
-        None
-    }
-
-    /// How several calls of this tool are shown together.
-    fn render_grouped(&self, _inputs: &[&Self::Input]) -> Option<String> {
         None
     }
 }
@@ -461,7 +406,7 @@ impl<T: Serialize + Send + Sync + 'static> StructuredData for T {
 ///
 /// Get one from [`build_tool`]. Input-driven methods take the [`ParsedInput`] that
 /// [`Tool::parse`] produced; given a `ParsedInput` that came from another tool they answer
-/// fail-closed (not safe, not read-only, an internal error for `call`).
+/// fail-closed (not safe, not read-only, destructive, an internal error for `call`).
 pub trait Tool: Send + Sync {
     /// The API name.
     fn name(&self) -> &str;
@@ -476,9 +421,9 @@ pub trait Tool: Send + Sync {
     /// The output's JSON Schema, if documented.
     fn output_schema(&self) -> Option<Value>;
     /// The model-facing description (the API `description`).
-    fn prompt(&self, options: &PromptOptions<'_>) -> String;
+    fn description(&self, options: &PromptOptions<'_>) -> String;
     /// The short human-facing line for this call.
-    fn description(&self, input: &ParsedInput) -> String;
+    fn summary(&self, input: &ParsedInput) -> String;
     /// The result size limit.
     fn max_result_size_chars(&self) -> MaxResultSize;
 
@@ -493,6 +438,8 @@ pub trait Tool: Send + Sync {
     fn is_read_only(&self, input: &ParsedInput) -> bool;
     /// See [`ToolDef::is_destructive`].
     fn is_destructive(&self, input: &ParsedInput) -> bool;
+    /// See [`ToolDef::is_open_world`].
+    fn is_open_world(&self, input: &ParsedInput) -> bool;
     /// See [`ToolDef::validate_input`].
     fn validate_input<'a>(&'a self, input: &'a ParsedInput, ctx: &'a ToolUseContext)
     -> BoxFuture<'a, ValidationResult>;
@@ -508,8 +455,6 @@ pub trait Tool: Send + Sync {
         input: ParsedInput,
         ctx: &'a ToolUseContext,
     ) -> BoxFuture<'a, Result<ToolResult<CallOutput>, ToolError>>;
-    /// See [`ToolDef::to_auto_classifier_input`].
-    fn to_auto_classifier_input(&self, input: &ParsedInput) -> String;
     /// See [`ToolDef::user_facing_name`].
     fn user_facing_name(&self, input: Option<&ParsedInput>) -> String;
 
@@ -517,47 +462,24 @@ pub trait Tool: Send + Sync {
     fn should_defer(&self) -> bool;
     /// See [`ToolDef::always_load`].
     fn always_load(&self) -> bool;
-    /// See [`ToolDef::strict`].
-    fn strict(&self) -> bool;
     /// See [`ToolDef::interrupt_behavior`].
     fn interrupt_behavior(&self) -> InterruptBehavior;
     /// See [`ToolDef::requires_user_interaction`].
     fn requires_user_interaction(&self) -> bool;
-    /// See [`ToolDef::is_open_world`].
-    fn is_open_world(&self, input: &ParsedInput) -> bool;
-    /// See [`ToolDef::is_search_or_read_command`].
-    fn is_search_or_read_command(&self, input: &ParsedInput) -> SearchOrRead;
+    /// See [`ToolDef::interaction`].
+    fn interaction(&self, input: &ParsedInput, ctx: &ToolUseContext) -> Option<Interaction>;
+    /// See [`ToolDef::rule_content_field`].
+    fn rule_content_field(&self) -> Option<&'static str>;
     /// See [`ToolDef::get_path`].
     fn get_path(&self, input: &ParsedInput) -> Option<String>;
     /// See [`ToolDef::prepare_permission_matcher`].
     fn prepare_permission_matcher(&self, input: &ParsedInput) -> Option<PermissionMatcher>;
     /// See [`ToolDef::backfill_observable_input`].
     fn backfill_observable_input(&self, input: &mut Value);
-    /// See [`ToolDef::inputs_equivalent`].
-    fn inputs_equivalent(&self, a: &ParsedInput, b: &ParsedInput) -> bool;
-    /// See [`ToolDef::is_mcp`].
-    fn is_mcp(&self) -> bool;
-    /// See [`ToolDef::is_lsp`].
-    fn is_lsp(&self) -> bool;
     /// See [`ToolDef::mcp_info`].
     fn mcp_info(&self) -> Option<McpInfo>;
-
     /// See [`ToolDef::activity_description`].
     fn activity_description(&self, input: &ParsedInput) -> Option<String>;
-    /// See [`ToolDef::tool_use_summary`].
-    fn tool_use_summary(&self, input: &ParsedInput) -> Option<String>;
-    /// How the call is shown in the transcript (the tool's renderer, else the input JSON).
-    fn render_tool_use(&self, input: &ParsedInput) -> String;
-    /// How a result is shown (the tool's renderer, else the `tool_result` text).
-    fn render_result(&self, output: &CallOutput) -> String;
-    /// See [`ToolDef::render_progress`].
-    fn render_progress(&self, progress: &Value) -> Option<String>;
-    /// See [`ToolDef::render_rejected`].
-    fn render_rejected(&self, input: &ParsedInput) -> Option<String>;
-    /// See [`ToolDef::render_error`].
-    fn render_error(&self, message: &str) -> Option<String>;
-    /// See [`ToolDef::render_grouped`].
-    fn render_grouped(&self, inputs: &[&ParsedInput]) -> Option<String>;
 }
 
 impl fmt::Debug for dyn Tool {
@@ -595,13 +517,45 @@ pub fn is_deferred(tool: &dyn Tool) -> bool {
     if tool.always_load() {
         return false;
     }
-    if tool.is_mcp() {
+    if tool.mcp_info().is_some() {
         return true;
     }
     if tool.name() == TOOL_SEARCH_NAME {
         return false;
     }
     tool.should_defer()
+}
+
+/// Whether `names` holds no name twice; `const`, so a pool's names can be checked at compile
+/// time (`const _: () = assert!(names_are_distinct(&[A::NAME, B::NAME]));`).
+pub const fn names_are_distinct(names: &[&str]) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        let mut j = i + 1;
+        while j < names.len() {
+            if str_eq(names[i], names[j]) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.len() {
+        if a[k] != b[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
 }
 
 /// A [`ToolDef`] with the contract's machinery around it: strict parsing, the cached schema, and
@@ -624,13 +578,22 @@ impl<D: ToolDef> BuiltTool<D> {
         }
         typed
     }
+
+    /// A per-input answer held to the flags: `promised` (true for every input) wins; a tool whose
+    /// own answer contradicts it is a bug, caught in debug builds.
+    fn at_least(&self, promised: bool, answer: bool, what: &str) -> bool {
+        debug_assert!(!promised || answer, "{} says {what} for every input but not for this one", self.def.name());
+        promised || answer
+    }
 }
 
 /// Turns a tool definition into the type-erased `Arc<dyn Tool>` the host uses.
 ///
-/// Mirrors Claude Code's `buildTool`: the definition's members win, the fail-closed [`defaults`]
-/// fill the rest. This is also where raw model input is parsed strictly and where the input's JSON
-/// Schema is built once and cached.
+/// Mirrors Claude Code's `buildTool`: the definition's members win, the fail-closed defaults fill
+/// the rest. This is also where raw model input is parsed strictly, where the input's JSON
+/// Schema is built once and cached, and where the per-input answers are held to
+/// [`ToolDef::flags`]: read-only or concurrency-safe for every input stays so for each; never
+/// destructive or never open-world stays so for each.
 pub fn build_tool<D: ToolDef>(def: D) -> Arc<dyn Tool> {
     Arc::new(BuiltTool { def, schema: OnceLock::new() })
 }
@@ -660,12 +623,12 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
         self.def.output_schema()
     }
 
-    fn prompt(&self, options: &PromptOptions<'_>) -> String {
-        self.def.prompt(options)
+    fn description(&self, options: &PromptOptions<'_>) -> String {
+        self.def.description(options)
     }
 
-    fn description(&self, input: &ParsedInput) -> String {
-        self.typed(input).map_or_else(|| self.def.name().to_owned(), |typed| self.def.description(typed))
+    fn summary(&self, input: &ParsedInput) -> String {
+        self.typed(input).map_or_else(|| self.def.name().to_owned(), |typed| self.def.summary(typed))
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {
@@ -674,7 +637,7 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
 
     fn parse(&self, input: Value) -> Result<ParsedInput, InputError> {
         let json = normalize_input(self.def.name(), input)?;
-        let typed: D::Input = parse_strict(self.def.name(), self.input_schema(), &json)?;
+        let typed: D::Input = self.def.parse_input(&json, self.input_schema())?;
         Ok(ParsedInput::new(typed, json))
     }
 
@@ -683,16 +646,27 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
     }
 
     fn is_concurrency_safe(&self, input: &ParsedInput) -> bool {
-        self.typed(input).is_some_and(|typed| self.def.is_concurrency_safe(typed))
+        self.typed(input).is_some_and(|typed| {
+            self.at_least(self.def.flags().concurrency_safe, self.def.is_concurrency_safe(typed), "concurrency-safe")
+        })
     }
 
     fn is_read_only(&self, input: &ParsedInput) -> bool {
-        self.typed(input).is_some_and(|typed| self.def.is_read_only(typed))
+        self.typed(input)
+            .is_some_and(|typed| self.at_least(self.def.flags().read_only, self.def.is_read_only(typed), "read-only"))
     }
 
     fn is_destructive(&self, input: &ParsedInput) -> bool {
         // Fail closed: input we cannot read may do anything.
-        self.typed(input).is_none_or(|typed| self.def.is_destructive(typed))
+        self.typed(input).is_none_or(|typed| {
+            !self.at_least(!self.def.flags().destructive, !self.def.is_destructive(typed), "never destructive")
+        })
+    }
+
+    fn is_open_world(&self, input: &ParsedInput) -> bool {
+        self.typed(input).is_none_or(|typed| {
+            !self.at_least(!self.def.flags().open_world, !self.def.is_open_world(typed), "never open-world")
+        })
     }
 
     fn validate_input<'a>(
@@ -737,10 +711,6 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
         })
     }
 
-    fn to_auto_classifier_input(&self, input: &ParsedInput) -> String {
-        self.typed(input).map(|typed| self.def.to_auto_classifier_input(typed)).unwrap_or_default()
-    }
-
     fn user_facing_name(&self, input: Option<&ParsedInput>) -> String {
         self.def.user_facing_name(input.and_then(|input| self.typed(input)))
     }
@@ -753,10 +723,6 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
         self.def.always_load()
     }
 
-    fn strict(&self) -> bool {
-        self.def.strict()
-    }
-
     fn interrupt_behavior(&self) -> InterruptBehavior {
         self.def.interrupt_behavior()
     }
@@ -765,12 +731,12 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
         self.def.requires_user_interaction()
     }
 
-    fn is_open_world(&self, input: &ParsedInput) -> bool {
-        self.typed(input).is_none_or(|typed| self.def.is_open_world(typed))
+    fn interaction(&self, input: &ParsedInput, ctx: &ToolUseContext) -> Option<Interaction> {
+        self.typed(input).and_then(|typed| self.def.interaction(typed, ctx))
     }
 
-    fn is_search_or_read_command(&self, input: &ParsedInput) -> SearchOrRead {
-        self.typed(input).map(|typed| self.def.is_search_or_read_command(typed)).unwrap_or_default()
+    fn rule_content_field(&self) -> Option<&'static str> {
+        self.def.rule_content_field()
     }
 
     fn get_path(&self, input: &ParsedInput) -> Option<String> {
@@ -785,60 +751,11 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
         self.def.backfill_observable_input(input);
     }
 
-    fn inputs_equivalent(&self, a: &ParsedInput, b: &ParsedInput) -> bool {
-        match (self.typed(a), self.typed(b)) {
-            (Some(a), Some(b)) => self.def.inputs_equivalent(a, b),
-            _ => false,
-        }
-    }
-
-    fn is_mcp(&self) -> bool {
-        self.def.is_mcp()
-    }
-
-    fn is_lsp(&self) -> bool {
-        self.def.is_lsp()
-    }
-
     fn mcp_info(&self) -> Option<McpInfo> {
         self.def.mcp_info()
     }
 
     fn activity_description(&self, input: &ParsedInput) -> Option<String> {
         self.typed(input).and_then(|typed| self.def.activity_description(typed))
-    }
-
-    fn tool_use_summary(&self, input: &ParsedInput) -> Option<String> {
-        self.typed(input).and_then(|typed| self.def.tool_use_summary(typed))
-    }
-
-    fn render_tool_use(&self, input: &ParsedInput) -> String {
-        self.typed(input).and_then(|typed| self.def.render_tool_use(typed)).unwrap_or_else(|| input.json().to_string())
-    }
-
-    fn render_result(&self, output: &CallOutput) -> String {
-        output
-            .data
-            .as_any()
-            .downcast_ref::<D::Output>()
-            .and_then(|data| self.def.render_result(data))
-            .unwrap_or_else(|| output.block.content.text())
-    }
-
-    fn render_progress(&self, progress: &Value) -> Option<String> {
-        self.def.render_progress(progress)
-    }
-
-    fn render_rejected(&self, input: &ParsedInput) -> Option<String> {
-        self.typed(input).and_then(|typed| self.def.render_rejected(typed))
-    }
-
-    fn render_error(&self, message: &str) -> Option<String> {
-        self.def.render_error(message)
-    }
-
-    fn render_grouped(&self, inputs: &[&ParsedInput]) -> Option<String> {
-        let typed: Option<Vec<&D::Input>> = inputs.iter().map(|input| self.typed(input)).collect();
-        typed.and_then(|typed| self.def.render_grouped(&typed))
     }
 }

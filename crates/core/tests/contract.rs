@@ -8,7 +8,7 @@ use std::sync::Arc;
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::permissions::PermissionResult;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
+    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool, find_tool_by_name, tool_matches_name,
 };
 use serde_json::{Value, json};
@@ -26,17 +26,14 @@ struct MinimalInput {
 impl ToolDef for Minimal {
     type Input = MinimalInput;
     type Output = String;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        "Minimal"
-    }
+    const NAME: &'static str = "Minimal";
 
-    fn description(&self, _input: &MinimalInput) -> String {
+    fn summary(&self, _input: &MinimalInput) -> String {
         "Does little".into()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         "A tool that does little.".into()
     }
 
@@ -62,21 +59,18 @@ struct Custom;
 impl ToolDef for Custom {
     type Input = MinimalInput;
     type Output = String;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        "Custom"
-    }
+    const NAME: &'static str = "Custom";
 
     fn aliases(&self) -> &[&str] {
         &["OldCustom"]
     }
 
-    fn description(&self, _input: &MinimalInput) -> String {
+    fn summary(&self, _input: &MinimalInput) -> String {
         "Custom".into()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         "Custom.".into()
     }
 
@@ -116,17 +110,18 @@ async fn a_minimal_tool_gets_every_fail_closed_default() {
     assert!(tool.is_enabled());
     assert!(!tool.is_concurrency_safe(&parsed));
     assert!(!tool.is_read_only(&parsed));
-    assert!(!tool.is_destructive(&parsed));
+    // Possibly destructive and open-world, as the flags it did not give promise nothing.
+    assert!(tool.is_destructive(&parsed) && tool.is_open_world(&parsed));
+    assert!(tool.interaction(&parsed, &ctx()).is_none() && tool.rule_content_field().is_none());
+    assert!(tool.get_path(&parsed).is_none() && tool.prepare_permission_matcher(&parsed).is_none());
     assert_eq!(tool.check_permissions(&parsed, &ctx()).await, PermissionResult::allow());
-    assert_eq!(tool.to_auto_classifier_input(&parsed), "");
     assert_eq!(tool.user_facing_name(Some(&parsed)), "Minimal");
     assert_eq!(tool.user_facing_name(None), "Minimal");
     assert!(tool.validate_input(&parsed, &ctx()).await.is_ok());
     // The neutral optional members.
     assert!(tool.aliases().is_empty());
-    assert!(!tool.should_defer() && !tool.always_load() && !tool.strict());
-    assert!(!tool.is_mcp() && tool.mcp_info().is_none());
-    assert_eq!(tool.render_tool_use(&parsed), r#"{"text":"hi"}"#);
+    assert!(!tool.should_defer() && !tool.always_load());
+    assert!(tool.mcp_info().is_none());
     // Whole-tool flags promise nothing by default.
     let flags = tool.flags();
     assert!(!flags.read_only && !flags.concurrency_safe && flags.destructive && flags.open_world);
@@ -234,4 +229,58 @@ async fn call_tool_gives_claude_codes_envelopes() {
     let empty = call_tool(custom.as_ref(), "toolu_5", json!({"text": "x"}), &ctx()).await;
     assert_eq!(empty.block.content.text(), "(Custom completed with no output)");
     assert!(!empty.block.is_error);
+}
+
+/// A tool whose flags promise read-only for every input, but whose per-input answer says
+/// otherwise: the flags win, and debug builds (every test) catch the contradiction.
+struct Contradicts;
+
+impl ToolDef for Contradicts {
+    type Input = MinimalInput;
+    type Output = String;
+    const NAME: &'static str = "Contradicts";
+
+    fn summary(&self, _input: &MinimalInput) -> String {
+        String::new()
+    }
+
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
+        String::new()
+    }
+
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(10)
+    }
+
+    fn flags(&self) -> ToolFlags {
+        ToolFlags::LOCAL_READ_ONLY
+    }
+
+    fn is_read_only(&self, _input: &MinimalInput) -> bool {
+        false
+    }
+
+    async fn call(&self, input: MinimalInput, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+        Ok(ToolResult::new(input.text))
+    }
+
+    fn map_tool_result(&self, output: &String, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::text(tool_use_id, output.clone())
+    }
+}
+
+#[test]
+#[should_panic(expected = "says read-only for every input but not for this one")]
+fn a_per_input_answer_that_contradicts_the_flags_is_caught() {
+    let tool = build_tool(Contradicts);
+    let parsed = tool.parse(json!({"text": "hi"})).unwrap();
+    let _ = tool.is_read_only(&parsed);
+}
+
+#[test]
+fn names_are_checked_for_duplicates_at_compile_time() {
+    const DISTINCT: bool = agent_tools_core::names_are_distinct(&["Read", "Grep", "Glob"]);
+    const REPEATED: bool = agent_tools_core::names_are_distinct(&["Read", "Grep", "Read"]);
+    assert!(DISTINCT && !REPEATED);
+    assert!(agent_tools_core::names_are_distinct(&[]));
 }

@@ -26,6 +26,7 @@ use agent_tools_core::permissions::{
     PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRuleSource,
     PermissionRuleValue, PermissionUpdate, ToolPermissionContext,
 };
+use agent_tools_core::questions::Interaction;
 use agent_tools_core::result::ContextModifier;
 use agent_tools_core::tool::BoxFuture;
 use agent_tools_core::{ParsedInput, Tool, ToolUseContext};
@@ -163,8 +164,22 @@ pub struct PermissionRequest {
     pub tool_use_id: String,
     /// The call's input.
     pub input: Value,
-    /// A one-line summary of the call (the tool's description of it).
+    /// A one-line summary of the call (the tool's [`Tool::summary`] of it).
     pub summary: String,
+    /// The tool's name as the user knows it (`Tool::user_facing_name`: `Update` for an Edit,
+    /// `<server> - <tool> (MCP)` for an MCP tool).
+    pub display_name: String,
+    /// The call may delete, overwrite or send something irreversibly (`Tool::is_destructive`).
+    pub destructive: bool,
+    /// The call reaches outside this machine (`Tool::is_open_world`).
+    pub open_world: bool,
+    /// What the tool asks beyond yes or no (`Tool::interaction`): AskUserQuestion's questions,
+    /// ExitPlanMode's plan. A prompter that cannot show it answers
+    /// [`PermissionAnswer::Unavailable`].
+    pub interaction: Option<Interaction>,
+    /// The input field a rule's content is matched against (`Tool::rule_content_field`): what
+    /// "allow always" puts in the session rule.
+    pub rule_content_field: Option<&'static str>,
     /// Why it needs approval.
     pub message: String,
     /// Rule changes that would allow it from now on.
@@ -178,6 +193,37 @@ pub struct PermissionRequest {
 pub const INPUT_PREVIEW_CHARS: usize = 300;
 
 impl PermissionRequest {
+    /// The tool as a question names it: its user-facing name, with the API name beside it when
+    /// the two differ (`Fetch (WebFetch)`, `Bash`).
+    pub fn tool_label(&self) -> String {
+        if self.display_name.is_empty() || self.display_name == self.tool_name {
+            self.tool_name.clone()
+        } else {
+            format!("{} ({})", self.display_name, self.tool_name)
+        }
+    }
+
+    /// What a question should warn about, in one sentence: the call may destroy something
+    /// ([`PermissionRequest::destructive`]) or reach outside this machine
+    /// ([`PermissionRequest::open_world`]); `None` when neither.
+    pub fn caution(&self) -> Option<&'static str> {
+        match (self.destructive, self.open_world) {
+            (true, true) => Some("It may delete or overwrite data, and it reaches outside this machine."),
+            (true, false) => Some("It may delete or overwrite data."),
+            (false, true) => Some("It reaches outside this machine."),
+            (false, false) => None,
+        }
+    }
+
+    /// The questions this request puts to the user ([`Interaction::Questions`]); `None` for a
+    /// plain permission question (or a plan).
+    pub fn questions(&self) -> Option<&[agent_tools_core::questions::Question]> {
+        match &self.interaction {
+            Some(Interaction::Questions(questions)) => Some(questions),
+            _ => None,
+        }
+    }
+
     /// The input as compact JSON for a question's "input:" line, cut to
     /// [`INPUT_PREVIEW_CHARS`] characters with `…` when longer.
     pub fn input_preview(&self) -> String {
@@ -239,8 +285,8 @@ pub struct Resolved {
     pub modifier: Option<ContextModifier>,
 }
 
-/// The session rule "allow always" adds: the first rule suggestion, else `Tool(command)` for
-/// tools whose input has a `command`, else the whole tool.
+/// The session rule "allow always" adds: the first rule suggestion, else `Tool(content)` with the
+/// input's [`PermissionRequest::rule_content_field`] (Bash's `command`), else the whole tool.
 fn always_rule(request: &PermissionRequest) -> PermissionUpdate {
     request
         .suggestions
@@ -248,7 +294,11 @@ fn always_rule(request: &PermissionRequest) -> PermissionUpdate {
         .find(|update| matches!(update, PermissionUpdate::AddRules { .. } | PermissionUpdate::SetMode { .. }))
         .cloned()
         .unwrap_or_else(|| {
-            let content = request.input.get("command").and_then(Value::as_str).map(str::to_owned);
+            let content = request
+                .rule_content_field
+                .and_then(|field| request.input.get(field))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             PermissionUpdate::AddRules {
                 destination: agent_tools_core::permissions::PermissionUpdateDestination::Session,
                 rules: vec![PermissionRuleValue { tool_name: request.tool_name.clone(), rule_content: content }],
@@ -316,7 +366,12 @@ pub async fn resolve_ask(
         tool_name: tool_name.to_owned(),
         tool_use_id: ctx.tool_use_id.clone().unwrap_or_default(),
         input: input.json().clone(),
-        summary: tool.description(input),
+        summary: tool.summary(input),
+        display_name: tool.user_facing_name(Some(input)),
+        destructive: tool.is_destructive(input),
+        open_world: tool.is_open_world(input),
+        interaction: tool.interaction(input, ctx),
+        rule_content_field: tool.rule_content_field(),
         message,
         suggestions,
         forced,

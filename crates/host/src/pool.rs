@@ -10,8 +10,8 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
 use agent_tools_core::Tool;
+use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
 
 pub use crate::tool_search::ToolSearchMode;
 
@@ -92,6 +92,65 @@ pub fn find_pwsh(search_path: Option<&OsStr>) -> Option<PathBuf> {
 /// Tools that are added to a session elsewhere, never through [`get_tools`] (Claude Code's
 /// "special" tools).
 pub const SPECIAL_TOOLS: &[&str] = &["ListMcpResourcesTool", "ReadMcpResourceTool", "StructuredOutput"];
+
+/// The API names of the built-in tools compiled into this build, in [`get_all_base_tools`]'s
+/// order. That no two are the same is checked when this crate compiles (as zed checks its tool
+/// names), so a new tool crate cannot shadow another's name.
+pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
+    #[cfg(feature = "task-output")]
+    agent_tool_task_output::NAME,
+    #[cfg(feature = "bash")]
+    agent_tool_bash::NAME,
+    #[cfg(feature = "glob")]
+    agent_tool_glob::NAME,
+    #[cfg(feature = "grep")]
+    agent_tool_grep::NAME,
+    #[cfg(feature = "exit-plan-mode")]
+    agent_tool_exit_plan_mode::NAME,
+    #[cfg(feature = "file-read")]
+    agent_tool_file_read::NAME,
+    #[cfg(feature = "file-edit")]
+    agent_tool_file_edit::NAME,
+    #[cfg(feature = "multi-edit")]
+    agent_tool_multi_edit::NAME,
+    #[cfg(feature = "file-write")]
+    agent_tool_file_write::NAME,
+    #[cfg(feature = "notebook-edit")]
+    agent_tool_notebook_edit::NAME,
+    #[cfg(feature = "web-fetch")]
+    agent_tool_web_fetch::NAME,
+    #[cfg(feature = "todo-write")]
+    agent_tool_todo_write::NAME,
+    #[cfg(feature = "web-search")]
+    agent_tool_web_search::NAME,
+    #[cfg(feature = "task-stop")]
+    agent_tool_task_stop::NAME,
+    #[cfg(feature = "ask-user-question")]
+    agent_tool_ask_user_question::NAME,
+    #[cfg(feature = "skill")]
+    agent_tool_skill::NAME,
+    #[cfg(feature = "enter-plan-mode")]
+    agent_tool_enter_plan_mode::NAME,
+    #[cfg(feature = "task-create")]
+    agent_tool_task_create::NAME,
+    #[cfg(feature = "task-get")]
+    agent_tool_task_get::NAME,
+    #[cfg(feature = "task-update")]
+    agent_tool_task_update::NAME,
+    #[cfg(feature = "task-list")]
+    agent_tool_task_list::NAME,
+    #[cfg(feature = "enter-worktree")]
+    agent_tool_enter_worktree::NAME,
+    #[cfg(feature = "exit-worktree")]
+    agent_tool_exit_worktree::NAME,
+    #[cfg(feature = "powershell")]
+    agent_tool_powershell::NAME,
+    #[cfg(feature = "tool-search")]
+    agent_tool_tool_search::NAME,
+];
+
+const _: () =
+    assert!(agent_tools_core::names_are_distinct(BUILT_IN_TOOL_NAMES), "two built-in tools share an API name");
 
 /// The tools simple mode keeps.
 pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];

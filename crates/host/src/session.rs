@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use agent_tools_background::TaskSnapshot;
 use agent_tools_core::context::{CancellationToken, PendingNotification, ProgressSink};
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::{ContextModifier, ToolUseBlock};
@@ -39,7 +40,6 @@ use agent_tools_core::{PermissionMode, PromptOptions, Tool, ToolPermissionContex
 use agent_tools_mcp::McpSession;
 use agent_tools_mcp::config::{self as mcp_config, NamedServer, ServerConfig};
 use agent_tools_settings::{LoadedSettings, SettingsSources};
-use agent_tools_background::TaskSnapshot;
 use tokio::sync::RwLock;
 
 use crate::environment::{Environment, MCP_DEPTH_VAR};

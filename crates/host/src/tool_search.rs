@@ -82,7 +82,7 @@ pub fn api_tools(pool: &[Arc<dyn Tool>], options: &PromptOptions<'_>) -> Vec<Val
         .map(|tool| {
             let mut entry = Map::new();
             entry.insert("name".into(), Value::String(tool.name().to_owned()));
-            entry.insert("description".into(), Value::String(tool.prompt(options)));
+            entry.insert("description".into(), Value::String(tool.description(options)));
             entry.insert("input_schema".into(), tool.input_schema().clone());
             if active && is_deferred(tool.as_ref()) {
                 entry.insert("defer_loading".into(), Value::Bool(true));
@@ -110,7 +110,7 @@ pub fn available_deferred_tools_message(pool: &[Arc<dyn Tool>]) -> Option<String
 /// input schema as parameters.
 pub fn tool_definition_text(tool: &dyn Tool, options: &PromptOptions<'_>) -> String {
     let definition =
-        json!({"description": tool.prompt(options), "name": tool.name(), "parameters": tool.input_schema()});
+        json!({"description": tool.description(options), "name": tool.name(), "parameters": tool.input_schema()});
     format!("<function>{definition}</function>")
 }
 

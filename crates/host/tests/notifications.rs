@@ -42,9 +42,9 @@ async fn queued_notifications_follow_the_results_once() {
 async fn a_background_task_that_finished_is_reported_after_the_next_results() {
     use std::time::Duration;
 
+    use agent_tools_background::{TaskRegistry, WaitOutcome};
     use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
     use agent_tools_host::{HostConfig, get_all_base_tools};
-    use agent_tools_background::{TaskRegistry, WaitOutcome};
 
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();

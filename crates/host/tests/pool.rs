@@ -274,7 +274,7 @@ fn an_mcp_tool_with_a_built_in_name_loses_to_the_built_in() {
     let pool = assemble_tool_pool(&ToolPermissionContext::default(), vec![impostor], &HostConfig::default());
     let same_name: Vec<_> = pool.iter().filter(|tool| tool.name() == first.name()).collect();
     assert_eq!(same_name.len(), 1);
-    assert!(!same_name[0].is_mcp(), "the built-in must win");
+    assert!(same_name[0].mcp_info().is_none(), "the built-in must win");
 }
 
 #[test]

@@ -65,15 +65,16 @@ struct Probe {
 impl ToolDef for Probe {
     type Input = ProbeInput;
     type Output = String;
-    type Progress = ();
+
+    const NAME: &'static str = "Probe";
 
     fn name(&self) -> &str {
         self.name
     }
-    fn description(&self, input: &ProbeInput) -> String {
+    fn summary(&self, input: &ProbeInput) -> String {
         format!("probe {}", input.label)
     }
-    fn prompt(&self, _: &PromptOptions<'_>) -> String {
+    fn description(&self, _: &PromptOptions<'_>) -> String {
         "A probe.".into()
     }
     fn max_result_size_chars(&self) -> MaxResultSize {

@@ -7,8 +7,6 @@ use agent_tools_core::tool::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 use serde_json::Value;
 
-use crate::questions::questions_in;
-
 /// Asks an MCP client's user through elicitation (a form with the choice and a reason). A client
 /// without elicitation support gets a refusal the model can act on.
 pub struct ElicitationPrompter {
@@ -100,11 +98,11 @@ impl FormAsker for rmcp::service::Peer<rmcp::RoleServer> {
 /// could be asked.
 pub async fn ask_through_forms(asker: &dyn FormAsker, request: &PermissionRequest) -> PermissionAnswer {
     use rmcp::model::{ElicitRequestParams, ElicitationAction};
-    if let Some(questions) = questions_in(request) {
+    if let Some(questions) = request.questions() {
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message: crate::questions::questions_message(&questions),
-            requested_schema: crate::questions::questions_form(&questions),
+            message: crate::questions::questions_message(questions),
+            requested_schema: crate::questions::questions_form(questions),
         };
         let form = match asker.elicit(params).await {
             Ok(result) if result.action == ElicitationAction::Accept => result.content,
@@ -120,22 +118,26 @@ pub async fn ask_through_forms(asker: &dyn FormAsker, request: &PermissionReques
             Some(Value::Object(form)) => form,
             _ => serde_json::Map::new(),
         };
-        return match crate::questions::answers_from_form(&questions, &form) {
+        return match crate::questions::answers_from_form(questions, &form) {
             Ok(answers) => PermissionAnswer::AllowWithInput {
-                input: agent_tool_ask_user_question::with_answers(&request.input, &answers),
+                input: agent_tools_core::questions::with_answers(&request.input, &answers),
             },
             Err(missing) => {
                 PermissionAnswer::Deny { feedback: Some(format!("I did not answer: {}", missing.join("; "))) }
             }
         };
     }
-    let message = format!(
+    let mut message = format!(
         "{} wants to run: {}\nInput: {}\nWhy it needs approval: {}",
-        request.tool_name,
+        request.tool_label(),
         request.summary,
         request.input_preview(),
         request.message
     );
+    if let Some(caution) = request.caution() {
+        message.push_str("\nNote: ");
+        message.push_str(caution);
+    }
     let params =
         ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: permission_form() };
     let answer = match asker.elicit(params).await {
@@ -167,7 +169,7 @@ impl PermissionPrompter for ElicitationPrompter {
         Box::pin(async move {
             use rmcp::service::ElicitationMode;
             if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
-                let why = if questions_in(request).is_some() {
+                let why = if request.questions().is_some() {
                     "this MCP client cannot show questions to its user (it does not support elicitation), and \
                      only a person can answer them; decide without the user's answers"
                 } else {

@@ -113,7 +113,8 @@ fn shows_forms(capabilities: Option<&ClientCapabilities>) -> bool {
         .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
 }
 
-/// The MCP `tools/list` entry for a tool: its name, prompt, input schema and annotations.
+/// The MCP `tools/list` entry for a tool: its name, description, input schema, annotations and,
+/// when it documents one, its output schema.
 pub fn describe(tool: &dyn Tool, options: &PromptOptions<'_>) -> rmcp::model::Tool {
     let flags = tool.flags();
     let schema = match tool.input_schema() {
@@ -125,7 +126,13 @@ pub fn describe(tool: &dyn Tool, options: &PromptOptions<'_>) -> rmcp::model::To
         annotations = annotations.destructive(flags.destructive);
     }
     annotations.open_world_hint = Some(flags.open_world);
-    rmcp::model::Tool::new(tool.name().to_owned(), tool.prompt(options), Arc::new(schema)).with_annotations(annotations)
+    let mut listed = rmcp::model::Tool::new(tool.name().to_owned(), tool.description(options), Arc::new(schema))
+        .with_annotations(annotations);
+    // A documented output (a proxied MCP tool's `outputSchema`) is passed on.
+    if let Some(Value::Object(output)) = tool.output_schema() {
+        listed.output_schema = Some(Arc::new(output));
+    }
+    listed
 }
 
 impl ToolServer {

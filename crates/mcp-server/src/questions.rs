@@ -1,18 +1,10 @@
-//! AskUserQuestion's questions as one MCP elicitation form ([`questions_form`]) and the
+//! Questions with options (AskUserQuestion's) as one MCP elicitation form ([`questions_form`]) and the
 //! tool's `answers` read back from the filled-in form ([`answers_from_form`]), as Claude Code's
 //! question dialog offers them: every option of a question plus a free-text "other" answer; a
 //! multi-select answer is the chosen labels joined by `", "`.
 
-use agent_tool_ask_user_question::{Answers, Question, join_choices};
-use agent_tools_host::PermissionRequest;
+use agent_tools_core::questions::{Answers, Question, join_choices};
 use serde_json::{Map, Value};
-
-/// The questions of an AskUserQuestion request, `None` for any other tool.
-pub fn questions_in(request: &PermissionRequest) -> Option<Vec<Question>> {
-    (request.tool_name == agent_tool_ask_user_question::NAME)
-        .then(|| agent_tool_ask_user_question::questions_of(&request.input))
-        .flatten()
-}
 
 fn plural(count: usize) -> String {
     if count == 1 { "a question".to_owned() } else { format!("{count} questions") }

@@ -154,7 +154,12 @@ pub async fn connect_all(servers: &[NamedServer], options: &McpOptions) -> McpSe
                     if !name.ends_with(&format!("__{}", normalize_name(raw))) {
                         tracing::debug!(server = %connection.name, tool = raw, %name, "MCP tool name shortened or made unique");
                     }
-                    session.tools.push(Arc::new(McpTool::new(Arc::clone(&connection), name, tool, options)));
+                    session.tools.push(agent_tools_core::build_tool(McpTool::new(
+                        Arc::clone(&connection),
+                        name,
+                        tool,
+                        options,
+                    )));
                 }
                 session.connections.push(connection);
                 services.push(service);

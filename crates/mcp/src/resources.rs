@@ -70,17 +70,14 @@ struct ListResources {
 impl ToolDef for ListResources {
     type Input = ListInput;
     type Output = Vec<ResourceEntry>;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        LIST_MCP_RESOURCES
-    }
+    const NAME: &'static str = LIST_MCP_RESOURCES;
 
-    fn description(&self, _input: &ListInput) -> String {
+    fn summary(&self, _input: &ListInput) -> String {
         "List MCP resources".to_owned()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         "Lists the resources that the connected MCP servers offer (files, records, documents …), with each \
          one's URI, name, MIME type, description and server. Give `server` to list a single server's \
          resources. Read one with ReadMcpResourceTool."
@@ -89,14 +86,6 @@ impl ToolDef for ListResources {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(crate::tool::MAX_RESULT_CHARS)
-    }
-
-    fn is_read_only(&self, _input: &ListInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &ListInput) -> bool {
-        true
     }
 
     fn flags(&self) -> agent_tools_core::ToolFlags {
@@ -195,17 +184,14 @@ struct ReadResource {
 impl ToolDef for ReadResource {
     type Input = ReadInput;
     type Output = ReadOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        READ_MCP_RESOURCE
-    }
+    const NAME: &'static str = READ_MCP_RESOURCE;
 
-    fn description(&self, input: &ReadInput) -> String {
+    fn summary(&self, input: &ReadInput) -> String {
         format!("Read {} from {}", input.uri, input.server)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         "Reads one resource of a connected MCP server, given the server's name and the resource's URI (as \
          ListMcpResourcesTool lists them). Text comes back as is; binary content is saved to a file whose \
          path is given."
@@ -214,14 +200,6 @@ impl ToolDef for ReadResource {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(crate::tool::MAX_RESULT_CHARS)
-    }
-
-    fn is_read_only(&self, _input: &ReadInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &ReadInput) -> bool {
-        true
     }
 
     fn flags(&self) -> agent_tools_core::ToolFlags {

@@ -1,20 +1,18 @@
-//! One MCP server tool as an agent-tools [`Tool`] (Claude Code's `MCPTool` spread with the
+//! One MCP server tool as an agent-tools tool definition ([`ToolDef`]) (Claude Code's `MCPTool` spread with the
 //! server tool's name, schema, description and annotations).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_core::input::{InputIssue, normalize_input};
+use agent_tools_core::input::InputIssue;
 use agent_tools_core::permissions::{
     PermissionBehavior, PermissionResult, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
 };
 use agent_tools_core::result::McpMeta;
-use agent_tools_core::tool::{
-    BoxFuture, CallOutput, InterruptBehavior, McpInfo, PermissionMatcher, SearchOrRead, ToolFlags,
-};
+use agent_tools_core::tool::{McpInfo, ToolFlags};
 use agent_tools_core::{
-    InputError, MaxResultSize, ParsedInput, PromptOptions, Tool, ToolError, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult,
+    InputError, MaxResultSize, PromptOptions, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolResultContent,
+    ToolUseContext,
 };
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Map, Value};
@@ -40,13 +38,13 @@ pub fn truncate_description(description: &str) -> String {
     }
 }
 
-/// A server tool wrapped as a [`Tool`].
+/// A server tool as an ordinary [`ToolDef`] (built with `build_tool`).
 ///
 /// - name `mcp__<server>__<tool>`, at most 64 characters of `[a-zA-Z0-9_-]` (see
 ///   [`crate::names`]: long names are shortened with a hash, and permission rules, hooks and
-///   ToolSearch use this listed name); [`Tool::mcp_info`] keeps the raw names, and calls go to the
+///   ToolSearch use this listed name); `mcp_info` keeps the raw names, and calls go to the
 ///   server under its raw tool name;
-/// - input schema: the server's `inputSchema`, verbatim. [`Tool::parse`] checks the input
+/// - input schema: the server's `inputSchema`, verbatim. parsing checks the input
 ///   against it (compiled once, on the first call; see [`crate::schema`]), so a wrong or missing
 ///   field is an `InputValidationError` that never reaches the server — for a deferred tool the
 ///   executor adds its ToolSearch `select:` hint. A schema that does not compile only
@@ -70,6 +68,7 @@ pub struct McpTool {
     title: Option<String>,
     description: String,
     schema: Value,
+    output_schema: Option<Value>,
     validator: InputValidator,
     flags: ToolFlags,
     search_hint: Option<String>,
@@ -110,6 +109,7 @@ impl McpTool {
             name,
             description: truncate_description(listed.get("description").and_then(Value::as_str).unwrap_or_default()),
             schema: listed.get("inputSchema").cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
+            output_schema: listed.get("outputSchema").filter(|schema| schema.is_object()).cloned(),
             validator: InputValidator::new(),
             search_hint: meta.get("anthropic/searchHint").and_then(Value::as_str).map(str::to_owned),
             always_load: meta.get("anthropic/alwaysLoad").and_then(Value::as_bool).unwrap_or(false),
@@ -126,7 +126,7 @@ impl McpTool {
         &self,
         arguments: Map<String, Value>,
         ctx: &ToolUseContext,
-    ) -> Result<ToolResult<CallOutput>, ToolError> {
+    ) -> Result<ToolResult<McpOutput>, ToolError> {
         let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
         let params = serde_json::from_value::<CallToolRequestParams>(serde_json::json!({
             "name": self.tool_name,
@@ -164,8 +164,7 @@ impl McpTool {
         let content = cap_output(transform_result(&result, server, save), self.max_output_tokens, save);
         let structured = result.get("structuredContent").filter(|value| !value.is_null()).cloned();
         let meta = McpMeta { meta: result.get("_meta").cloned(), structured_content: structured.clone() };
-        let block = ToolResultBlock { tool_use_id, content, is_error: false };
-        let mut done = ToolResult::new(CallOutput { block, data: Box::new(structured.unwrap_or(Value::Null)) });
+        let mut done = ToolResult::new(McpOutput { content, structured: structured.unwrap_or(Value::Null) });
         done.mcp_meta = Some(meta);
         Ok(done)
     }
@@ -176,33 +175,39 @@ pub(crate) fn listed_name(listed: &Value) -> &str {
     listed.get("name").and_then(Value::as_str).unwrap_or_default()
 }
 
-/// The parse step shared by the MCP tools: the input only has to be a JSON object.
-pub(crate) fn parse_object(tool: &str, input: Value) -> Result<ParsedInput, InputError> {
-    match normalize_input(tool, input)? {
-        Value::Object(map) => {
-            let json = Value::Object(map.clone());
-            Ok(ParsedInput::new(map, json))
-        }
-        other => Err(InputError::Invalid {
-            tool: tool.to_owned(),
-            issues: vec![InputIssue::Invalid {
-                path: String::new(),
-                message: format!(
-                    "The input must be a JSON object, not {}",
-                    agent_tools_core::input::type_phrase(&other)
-                ),
-            }],
-        }),
+/// The refusal of an input that is not a JSON object.
+fn not_an_object(tool: &str, value: &Value) -> InputError {
+    InputError::Invalid {
+        tool: tool.to_owned(),
+        issues: vec![InputIssue::Invalid {
+            path: String::new(),
+            message: format!("The input must be a JSON object, not {}", agent_tools_core::input::type_phrase(value)),
+        }],
     }
 }
 
-impl Tool for McpTool {
+/// A server tool's output: the content the model sees (already capped) and the server's
+/// `structuredContent`, which alone is the output's JSON (MCP `structuredContent` again, when
+/// `agent-tools serve` passes it on).
+pub struct McpOutput {
+    content: ToolResultContent,
+    structured: Value,
+}
+
+impl serde::Serialize for McpOutput {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.structured.serialize(serializer)
+    }
+}
+
+impl ToolDef for McpTool {
+    /// The family name: each server tool's own name is `mcp__<server>__<tool>` ([`McpTool`]).
+    const NAME: &'static str = "mcp";
+    type Input = Map<String, Value>;
+    type Output = McpOutput;
+
     fn name(&self) -> &str {
         &self.name
-    }
-
-    fn aliases(&self) -> &[&str] {
-        &[]
     }
 
     fn flags(&self) -> ToolFlags {
@@ -213,21 +218,21 @@ impl Tool for McpTool {
         self.search_hint.as_deref()
     }
 
-    fn input_schema(&self) -> &Value {
-        &self.schema
+    fn input_json_schema(&self) -> Option<Value> {
+        Some(self.schema.clone())
     }
 
     fn output_schema(&self) -> Option<Value> {
-        None
+        self.output_schema.clone()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         self.description.clone()
     }
 
     /// One short line for permission questions and logs (the server's description, often several
     /// paragraphs, is the prompt): `<server> - <title or tool> (MCP)`.
-    fn description(&self, input: &ParsedInput) -> String {
+    fn summary(&self, input: &Self::Input) -> String {
         self.user_facing_name(Some(input))
     }
 
@@ -241,73 +246,37 @@ impl Tool for McpTool {
     ///
     /// # Errors
     /// [`InputError::Invalid`] listing every problem (missing, wrong type, undeclared keys
-    /// beside another problem, any other keyword), or [`InputError::NotJson`].
-    fn parse(&self, input: Value) -> Result<ParsedInput, InputError> {
-        let parsed = parse_object(&self.name, input)?;
-        let issues = self.validator.check(&self.name, &self.schema, parsed.json());
-        if issues.is_empty() { Ok(parsed) } else { Err(InputError::Invalid { tool: self.name.clone(), issues }) }
+    /// beside another problem, any other keyword).
+    fn parse_input(&self, json: &Value, schema: &Value) -> Result<Self::Input, InputError> {
+        let Value::Object(map) = json else { return Err(not_an_object(&self.name, json)) };
+        let issues = self.validator.check(&self.name, schema, json);
+        if issues.is_empty() { Ok(map.clone()) } else { Err(InputError::Invalid { tool: self.name.clone(), issues }) }
     }
 
-    fn is_enabled(&self) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &ParsedInput) -> bool {
-        self.flags.concurrency_safe
-    }
-
-    fn is_read_only(&self, _input: &ParsedInput) -> bool {
-        self.flags.read_only
-    }
-
-    fn is_destructive(&self, _input: &ParsedInput) -> bool {
-        self.flags.destructive
-    }
-
-    fn validate_input<'a>(
-        &'a self,
-        _input: &'a ParsedInput,
-        _ctx: &'a ToolUseContext,
-    ) -> BoxFuture<'a, ValidationResult> {
-        Box::pin(std::future::ready(ValidationResult::Ok))
-    }
-
-    fn check_permissions<'a>(
-        &'a self,
-        _input: &'a ParsedInput,
-        _ctx: &'a ToolUseContext,
-    ) -> BoxFuture<'a, PermissionResult> {
+    /// Passthrough, so the general rules decide, suggesting an allow rule for the tool.
+    async fn check_permissions(&self, _input: &Self::Input, _ctx: &ToolUseContext) -> PermissionResult {
         let suggestion = PermissionUpdate::AddRules {
             destination: PermissionUpdateDestination::LocalSettings,
             rules: vec![PermissionRuleValue { tool_name: self.name.clone(), rule_content: None }],
             behavior: PermissionBehavior::Allow,
         };
-        let result = match PermissionResult::passthrough(format!("{} needs approval.", self.name)) {
+        match PermissionResult::passthrough(format!("{} needs approval.", self.name)) {
             PermissionResult::Passthrough { message, decision_reason, blocked_path, .. } => {
                 PermissionResult::Passthrough { message, decision_reason, suggestions: vec![suggestion], blocked_path }
             }
             other => other,
-        };
-        Box::pin(std::future::ready(result))
+        }
     }
 
-    fn call<'a>(
-        &'a self,
-        input: ParsedInput,
-        ctx: &'a ToolUseContext,
-    ) -> BoxFuture<'a, Result<ToolResult<CallOutput>, ToolError>> {
-        Box::pin(async move {
-            let arguments = input.into_typed::<Map<String, Value>>().unwrap_or_default();
-            self.run(arguments, ctx).await
-        })
+    async fn call(&self, input: Self::Input, ctx: &ToolUseContext) -> Result<ToolResult<McpOutput>, ToolError> {
+        self.run(input, ctx).await
     }
 
-    fn to_auto_classifier_input(&self, _input: &ParsedInput) -> String {
-        // Fail closed: a third-party tool is never auto-approved by a classifier.
-        agent_tools_core::tool::defaults::AUTO_CLASSIFIER_INPUT.to_owned()
+    fn map_tool_result(&self, output: &McpOutput, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock { tool_use_id: tool_use_id.to_owned(), content: output.content.clone(), is_error: false }
     }
 
-    fn user_facing_name(&self, _input: Option<&ParsedInput>) -> String {
+    fn user_facing_name(&self, _input: Option<&Self::Input>) -> String {
         format!("{} - {} (MCP)", self.connection.name, self.title.as_deref().unwrap_or(&self.tool_name))
     }
 
@@ -319,83 +288,12 @@ impl Tool for McpTool {
         self.always_load
     }
 
-    fn strict(&self) -> bool {
-        false
-    }
-
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        // The neutral default; cancellation (`ctx.cancel`) still ends the wait.
-        InterruptBehavior::Block
-    }
-
-    fn requires_user_interaction(&self) -> bool {
-        false
-    }
-
-    fn is_open_world(&self, _input: &ParsedInput) -> bool {
-        self.flags.open_world
-    }
-
-    fn is_search_or_read_command(&self, _input: &ParsedInput) -> SearchOrRead {
-        SearchOrRead::default()
-    }
-
-    fn get_path(&self, _input: &ParsedInput) -> Option<String> {
-        None
-    }
-
-    fn prepare_permission_matcher(&self, _input: &ParsedInput) -> Option<PermissionMatcher> {
-        None
-    }
-
-    fn backfill_observable_input(&self, _input: &mut Value) {}
-
-    fn inputs_equivalent(&self, a: &ParsedInput, b: &ParsedInput) -> bool {
-        a.json() == b.json()
-    }
-
-    fn is_mcp(&self) -> bool {
-        true
-    }
-
-    fn is_lsp(&self) -> bool {
-        false
-    }
-
     fn mcp_info(&self) -> Option<McpInfo> {
         Some(McpInfo { server_name: self.connection.name.clone(), tool_name: self.tool_name.clone() })
     }
 
-    fn activity_description(&self, _input: &ParsedInput) -> Option<String> {
+    fn activity_description(&self, _input: &Self::Input) -> Option<String> {
         Some(format!("Running {}", self.user_facing_name(None)))
-    }
-
-    fn tool_use_summary(&self, _input: &ParsedInput) -> Option<String> {
-        None
-    }
-
-    fn render_tool_use(&self, input: &ParsedInput) -> String {
-        input.json().to_string()
-    }
-
-    fn render_result(&self, output: &CallOutput) -> String {
-        output.block.content.text()
-    }
-
-    fn render_progress(&self, _progress: &Value) -> Option<String> {
-        None
-    }
-
-    fn render_rejected(&self, _input: &ParsedInput) -> Option<String> {
-        None
-    }
-
-    fn render_error(&self, _message: &str) -> Option<String> {
-        None
-    }
-
-    fn render_grouped(&self, _inputs: &[&ParsedInput]) -> Option<String> {
-        None
     }
 }
 
@@ -412,10 +310,8 @@ mod tests {
     }
 
     #[test]
-    fn only_objects_parse() {
-        assert!(parse_object("t", serde_json::json!({"a": 1})).is_ok());
-        assert!(parse_object("t", serde_json::json!("{\"a\": 1}")).is_ok());
-        let error = parse_object("t", serde_json::json!([1])).unwrap_err();
+    fn an_input_that_is_not_an_object_is_refused_in_words() {
+        let error = not_an_object("t", &serde_json::json!([1]));
         assert_eq!(
             error.to_string(),
             "t failed due to the following issue:\nThe input must be a JSON object, not an array"

@@ -46,12 +46,12 @@ async fn tools_are_named_described_and_flagged_from_the_listing() {
     let flags = echo.flags();
     assert!(flags.read_only && flags.concurrency_safe && !flags.destructive && !flags.open_world);
     assert_eq!(echo.user_facing_name(None), "test server - Echo Text (MCP)");
-    assert_eq!(echo.prompt(&Default::default()), "Echoes the text back.");
-    assert!(echo.is_mcp() && echo.should_defer());
+    assert_eq!(echo.description(&Default::default()), "Echoes the text back.");
+    assert!(echo.mcp_info().is_some() && echo.should_defer());
     assert_eq!(echo.mcp_info(), Some(McpInfo { server_name: "test server".into(), tool_name: "echo".into() }));
     let parsed = echo.parse(json!({"text": "hi"})).unwrap();
     // Permission questions show one short line, not the server's whole description.
-    assert_eq!(echo.description(&parsed), "test server - Echo Text (MCP)");
+    assert_eq!(echo.summary(&parsed), "test server - Echo Text (MCP)");
     assert!(echo.is_read_only(&parsed) && echo.is_concurrency_safe(&parsed));
 
     let delete = find(&session, "mcp__test_server__delete_thing");

@@ -104,7 +104,7 @@ pub use crate::process::{Argv, CallFiles, SHELL_ENV};
 pub use crate::render::{ShellOutput, to_block};
 pub use crate::runner::{
     Background, DEFAULT_TIMEOUT_MS, Foreground, Interpretation, MAX_OUTPUT_CHARS, MAX_TIMEOUT_MS, ShellConfig,
-    ShellProgress, render_progress, run_foreground, start_background, start_dir,
+    ShellProgress, run_foreground, start_background, start_dir,
 };
 pub use crate::tool::{Shell, ShellTool};
 

@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_tools_core::context::CancellationToken;
 use agent_tools_background::lifeline;
 use agent_tools_background::procs::{self, CALL_MARKER_VAR, FileId, ProcessId, Target};
+use agent_tools_core::context::CancellationToken;
 use tokio::process::{Child, Command};
 
 /// Environment added to the inherited one so that nothing waits for a terminal: pagers print,

@@ -165,12 +165,6 @@ pub fn no_working_directory(cwd: &str, original: &str) -> String {
     )
 }
 
-/// How a running call's progress is shown: the last lines so far, then the elapsed time and size.
-pub fn progress(tail: &str, elapsed_seconds: u64, total_bytes: u64) -> String {
-    let status = format!("(running for {elapsed_seconds}s, {total_bytes} bytes of output)");
-    if tail.is_empty() { status } else { format!("{tail}\n{status}") }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,12 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use agent_tools_background::{ShellTaskSpec, TaskRegistry};
 use agent_tools_core::invoke::MAX_ERROR_CHARS;
 use agent_tools_core::persist;
 use agent_tools_core::{ToolError, ToolResult, ToolUseContext};
-use agent_tools_background::{ShellTaskSpec, TaskRegistry};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::input::ShellInput;
 use crate::output::read_and_save;
@@ -101,25 +100,6 @@ pub struct ShellProgress {
     pub total_bytes: u64,
     /// The call's timeout in milliseconds.
     pub timeout_ms: u64,
-}
-
-/// A progress report's text for transcripts (the last lines, then the elapsed time and size);
-/// `None` for data that is not a [`ShellProgress`].
-pub fn render_progress(progress: &Value) -> Option<String> {
-    let progress: ProgressView = serde_json::from_value(progress.clone()).ok()?;
-    Some(render::progress(&progress.output, progress.elapsed_time_seconds, progress.total_bytes))
-}
-
-/// The fields of a [`ShellProgress`] the renderer reads back from JSON.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProgressView {
-    #[serde(default)]
-    output: String,
-    #[serde(default)]
-    elapsed_time_seconds: u64,
-    #[serde(default)]
-    total_bytes: u64,
 }
 
 /// How an exit code reads for a command.

@@ -6,21 +6,20 @@
 use std::fmt;
 use std::path::Path;
 
+use agent_tools_background::ShellTaskSpec;
 use agent_tools_core::permissions::PermissionDecisionReason;
 use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_core::{
     MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext,
 };
-use agent_tools_background::ShellTaskSpec;
 use serde_json::Value;
 
 use crate::input::{ShellInput, input_schema};
 use crate::process::Argv;
 use crate::render::{ShellOutput, to_block};
 use crate::runner::{
-    Background, Foreground, Interpretation, MAX_OUTPUT_CHARS, ShellConfig, ShellProgress, render_progress,
-    run_foreground, start_background,
+    Background, Foreground, Interpretation, MAX_OUTPUT_CHARS, ShellConfig, run_foreground, start_background,
 };
 use crate::sandbox;
 
@@ -118,10 +117,12 @@ impl<S: Shell> ShellTool<S> {
 impl<S: Shell> ToolDef for ShellTool<S> {
     type Input = ShellInput;
     type Output = ShellOutput;
-    type Progress = ShellProgress;
 
-    fn name(&self) -> &str {
-        S::NAME
+    const NAME: &'static str = S::NAME;
+
+    /// Rules match the command (`Bash(npm test:*)`), so "allow always" keeps it.
+    fn rule_content_field(&self) -> Option<&'static str> {
+        Some("command")
     }
 
     fn search_hint(&self) -> Option<&str> {
@@ -139,11 +140,11 @@ impl<S: Shell> ToolDef for ShellTool<S> {
         input_schema(self.config.background_tasks, S::COMMAND_DESCRIPTION)
     }
 
-    fn description(&self, input: &ShellInput) -> String {
+    fn summary(&self, input: &ShellInput) -> String {
         input.summary().unwrap_or(&input.command).to_owned()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         let mut prompt = S::PROMPT.to_owned();
         if self.config.background_tasks {
             prompt.push('\n');
@@ -157,28 +158,12 @@ impl<S: Shell> ToolDef for ShellTool<S> {
         MaxResultSize::Chars(MAX_OUTPUT_CHARS)
     }
 
-    fn strict(&self) -> bool {
-        true
-    }
-
     fn flags(&self) -> ToolFlags {
         ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: true }
     }
 
     fn activity_description(&self, input: &ShellInput) -> Option<String> {
         Some(format!("Running {}", input.summary().unwrap_or(&input.command)))
-    }
-
-    fn tool_use_summary(&self, input: &ShellInput) -> Option<String> {
-        Some(input.summary().unwrap_or(&input.command).to_owned())
-    }
-
-    fn render_tool_use(&self, input: &ShellInput) -> Option<String> {
-        Some(input.command.clone())
-    }
-
-    fn render_progress(&self, progress: &Value) -> Option<String> {
-        render_progress(progress)
     }
 
     /// See [`Shell::is_read_only`].

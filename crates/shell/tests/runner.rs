@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agent_tools_background::{ShellTaskSpec, TaskRegistry, WaitOutcome};
 use agent_tools_core::permissions::PermissionResult;
 use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_core::{Tool, ToolError, ToolUseContext};
@@ -13,7 +14,6 @@ use agent_tools_shell::{
     Argv, Background, Foreground, Interpretation, Shell, ShellConfig, ShellInput, ShellTool, find_program,
     run_foreground, start_background, to_block,
 };
-use agent_tools_background::{ShellTaskSpec, TaskRegistry, WaitOutcome};
 use serde_json::json;
 
 /// `/bin/sh` as a shell: the command and the cwd file reach a fixed script through the
@@ -253,10 +253,9 @@ async fn a_shell_tool_is_the_shared_contract_over_its_shell() {
     let tool = agent_tools_core::build_tool(ShellTool::<Sh>::default());
     assert_eq!(tool.name(), "Sh");
     assert!(tool.is_enabled());
-    assert!(tool.strict());
     assert_eq!(tool.input_schema()["properties"]["command"]["description"], "An sh command.");
     assert_eq!(
-        tool.prompt(&Default::default()),
+        tool.description(&Default::default()),
         format!("Runs sh.\nIn the background too.{}", agent_tools_shell::sandbox::PROMPT)
     );
     let ctx = ToolUseContext::new(dir.path());

@@ -45,7 +45,8 @@ pub fn mcp_tool(server: &str, name: &str) -> Arc<dyn Tool> {
 impl ToolDef for TestTool {
     type Input = TextInput;
     type Output = String;
-    type Progress = ();
+
+    const NAME: &'static str = "Test";
 
     fn name(&self) -> &str {
         &self.name
@@ -55,20 +56,16 @@ impl ToolDef for TestTool {
         if self.name == "Echo" { &["OldEcho"] } else { &[] }
     }
 
-    fn description(&self, _input: &TextInput) -> String {
+    fn summary(&self, _input: &TextInput) -> String {
         self.name.clone()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         format!("The {} test tool.", self.name)
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(1000)
-    }
-
-    fn is_mcp(&self) -> bool {
-        self.mcp_server.is_some()
     }
 
     fn mcp_info(&self) -> Option<McpInfo> {

@@ -84,37 +84,32 @@ pub fn questions_of(input: &Value) -> Option<Vec<Question>> {
     serde_json::from_value::<AskUserQuestionInput>(input.clone()).ok().map(|parsed| parsed.questions)
 }
 
-/// `input` with `answers` replaced by `answers`: what a prompter returns as the updated input
-/// once the user has answered (the host re-parses it strictly before the call).
-pub fn with_answers(input: &Value, answers: &Answers) -> Value {
-    let mut updated = input.clone();
-    if let Value::Object(fields) = &mut updated {
-        let map = answers.0.iter().map(|(question, answer)| (question.clone(), Value::String(answer.clone())));
-        fields.insert("answers".to_owned(), Value::Object(map.collect()));
-    }
-    updated
-}
+pub use agent_tools_core::questions::with_answers;
+
+use agent_tools_core::questions::Interaction;
 
 impl ToolDef for AskUserQuestionTool {
     type Input = AskUserQuestionInput;
     type Output = AskUserQuestionOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
+    const NAME: &'static str = NAME;
+
+    /// The questions, for a prompter to show (the answers come back as the input's `answers`).
+    fn interaction(&self, input: &AskUserQuestionInput, _ctx: &ToolUseContext) -> Option<Interaction> {
+        Some(Interaction::Questions(input.questions.clone()))
     }
 
     fn search_hint(&self) -> Option<&str> {
         Some("ask the user multiple-choice questions")
     }
 
-    fn description(&self, _input: &AskUserQuestionInput) -> String {
+    fn summary(&self, _input: &AskUserQuestionInput) -> String {
         "Asks the user multiple choice questions to gather information, clarify ambiguity, understand \
          preferences, make decisions or offer them choices."
             .to_owned()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -127,14 +122,6 @@ impl ToolDef for AskUserQuestionTool {
         ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
     }
 
-    fn is_read_only(&self, _input: &AskUserQuestionInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &AskUserQuestionInput) -> bool {
-        true
-    }
-
     fn should_defer(&self) -> bool {
         true
     }
@@ -145,11 +132,6 @@ impl ToolDef for AskUserQuestionTool {
 
     fn activity_description(&self, _input: &AskUserQuestionInput) -> Option<String> {
         Some("Waiting for the user's answers".to_owned())
-    }
-
-    fn tool_use_summary(&self, input: &AskUserQuestionInput) -> Option<String> {
-        let headers: Vec<&str> = input.questions.iter().map(|question| question.header.as_str()).collect();
-        Some(headers.join(", "))
     }
 
     async fn validate_input(&self, _input: &AskUserQuestionInput, ctx: &ToolUseContext) -> ValidationResult {
@@ -179,11 +161,5 @@ impl ToolDef for AskUserQuestionTool {
 
     fn map_tool_result(&self, output: &AskUserQuestionOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, result_text(output))
-    }
-
-    fn render_result(&self, output: &AskUserQuestionOutput) -> Option<String> {
-        let lines: Vec<String> =
-            output.answers.0.iter().map(|(question, answer)| format!("{question} → {answer}")).collect();
-        Some(lines.join("\n"))
     }
 }

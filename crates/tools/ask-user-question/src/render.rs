@@ -62,8 +62,4 @@ pub fn result_text(output: &AskUserQuestionOutput) -> String {
     format!("{ANSWERED}{}{CONTINUE}", entries.join(", "))
 }
 
-/// A multi-select answer: the chosen labels (and any text of the user's own) joined by `", "`,
-/// the way Claude Code's dialog joins them.
-pub fn join_choices<S: AsRef<str>>(choices: &[S]) -> String {
-    choices.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ")
-}
+pub use agent_tools_core::questions::join_choices;

@@ -73,10 +73,10 @@ pub mod semantics;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agent_tools_background::ShellTaskSpec;
 use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool, sandbox};
-use agent_tools_background::ShellTaskSpec;
 
 pub use agent_tools_shell::SHELL_ENV;
 pub use agent_tools_shell::{DEFAULT_TIMEOUT_MS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_MS};

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskStatus, WaitOutcome};
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::invoke::call_tool;
-use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskStatus, WaitOutcome};
 use serde_json::{Value, json};
 
 fn workdir() -> (tempfile::TempDir, PathBuf) {

@@ -533,7 +533,6 @@ async fn the_environment_turns_off_terminals() {
 async fn contract_members() {
     let tool = agent_tool_bash::tool();
     assert_eq!(tool.name(), "Bash");
-    assert!(tool.strict());
     assert_eq!(tool.max_result_size_chars(), MaxResultSize::Chars(30_000));
     assert_eq!(
         tool.flags(),
@@ -548,12 +547,12 @@ async fn contract_members() {
     // A `cd` only reads, but the directory it ends in must carry over in order: it runs alone.
     let moves = tool.parse(json!({"command": "cd src && ls"})).unwrap();
     assert!(tool.is_read_only(&moves) && !tool.is_concurrency_safe(&moves));
-    assert_eq!(tool.description(&parsed), "List files");
+    assert_eq!(tool.summary(&parsed), "List files");
     assert_eq!(tool.get_path(&parsed), None);
     assert_eq!(tool.activity_description(&parsed).as_deref(), Some("Running List files"));
     let bare = tool.parse(json!({"command": "ls -la"})).unwrap();
-    assert_eq!(tool.description(&bare), "ls -la");
-    assert!(tool.prompt(&Default::default()).contains("120000"));
+    assert_eq!(tool.summary(&bare), "ls -la");
+    assert!(tool.description(&Default::default()).contains("120000"));
 }
 
 #[tokio::test]
@@ -596,8 +595,8 @@ async fn without_background_tasks_the_field_is_gone() {
         properties.keys().collect::<Vec<_>>(),
         ["command", "timeout", "description", "dangerouslyDisableSandbox"]
     );
-    assert!(!tool.prompt(&Default::default()).contains("run_in_background"));
-    assert!(agent_tool_bash::tool().prompt(&Default::default()).contains("run_in_background"));
+    assert!(!tool.description(&Default::default()).contains("run_in_background"));
+    assert!(agent_tool_bash::tool().description(&Default::default()).contains("run_in_background"));
     let (_dir, w) = workdir();
     let (text, is_error, _) =
         Session::with_tool(tool, &w).run(json!({"command": "echo", "run_in_background": true})).await;
@@ -646,7 +645,6 @@ async fn progress_reports_while_running() {
     assert_eq!(last.data["output"], "one\ntwo");
     assert_eq!(last.data["totalBytes"], 8);
     assert_eq!(last.data["timeoutMs"], 120_000);
-    assert_eq!(tool.render_progress(&last.data).as_deref(), Some("one\ntwo\n(running for 0s, 8 bytes of output)"));
 }
 
 #[tokio::test]

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_tool_bash::BashConfig;
+use agent_tools_background::{TaskRegistry, WaitOutcome};
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::permissions::{PermissionBehavior, PermissionMode, PermissionRuleSource};
 use agent_tools_core::{PermissionResult, SandboxSettings, Tool, ToolPermissionContext, ToolUseContext};
-use agent_tools_background::{TaskRegistry, WaitOutcome};
 use serde_json::{Value, json};
 
 /// Whether bubblewrap is there; with `AGENT_TOOLS_REQUIRE_BWRAP=1` (CI) its absence fails.

@@ -65,21 +65,18 @@ pub fn tool() -> Arc<dyn Tool> {
 impl ToolDef for EnterPlanModeTool {
     type Input = EnterPlanModeInput;
     type Output = EnterPlanModeOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("switch to plan mode to design an approach before coding")
     }
 
-    fn description(&self, _input: &EnterPlanModeInput) -> String {
+    fn summary(&self, _input: &EnterPlanModeInput) -> String {
         "Enter plan mode to design an approach before changing code".to_owned()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -91,14 +88,6 @@ impl ToolDef for EnterPlanModeTool {
     /// concurrency-safe as in Claude Code, nothing destructive, local.
     fn flags(&self) -> ToolFlags {
         ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn is_read_only(&self, _input: &EnterPlanModeInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &EnterPlanModeInput) -> bool {
-        true
     }
 
     fn should_defer(&self) -> bool {
@@ -133,9 +122,5 @@ impl ToolDef for EnterPlanModeTool {
 
     fn map_tool_result(&self, output: &EnterPlanModeOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, result_text(output))
-    }
-
-    fn render_result(&self, output: &EnterPlanModeOutput) -> Option<String> {
-        Some(format!("Entered plan mode (plan file: {})", output.plan_file_path))
     }
 }

@@ -74,24 +74,21 @@ fn shown(path: &Path) -> String {
 impl ToolDef for EnterWorktreeTool {
     type Input = EnterWorktreeInput;
     type Output = EnterWorktreeOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("create an isolated git worktree and switch into it")
     }
 
-    fn description(&self, input: &EnterWorktreeInput) -> String {
+    fn summary(&self, input: &EnterWorktreeInput) -> String {
         match &input.name {
             Some(name) => format!("Enter a new git worktree named {name}"),
             None => "Enter a new git worktree".to_owned(),
         }
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 

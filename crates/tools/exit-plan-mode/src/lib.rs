@@ -61,24 +61,23 @@ fn plan_for(input: &ExitPlanModeInput, path: &std::path::Path) -> Option<String>
     }
 }
 
+use agent_tools_core::questions::Interaction;
+
 impl ToolDef for ExitPlanModeTool {
     type Input = ExitPlanModeInput;
     type Output = ExitPlanModeOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("present the plan for approval and leave plan mode")
     }
 
-    fn description(&self, _input: &ExitPlanModeInput) -> String {
+    fn summary(&self, _input: &ExitPlanModeInput) -> String {
         "Present the plan for approval and leave plan mode".to_owned()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -92,10 +91,6 @@ impl ToolDef for ExitPlanModeTool {
         ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
     }
 
-    fn is_concurrency_safe(&self, _input: &ExitPlanModeInput) -> bool {
-        true
-    }
-
     fn should_defer(&self) -> bool {
         true
     }
@@ -106,6 +101,12 @@ impl ToolDef for ExitPlanModeTool {
 
     fn activity_description(&self, _input: &ExitPlanModeInput) -> Option<String> {
         Some("Presenting the plan".to_owned())
+    }
+
+    /// The plan for the user to approve (the question's message shows it too).
+    fn interaction(&self, input: &ExitPlanModeInput, ctx: &ToolUseContext) -> Option<Interaction> {
+        let plan = plan_for(input, &agent_tools_plan::plan_file_path(ctx)).unwrap_or_default();
+        Some(Interaction::Plan { plan })
     }
 
     async fn validate_input(&self, _input: &ExitPlanModeInput, ctx: &ToolUseContext) -> ValidationResult {
@@ -158,12 +159,5 @@ impl ToolDef for ExitPlanModeTool {
 
     fn map_tool_result(&self, output: &ExitPlanModeOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, result_text(output))
-    }
-
-    fn render_result(&self, output: &ExitPlanModeOutput) -> Option<String> {
-        Some(match &output.plan {
-            Some(_) => format!("Plan approved ({})", output.file_path),
-            None => "Left plan mode (no plan)".to_owned(),
-        })
     }
 }

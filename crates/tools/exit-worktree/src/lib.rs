@@ -98,24 +98,21 @@ impl ExitWorktreeTool {
 impl ToolDef for ExitWorktreeTool {
     type Input = ExitWorktreeInput;
     type Output = ExitWorktreeOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("leave the git worktree, keep or remove it")
     }
 
-    fn description(&self, input: &ExitWorktreeInput) -> String {
+    fn summary(&self, input: &ExitWorktreeInput) -> String {
         match input.action {
             ExitAction::Keep => "Leave the worktree and keep it".to_owned(),
             ExitAction::Remove => "Leave the worktree and remove it".to_owned(),
         }
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 

@@ -105,30 +105,23 @@ pub fn tool() -> Arc<dyn Tool> {
 impl ToolDef for EditTool {
     type Input = EditInput;
     type Output = EditOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("replace exact text in a file")
     }
 
-    fn description(&self, input: &EditInput) -> String {
+    fn summary(&self, input: &EditInput) -> String {
         format!("Edit {}", input.file_path)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    fn strict(&self) -> bool {
-        true
     }
 
     fn flags(&self) -> ToolFlags {

@@ -804,7 +804,6 @@ async fn a_failed_write_leaves_the_original_and_reports_an_error() {
 fn contract_flags_and_schema() {
     let tool = agent_tool_file_edit::tool();
     assert_eq!(tool.name(), "Edit");
-    assert!(tool.strict());
     assert_eq!(tool.max_result_size_chars(), agent_tools_core::MaxResultSize::Chars(100_000));
     assert_eq!(
         tool.flags(),

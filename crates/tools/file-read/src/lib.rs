@@ -55,7 +55,6 @@ use std::sync::Arc;
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::result::{ContentBlock, ImageSource, KnownBlock, Message};
 use agent_tools_core::text::{SNIFF_BYTES, looks_binary};
-use agent_tools_core::tool::SearchOrRead;
 use agent_tools_core::{
     FileStamp, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
@@ -337,21 +336,18 @@ fn same_range(stamp: &FileStamp, offset: Option<u64>, limit: Option<u64>) -> boo
 impl ToolDef for ReadTool {
     type Input = ReadInput;
     type Output = ReadOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("read a file's contents with line numbers")
     }
 
-    fn description(&self, input: &ReadInput) -> String {
+    fn summary(&self, input: &ReadInput) -> String {
         format!("Read {}", input.file_path)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -360,28 +356,12 @@ impl ToolDef for ReadTool {
         MaxResultSize::Unlimited
     }
 
-    fn strict(&self) -> bool {
-        true
-    }
-
     fn flags(&self) -> agent_tools_core::ToolFlags {
         agent_tools_core::ToolFlags::LOCAL_READ_ONLY
     }
 
-    fn is_concurrency_safe(&self, _input: &ReadInput) -> bool {
-        true
-    }
-
-    fn is_read_only(&self, _input: &ReadInput) -> bool {
-        true
-    }
-
     fn get_path(&self, input: &ReadInput) -> Option<String> {
         Some(input.file_path.clone())
-    }
-
-    fn is_search_or_read_command(&self, _input: &ReadInput) -> SearchOrRead {
-        SearchOrRead { is_read: true, ..SearchOrRead::default() }
     }
 
     fn activity_description(&self, input: &ReadInput) -> Option<String> {

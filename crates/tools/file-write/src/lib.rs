@@ -102,30 +102,23 @@ fn refusal_message(refusal: &Refusal, file_path: &str, at_call: bool) -> (String
 impl ToolDef for WriteTool {
     type Input = WriteInput;
     type Output = WriteOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("create or overwrite a whole file")
     }
 
-    fn description(&self, input: &WriteInput) -> String {
+    fn summary(&self, input: &WriteInput) -> String {
         format!("Write {}", input.file_path)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    fn strict(&self) -> bool {
-        true
     }
 
     fn flags(&self) -> ToolFlags {

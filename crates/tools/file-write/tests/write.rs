@@ -318,7 +318,6 @@ async fn a_read_only_folder_leaves_the_original() {
 fn contract_flags_and_schema() {
     let tool = agent_tool_file_write::tool();
     assert_eq!(tool.name(), "Write");
-    assert!(tool.strict());
     assert_eq!(tool.max_result_size_chars(), agent_tools_core::MaxResultSize::Chars(100_000));
     assert_eq!(
         tool.flags(),

@@ -87,21 +87,18 @@ pub fn tool_with(config: GlobConfig) -> Arc<dyn Tool> {
 impl ToolDef for GlobTool {
     type Input = GlobInput;
     type Output = GlobOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("find files by name or path pattern")
     }
 
-    fn description(&self, input: &GlobInput) -> String {
+    fn summary(&self, input: &GlobInput) -> String {
         format!("Find files matching {}", input.pattern)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -113,20 +110,8 @@ impl ToolDef for GlobTool {
         agent_tools_core::ToolFlags::LOCAL_READ_ONLY
     }
 
-    fn is_concurrency_safe(&self, _input: &GlobInput) -> bool {
-        true
-    }
-
-    fn is_read_only(&self, _input: &GlobInput) -> bool {
-        true
-    }
-
     fn get_path(&self, input: &GlobInput) -> Option<String> {
         input.search_path().map(str::to_owned)
-    }
-
-    fn is_search_or_read_command(&self, _input: &GlobInput) -> agent_tools_core::tool::SearchOrRead {
-        agent_tools_core::tool::SearchOrRead { is_search: true, ..Default::default() }
     }
 
     fn activity_description(&self, input: &GlobInput) -> Option<String> {

@@ -55,7 +55,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tools_core::path::display_relative;
-use agent_tools_core::tool::SearchOrRead;
 use agent_tools_core::{
     MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
@@ -104,24 +103,21 @@ pub fn tool_with(config: GrepConfig) -> Arc<dyn Tool> {
 impl ToolDef for GrepTool {
     type Input = GrepInput;
     type Output = GrepOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("search file contents with regular expressions")
     }
 
-    fn description(&self, input: &GrepInput) -> String {
+    fn summary(&self, input: &GrepInput) -> String {
         match input.search_path() {
             Some(path) => format!("Search for {} in {path}", input.pattern),
             None => format!("Search for {}", input.pattern),
         }
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -129,28 +125,12 @@ impl ToolDef for GrepTool {
         MaxResultSize::Chars(20_000)
     }
 
-    fn strict(&self) -> bool {
-        true
-    }
-
     fn flags(&self) -> agent_tools_core::ToolFlags {
         agent_tools_core::ToolFlags::LOCAL_READ_ONLY
     }
 
-    fn is_concurrency_safe(&self, _input: &GrepInput) -> bool {
-        true
-    }
-
-    fn is_read_only(&self, _input: &GrepInput) -> bool {
-        true
-    }
-
     fn get_path(&self, input: &GrepInput) -> Option<String> {
         input.search_path().map(str::to_owned)
-    }
-
-    fn is_search_or_read_command(&self, _input: &GrepInput) -> SearchOrRead {
-        SearchOrRead { is_search: true, ..Default::default() }
     }
 
     fn activity_description(&self, input: &GrepInput) -> Option<String> {

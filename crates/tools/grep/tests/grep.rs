@@ -784,12 +784,10 @@ fn grep_is_read_only_concurrency_safe_and_strict() {
     let parsed = tool.parse(json!({"pattern": "x", "path": "src"})).unwrap();
     assert!(tool.is_read_only(&parsed));
     assert!(tool.is_concurrency_safe(&parsed));
-    assert!(tool.strict());
     assert_eq!(tool.name(), "Grep");
     assert_eq!(tool.max_result_size_chars(), MaxResultSize::Chars(20_000));
     assert_eq!(tool.flags(), agent_tools_core::ToolFlags::LOCAL_READ_ONLY);
     assert_eq!(tool.get_path(&parsed).as_deref(), Some("src"));
-    assert!(tool.is_search_or_read_command(&parsed).is_search);
 }
 
 #[test]

@@ -141,22 +141,19 @@ fn requests(input: &MultiEditInput) -> Vec<Request<'_>> {
 impl ToolDef for MultiEditTool {
     type Input = MultiEditInput;
     type Output = MultiEditOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("make multiple edits to one file at once")
     }
 
-    fn description(&self, input: &MultiEditInput) -> String {
+    fn summary(&self, input: &MultiEditInput) -> String {
         let count = input.edits.len();
         format!("Edit {} ({count} edit{})", input.file_path, if count == 1 { "" } else { "s" })
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 

@@ -153,21 +153,18 @@ fn request(input: &NotebookEditInput) -> Request<'_> {
 impl ToolDef for NotebookEditTool {
     type Input = NotebookEditInput;
     type Output = NotebookEditOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("edit Jupyter notebook cells (.ipynb)")
     }
 
-    fn description(&self, input: &NotebookEditInput) -> String {
+    fn summary(&self, input: &NotebookEditInput) -> String {
         format!("Edit notebook {}", input.notebook_path)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 

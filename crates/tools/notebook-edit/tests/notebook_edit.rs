@@ -485,7 +485,6 @@ async fn a_change_between_validation_and_call_is_not_lost() {
 fn contract_flags_and_schema() {
     let tool = agent_tool_notebook_edit::tool();
     assert_eq!(tool.name(), "NotebookEdit");
-    assert!(!tool.strict());
     assert!(tool.should_defer());
     assert_eq!(tool.max_result_size_chars(), agent_tools_core::MaxResultSize::Chars(100_000));
     assert_eq!(

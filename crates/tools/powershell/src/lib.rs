@@ -63,10 +63,10 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agent_tools_background::ShellTaskSpec;
 use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool};
-use agent_tools_background::ShellTaskSpec;
 
 pub use agent_tools_shell::{ShellInput as PowerShellInput, ShellOutput as PowerShellOutput};
 

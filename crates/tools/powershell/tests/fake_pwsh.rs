@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use agent_tool_powershell::PowerShellConfig;
 use agent_tool_powershell::invocation::SCRIPT;
+use agent_tools_background::{TaskRegistry, TaskStatus, WaitOutcome};
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::{Tool, ToolUseContext};
-use agent_tools_background::{TaskRegistry, TaskStatus, WaitOutcome};
 use serde_json::{Value, json};
 
 /// The stand-in: refuses any other arguments (exit 64), records them NUL-separated next to
@@ -221,7 +221,6 @@ async fn progress_is_reported_under_the_tools_name() {
     let last = events.last().unwrap();
     assert_eq!(last.tool_name, "PowerShell");
     assert_eq!(last.data["output"], "one");
-    assert_eq!(tool.render_progress(&last.data).as_deref(), Some("one\n(running for 0s, 4 bytes of output)"));
 }
 
 #[test]

@@ -212,21 +212,18 @@ fn add_allow_rules(ctx: &mut ToolUseContext, rules: &[String]) {
 impl ToolDef for SkillTool {
     type Input = SkillInput;
     type Output = SkillOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("run a packaged skill or slash command")
     }
 
-    fn description(&self, input: &SkillInput) -> String {
+    fn summary(&self, input: &SkillInput) -> String {
         format!("Run the skill {}", input.name())
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         let mut prompt = include_str!("prompt.md").trim_end().to_owned();
         let listing = self.listing();
         prompt.push_str("\n\nAvailable skills:\n");
@@ -330,9 +327,5 @@ impl ToolDef for SkillTool {
 
     fn map_tool_result(&self, output: &SkillOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, render::launching(&output.command_name))
-    }
-
-    fn render_result(&self, output: &SkillOutput) -> Option<String> {
-        Some(render::launching(&output.command_name))
     }
 }

@@ -109,7 +109,7 @@ fn a_skill_without_frontmatter_takes_its_first_line_as_description() {
 #[test]
 fn the_prompt_lists_callable_skills_within_the_budget() {
     let f = fixture();
-    let prompt = f.tool().prompt(&PromptOptions::default());
+    let prompt = f.tool().description(&PromptOptions::default());
     let tail = prompt.split("Available skills:\n").nth(1).unwrap();
     assert_eq!(
         tail,
@@ -119,7 +119,7 @@ fn the_prompt_lists_callable_skills_within_the_budget() {
     // 30 characters hold only the first entry (29 characters).
     assert_eq!(listing(&found, 30), "- greet: Say hello to someone");
     assert_eq!(listing(&found, 0), "");
-    let empty = tool_with(SkillConfig::default()).prompt(&PromptOptions::default());
+    let empty = tool_with(SkillConfig::default()).description(&PromptOptions::default());
     assert!(empty.ends_with("Available skills:\n(none)"));
 }
 
@@ -297,7 +297,7 @@ async fn legacy_commands_are_skills_after_the_skills_folders() {
     assert_eq!(names, vec!["commit", "forked", "greet", "secret", "deploy"]);
     let config = SkillConfig { command_dirs: vec![commands.clone()], ..SkillConfig::new(vec![f.project.clone()]) };
     let tool = tool_with(config);
-    assert!(tool.prompt(&PromptOptions::default()).ends_with("\n- deploy: Ship it"));
+    assert!(tool.description(&PromptOptions::default()).ends_with("\n- deploy: Ship it"));
     let done = call_tool(tool.as_ref(), "t", json!({"skill": "deploy", "args": "staging"}), &f.ctx()).await;
     assert_eq!(done.block.content.text(), "Launching skill: deploy");
     assert_eq!(

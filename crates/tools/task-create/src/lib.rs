@@ -58,21 +58,18 @@ pub fn tool() -> Arc<dyn Tool> {
 impl ToolDef for TaskCreateTool {
     type Input = TaskCreateInput;
     type Output = TaskCreateOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("create a task in the task list")
     }
 
-    fn description(&self, input: &TaskCreateInput) -> String {
+    fn summary(&self, input: &TaskCreateInput) -> String {
         format!("Create task: {}", input.subject)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -83,10 +80,6 @@ impl ToolDef for TaskCreateTool {
     /// Writes one small file in the task list's folder; nothing irreversible, nothing remote.
     fn flags(&self) -> ToolFlags {
         ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn is_concurrency_safe(&self, _input: &TaskCreateInput) -> bool {
-        true
     }
 
     fn should_defer(&self) -> bool {

@@ -51,21 +51,18 @@ pub fn tool() -> Arc<dyn Tool> {
 impl ToolDef for TaskGetTool {
     type Input = TaskGetInput;
     type Output = TaskGetOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("show one task of the task list")
     }
 
-    fn description(&self, input: &TaskGetInput) -> String {
+    fn summary(&self, input: &TaskGetInput) -> String {
         format!("Get task #{}", input.task_id)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -76,14 +73,6 @@ impl ToolDef for TaskGetTool {
     /// Reads one file of the task list's folder.
     fn flags(&self) -> ToolFlags {
         ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn is_concurrency_safe(&self, _input: &TaskGetInput) -> bool {
-        true
-    }
-
-    fn is_read_only(&self, _input: &TaskGetInput) -> bool {
-        true
     }
 
     fn should_defer(&self) -> bool {

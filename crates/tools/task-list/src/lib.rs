@@ -80,21 +80,18 @@ pub fn summarise(listing: Listing) -> TaskListOutput {
 impl ToolDef for TaskListTool {
     type Input = TaskListInput;
     type Output = TaskListOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("list all tasks in the task list")
     }
 
-    fn description(&self, _input: &TaskListInput) -> String {
+    fn summary(&self, _input: &TaskListInput) -> String {
         "List tasks".to_owned()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -105,14 +102,6 @@ impl ToolDef for TaskListTool {
     /// Reads the task list's folder.
     fn flags(&self) -> ToolFlags {
         ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn is_concurrency_safe(&self, _input: &TaskListInput) -> bool {
-        true
-    }
-
-    fn is_read_only(&self, _input: &TaskListInput) -> bool {
-        true
     }
 
     fn should_defer(&self) -> bool {

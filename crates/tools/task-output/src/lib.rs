@@ -52,11 +52,11 @@ mod render;
 
 use std::sync::Arc;
 
+use agent_tools_background::{TaskRegistry, TaskSnapshot, WaitOutcome};
 use agent_tools_core::{
     InterruptBehavior, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
 };
-use agent_tools_background::{TaskRegistry, TaskSnapshot, WaitOutcome};
 use serde::Serialize;
 
 pub use crate::input::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, TaskOutputInput};
@@ -122,11 +122,8 @@ async fn view(task: TaskSnapshot) -> TaskView {
 impl ToolDef for TaskOutputTool {
     type Input = TaskOutputInput;
     type Output = TaskOutputOutput;
-    type Progress = TaskOutputProgress;
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn aliases(&self) -> &[&str] {
         ALIASES
@@ -136,11 +133,11 @@ impl ToolDef for TaskOutputTool {
         Some("read a background task's status and output")
     }
 
-    fn description(&self, _input: &TaskOutputInput) -> String {
+    fn summary(&self, _input: &TaskOutputInput) -> String {
         "Read a background task's output (prefer Read on its output file)".to_owned()
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -150,14 +147,6 @@ impl ToolDef for TaskOutputTool {
 
     fn flags(&self) -> ToolFlags {
         ToolFlags::LOCAL_READ_ONLY
-    }
-
-    fn is_read_only(&self, _input: &TaskOutputInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &TaskOutputInput) -> bool {
-        true
     }
 
     fn should_defer(&self) -> bool {
@@ -172,20 +161,12 @@ impl ToolDef for TaskOutputTool {
         "Task Output".to_owned()
     }
 
-    fn to_auto_classifier_input(&self, input: &TaskOutputInput) -> String {
-        input.task_id.clone()
-    }
-
     fn activity_description(&self, input: &TaskOutputInput) -> Option<String> {
         Some(if input.blocks() {
             format!("Waiting for task {}", input.task_id)
         } else {
             format!("Reading task {}", input.task_id)
         })
-    }
-
-    fn render_tool_use(&self, input: &TaskOutputInput) -> Option<String> {
-        Some(if input.blocks() { input.task_id.clone() } else { format!("{} (non-blocking)", input.task_id) })
     }
 
     /// `Task ID is required` for an empty id, `No task found with ID: X` for an unknown one

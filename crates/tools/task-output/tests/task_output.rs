@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use agent_tools_core::{MaxResultSize, ToolFlags, ToolUseContext};
 use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_core::{MaxResultSize, ToolFlags, ToolUseContext};
 use agent_tools_testkit::{eventually, run};
 use serde_json::json;
 
@@ -173,7 +173,6 @@ async fn contract_members() {
     assert!(tool.should_defer());
     let parsed = tool.parse(json!({"task_id": "b1"})).unwrap();
     assert!(tool.is_read_only(&parsed) && tool.is_concurrency_safe(&parsed));
-    assert_eq!(tool.to_auto_classifier_input(&parsed), "b1");
     assert_eq!(tool.user_facing_name(None), "Task Output");
     let schema = tool.input_schema();
     assert_eq!(schema["required"], json!(["task_id"]));
@@ -184,5 +183,5 @@ async fn contract_members() {
         (properties["timeout"]["minimum"].clone(), properties["timeout"]["maximum"].clone()),
         (json!(0), json!(600_000))
     );
-    assert!(tool.prompt(&Default::default()).contains("Read"));
+    assert!(tool.description(&Default::default()).contains("Read"));
 }

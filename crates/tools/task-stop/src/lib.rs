@@ -33,11 +33,11 @@ mod render;
 
 use std::sync::Arc;
 
+use agent_tools_background::{StopError, TaskRegistry};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
-use agent_tools_background::{StopError, TaskRegistry};
 
 pub use crate::input::TaskStopInput;
 pub use crate::render::TaskStopOutput;
@@ -60,11 +60,8 @@ pub fn tool() -> Arc<dyn Tool> {
 impl ToolDef for TaskStopTool {
     type Input = TaskStopInput;
     type Output = TaskStopOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn aliases(&self) -> &[&str] {
         ALIASES
@@ -74,11 +71,11 @@ impl ToolDef for TaskStopTool {
         Some("stop a running background task")
     }
 
-    fn description(&self, input: &TaskStopInput) -> String {
+    fn summary(&self, input: &TaskStopInput) -> String {
         format!("Stop background task {}", input.id().unwrap_or("?"))
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -91,20 +88,12 @@ impl ToolDef for TaskStopTool {
         ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: false }
     }
 
-    fn is_concurrency_safe(&self, _input: &TaskStopInput) -> bool {
-        true
-    }
-
     fn should_defer(&self) -> bool {
         true
     }
 
     fn user_facing_name(&self, _input: Option<&TaskStopInput>) -> String {
         "Stop Task".to_owned()
-    }
-
-    fn to_auto_classifier_input(&self, input: &TaskStopInput) -> String {
-        input.id().unwrap_or_default().to_owned()
     }
 
     fn activity_description(&self, input: &TaskStopInput) -> Option<String> {

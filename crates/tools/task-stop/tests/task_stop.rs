@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use agent_tools_core::{MaxResultSize, ToolUseContext};
 use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_core::{MaxResultSize, ToolUseContext};
 use agent_tools_testkit::{eventually, live_processes_with_arg, run};
 use serde_json::json;
 
@@ -98,7 +98,6 @@ fn contract_members() {
     assert!(tool.should_defer());
     let parsed = tool.parse(json!({"shell_id": "b1"})).unwrap();
     assert!(!tool.is_read_only(&parsed) && tool.is_concurrency_safe(&parsed));
-    assert_eq!(tool.to_auto_classifier_input(&parsed), "b1");
     assert_eq!(tool.user_facing_name(None), "Stop Task");
     let schema = tool.input_schema();
     assert!(schema.get("required").is_none_or(|required| required.as_array().is_some_and(Vec::is_empty)));

@@ -66,21 +66,18 @@ pub fn tool() -> Arc<dyn Tool> {
 impl ToolDef for TaskUpdateTool {
     type Input = TaskUpdateInput;
     type Output = TaskUpdateOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("update a task's status, owner or dependencies")
     }
 
-    fn description(&self, input: &TaskUpdateInput) -> String {
+    fn summary(&self, input: &TaskUpdateInput) -> String {
         format!("Update task #{}", input.task_id)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -96,10 +93,6 @@ impl ToolDef for TaskUpdateTool {
 
     fn is_destructive(&self, input: &TaskUpdateInput) -> bool {
         input.status == Some(UpdateStatus::Deleted)
-    }
-
-    fn is_concurrency_safe(&self, _input: &TaskUpdateInput) -> bool {
-        true
     }
 
     fn should_defer(&self) -> bool {

@@ -77,21 +77,18 @@ pub fn todos(ctx: &ToolUseContext) -> Vec<TodoItem> {
 impl ToolDef for TodoWriteTool {
     type Input = TodoWriteInput;
     type Output = TodoWriteOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("manage the session task checklist")
     }
 
-    fn description(&self, input: &TodoWriteInput) -> String {
+    fn summary(&self, input: &TodoWriteInput) -> String {
         format!("Update the todo list ({} items)", input.todos.len())
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -105,10 +102,6 @@ impl ToolDef for TodoWriteTool {
     }
 
     fn should_defer(&self) -> bool {
-        true
-    }
-
-    fn strict(&self) -> bool {
         true
     }
 
@@ -136,19 +129,5 @@ impl ToolDef for TodoWriteTool {
 
     fn map_tool_result(&self, _output: &TodoWriteOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, MODIFIED)
-    }
-
-    /// The list as a checklist: `[x]` done, `[>]` in progress (its `activeForm`), `[ ]` pending.
-    fn render_result(&self, output: &TodoWriteOutput) -> Option<String> {
-        let lines: Vec<String> = output
-            .new_todos
-            .iter()
-            .map(|item| match item.status {
-                TodoStatus::Completed => format!("[x] {}", item.content),
-                TodoStatus::InProgress => format!("[>] {}", item.active_form),
-                TodoStatus::Pending => format!("[ ] {}", item.content),
-            })
-            .collect();
-        Some(if lines.is_empty() { "(no todos)".to_owned() } else { lines.join("\n") })
     }
 }

@@ -87,17 +87,14 @@ pub fn search_pool(
 impl ToolDef for ToolSearchTool {
     type Input = ToolSearchInput;
     type Output = ToolSearchOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
-    fn description(&self, input: &ToolSearchInput) -> String {
+    fn summary(&self, input: &ToolSearchInput) -> String {
         format!("Search for tools: {}", input.query)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -107,14 +104,6 @@ impl ToolDef for ToolSearchTool {
 
     fn flags(&self) -> ToolFlags {
         ToolFlags::LOCAL_READ_ONLY
-    }
-
-    fn is_read_only(&self, _input: &ToolSearchInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &ToolSearchInput) -> bool {
-        true
     }
 
     fn always_load(&self) -> bool {
@@ -143,20 +132,11 @@ impl ToolDef for ToolSearchTool {
         let max = input.limit().unwrap_or(DEFAULT_MAX_RESULTS);
         let tools = &ctx.options.tools;
         let options = PromptOptions { tools, permission_context: Some(&ctx.permission_context) };
-        let describe = |tool: &dyn Tool| tool.prompt(&options);
+        let describe = |tool: &dyn Tool| tool.description(&options);
         Ok(ToolResult::new(search_pool(&input.query, max, tools, &describe)))
     }
 
     fn map_tool_result(&self, output: &ToolSearchOutput, tool_use_id: &str) -> ToolResultBlock {
         render::result_block(output, tool_use_id)
-    }
-
-    /// The names found, or the no-match text.
-    fn render_result(&self, output: &ToolSearchOutput) -> Option<String> {
-        Some(if output.matches.is_empty() {
-            NO_MATCHES.to_owned()
-        } else {
-            format!("Loaded {}", output.matches.join(", "))
-        })
     }
 }

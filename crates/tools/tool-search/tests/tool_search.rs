@@ -29,7 +29,8 @@ struct Fake {
 impl ToolDef for Fake {
     type Input = Empty;
     type Output = ();
-    type Progress = ();
+    const NAME: &'static str = "Fake";
+
     fn name(&self) -> &str {
         self.name
     }
@@ -39,23 +40,23 @@ impl ToolDef for Fake {
     fn search_hint(&self) -> Option<&str> {
         self.hint
     }
-    fn description(&self, _: &Empty) -> String {
+    fn summary(&self, _: &Empty) -> String {
         self.name.to_owned()
     }
-    fn prompt(&self, _: &PromptOptions<'_>) -> String {
+    fn description(&self, _: &PromptOptions<'_>) -> String {
         self.prompt.to_owned()
     }
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(1000)
-    }
-    fn is_mcp(&self) -> bool {
-        self.mcp
     }
     fn should_defer(&self) -> bool {
         self.defer
     }
     fn always_load(&self) -> bool {
         self.always
+    }
+    fn mcp_info(&self) -> Option<agent_tools_core::tool::McpInfo> {
+        self.mcp.then(|| agent_tools_core::tool::McpInfo { server_name: "fake".into(), tool_name: self.name.into() })
     }
     async fn call(&self, _: Empty, _: &ToolUseContext) -> Result<ToolResult<()>, ToolError> {
         Ok(ToolResult::new(()))

@@ -293,21 +293,18 @@ fn host_of(url: &str) -> String {
 impl ToolDef for WebFetchTool {
     type Input = WebFetchInput;
     type Output = WebFetchOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("fetch and extract content from a URL")
     }
 
-    fn description(&self, input: &WebFetchInput) -> String {
+    fn summary(&self, input: &WebFetchInput) -> String {
         format!("Fetch content from {}", host_of(&input.url))
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -320,18 +317,6 @@ impl ToolDef for WebFetchTool {
         ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: true }
     }
 
-    fn is_read_only(&self, _input: &WebFetchInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &WebFetchInput) -> bool {
-        true
-    }
-
-    fn is_open_world(&self, _input: &WebFetchInput) -> bool {
-        true
-    }
-
     fn should_defer(&self) -> bool {
         true
     }
@@ -340,17 +325,8 @@ impl ToolDef for WebFetchTool {
         "Fetch".to_owned()
     }
 
-    /// Claude Code's: `url: prompt`, or the URL alone when there is no prompt.
-    fn to_auto_classifier_input(&self, input: &WebFetchInput) -> String {
-        if input.prompt.is_empty() { input.url.clone() } else { format!("{}: {}", input.url, input.prompt) }
-    }
-
     fn activity_description(&self, input: &WebFetchInput) -> Option<String> {
         Some(format!("Fetching {}", input.url))
-    }
-
-    fn tool_use_summary(&self, input: &WebFetchInput) -> Option<String> {
-        Some(input.url.clone())
     }
 
     /// Claude Code's URL checks (code 1), loopback hosts allowed (see [`target::check_url`]).

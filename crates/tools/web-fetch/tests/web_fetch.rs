@@ -485,8 +485,7 @@ fn the_contract_members() {
     assert_eq!(schema["properties"]["url"]["format"], "uri");
     assert_eq!(schema["required"], json!(["url", "prompt"]));
     assert_eq!(schema["additionalProperties"], false);
-    assert_eq!(tool.description(&input), "Fetch content from example.com");
-    assert_eq!(tool.to_auto_classifier_input(&input), "https://example.com/x: p");
+    assert_eq!(tool.summary(&input), "Fetch content from example.com");
 }
 
 // ----- the secondary model -----

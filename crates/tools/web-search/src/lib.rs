@@ -102,21 +102,18 @@ pub fn tool_with(config: WebSearchConfig) -> Arc<dyn Tool> {
 impl ToolDef for WebSearchTool {
     type Input = WebSearchInput;
     type Output = WebSearchOutput;
-    type Progress = ();
 
-    fn name(&self) -> &str {
-        NAME
-    }
+    const NAME: &'static str = NAME;
 
     fn search_hint(&self) -> Option<&str> {
         Some("search the web for current information")
     }
 
-    fn description(&self, input: &WebSearchInput) -> String {
+    fn summary(&self, input: &WebSearchInput) -> String {
         format!("Claude wants to search the web for: {}", input.query)
     }
 
-    fn prompt(&self, _options: &PromptOptions<'_>) -> String {
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
 
@@ -133,18 +130,6 @@ impl ToolDef for WebSearchTool {
         self.config.api.as_ref().is_some_and(|api| !api.credential.is_empty())
     }
 
-    fn is_read_only(&self, _input: &WebSearchInput) -> bool {
-        true
-    }
-
-    fn is_concurrency_safe(&self, _input: &WebSearchInput) -> bool {
-        true
-    }
-
-    fn is_open_world(&self, _input: &WebSearchInput) -> bool {
-        true
-    }
-
     fn should_defer(&self) -> bool {
         true
     }
@@ -153,16 +138,8 @@ impl ToolDef for WebSearchTool {
         "Web Search".to_owned()
     }
 
-    fn to_auto_classifier_input(&self, input: &WebSearchInput) -> String {
-        input.query.clone()
-    }
-
     fn activity_description(&self, input: &WebSearchInput) -> Option<String> {
         Some(format!("Searching for {}", input.query))
-    }
-
-    fn tool_use_summary(&self, input: &WebSearchInput) -> Option<String> {
-        Some(input.query.clone())
     }
 
     /// Code 1: query shorter than 2 characters; code 2: both domain lists given.
