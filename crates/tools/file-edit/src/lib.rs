@@ -56,16 +56,23 @@
 //! memory to the result of the previous one, and the file is written once ([`write_planned`]),
 //! atomically, only if every edit applies; [`refusal_message`] gives each refusal Edit's text.
 //!
-//! ```no_run
-//! # async fn demo() {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! // (Read the file first with the Read tool, on the same context.)
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use agent_tools_core::invoke::call_tool;
+//! use serde_json::json;
+//! let session = agent_tools_testkit::Session::new(); // a temporary folder and one context
+//! let path = session.put("hello.txt", "Hello, world\n");
 //! let edit = agent_tool_file_edit::tool();
-//! let input = serde_json::json!({"file_path": "src/main.rs", "old_string": "Hello", "new_string": "Hi"});
-//! let done = call_tool(edit.as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! let input = json!({"file_path": path, "old_string": "Hello", "new_string": "Hi"});
+//! let refused = call_tool(edit.as_ref(), "toolu_1", input.clone(), &session.ctx).await;
+//! assert!(refused.block.content.text().contains("File has not been read yet."));
+//! session.mark_read(&path); // what the Read tool records
+//! let done = call_tool(edit.as_ref(), "toolu_2", input, &session.ctx).await;
+//! assert_eq!(done.block.content.text(), format!(
+//!     "The file {path} has been updated successfully. (file state is current in your context — no need to Read it back)"
+//! ));
+//! assert_eq!(std::fs::read_to_string(&path).unwrap(), "Hi, world\n");
+//! # });
 //! ```
 
 mod input;

@@ -43,16 +43,19 @@
 //! - the write is atomic and keeps the file's permissions; a file that is not `.ipynb` is pointed
 //!   to Edit (Claude Code names it "FileEdit", which the model never sees).
 //!
-//! ```no_run
-//! # async fn demo() {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! // (Read the notebook first with the Read tool, on the same context.)
-//! let tool = agent_tool_notebook_edit::tool();
-//! let input = serde_json::json!({"notebook_path": "analysis.ipynb", "cell_id": "cell-2", "new_source": "df.head()"});
-//! let done = call_tool(tool.as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text()); // Updated cell cell-2 with df.head()
-//! # }
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use agent_tools_core::invoke::call_tool;
+//! use serde_json::json;
+//! let session = agent_tools_testkit::Session::new(); // a temporary folder and one context
+//! let path = session.put("nb.ipynb", agent_tools_testkit::NOTEBOOK); // cells `intro`, `calc`
+//! session.mark_read(&path); // what the Read tool records: NotebookEdit refuses unread notebooks
+//! let input = json!({"notebook_path": path, "cell_id": "calc", "new_source": "print(2 + 2)"});
+//! let done = call_tool(agent_tool_notebook_edit::tool().as_ref(), "toolu_1", input, &session.ctx).await;
+//! assert_eq!(done.block.content.text(), "Updated cell calc with print(2 + 2)");
+//! let notebook: serde_json::Value = serde_json::from_slice(&session.bytes("nb.ipynb")).unwrap();
+//! assert_eq!(notebook["cells"][1]["source"], json!(["print(2 + 2)"]));
+//! # });
 //! ```
 
 mod input;
