@@ -13,13 +13,20 @@
 //! result limit. A task file that is not a valid task is an error result naming the file and
 //! what is wrong with it.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let done = call_tool(agent_tool_task_get::tool().as_ref(), "toolu_1", serde_json::json!({"taskId": "1"}), &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! use agent_tools_tasklist::{NewTask, TaskStore};
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! ctx.options.tasks_dir = Some(dir.path().join("tasks"));
+//! ctx.options.task_list_id = Some("demo".into());
+//! let store = TaskStore::new(dir.path().join("tasks"), "demo");
+//! store.create(NewTask { subject: "Build".into(), description: "Build it".into(), ..Default::default() }).unwrap();
+//! let get = agent_tool_task_get::tool();
+//! let done = call_tool(get.as_ref(), "toolu_1", serde_json::json!({"taskId": "1"}), &ctx).await;
+//! assert_eq!(done.block.content.text(), "Task #1: Build\nStatus: pending\nDescription: Build it");
+//! # });
 //! ```
 
 mod input;

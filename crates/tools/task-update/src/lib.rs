@@ -25,14 +25,21 @@
 //! Flags as Claude Code's: not read-only, concurrency-safe (every update runs under the list's
 //! lock), deferred, allowed by default, 100,000-character result limit.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! use agent_tools_tasklist::{NewTask, TaskStatus, TaskStore};
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! ctx.options.tasks_dir = Some(dir.path().join("tasks"));
+//! ctx.options.task_list_id = Some("demo".into());
+//! let store = TaskStore::new(dir.path().join("tasks"), "demo");
+//! store.create(NewTask { subject: "Build".into(), ..Default::default() }).unwrap();
 //! let input = serde_json::json!({"taskId": "1", "status": "in_progress"});
 //! let done = call_tool(agent_tool_task_update::tool().as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! assert_eq!(done.block.content.text(), "Updated task #1 status");
+//! assert_eq!(store.get("1").unwrap().unwrap().status, TaskStatus::InProgress);
+//! # });
 //! ```
 
 mod input;
