@@ -1,7 +1,7 @@
 //! Permission questions as MCP elicitation forms, for either protocol era: the permission form
 //! (a choice and a reason), AskUserQuestion's questions as one form ([`crate::questions`]), and
 //! [`ElicitationPrompter`], which puts them to a 2025-era client as `elicitation/create`
-//! requests ([`crate::rounds`] carries them under 2026-07-28).
+//! requests (the crate's private `rounds` module carries them under 2026-07-28).
 
 use agent_tools_core::tool::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};

@@ -1,7 +1,7 @@
 //! # agent-tools-mcp-server: a session's tool pool as an MCP server
 //!
 //! What `agent-tools serve` runs, as a library: [`ToolServer`] serves any
-//! [`Session`](agent_tools_host::Session) — the full pool, or one a program assembled itself —
+//! [`Session`] — the full pool, or one a program assembled itself —
 //! over rmcp, and [`serve_stdio`] runs it on standard input and output. (rmcp keeps client and
 //! server in one crate; here the MCP client is `agent-tools-mcp`, which the session uses to reach
 //! other servers, and this crate sits above the session it serves, so the two cannot be one.)
@@ -45,11 +45,12 @@
 //!   client's user through form elicitation when the client declares it, in either protocol era:
 //!   under 2025-xx (`initialize`), from the capabilities it declared there, as `elicitation/create`
 //!   requests; under 2026-07-28, from the capabilities each request carries in its `_meta`, as
-//!   multi round-trip `InputRequiredResult`s ([`rounds`]). A client without it gets a refusal the
-//!   model can act on.
-//! - Every line from the client gets an answer or a log line ([`transport`]): one that is not
-//!   JSON gets `-32700`, one that is not a message `-32600`, a protocol request whose params do
-//!   not fit (`tools/call` whose `arguments` is not an object, or without `name`) `-32602`.
+//!   multi round-trip `InputRequiredResult`s (the private `rounds` module). A client without it
+//!   gets a refusal the model can act on.
+//! - Every line from the client gets an answer or a log line (the private `transport` module):
+//!   one that is not JSON gets `-32700`, one that is not a message `-32600`, a protocol request
+//!   whose params do not fit (`tools/call` whose `arguments` is not an object, or without
+//!   `name`) `-32602`.
 //! - Logs go to stderr only; stdout carries nothing but the protocol.
 
 pub mod elicitation;
