@@ -35,16 +35,24 @@
 //! (Claude Code shows a running task's first 30,000 bytes but a finished task's end), and the
 //! legacy input names (`bash_id`, `wait_up_to`) are not translated.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use agent_tools_background::{ShellTaskSpec, TaskRegistry};
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! // (Start a task first, e.g. with Bash's `run_in_background`, on the same context.)
-//! let tool = agent_tool_task_output::tool();
-//! let input = serde_json::json!({"task_id": "b2k9x7q1m", "timeout": 5000});
-//! let done = call_tool(tool.as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! let dir = tempfile::tempdir().unwrap();
+//! let ctx = ToolUseContext::new(dir.path());
+//! // What Bash's `run_in_background` does: a task in the session's registry.
+//! let spec = ShellTaskSpec::new("/bin/bash", "echo hi", dir.path());
+//! let task = TaskRegistry::for_context(&ctx).spawn_shell(spec).unwrap();
+//! let input = serde_json::json!({"task_id": task.id, "timeout": 30_000});
+//! let done = call_tool(agent_tool_task_output::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), format!(
+//!     "<retrieval_status>success</retrieval_status>\n\n<task_id>{}</task_id>\n\n\
+//!      <task_type>local_bash</task_type>\n\n<status>completed</status>\n\n\
+//!      <exit_code>0</exit_code>\n\n<output>\nhi\n</output>",
+//!     task.id
+//! ));
+//! # });
 //! ```
 
 mod input;

@@ -17,15 +17,23 @@
 //!
 //! Not read-only, concurrency-safe (as in Claude Code), deferred (`should_defer`).
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskStatus};
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! // (Start a task first, e.g. with Bash's `run_in_background`, on the same context.)
-//! let tool = agent_tool_task_stop::tool();
-//! let done = call_tool(tool.as_ref(), "toolu_1", serde_json::json!({"task_id": "b2k9x7q1m"}), &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! let dir = tempfile::tempdir().unwrap();
+//! let ctx = ToolUseContext::new(dir.path());
+//! // What Bash's `run_in_background` does: a task in the session's registry.
+//! let tasks = TaskRegistry::for_context(&ctx);
+//! let task = tasks.spawn_shell(ShellTaskSpec::new("/bin/bash", "sleep 300", dir.path())).unwrap();
+//! let input = serde_json::json!({"task_id": task.id});
+//! let done = call_tool(agent_tool_task_stop::tool().as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), format!(
+//!     r#"{{"message":"Successfully stopped task: {id} (sleep 300)","task_id":"{id}","task_type":"local_bash","command":"sleep 300"}}"#,
+//!     id = task.id
+//! ));
+//! assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Killed);
+//! # });
 //! ```
 
 mod input;
