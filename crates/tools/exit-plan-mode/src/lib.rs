@@ -24,6 +24,27 @@
 //! deferred. Not done: `allowedPrompts` are shown to the user but not turned into permissions
 //! (Claude Code hands them to its auto-mode classifier, which this project has not), and the
 //! teammate / swarm variants.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use agent_tools_core::{invoke::call_tool, PermissionMode, PermissionResult, ToolUseContext};
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! ctx.options.plans_dir = Some(dir.path().join("plans"));
+//! agent_tools_plan::enter_plan_mode(Arc::make_mut(&mut ctx.permission_context)); // as EnterPlanMode does
+//! let plan = agent_tools_plan::plan_file_path(&ctx);
+//! agent_tools_plan::write_plan(&plan, "# Plan\n\n1. Add the flag.\n").unwrap();
+//! let tool = agent_tool_exit_plan_mode::tool();
+//! let asked = tool.check_permissions(&tool.parse(serde_json::json!({})).unwrap(), &ctx).await;
+//! assert!(matches!(asked, PermissionResult::Ask { message, .. } if message.starts_with("Exit plan mode?\n\nThe plan (")));
+//! // The user said yes:
+//! let mut done = call_tool(tool.as_ref(), "toolu_1", serde_json::json!({}), &ctx).await;
+//! assert!(done.block.content.text().ends_with("\n\n## Approved Plan:\n# Plan\n\n1. Add the flag.\n"));
+//! ctx = (done.context_modifier.take().unwrap())(ctx);
+//! assert_eq!(ctx.permission_context.mode, PermissionMode::Default);
+//! # });
+//! ```
 
 mod input;
 mod render;
