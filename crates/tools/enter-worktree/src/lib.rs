@@ -20,16 +20,25 @@
 //! other version control systems), clearing prompt and memory caches (this crate has none), and
 //! the post-creation setup (copied local settings, symlinked folders).
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let mut ctx = ToolUseContext::new("/path/to/repo");
+//! use agent_tools_worktree::Git;
+//! let repo = agent_tools_testkit::GitRepo::new(); // a temporary repository: one commit on main
+//! let enter = agent_tool_enter_worktree::tool_with(Git { env: repo.env(), ..Git::default() });
+//! let mut ctx = ToolUseContext::new(&repo.root);
 //! let input = serde_json::json!({"name": "fix-login"});
-//! let mut done = call_tool(agent_tool_enter_worktree::tool().as_ref(), "toolu_1", input, &ctx).await;
-//! if let Some(modifier) = done.context_modifier.take() {
-//!     ctx = modifier(ctx); // ctx.cwd is now /path/to/repo/.claude/worktrees/fix-login
-//! }
-//! # }
+//! let mut done = call_tool(enter.as_ref(), "toolu_1", input, &ctx).await;
+//! let worktree = repo.root.join(".claude/worktrees/fix-login");
+//! assert_eq!(done.block.content.text(), format!(
+//!     "Created a worktree at {} on branch worktree-fix-login. The session now works in it: relative \
+//!      paths and commands start there. Call ExitWorktree to leave it, keeping or removing it.",
+//!     worktree.display()
+//! ));
+//! ctx = (done.context_modifier.take().unwrap())(ctx);
+//! assert_eq!(ctx.cwd, worktree);
+//! assert!(worktree.join("README.md").is_file());
+//! # });
 //! ```
 
 mod input;

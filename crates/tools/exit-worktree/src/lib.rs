@@ -23,15 +23,27 @@
 //! stands between the model and lost work, as in Claude Code). Not done: killing the tmux
 //! session Claude Code may attach to a worktree, and `WorktreeRemove` hooks.
 //!
-//! ```no_run
-//! # async fn demo(mut ctx: agent_tools_core::ToolUseContext) {
-//! use agent_tools_core::invoke::call_tool;
-//! let input = serde_json::json!({"action": "keep"});
-//! let mut done = call_tool(agent_tool_exit_worktree::tool().as_ref(), "toolu_2", input, &ctx).await;
-//! if let Some(modifier) = done.context_modifier.take() {
-//!     ctx = modifier(ctx); // back where the session was before EnterWorktree
-//! }
-//! # }
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_worktree::Git;
+//! use serde_json::json;
+//! let repo = agent_tools_testkit::GitRepo::new(); // a temporary repository: one commit on main
+//! let git = Git { env: repo.env(), ..Git::default() };
+//! let mut ctx = ToolUseContext::new(&repo.root);
+//! let enter = agent_tool_enter_worktree::tool_with(git.clone());
+//! let mut entered = call_tool(enter.as_ref(), "toolu_1", json!({"name": "spike"}), &ctx).await;
+//! ctx = (entered.context_modifier.take().unwrap())(ctx);
+//! let exit = agent_tool_exit_worktree::tool_with(git);
+//! let mut done = call_tool(exit.as_ref(), "toolu_2", json!({"action": "keep"}), &ctx).await;
+//! let worktree = repo.root.join(".claude/worktrees/spike");
+//! assert_eq!(done.block.content.text(), format!(
+//!     "Left the worktree; it stays at {} on branch worktree-spike with its work. The session is back in {}.",
+//!     worktree.display(), repo.root.display()
+//! ));
+//! ctx = (done.context_modifier.take().unwrap())(ctx);
+//! assert_eq!(ctx.cwd, repo.root);
+//! # });
 //! ```
 
 mod input;
