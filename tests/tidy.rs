@@ -20,17 +20,8 @@ const KNOWN_TOOL_TO_TOOL: &[(&str, &str)] = &[];
 /// all). This list must shrink to empty: each crate's docs open with an example that runs and
 /// asserts, as ripgrep's crates do.
 const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
-    "agent-tool-enter-worktree",
-    "agent-tool-exit-plan-mode",
-    "agent-tool-exit-worktree",
-    "agent-tool-file-edit",
-    "agent-tool-notebook-edit",
     "agent-tool-powershell",
     "agent-tool-skill",
-    "agent-tool-task-get",
-    "agent-tool-task-output",
-    "agent-tool-task-stop",
-    "agent-tool-task-update",
     "agent-tool-web-fetch",
     "agent-tools-cli",
     "agent-tools-api",
@@ -43,7 +34,6 @@ const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tools-shell-analysis",
     "agent-tools-background",
     "agent-tools-testkit",
-    "agent-tools-worktree",
 ];
 
 /// The workspace root (this package lives in `<root>/tests`).

@@ -17,6 +17,23 @@
 //! Not here: Claude Code's `WorktreeCreate`/`WorktreeRemove` hooks (worktrees for other version
 //! control systems), its tmux sessions, and the post-creation setup (copying local settings,
 //! symlinked folders, `.worktreeinclude` files).
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use agent_tools_worktree::{branch_for, validate_name, Changes, Git};
+//! assert!(validate_name("feature/login").is_ok() && validate_name("../escape").is_err());
+//! assert_eq!(branch_for("feature/login"), "worktree-feature-login");
+//! let repo = agent_tools_testkit::GitRepo::new(); // a temporary repository: one commit on main
+//! let git = Git { env: repo.env(), ..Git::default() }; // isolated from the user's git config
+//! let made = git.create(&repo.root, "feature/login").await.unwrap();
+//! assert_eq!(made.path, repo.root.join(".claude/worktrees/feature/login"));
+//! std::fs::write(made.path.join("notes.txt"), "work\n").unwrap();
+//! let changes = git.changes(&made.path, &made.base_commit, Some(&made.branch)).await.unwrap();
+//! assert_eq!(changes, Changes { files: 1, commits: 0 });
+//! git.remove_worktree(&made.repo_root, &made.path).await.unwrap();
+//! assert!(!made.path.exists());
+//! # });
+//! ```
 
 mod git;
 mod session;
