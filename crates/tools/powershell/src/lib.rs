@@ -38,20 +38,26 @@
 //! (`autoAllowBashIfSandboxed` is Bash's), `acceptEdits` does not approve file cmdlets
 //! (`Set-Content`, `Remove-Item` …) on its own, and suggested rules are always the exact command.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! use agent_tool_powershell::{PowerShellConfig, find_pwsh};
-//! let config = PowerShellConfig {
-//!     shell: find_pwsh(std::env::var_os("PATH").as_deref()),
-//!     ..PowerShellConfig::default()
-//! };
-//! let pwsh = agent_tool_powershell::tool_with(config);
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
+//! use agent_tool_powershell::{find_pwsh, PowerShellConfig};
+//! let dir = tempfile::tempdir().unwrap();
+//! // A search path without pwsh: the tool exists but is disabled, and a call runs nothing.
+//! let shell = find_pwsh(Some(dir.path().as_os_str()));
+//! assert_eq!(shell, None);
+//! let pwsh = agent_tool_powershell::tool_with(PowerShellConfig { shell, ..PowerShellConfig::default() });
+//! assert!(!pwsh.is_enabled());
+//! // Read-only (and so concurrency-safe) is decided from the command alone.
+//! assert!(pwsh.is_read_only(&pwsh.parse(serde_json::json!({"command": "Get-ChildItem -Name"})).unwrap()));
+//! assert!(!pwsh.is_read_only(&pwsh.parse(serde_json::json!({"command": "Remove-Item a.txt"})).unwrap()));
+//! let ctx = ToolUseContext::new(dir.path());
 //! let input = serde_json::json!({"command": "Get-ChildItem -Name"});
 //! let done = call_tool(pwsh.as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! assert!(done.block.is_error);
+//! assert_eq!(done.block.content.text(), "PowerShell is not available: no pwsh program was found, so \
+//!     the command was not run. Install PowerShell 7 (pwsh), or use Bash.");
+//! # });
 //! ```
 
 pub mod classify;
