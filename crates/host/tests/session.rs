@@ -96,11 +96,14 @@ async fn an_untrusted_folder_gives_up_its_allow_rules_with_one_notice_and_a_yes_
     assert_eq!(*asked.lock().unwrap(), 1);
 }
 
-#[tokio::test]
-async fn shutdown_stops_background_tasks_and_reports_them() {
+/// How long a test waits for processes to start or end (generous: CI machines are busy).
+const PROCESS_WAIT: Duration = Duration::from_secs(30);
+
+/// A session in bypass mode running one background `sleep` tagged with `token`; the folders it
+/// lives in, the session, and the processes of the task.
+async fn session_with_a_sleeper(token: &str) -> ([tempfile::TempDir; 2], Session, Vec<i32>) {
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
-    let token = format!("shutdown{}", std::process::id());
     let session = Session::builder(project.path())
         .environment(home_env(home.path()))
         .permission_mode(Some(agent_tools_core::PermissionMode::BypassPermissions))
@@ -111,33 +114,26 @@ async fn shutdown_stops_background_tasks_and_reports_them() {
     let (started, is_error) =
         text(&session, "Bash", json!({"command": command, "run_in_background": true, "description": "sleeper"})).await;
     assert!(!is_error, "{started}");
-    assert!(eventually(Duration::from_secs(10), || !carrying(&token).is_empty()).await);
-    let pids = carrying(&token);
+    assert!(eventually(PROCESS_WAIT, || !carrying(token).is_empty()).await);
+    let pids = carrying(token);
+    ([home, project], session, pids)
+}
+
+#[tokio::test]
+async fn shutdown_stops_background_tasks_and_reports_them() {
+    let (_dirs, session, pids) = session_with_a_sleeper(&format!("shutdown{}", std::process::id())).await;
     let stopped = session.shutdown().await;
     assert_eq!(stopped.len(), 1);
     assert_eq!(stopped[0].description, "sleeper");
-    assert!(eventually(Duration::from_secs(10), || pids.iter().all(|pid| ended(*pid))).await);
+    assert!(eventually(PROCESS_WAIT, || pids.iter().all(|pid| ended(*pid))).await);
     assert!(session.shutdown().await.is_empty(), "a second shutdown stops nothing");
 }
 
 #[tokio::test]
 async fn dropping_a_session_stops_its_background_tasks_too() {
-    let home = tempfile::tempdir().unwrap();
-    let project = tempfile::tempdir().unwrap();
-    let token = format!("dropped{}", std::process::id());
-    let session = Session::builder(project.path())
-        .environment(home_env(home.path()))
-        .permission_mode(Some(agent_tools_core::PermissionMode::BypassPermissions))
-        .build()
-        .await
-        .unwrap();
-    let command = format!("sleep 3002.{token} || sleep 3002.{token}");
-    let (_, is_error) = text(&session, "Bash", json!({"command": command, "run_in_background": true})).await;
-    assert!(!is_error);
-    assert!(eventually(Duration::from_secs(10), || !carrying(&token).is_empty()).await);
-    let pids = carrying(&token);
+    let (_dirs, session, pids) = session_with_a_sleeper(&format!("dropped{}", std::process::id())).await;
     drop(session);
-    assert!(eventually(Duration::from_secs(10), || pids.iter().all(|pid| ended(*pid))).await);
+    assert!(eventually(PROCESS_WAIT, || pids.iter().all(|pid| ended(*pid))).await);
 }
 
 #[tokio::test]
