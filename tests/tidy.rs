@@ -20,9 +20,7 @@ const KNOWN_TOOL_TO_TOOL: &[(&str, &str)] = &[];
 /// all). This list must shrink to empty: each crate's docs open with an example that runs and
 /// asserts, as ripgrep's crates do.
 const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
-    "agent-tool-powershell",
     "agent-tool-skill",
-    "agent-tool-web-fetch",
     "agent-tools-cli",
     "agent-tools-api",
     "agent-tools-mcp",

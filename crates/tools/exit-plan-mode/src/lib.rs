@@ -37,7 +37,8 @@
 //! agent_tools_plan::write_plan(&plan, "# Plan\n\n1. Add the flag.\n").unwrap();
 //! let tool = agent_tool_exit_plan_mode::tool();
 //! let asked = tool.check_permissions(&tool.parse(serde_json::json!({})).unwrap(), &ctx).await;
-//! assert!(matches!(asked, PermissionResult::Ask { message, .. } if message.starts_with("Exit plan mode?\n\nThe plan (")));
+//! let PermissionResult::Ask { message, .. } = asked else { panic!("{asked:?}") };
+//! assert!(message.starts_with("Exit plan mode?\n\nThe plan ("), "{message}");
 //! // The user said yes:
 //! let mut done = call_tool(tool.as_ref(), "toolu_1", serde_json::json!({}), &ctx).await;
 //! assert!(done.block.content.text().ends_with("\n\n## Approved Plan:\n# Plan\n\n1. Add the flag.\n"));

@@ -69,7 +69,8 @@
 //! session.mark_read(&path); // what the Read tool records
 //! let done = call_tool(edit.as_ref(), "toolu_2", input, &session.ctx).await;
 //! assert_eq!(done.block.content.text(), format!(
-//!     "The file {path} has been updated successfully. (file state is current in your context — no need to Read it back)"
+//!     "The file {path} has been updated successfully. \
+//!      (file state is current in your context — no need to Read it back)"
 //! ));
 //! assert_eq!(std::fs::read_to_string(&path).unwrap(), "Hi, world\n");
 //! # });

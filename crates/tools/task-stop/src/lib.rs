@@ -28,10 +28,11 @@
 //! let task = tasks.spawn_shell(ShellTaskSpec::new("/bin/bash", "sleep 300", dir.path())).unwrap();
 //! let input = serde_json::json!({"task_id": task.id});
 //! let done = call_tool(agent_tool_task_stop::tool().as_ref(), "toolu_1", input, &ctx).await;
-//! assert_eq!(done.block.content.text(), format!(
-//!     r#"{{"message":"Successfully stopped task: {id} (sleep 300)","task_id":"{id}","task_type":"local_bash","command":"sleep 300"}}"#,
-//!     id = task.id
-//! ));
+//! let reply: serde_json::Value = serde_json::from_str(&done.block.content.text()).unwrap();
+//! assert_eq!(reply, serde_json::json!({
+//!     "message": format!("Successfully stopped task: {} (sleep 300)", task.id),
+//!     "task_id": task.id, "task_type": "local_bash", "command": "sleep 300",
+//! }));
 //! assert_eq!(tasks.get(&task.id).unwrap().status, TaskStatus::Killed);
 //! # });
 //! ```

@@ -44,15 +44,29 @@
 //! - When the secondary model fails, the content is returned with a note instead of an error.
 //! - After same-host redirects the result starts with a line naming the final URL.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::io::{Read, Write};
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let tool = agent_tool_web_fetch::tool();
-//! let input = serde_json::json!({"url": "https://docs.rs/url", "prompt": "What does Url::join do?"});
-//! let done = call_tool(tool.as_ref(), "toolu_1", input, &ctx).await;
-//! println!("{}", done.block.content.text());
-//! # }
+//! // A local server with one page (loopback hosts are fetched over plain http).
+//! let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+//! let url = format!("http://{}/page", server.local_addr().unwrap());
+//! std::thread::spawn(move || {
+//!     let (mut stream, _) = server.accept().unwrap();
+//!     let _ = stream.read(&mut [0; 4096]).unwrap();
+//!     let body = "<html><body><h1>Title</h1><p>Hello <b>there</b>.</p></body></html>";
+//!     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close";
+//!     write!(stream, "{head}\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+//! });
+//! let ctx = ToolUseContext::new(std::env::temp_dir());
+//! let fetch = agent_tool_web_fetch::tool(); // no summarizer model: the page itself is the result
+//! let input = serde_json::json!({"url": url, "prompt": "What is the title?"});
+//! let done = call_tool(fetch.as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), "# Title\n\nHello **there**.");
+//! let refused = serde_json::json!({"url": "https://user:pw@example.com/", "prompt": "?"});
+//! let done = call_tool(fetch.as_ref(), "toolu_2", refused, &ctx).await;
+//! assert!(done.block.is_error && done.block.content.text().contains("user name or password"));
+//! # });
 //! ```
 
 pub mod cache;
