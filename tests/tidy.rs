@@ -25,7 +25,6 @@ const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tools-api",
     "agent-tools-mcp",
     "agent-tools-permissions",
-    "agent-tools-plan",
     "agent-tools-sandbox",
     "agent-tools-settings",
     "agent-tools-shell",

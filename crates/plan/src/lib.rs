@@ -15,6 +15,25 @@
 //!   replaced (Claude Code's `prePlanMode`; entering again while already planning keeps the
 //!   first one); [`exit_plan_mode`] restores it, or `default` when none was remembered.
 //!
+//! ```
+//! use agent_tools_core::{PermissionMode, ToolPermissionContext, ToolUseContext};
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! ctx.options.plans_dir = Some(dir.path().join("plans"));
+//! assert_eq!(agent_tools_plan::current_plan_file(&ctx), None); // no plan tool has named one yet
+//! let plan = agent_tools_plan::plan_file_path(&ctx); // chooses the session's slug
+//! assert_eq!(agent_tools_plan::current_plan_file(&ctx).as_ref(), Some(&plan));
+//! assert_eq!(plan.parent(), Some(dir.path().join("plans").as_path()));
+//! agent_tools_plan::write_plan(&plan, "# Plan\n").unwrap();
+//! assert_eq!(agent_tools_plan::read_plan(&plan).as_deref(), Some("# Plan\n"));
+//! let mut permissions = ToolPermissionContext { mode: PermissionMode::AcceptEdits, ..Default::default() };
+//! agent_tools_plan::enter_plan_mode(&mut permissions);
+//! assert_eq!(permissions.mode, PermissionMode::Plan);
+//! assert_eq!(permissions.pre_plan_mode, Some(PermissionMode::AcceptEdits));
+//! assert_eq!(agent_tools_plan::exit_plan_mode(&mut permissions), PermissionMode::AcceptEdits);
+//! assert_eq!(permissions.mode, PermissionMode::AcceptEdits);
+//! ```
+//!
 //! [`ToolUseOptions::plans_dir`]: agent_tools_core::context::ToolUseOptions::plans_dir
 
 use std::hash::{BuildHasher, Hasher};
