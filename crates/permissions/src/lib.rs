@@ -16,6 +16,25 @@
 //!
 //! The decision order (deny rules, ask rules, the tool's check, the mode, allow rules) lives in
 //! the host's executor.
+//!
+//! ```
+//! use std::{path::Path, sync::Arc};
+//! use agent_tools_core::permissions::{PermissionBehavior, PermissionMode, PermissionRuleSource};
+//! use agent_tools_core::{ToolPermissionContext, ToolUseContext};
+//! use agent_tools_permissions::{check_read_permission, check_write_permission, messages};
+//! let rules = ToolPermissionContext::default()
+//!     .with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, "Read(./secret.txt)");
+//! let mut ctx = ToolUseContext::new("/proj");
+//! ctx.permission_context = Arc::new(rules.clone());
+//! assert_eq!(check_read_permission(Path::new("/proj/src/main.rs"), &ctx).behavior(), "allow");
+//! assert_eq!(check_read_permission(Path::new("/etc/hosts"), &ctx).behavior(), "passthrough"); // asks
+//! assert_eq!(check_read_permission(Path::new("/proj/secret.txt"), &ctx).message(), Some(messages::READ_DENIED));
+//! // Writes need approval in the default mode, not in acceptEdits, except protected files.
+//! assert_eq!(check_write_permission(Path::new("/proj/src/main.rs"), &ctx).behavior(), "passthrough");
+//! ctx.permission_context = Arc::new(ToolPermissionContext { mode: PermissionMode::AcceptEdits, ..rules });
+//! assert_eq!(check_write_permission(Path::new("/proj/src/main.rs"), &ctx).behavior(), "allow");
+//! assert_eq!(check_write_permission(Path::new("/proj/.git/config"), &ctx).behavior(), "ask");
+//! ```
 
 pub mod filesystem;
 pub mod links;
