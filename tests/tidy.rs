@@ -24,7 +24,6 @@ const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tools-cli",
     "agent-tools-api",
     "agent-tools-mcp",
-    "agent-tools-sandbox",
     "agent-tools-settings",
     "agent-tools-shell",
     "agent-tools-shell-analysis",

@@ -17,14 +17,20 @@
 //! Without a working `bwrap` there is no sandbox, and [`Bubblewrap::find`] says why: callers
 //! refuse to run the command rather than run it unsandboxed.
 //!
-//! ```no_run
-//! use agent_tools_sandbox::{Bubblewrap, Policy};
-//! # fn main() -> Result<(), agent_tools_sandbox::SandboxUnavailable> {
-//! let bwrap = Bubblewrap::find(std::env::var_os("PATH").as_deref())?;
-//! let policy = Policy::new("/work/project").writable(["/tmp"]);
-//! let (program, args) = bwrap.wrap(&policy, "bash".as_ref(), &["-c".into(), "make".into()]);
-//! let status = std::process::Command::new(program).args(args).current_dir("/work/project").status();
-//! # Ok(()) }
+//! ```
+//! use agent_tools_sandbox::{Bubblewrap, Policy, SandboxUnavailable};
+//! let project = tempfile::tempdir().unwrap();
+//! // A search path without bwrap: no sandbox, and the caller refuses to run the command.
+//! assert_eq!(Bubblewrap::find(Some(project.path().as_os_str())).unwrap_err(), SandboxUnavailable::NotInstalled);
+//! // Where bubblewrap works, the command writes its folder and nothing else, offline.
+//! if let Ok(bwrap) = Bubblewrap::find(Some("/usr/bin:/bin".as_ref())) {
+//!     let policy = Policy::new(project.path());
+//!     let script = "echo hi > inside.txt; echo no > /etc/agent-tools-test || echo refused";
+//!     let (program, args) = bwrap.wrap(&policy, "sh".as_ref(), &["-c".into(), script.into()]);
+//!     let output = std::process::Command::new(program).args(args).output().unwrap();
+//!     assert!(String::from_utf8_lossy(&output.stdout).ends_with("refused\n"));
+//!     assert_eq!(std::fs::read_to_string(project.path().join("inside.txt")).unwrap(), "hi\n");
+//! }
 //! ```
 
 use std::ffi::{OsStr, OsString};
