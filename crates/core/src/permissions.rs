@@ -204,6 +204,48 @@ fn escape_rule_content(content: &str) -> String {
     out
 }
 
+/// Splits a list of permission rules into rule strings, Claude Code's `parseToolListFromCLI`
+/// (used for `--allowedTools` / `--disallowedTools` and for the `allowed-tools` of skills and
+/// slash commands): a comma or a space (U+0020 only — a tab or a line break is part of a rule,
+/// as in Claude Code) outside parentheses ends a rule; each rule is trimmed and empty ones are
+/// dropped. Parentheses nest, so `Bash(f(x) y)` stays one rule where Claude Code's single
+/// in-parentheses flag would split it after `f(x)`; a `)` without its `(` is kept and does not
+/// go below the top level. Never fails.
+///
+/// ```
+/// use agent_tools_core::permissions::parse_rule_list;
+/// assert_eq!(parse_rule_list("Read Write,Bash(git status, git diff)"), ["Read", "Write", "Bash(git status, git diff)"]);
+/// assert_eq!(parse_rule_list(" , Grep,, "), ["Grep"]);
+/// ```
+pub fn parse_rule_list(text: &str) -> Vec<String> {
+    let mut rules = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    let mut end = |current: &mut String| {
+        let rule = current.trim();
+        if !rule.is_empty() {
+            rules.push(rule.to_owned());
+        }
+        current.clear();
+    };
+    for c in text.chars() {
+        match c {
+            ',' | ' ' if depth == 0 => end(&mut current),
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            _ => current.push(c),
+        }
+    }
+    end(&mut current);
+    rules
+}
+
 /// A rule with its behaviour and source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -583,6 +625,31 @@ impl PermissionResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one splitter of `--allowedTools` and skills' `allowed-tools` (the settings crate's
+    /// copy split on spaces only, the Skill tool's on any white space; Claude Code's
+    /// `parseToolListFromCLI` splits on U+0020 only).
+    #[test]
+    fn rule_lists_split_like_parse_tool_list_from_cli() {
+        let cases: &[(&str, &[&str])] = &[
+            ("Read Write,Bash(git status, git diff)", &["Read", "Write", "Bash(git status, git diff)"]),
+            ("Bash(git add:*), Write", &["Bash(git add:*)", "Write"]),
+            ("  Read ,, Grep  ", &["Read", "Grep"]),
+            ("", &[]),
+            (" , ", &[]),
+            // Only a space separates: a tab or a line break stays inside the rule (trimmed at its ends).
+            ("Read\tGrep", &["Read\tGrep"]),
+            ("Read\nGrep\n", &["Read\nGrep"]),
+            ("\tRead Grep\t", &["Read", "Grep"]),
+            // Parentheses nest; a stray `)` stays at the top level.
+            ("Bash(f(x) y),Read", &["Bash(f(x) y)", "Read"]),
+            ("a) b", &["a)", "b"]),
+            (r"Bash(echo \(a b\)) Read", &[r"Bash(echo \(a b\))", "Read"]),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_rule_list(text), *expected, "{text:?}");
+        }
+    }
 
     #[test]
     fn parses_rule_strings_like_claude_code() {

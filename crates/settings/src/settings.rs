@@ -510,39 +510,14 @@ fn expand_dir(dir: &str, sources: &SettingsSources) -> PathBuf {
 
 /// Splits a `--allowedTools` / `--disallowedTools` value into rules, on commas and spaces outside
 /// parentheses (Claude Code's `parseToolListFromCLI`): `Bash(git status, git diff)` stays one rule.
+/// The one implementation is core's [`parse_rule_list`](agent_tools_core::permissions::parse_rule_list),
+/// which the Skill tool's `allowed-tools` uses too.
 ///
 /// ```
 /// use agent_tools_settings::parse_tool_list;
 /// assert_eq!(parse_tool_list("Read Write,Bash(git status, git diff)"), ["Read", "Write", "Bash(git status, git diff)"]);
 /// ```
-pub fn parse_tool_list(text: &str) -> Vec<String> {
-    let mut rules = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                current.push(c);
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                current.push(c);
-            }
-            ',' | ' ' if depth == 0 => {
-                if !current.trim().is_empty() {
-                    rules.push(current.trim().to_owned());
-                }
-                current.clear();
-            }
-            _ => current.push(c),
-        }
-    }
-    if !current.trim().is_empty() {
-        rules.push(current.trim().to_owned());
-    }
-    rules
-}
+pub use agent_tools_core::permissions::parse_rule_list as parse_tool_list;
 
 #[cfg(test)]
 mod tests {

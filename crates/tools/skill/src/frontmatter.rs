@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 
+use agent_tools_core::permissions::parse_rule_list;
+
 /// A frontmatter value: a string (booleans and numbers stay text) or a list of strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
@@ -19,13 +21,14 @@ pub enum Value {
 }
 
 impl Value {
-    /// The value as a list: a list as is; a scalar split on commas and whitespace (Claude Code
-    /// accepts `allowed-tools: Read, Grep` as well as a YAML list), keeping parenthesised rule
-    /// content such as `Bash(git status:*)` whole.
+    /// The value as a list: a list as is; a scalar split on commas and spaces outside
+    /// parentheses (Claude Code accepts `allowed-tools: Read, Grep` as well as a YAML list, and
+    /// splits it with `parseToolListFromCLI`, core's [`parse_rule_list`]), keeping parenthesised
+    /// rule content such as `Bash(git status:*)` whole.
     pub fn to_list(&self) -> Vec<String> {
         match self {
             Self::List(items) => items.iter().filter(|item| !item.trim().is_empty()).cloned().collect(),
-            Self::Text(text) => split_tool_list(text),
+            Self::Text(text) => parse_rule_list(text),
         }
     }
 
@@ -41,31 +44,6 @@ impl Value {
     pub fn is_true(&self) -> bool {
         matches!(self, Self::Text(text) if matches!(text.to_ascii_lowercase().as_str(), "true" | "yes" | "on"))
     }
-}
-
-/// Splits `Read, Bash(git diff:*) Grep` into its entries: commas or whitespace outside
-/// parentheses separate them.
-fn split_tool_list(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                current.push(c);
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                current.push(c);
-            }
-            ',' if depth == 0 => out.push(std::mem::take(&mut current)),
-            c if c.is_whitespace() && depth == 0 => out.push(std::mem::take(&mut current)),
-            c => current.push(c),
-        }
-    }
-    out.push(current);
-    out.into_iter().map(|item| item.trim().to_owned()).filter(|item| !item.is_empty()).collect()
 }
 
 /// Parsed frontmatter: keys in file order would not matter, so a sorted map.
@@ -278,6 +256,9 @@ mod tests {
             Value::Text("Read, Bash(git status:*) Grep".into()).to_list(),
             vec!["Read", "Bash(git status:*)", "Grep"]
         );
+        // As Claude Code's `parseToolListFromCLI`: only a space or a comma separates (this crate's
+        // own splitter used to split on tabs and line breaks too).
+        assert_eq!(Value::Text("Read\tGrep, Write".into()).to_list(), vec!["Read\tGrep", "Write"]);
     }
 
     #[test]
