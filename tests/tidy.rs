@@ -26,7 +26,6 @@ const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tools-mcp",
     "agent-tools-settings",
     "agent-tools-shell",
-    "agent-tools-shell-analysis",
     "agent-tools-background",
     "agent-tools-testkit",
 ];

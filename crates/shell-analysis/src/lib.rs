@@ -49,6 +49,25 @@
 //! and every wrapper (`env`, `sudo`, `command`, `exec`, `xargs`, `watch` …), after quote removal
 //! (`"rm" -rf` is `rm -rf`), into `find -exec`, and into the literal code of `bash -c '…'` and
 //! `eval`.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+//! use agent_tools_core::{ToolPermissionContext, ToolUseContext};
+//! use agent_tools_shell_analysis::{check_shell_command, is_read_only_command};
+//! let rules = ToolPermissionContext::default()
+//!     .with_rule(PermissionBehavior::Allow, PermissionRuleSource::Session, "Bash(npm test:*)")
+//!     .with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, "Bash(rm:*)");
+//! let mut ctx = ToolUseContext::new("/proj");
+//! ctx.permission_context = Arc::new(rules);
+//! // Each part on its own: an allowed `npm test`, a read-only `git status`.
+//! assert_eq!(check_shell_command("Bash", "npm test -- --watch && git status", &ctx).behavior(), "allow");
+//! // The deny rule sees through `sudo`, and denies the whole line.
+//! assert_eq!(check_shell_command("Bash", "ls && sudo rm -rf build", &ctx).behavior(), "deny");
+//! // A command substitution is too complex for any allow: it needs approval.
+//! assert_eq!(check_shell_command("Bash", "npm test $(cat args)", &ctx).behavior(), "passthrough");
+//! assert!(is_read_only_command("grep -rn TODO src | head -5", None));
+//! ```
 
 mod check;
 mod commands;
