@@ -23,7 +23,6 @@ const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tool-skill",
     "agent-tools-cli",
     "agent-tools-api",
-    "agent-tools-mcp",
     "agent-tools-settings",
     "agent-tools-shell",
     "agent-tools-background",

@@ -22,19 +22,34 @@
 //!   has the `resources` capability;
 //! - [`McpSession::shutdown`]: ends the servers when the session ends.
 //!
-//! ```no_run
-//! # async fn demo() {
-//! use agent_tools_mcp::{McpOptions, config, connect_all};
-//! let servers = config::parse_config(
-//!     r#"{"mcpServers": {"tools": {"command": "agent-tools", "args": ["serve"]}}}"#, "inline").unwrap();
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_mcp::{config::parse_config, connect_all, McpOptions};
+//! // A stdio server of one tool, `shout`, as a shell script that answers each request by its id.
+//! let server = r#"while read -r line; do
+//!   id=$(printf %s "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+//!   case "$line" in
+//!     *'"initialize"'*) r='{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},'
+//!       r=$r'"serverInfo":{"name":"demo","version":"1"}}' ;;
+//!     *'"tools/list"'*) r='{"tools":[{"name":"shout","inputSchema":{"type":"object"}}]}' ;;
+//!     *'"tools/call"'*) r='{"content":[{"type":"text","text":"HELLO"}]}' ;;
+//!     *) continue ;;
+//!   esac; printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$r"; done"#;
+//! let config = serde_json::json!({"mcpServers": {
+//!     "demo": {"command": "sh", "args": ["-c", server]},
+//!     "gone": {"command": "/no/such/server"},
+//! }});
+//! let servers = parse_config(&config.to_string(), "inline").unwrap();
 //! let session = connect_all(&servers, &McpOptions::default()).await;
-//! for failure in session.failures() {
-//!     eprintln!("MCP server {} skipped: {}", failure.name, failure.message);
-//! }
+//! assert_eq!(session.failures()[0].name, "gone"); // reported and skipped, never fatal
 //! let tools = session.tools(); // hand these to agent_tools_host::assemble_tool_pool
-//! # drop(tools);
+//! assert_eq!(tools[0].name(), "mcp__demo__shout");
+//! let ctx = ToolUseContext::new(std::env::temp_dir());
+//! let done = call_tool(tools[0].as_ref(), "toolu_1", serde_json::json!({}), &ctx).await;
+//! assert_eq!(done.block.content.text(), "HELLO");
 //! session.shutdown().await;
-//! # }
+//! # });
 //! ```
 //!
 //! The library never reads environment variables; the CLI turns `MCP_TIMEOUT`,
