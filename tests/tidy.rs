@@ -22,7 +22,6 @@ const KNOWN_TOOL_TO_TOOL: &[(&str, &str)] = &[];
 const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tool-skill",
     "agent-tools-cli",
-    "agent-tools-api",
     "agent-tools-settings",
     "agent-tools-shell",
     "agent-tools-background",

@@ -19,14 +19,34 @@
 //! block and error types are `#[non_exhaustive]`. [`ApiConfig`] is not, so callers can write
 //! `ApiConfig { model, ..ApiConfig::new(key) }`.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), agent_tools_api::ApiError> {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::io::{Read, Write};
 //! use agent_tools_api::{ApiConfig, Client, ClientOptions, Message, MessagesRequest};
-//! let config = ApiConfig::new("sk-ant-…");
-//! let client = Client::new(config, &ClientOptions::new("my-agent/1.0", std::time::Duration::from_secs(60)))?;
-//! let reply = client.messages(&MessagesRequest::new(client.config().model.clone(), 1024, vec![Message::user("Hi")])).await?;
-//! println!("{}", reply.first_text().unwrap_or_default());
-//! # Ok(()) }
+//! // A local stand-in for the API, with one canned reply; it hands back the request it read.
+//! let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+//! let base_url = format!("http://{}", server.local_addr().unwrap());
+//! let config = ApiConfig { base_url, ..ApiConfig::new("sk-ant-test") };
+//! assert!(!format!("{config:?}").contains("sk-ant-test")); // Debug never shows the key
+//! let request = std::thread::spawn(move || {
+//!     let (mut stream, _) = server.accept().unwrap();
+//!     let mut seen = [0; 8192];
+//!     let read = stream.read(&mut seen).unwrap();
+//!     let body = r#"{"id":"msg_1","content":[{"type":"text","text":"Hello!"}]}"#;
+//!     let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json";
+//!     write!(stream, "{head}\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+//!     String::from_utf8_lossy(&seen[..read]).into_owned()
+//! });
+//! let options = ClientOptions::new("my-agent/1.0", std::time::Duration::from_secs(30));
+//! let client = Client::new(config, &options).unwrap();
+//! let ask = MessagesRequest::new(client.config().model.clone(), 1024, vec![Message::user("Hi")]);
+//! let reply = client.messages(&ask).await.unwrap();
+//! assert_eq!(reply.first_text(), Some("Hello!"));
+//! let request = request.join().unwrap();
+//! assert!(request.starts_with("POST /v1/messages HTTP/1.1\r\n"));
+//! assert!(request.contains("\r\nx-api-key: sk-ant-test\r\n"));
+//! assert!(request.contains("\r\nanthropic-version: 2023-06-01\r\n"));
+//! # });
 //! ```
 
 mod client;
