@@ -25,7 +25,6 @@ const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tools-settings",
     "agent-tools-shell",
     "agent-tools-background",
-    "agent-tools-testkit",
 ];
 
 /// The workspace root (this package lives in `<root>/tests`).

@@ -8,6 +8,22 @@
 //!   error;
 //! - [`Session::mark_read`]: the model's Read of a file, recorded as Read records it, so the
 //!   file-changing tools' tests need no tool crate besides their own.
+//!
+//! ```
+//! use std::time::{Duration, SystemTime, UNIX_EPOCH};
+//! use agent_tools_testkit::{eventually_blocking, touch, GitRepo, Session};
+//! let s = Session::new(); // a temporary folder and one context
+//! let path = s.put("src/notes.txt", "one\r\ntwo\r\n");
+//! assert_eq!(s.mark_read(&path), "one\ntwo\n"); // recorded as Read records it
+//! assert_eq!(&*s.ctx.read_file_state.get(&s.path("src/notes.txt")).unwrap().content, "one\ntwo\n");
+//! touch(s.dir.path(), "src/notes.txt", 1_000_000_000);
+//! let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+//! assert_eq!(modified, UNIX_EPOCH + Duration::from_secs(1_000_000_000));
+//! assert!(eventually_blocking(Duration::from_secs(5), || SystemTime::now() > modified));
+//! let repo = GitRepo::new(); // one commit of README.md on main, git isolated from the user's config
+//! assert_eq!(repo.git(&["log", "--format=%s"]), "first\n");
+//! assert!(repo.has_branch("main"));
+//! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
