@@ -21,7 +21,6 @@ const KNOWN_TOOL_TO_TOOL: &[(&str, &str)] = &[];
 /// asserts, as ripgrep's crates do.
 const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
     "agent-tool-skill",
-    "agent-tools-cli",
     "agent-tools-settings",
     "agent-tools-shell",
     "agent-tools-background",

@@ -32,7 +32,16 @@
 //! EnterPlanMode names the session's plan file in `~/.claude/plans` (under `$CLAUDE_CONFIG_DIR`
 //! when set, or the `plansDirectory` setting inside the project); ExitPlanMode shows that plan
 //! in its permission question.
-//! The binary is a thin wrapper around [`main`], so tests can build the same program.
+//! The binary is a thin wrapper around [`main`], so tests can build the same program:
+//!
+//! The example is `no_run`: [`main`] parses the process's own arguments (a doctest has none, so
+//! it would print the usage and exit the process) and reads its environment; `tests/cli.rs`
+//! runs the built binary instead, on temporary folders.
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     agent_tools_cli::main()
+//! }
+//! ```
 
 mod commands;
 mod prompt;
