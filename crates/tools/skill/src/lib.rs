@@ -28,14 +28,27 @@
 //!
 //! Not read-only, not concurrency-safe (one skill at a time), not deferred.
 //!
-//! ```no_run
-//! # async fn demo() {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_core::{invoke::call_tool, ToolUseContext};
-//! let tool = agent_tool_skill::tool_with(agent_tool_skill::SkillConfig::new(vec![".claude/skills".into()]));
-//! let ctx = ToolUseContext::new(std::env::current_dir().unwrap());
-//! let done = call_tool(tool.as_ref(), "toolu_1", serde_json::json!({"skill": "commit"}), &ctx).await;
-//! # let _ = done;
-//! # }
+//! use serde_json::json;
+//! let dir = tempfile::tempdir().unwrap();
+//! let skills = dir.path().join(".claude/skills");
+//! std::fs::create_dir_all(skills.join("greet")).unwrap();
+//! let skill_md = "---\ndescription: Say hello\n---\nSay hello to $ARGUMENTS.\n";
+//! std::fs::write(skills.join("greet/SKILL.md"), skill_md).unwrap();
+//! let tool = agent_tool_skill::tool_with(agent_tool_skill::SkillConfig::new(vec![skills.clone()]));
+//! let ctx = ToolUseContext::new(dir.path());
+//! let done = call_tool(tool.as_ref(), "toolu_1", json!({"skill": "greet", "args": "Ada"}), &ctx).await;
+//! assert_eq!(done.block.content.text(), "Launching skill: greet");
+//! // The skill's instructions follow as a new user message.
+//! let message = serde_json::to_value(&done.new_messages[0]).unwrap();
+//! let base = skills.join("greet");
+//! let text = format!("Base directory for this skill: {}\n\nSay hello to Ada.", base.display());
+//! assert_eq!(message["content"], json!([{"type": "text", "text": text}]));
+//! let unknown = call_tool(tool.as_ref(), "toolu_2", json!({"skill": "deploy"}), &ctx).await;
+//! assert_eq!(unknown.block.content.text(), "<tool_use_error>Unknown skill: deploy</tool_use_error>");
+//! # });
 //! ```
 
 pub mod frontmatter;
