@@ -15,6 +15,26 @@
 //! This crate only reads configuration; it decides nothing about a tool call. The checks that
 //! use the rules live in `agent-tools-permissions` (paths), `agent-tools-shell-analysis` (shell
 //! commands) and the tools themselves; a tool crate that checks paths does not compile this one.
+//!
+//! ```
+//! use agent_tools_core::permissions::{PermissionMode, PermissionRuleSource as Source};
+//! use agent_tools_settings::{parse_tool_list, LoadedSettings, SettingsSources};
+//! let project = tempfile::tempdir().unwrap();
+//! std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+//! let shared = r#"{"permissions": {"allow": ["Bash(npm test:*)"], "defaultMode": "plan"}}"#;
+//! std::fs::write(project.path().join(".claude/settings.json"), shared).unwrap();
+//! let local = r#"{"permissions": {"deny": ["Read(./.env)"], "defaultMode": "acceptEdits"}}"#;
+//! std::fs::write(project.path().join(".claude/settings.local.json"), local).unwrap();
+//! let sources = SettingsSources { project: Some(project.path().into()), ..SettingsSources::default() };
+//! let settings = LoadedSettings::load(&sources).unwrap();
+//! assert_eq!(settings.default_mode().unwrap(), Some(PermissionMode::AcceptEdits)); // the later file wins
+//! let cli_deny = parse_tool_list("WebFetch, Bash(rm:*)"); // --disallowedTools
+//! let rules = settings.permission_context(None, &[], &cli_deny, &sources).unwrap();
+//! assert_eq!(rules.mode, PermissionMode::AcceptEdits);
+//! assert_eq!(rules.always_allow_rules[&Source::ProjectSettings], ["Bash(npm test:*)"]);
+//! assert_eq!(rules.always_deny_rules[&Source::LocalSettings], ["Read(./.env)"]);
+//! assert_eq!(rules.always_deny_rules[&Source::CliArg], ["WebFetch", "Bash(rm:*)"]);
+//! ```
 
 mod settings;
 pub mod trust;
