@@ -20,7 +20,6 @@ const KNOWN_TOOL_TO_TOOL: &[(&str, &str)] = &[];
 /// all). This list must shrink to empty: each crate's docs open with an example that runs and
 /// asserts, as ripgrep's crates do.
 const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
-    "agent-tools-shell",
     "agent-tools-background",
 ];
 

@@ -27,9 +27,9 @@
 //!   [`agent_tools_background::TaskRegistry`]) — and the settings ([`ShellConfig`]).
 //! - [`tool`]: [`Shell`] and [`ShellTool`].
 //!
-//! A shell tool for POSIX `sh`, whose commands all need approval:
+//! A shell tool for POSIX `sh`, whose commands all need approval, and one call of it:
 //!
-//! ```no_run
+//! ```
 //! use std::path::{Path, PathBuf};
 //! use agent_tools_core::permissions::PermissionResult;
 //! use agent_tools_core::tool::PermissionMatcher;
@@ -86,6 +86,16 @@
 //! }
 //!
 //! let sh = agent_tools_core::build_tool(ShellTool::<Sh>::new(ShellConfig::default()));
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut ctx = ToolUseContext::new(dir.path());
+//! let input = serde_json::json!({"command": "mkdir sub && cd sub && echo hi; exit 3"});
+//! let mut done = agent_tools_core::invoke::call_tool(sh.as_ref(), "toolu_1", input, &ctx).await;
+//! assert_eq!(done.block.content.text(), "Exit code 3\nhi");
+//! // The directory the command ended in becomes the next call's.
+//! ctx = (done.context_modifier.take().unwrap())(ctx);
+//! assert_eq!(ctx.cwd, dir.path().canonicalize().unwrap().join("sub"));
+//! # });
 //! ```
 
 pub mod input;
