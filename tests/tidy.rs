@@ -19,9 +19,7 @@ const KNOWN_TOOL_TO_TOOL: &[(&str, &str)] = &[];
 /// Crates whose crate-level example does not run yet (`no_run` without a reason, or none at
 /// all). This list must shrink to empty: each crate's docs open with an example that runs and
 /// asserts, as ripgrep's crates do.
-const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[
-    "agent-tools-background",
-];
+const KNOWN_WITHOUT_RUNNING_EXAMPLE: &[&str] = &[];
 
 /// The workspace root (this package lives in `<root>/tests`).
 fn root() -> PathBuf {

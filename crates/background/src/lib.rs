@@ -39,17 +39,25 @@
 //! the process group is signalled. The registry uses plain threads (two per running task), so it works with or
 //! without a Tokio runtime; only [`TaskRegistry::wait`] and [`TaskRegistry::stop`] are async.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::time::Duration;
+//! use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskStatus, WaitOutcome};
 //! use agent_tools_core::ToolUseContext;
-//! use agent_tools_background::{ShellTaskSpec, TaskRegistry};
-//! let ctx = ToolUseContext::new("/tmp");
+//! let dir = tempfile::tempdir().unwrap();
+//! let ctx = ToolUseContext::new(dir.path());
 //! let tasks = TaskRegistry::for_context(&ctx);
-//! let task = tasks.spawn_shell(ShellTaskSpec::new("/bin/bash", "sleep 1; echo done", "/tmp"))?;
-//! let done = tasks.wait(&task.id, std::time::Duration::from_secs(5), &ctx.cancel).await;
-//! println!("{done:?}");
-//! tasks.shutdown();
-//! # Ok(()) }
+//! let task = tasks.spawn_shell(ShellTaskSpec::new("/bin/bash", "echo started; exit 2", dir.path())).unwrap();
+//! let WaitOutcome::Finished(done) = tasks.wait(&task.id, Duration::from_secs(30), &ctx.cancel).await else {
+//!     panic!("the task did not finish");
+//! };
+//! assert_eq!((done.status, done.exit_code), (TaskStatus::Failed, Some(2)));
+//! assert_eq!(std::fs::read_to_string(&task.output_path).unwrap(), "started\n"); // `\r\n` made `\n`
+//! let server = tasks.spawn_shell(ShellTaskSpec::new("/bin/bash", "sleep 300", dir.path())).unwrap();
+//! let stopped = tasks.shutdown(); // every running task, with everything it started
+//! assert_eq!(stopped.iter().map(|task| &task.id).collect::<Vec<_>>(), [&server.id]);
+//! assert_eq!(tasks.get(&server.id).unwrap().status, TaskStatus::Killed);
+//! # });
 //! ```
 
 pub mod ansi;
