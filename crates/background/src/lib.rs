@@ -61,6 +61,7 @@
 //! ```
 
 pub mod ansi;
+pub mod group;
 pub mod lifeline;
 pub mod procs;
 mod spawn;

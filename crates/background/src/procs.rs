@@ -52,7 +52,7 @@ pub const CALL_MARKER_VAR: &str = "AGENT_TOOLS_CALL_ID";
 const POLL: Duration = Duration::from_millis(10);
 
 /// How long [`terminate`] keeps sending SIGKILL after the grace period, at most.
-const KILL_WINDOW: Duration = Duration::from_secs(5);
+pub(crate) const KILL_WINDOW: Duration = Duration::from_secs(5);
 
 /// Most rounds of SIGSTOP before a SIGKILL round, when processes keep appearing (a fork bomb).
 const FREEZE_ROUNDS: usize = 20;
