@@ -10,7 +10,9 @@
 //!
 //! While it runs, the command is registered with the process's watchdog
 //! ([`agent_tools_background::lifeline`]), so it also ends when the process that started it ends,
-//! however that ends (SIGKILL included).
+//! however that ends (SIGKILL included). Starting, watching and ending the group is
+//! [`agent_tools_background::group`], which the hooks share; this module adds the output file,
+//! the cwd file and progress reports.
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
@@ -21,10 +23,10 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_tools_background::lifeline;
-use agent_tools_background::procs::{self, CALL_MARKER_VAR, FileId, ProcessId, Target};
+use agent_tools_background::group;
+use agent_tools_background::procs::FileId;
 use agent_tools_core::context::CancellationToken;
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 /// Environment added to the inherited one so that nothing waits for a terminal: pagers print,
 /// editors return at once, git never prompts for credentials.
@@ -195,32 +197,18 @@ pub async fn run(
     let output_id = FileId::of(&files.output_path()).ok();
     let errors = output.try_clone()?;
     let argv = request.argv;
-    let call_id = procs::new_call_id();
-    let marker = format!("{CALL_MARKER_VAR}={call_id}");
     let mut command = Command::new(&argv.program);
     command
         .args(&argv.args)
         .current_dir(request.cwd)
         .envs(SHELL_ENV.iter().copied())
         .envs(argv.env.iter().cloned())
-        .env(CALL_MARKER_VAR, &call_id)
         .stdin(Stdio::null())
         .stdout(Stdio::from(output))
-        .stderr(Stdio::from(errors))
-        .process_group(0)
-        .kill_on_drop(true);
-    // Registered before it starts: even if this process is killed during the spawn, the
-    // watchdog finds the command by its marker.
-    let watch = lifeline::watch(&marker);
-    let mut child = command.spawn()?;
-    // Dropping `command` closes our copies of the output file's descriptors.
-    drop(command);
-    let root = child.id().and_then(|pid| i32::try_from(pid).ok()).and_then(ProcessId::of);
-    if let Some(root) = root {
-        watch.set_root(root);
-    }
-    let target = Target { root, marker: Some(marker), stdio: output_id };
-    let mut guard = TreeGuard { target: Some(target.clone()) };
+        .stderr(Stdio::from(errors));
+    // Its own process group, its call marker, registered with the watchdog before it starts;
+    // dropping `command` closes our copies of the output file's descriptors.
+    let mut group = group::spawn_in_group(command, output_id)?;
     let started = Instant::now();
     let deadline = tokio::time::sleep(request.timeout);
     tokio::pin!(deadline);
@@ -229,7 +217,7 @@ pub async fn run(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let ending = loop {
         tokio::select! {
-            status = child.wait() => break Ending::Exited(exit_code(status?)),
+            status = group.child().wait() => break Ending::Exited(exit_code(status?)),
             () = &mut deadline => break Ending::TimedOut,
             () = cancel.cancelled() => break Ending::Cancelled,
             _ = ticker.tick(), if progress.is_some() => {
@@ -242,12 +230,12 @@ pub async fn run(
             }
         }
     };
-    if !matches!(ending, Ending::Exited(_)) {
-        stop(&mut child, target, request.kill_grace).await;
+    if matches!(ending, Ending::Exited(_)) {
+        // What the program left running when it exited by itself is not ours to end.
+        group.release();
+    } else {
+        group.terminate_tree(request.kill_grace).await;
     }
-    guard.disarm();
-    // What the program left running when it exited by itself is not ours to end.
-    drop(watch);
     Ok(Finished { ending, files })
 }
 
@@ -255,51 +243,6 @@ pub async fn run(
 fn exit_code(status: ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|signal| 128 + signal)).unwrap_or(1)
 }
-
-/// Stops every process of the command ([`procs::terminate`]: SIGTERM, up to `grace`, then
-/// SIGKILL until none is left), on Tokio's blocking pool since it polls, then reaps the program.
-///
-/// The program is not reaped until then, so its pid — the group's id — cannot be reused while
-/// the group is signalled.
-async fn stop(child: &mut Child, target: Target, grace: Duration) {
-    let targets = [target.clone()];
-    let left = match tokio::task::spawn_blocking(move || procs::terminate(&targets, grace)).await {
-        Ok(left) => left,
-        // No blocking pool (the runtime is shutting down): kill at once instead.
-        Err(_) => procs::kill_now(&[target], ABANDON_WINDOW),
-    };
-    if left > 0 {
-        tracing::warn!(left, "processes of a stopped command outlived SIGKILL");
-    }
-    let _ = child.start_kill();
-    let _ = child.wait().await;
-}
-
-/// Kills every process of the command if the call is dropped while it runs (the future was
-/// abandoned), so nothing it started outlives it.
-struct TreeGuard {
-    target: Option<Target>,
-}
-
-impl TreeGuard {
-    fn disarm(&mut self) {
-        self.target = None;
-    }
-}
-
-impl Drop for TreeGuard {
-    fn drop(&mut self) {
-        if let Some(target) = self.target.take() {
-            let left = procs::kill_now(&[target], ABANDON_WINDOW);
-            if left > 0 {
-                tracing::warn!(left, "processes of an abandoned command outlived SIGKILL");
-            }
-        }
-    }
-}
-
-/// How long an abandoned command's processes are killed for, at most (the drop blocks meanwhile).
-const ABANDON_WINDOW: Duration = Duration::from_secs(1);
 
 /// Most bytes read from the end of the output for a progress report.
 const PROGRESS_TAIL_BYTES: u64 = 4096;
