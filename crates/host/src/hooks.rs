@@ -12,23 +12,25 @@
 //!   `decision`/`reason`, or `systemMessage`; anything else on stdout is ignored.
 //! - Exit 2: a blocking error. Before the call it refuses the call and the model reads stderr;
 //!   after the call stderr reaches the model as a system message (the result stands).
-//! - Any other exit, a crash or a timeout (default 60 s, then the whole process group is killed):
+//! - Any other exit, a crash or a timeout (default 60 s, then every process the hook started is
+//!   killed, its process group and whatever left it):
 //!   logged, and the call goes on — except that a `deny` (or `ask`) the hook had already printed
 //!   when it timed out still counts. A hook can never hang a call, and never fail open where it
 //!   said deny.
 //!
 //! A hook's answer is taken when the hook process exits: a child it left behind holding stdout
 //! open does not make the hook wait for its timeout (the output is read for a moment more, then
-//! the answer is what was printed).
+//! the answer is what was printed). Like a shell command, a hook is registered with the
+//! process's watchdog while it runs, so it ends with the process that started it
+//! ([`agent_tools_background::group`]).
 
-use std::process::Stdio;
 use std::time::Duration;
 
+use agent_tools_background::group;
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::result::Message;
 use regex::Regex;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 pub use agent_tools_settings::{CommandHook, HookMatcher};
 
@@ -100,95 +102,36 @@ struct HookRun {
     status: Option<i32>,
     stdout: String,
     stderr: String,
-    /// It did not exit within its timeout; its process group was killed.
+    /// It did not exit within its timeout; every process it started was killed.
     timed_out: bool,
 }
 
-/// How long a hook's output is still read after the hook exited, for what it printed last (a
-/// child it left behind may hold the pipes open for ever).
-const OUTPUT_GRACE: Duration = Duration::from_millis(200);
-
+/// Runs a hook's command ([`group::run_captured`]: its own process group, registered with the
+/// watchdog, the event on stdin, stdout and stderr kept up to [`MAX_OUTPUT_BYTES`], the whole
+/// tree killed at the timeout, output read for [`group::OUTPUT_GRACE`] after it exits). `None`
+/// when it could not start.
 async fn run_command(hook: &CommandHook, input: &Value, ctx: &ToolUseContext) -> Option<HookRun> {
     let mut command = tokio::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg(&hook.command)
-        .current_dir(&ctx.cwd)
-        .env("CLAUDE_PROJECT_DIR", &ctx.original_cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = match command.spawn() {
-        Ok(child) => child,
+    command.arg("-c").arg(&hook.command).current_dir(&ctx.cwd).env("CLAUDE_PROJECT_DIR", &ctx.original_cwd);
+    let seconds = hook.timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(DEFAULT_TIMEOUT_SECS);
+    let timeout = Duration::from_secs_f64(seconds.min(86_400.0));
+    let payload = input.to_string();
+    let run = match group::run_captured(command, Some(payload.as_bytes()), timeout, MAX_OUTPUT_BYTES).await {
+        Ok(run) => run,
         Err(error) => {
             tracing::warn!(command = %hook.command, %error, "hook could not start");
             return None;
         }
     };
-    let pid = child.id();
-    let payload = input.to_string();
-    let mut stdin = child.stdin.take();
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let seconds = hook.timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(DEFAULT_TIMEOUT_SECS);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(seconds.min(86_400.0));
-    if let Some(mut pipe) = stdin.take() {
-        // A hook that does not read its stdin must not block us.
-        let write = async {
-            let _ = pipe.write_all(payload.as_bytes()).await;
-        };
-        let _ = tokio::time::timeout_at(deadline, write).await;
-    }
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let (mut out_buf, mut err_buf) = ([0u8; 8192], [0u8; 8192]);
-    let mut exited: Option<Option<i32>> = None;
-    let mut grace: Option<tokio::time::Instant> = None;
-    let mut timed_out = false;
-    loop {
-        if exited.is_some() && stdout.is_none() && stderr.is_none() {
-            break;
-        }
-        let stop_at = grace.map_or(deadline, |grace| grace.min(deadline));
-        tokio::select! {
-            read = async { stdout.as_mut()?.read(&mut out_buf).await.ok() }, if stdout.is_some() => match read {
-                Some(n) if n > 0 => keep(&mut out, &out_buf[..n]),
-                _ => stdout = None,
-            },
-            read = async { stderr.as_mut()?.read(&mut err_buf).await.ok() }, if stderr.is_some() => match read {
-                Some(n) if n > 0 => keep(&mut err, &err_buf[..n]),
-                _ => stderr = None,
-            },
-            status = child.wait(), if exited.is_none() => {
-                exited = Some(status.ok().and_then(|status| status.code()));
-                grace = Some(tokio::time::Instant::now() + OUTPUT_GRACE);
-            }
-            () = tokio::time::sleep_until(stop_at) => {
-                timed_out = exited.is_none();
-                break;
-            }
-        }
-    }
-    if timed_out {
-        tracing::warn!(command = %hook.command, seconds, "hook timed out; its process group was killed");
-        if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
-        }
+    if run.timed_out {
+        tracing::warn!(command = %hook.command, seconds, "hook timed out; its processes were killed");
     }
     Some(HookRun {
-        status: exited.flatten(),
-        stdout: String::from_utf8_lossy(&out).into_owned(),
-        stderr: String::from_utf8_lossy(&err).into_owned(),
-        timed_out,
+        status: run.status.and_then(|status| status.code()),
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
+        timed_out: run.timed_out,
     })
-}
-
-/// Appends `bytes` to `buffer`, up to [`MAX_OUTPUT_BYTES`].
-fn keep(buffer: &mut Vec<u8>, bytes: &[u8]) {
-    let room = MAX_OUTPUT_BYTES.saturating_sub(buffer.len());
-    buffer.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
 
 fn event_input(event: &str, tool: &str, input: &Value, ctx: &ToolUseContext) -> Value {
