@@ -56,7 +56,8 @@ fn main() -> anyhow::Result<()> {
 }
 
 const USAGE: &str = "usage: cargo xtask <task>
-  ci        format check, clippy (warnings denied), tidy checks, every test
+  ci        format check, clippy (warnings denied), tidy checks, every test, docs (warnings
+            denied), cargo package of every publishable crate
   features  each tool crate built alone, the host with no tool and with each single tool
   tidy      the repository's conventions (tests/tidy.rs)
   bench search [--runs N] [--large DIR | --no-large] [--no-build]
