@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use agent_tools_background::{
@@ -13,26 +12,10 @@ use agent_tools_background::{
 };
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
+use agent_tools_testkit::procs::{Reaper, unique_token};
 use agent_tools_testkit::{alive, carrying, eventually};
 
 const BASH: &str = "/bin/bash";
-
-/// A token no other process on the machine carries: `<pid><n>`, unique per test.
-fn token() -> String {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    format!("{}{:03}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
-}
-
-/// Kills by pid whatever a failed test left behind.
-struct Reaper(String);
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        for pid in carrying(&self.0) {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
-        }
-    }
-}
 
 fn registry(dir: &Path) -> (TaskRegistry, NotificationQueue) {
     let notifications = NotificationQueue::default();
@@ -68,7 +51,7 @@ async fn finished(tasks: &TaskRegistry, id: &str) -> TaskSnapshot {
 async fn fifty_stopped_trees_leave_no_process() {
     let dir = tempfile::tempdir().unwrap();
     let (tasks, notifications) = registry(dir.path());
-    let token = token();
+    let token = unique_token();
     let _reaper = Reaper(token.clone());
     let mut ids = Vec::new();
     for i in 0..50 {
@@ -110,7 +93,7 @@ async fn fifty_stopped_trees_leave_no_process() {
 async fn dropping_the_registry_stops_every_task() {
     let dir = tempfile::tempdir().unwrap();
     let (tasks, _notifications) = registry(dir.path());
-    let token = token();
+    let token = unique_token();
     let _reaper = Reaper(token.clone());
     for _ in 0..5 {
         tasks.spawn_shell(spec(&stubborn_tree(&token), dir.path())).unwrap();
@@ -132,7 +115,7 @@ async fn dropping_the_registry_stops_every_task() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_context_registry_is_shut_down_with_the_session() {
     let dir = tempfile::tempdir().unwrap();
-    let token = token();
+    let token = unique_token();
     let _reaper = Reaper(token.clone());
     let ctx = ToolUseContext::new(dir.path());
     let tasks = TaskRegistry::for_context(&ctx);
@@ -164,7 +147,7 @@ async fn a_context_registry_is_shut_down_with_the_session() {
 async fn a_child_that_leaves_the_session_is_still_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let (tasks, _) = registry(dir.path());
-    let token = token();
+    let token = unique_token();
     let _reaper = Reaper(token.clone());
     let task = tasks.spawn_shell(spec(&format!("setsid sleep 3005.{token} & sleep 3006.{token}"), dir.path())).unwrap();
     assert!(eventually(Duration::from_secs(30), || carrying(&token).len() >= 3).await);
@@ -195,7 +178,7 @@ async fn children_started_with_an_ampersand_keep_the_task_running() {
 async fn programs_see_a_terminal_and_their_output_streams_before_they_end() {
     let dir = tempfile::tempdir().unwrap();
     let (tasks, _) = registry(dir.path());
-    let token = token();
+    let token = unique_token();
     let _reaper = Reaper(token.clone());
     // Python buffers stdout when it is not a terminal; on a terminal each line is written at once.
     let command = format!(
@@ -290,7 +273,7 @@ async fn a_result_the_model_already_read_does_not_notify() {
 async fn waits_end_at_their_timeout_or_cancellation() {
     let dir = tempfile::tempdir().unwrap();
     let (tasks, _) = registry(dir.path());
-    let token = token();
+    let token = unique_token();
     let _reaper = Reaper(token.clone());
     let task = tasks.spawn_shell(spec(&format!("sleep 3008.{token}"), dir.path())).unwrap();
     match tasks.wait(&task.id, Duration::from_millis(50), &CancellationToken::new()).await {

@@ -7,6 +7,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use agent_tools_testkit::procs::Reaper;
 use agent_tools_testkit::{carrying, eventually_blocking};
 use serde_json::Value;
 
@@ -342,17 +343,6 @@ fn run_stream_prints_json_lines() {
 }
 
 // ----- background tasks end with the program -----
-
-/// Kills by pid whatever a failed test left behind.
-struct Reaper(String);
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        for pid in carrying(&self.0) {
-            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-        }
-    }
-}
 
 #[test]
 fn call_and_run_stop_their_background_tasks_on_exit() {

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use agent_tools_testkit::procs::Reaper;
 use agent_tools_testkit::{alive, carrying, eventually_blocking};
 use serde_json::{Value, json};
 
@@ -59,17 +60,6 @@ fn watchdog_of(program: u32) -> Option<i32> {
         let named = cmdline.split(|byte| *byte == 0).any(|arg| arg == b"agent-tools-watchdog");
         (parent == program && named).then_some(pid)
     })
-}
-
-/// Kills by pid whatever a failed test left behind.
-struct Reaper(String);
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        for pid in carrying(&self.0) {
-            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-        }
-    }
 }
 
 /// SIGKILLs the program once its command runs, then checks that nothing is left: the command's

@@ -72,3 +72,24 @@ pub fn eventually_blocking(limit: Duration, mut check: impl FnMut() -> bool) -> 
     }
     true
 }
+
+/// A token no other process on the machine carries: this process's id and a counter
+/// (`<pid><nnn>`), unique per call. Tests put it in their commands' arguments
+/// (`sleep 3001.<token>`) so [`carrying`] finds exactly their processes.
+pub fn unique_token() -> String {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    format!("{}{:03}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// On drop, SIGKILLs every live process carrying the token: what a failed test left behind
+/// never outlives it.
+#[derive(Debug)]
+pub struct Reaper(pub String);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for pid in carrying(&self.0) {
+            let _ = std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status();
+        }
+    }
+}
