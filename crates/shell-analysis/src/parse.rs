@@ -11,7 +11,9 @@
 //! Before parsing, two places where tree-sitter and bash read the same bytes differently are
 //! ruled out: control characters other than tab and line feed (tree-sitter treats `\r` as a
 //! space, bash does not), Unicode spaces, and a backslash-newline glued between two word
-//! characters (bash joins `r\<newline>m` into `rm`, tree-sitter sees two words).
+//! characters (bash joins `r\<newline>m` into `rm`, tree-sitter sees two words). So is a `{`
+//! followed by a character above U+00FF, which tree-sitter-bash's scanner reads out of bounds
+//! (`brace_scan_overreads`): such a command is complex, never a crash.
 
 use std::cell::RefCell;
 
@@ -257,10 +259,14 @@ fn parse_at_depth(source: &str, reparse: usize) -> ParsedCommand {
     ParsedCommand { commands: walker.commands, complex: walker.complex, opaque: walker.opaque }
 }
 
-/// Byte sequences that bash and tree-sitter split differently (see the module docs).
+/// Byte sequences that bash and tree-sitter split differently, or that tree-sitter-bash cannot
+/// read safely (see the module docs).
 fn lexical_hazard(source: &str) -> Option<&'static str> {
     if source.chars().any(|c| (c.is_control() && c != '\n' && c != '\t') || (c.is_whitespace() && !c.is_ascii())) {
         return Some("control characters or unusual spaces");
+    }
+    if brace_scan_overreads(source) {
+        return Some("a character after `{` that the parser cannot read");
     }
     let bytes = source.as_bytes();
     for (index, pair) in bytes.windows(2).enumerate() {
@@ -274,6 +280,31 @@ fn lexical_hazard(source: &str) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Whether tree-sitter-bash 0.25's external scanner would read out of bounds on `source`.
+///
+/// Looking for a brace range (`{1..3}`), the scanner passes the character after `{`, and the one
+/// after `{digits..`, to C's `isdigit` each time a run of digits ends; `isdigit` of a code point
+/// above U+00FF reads past its table, which crashes the process (`echo {😀` did). Any `{` whose
+/// run of `[0-9]*` (then `..` and `[0-9]*`) ends at such a character is refused before parsing.
+fn brace_scan_overreads(source: &str) -> bool {
+    let beyond_table = |c: Option<char>| c.is_some_and(|c| u32::from(c) > 0xFF);
+    let mut rest = source;
+    while let Some(at) = rest.find('{') {
+        rest = &rest[at + 1..];
+        let after_digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        if beyond_table(after_digits.chars().next()) {
+            return true;
+        }
+        if let Some(range) = after_digits.strip_prefix("..") {
+            let end = range.trim_start_matches(|c: char| c.is_ascii_digit());
+            if beyond_table(end.chars().next()) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether `at` is where bash may start a word: the start, or after an unescaped blank or an

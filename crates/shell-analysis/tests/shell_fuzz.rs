@@ -248,7 +248,26 @@ fn pathological_inputs() {
         "cat <<EOF\n".repeat(500),
         "\u{FEFF}ls".to_owned(),
         "ls\u{2028}rm x".to_owned(),
+        // tree-sitter-bash's brace-range scanner read past `isdigit`'s table on these, and the
+        // process died (SIGSEGV) before the refusal below.
+        "echo {\u{1F600}".to_owned(),
+        "echo {12\u{10FFFF}".to_owned(),
+        "a {1..\u{E0000}".to_owned(),
+        "for i in {1..3\u{FFFF}}; do :; done".to_owned(),
     ] {
         exercise(&command);
+    }
+}
+
+#[test]
+fn a_brace_before_a_character_the_scanner_cannot_read_is_complex_not_a_crash() {
+    for command in ["echo {\u{1F600}", "ls {7\u{4E2D}", "cp {1..2\u{10FFFF}} x"] {
+        assert!(matches!(split_command(command), Split::Complex(_)), "{command:?}");
+        let result = check_shell_command("Bash", command, &ctx(PermissionMode::BypassPermissions));
+        assert!(!matches!(result, PermissionResult::Allow { .. }), "{command:?}");
+    }
+    // Characters the table covers, and non-ASCII text away from a brace, still parse.
+    for command in ["echo {é}", "echo café {1..3}", "echo {a,b} \u{1F600}"] {
+        assert!(!matches!(split_command(command), Split::Complex(ref why) if why.contains("after `{`")), "{command:?}");
     }
 }
