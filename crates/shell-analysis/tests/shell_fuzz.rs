@@ -268,6 +268,6 @@ fn a_brace_before_a_character_the_scanner_cannot_read_is_complex_not_a_crash() {
     }
     // Characters the table covers, and non-ASCII text away from a brace, still parse.
     for command in ["echo {é}", "echo café {1..3}", "echo {a,b} \u{1F600}"] {
-        assert!(!matches!(split_command(command), Split::Complex(ref why) if why.contains("after `{`")), "{command:?}");
+        assert!(!matches!(split_command(command), Split::Complex(why) if why.contains("after `{`")), "{command:?}");
     }
 }
