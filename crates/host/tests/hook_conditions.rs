@@ -2,6 +2,8 @@
 //! tool's own rule matching (Bash per sub-command, file tools by path), as Claude Code's hook
 //! `if` conditions are; a condition for another tool never runs the hook.
 
+#![cfg(all(feature = "bash", feature = "file-read"))]
+
 use agent_tools_core::result::ToolUseBlock;
 use agent_tools_core::{PermissionMode, ToolPermissionContext, ToolUseContext};
 use agent_tools_host::hooks::{CommandHook, HookMatcher};

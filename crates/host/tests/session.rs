@@ -1,6 +1,7 @@
 //! The host's `Session`: built from settings, rules, trust and an environment; calls that keep
 //! their context changes; background tasks that end with `shutdown` or with the drop.
 
+#![cfg(all(feature = "bash", feature = "file-read", feature = "grep"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
