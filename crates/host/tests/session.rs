@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use agent_tools_core::result::ToolUseBlock;
 use agent_tools_host::{CallOptions, Environment, Session, WorkspaceTrust};
-use agent_tools_testkit::procs::{carrying, ended, eventually};
+use agent_tools_testkit::procs::{carrying, ended, eventually, unique_token};
 use serde_json::{Value, json};
 
 fn block(name: &str, input: Value) -> ToolUseBlock {
@@ -102,8 +102,9 @@ async fn an_untrusted_folder_gives_up_its_allow_rules_with_one_notice_and_a_yes_
 /// How long a test waits for processes to start or end (generous: CI machines are busy).
 const PROCESS_WAIT: Duration = Duration::from_secs(30);
 
-/// A session in bypass mode running one background `sleep` tagged with `token`; the folders it
-/// lives in, the session, and the processes of the task.
+/// A session in bypass mode running one background `sleep` tagged with `token` (digits, so that
+/// `sleep 3001.<token>` is a valid duration and the command really waits); the folders it lives
+/// in, the session, and the processes of the task.
 async fn session_with_a_sleeper(token: &str) -> ([tempfile::TempDir; 2], Session, Vec<i32>) {
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
@@ -124,7 +125,7 @@ async fn session_with_a_sleeper(token: &str) -> ([tempfile::TempDir; 2], Session
 
 #[tokio::test]
 async fn shutdown_stops_background_tasks_and_reports_them() {
-    let (_dirs, session, pids) = session_with_a_sleeper(&format!("shutdown{}", std::process::id())).await;
+    let (_dirs, session, pids) = session_with_a_sleeper(&unique_token()).await;
     let stopped = session.shutdown().await;
     assert_eq!(stopped.len(), 1);
     assert_eq!(stopped[0].description, "sleeper");
@@ -134,7 +135,7 @@ async fn shutdown_stops_background_tasks_and_reports_them() {
 
 #[tokio::test]
 async fn dropping_a_session_stops_its_background_tasks_too() {
-    let (_dirs, session, pids) = session_with_a_sleeper(&format!("dropped{}", std::process::id())).await;
+    let (_dirs, session, pids) = session_with_a_sleeper(&unique_token()).await;
     drop(session);
     assert!(eventually(PROCESS_WAIT, || pids.iter().all(|pid| ended(*pid))).await);
 }
