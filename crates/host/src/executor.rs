@@ -177,8 +177,9 @@ impl Executor {
         if !self.hooks.pre_tool_use.is_empty() {
             let mut observed = parsed.json().clone();
             tool.backfill_observable_input(&mut observed);
-            let matched = CallMatch::new(tool, &parsed, &call_ctx);
-            let condition = |pattern: &str| matched.holds(pattern);
+            let matched = hooks::any_condition(&self.hooks.pre_tool_use, tool.name())
+                .then(|| CallMatch::new(tool, &parsed, &call_ctx));
+            let condition = |pattern: &str| matched.as_ref().is_none_or(|matched| matched.holds(pattern));
             let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), &observed, &condition, &call_ctx).await;
             messages.extend(pre.messages);
             if let Some(blocked) = pre.blocked {
@@ -232,7 +233,9 @@ impl Executor {
             },
         };
         let input_json = parsed.json().clone();
-        let post_match = (!self.hooks.post_tool_use.is_empty()).then(|| CallMatch::new(tool, &parsed, &call_ctx));
+        // The input the post hooks' `if` conditions see is the one the tool runs with.
+        let post_match = hooks::any_condition(&self.hooks.post_tool_use, tool.name())
+            .then(|| CallMatch::new(tool, &parsed, &call_ctx));
         tracing::debug!(tool = tool.name(), id, "calling tool");
         let outcome = self.call(tool, parsed, &call_ctx).await;
         let mut done = Invocation::from_call(id, tool.name(), outcome);

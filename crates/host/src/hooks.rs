@@ -147,6 +147,16 @@ fn event_input(event: &str, tool: &str, input: &Value, ctx: &ToolUseContext) -> 
     })
 }
 
+/// Whether a hook of `matchers` that selects `tool` has an `if` condition: only then is the
+/// call's rule matching (for Bash, a parse of the command) prepared.
+pub fn any_condition(matchers: &[HookMatcher], tool: &str) -> bool {
+    matchers
+        .iter()
+        .filter(|matcher| matcher_selects(&matcher.matcher, tool))
+        .flat_map(|matcher| &matcher.hooks)
+        .any(|hook| hook.condition.is_some())
+}
+
 /// Whether a hook's `if` condition (a permission-rule pattern such as `Bash(git *)`) holds for
 /// the call: the executor answers it with the tool's own rule matching.
 pub type HookCondition<'a> = &'a (dyn Fn(&str) -> bool + Sync);
