@@ -83,6 +83,9 @@ pub struct Invocation {
     pub new_messages: Vec<Message>,
     /// A change to the context for later calls.
     pub context_modifier: Option<ContextModifier>,
+    /// The call was refused by a permission decision or a PreToolUse hook (Claude Code lists
+    /// such calls in its result's `permission_denials`).
+    pub permission_denied: bool,
 }
 
 impl std::fmt::Debug for Invocation {
@@ -94,7 +97,7 @@ impl std::fmt::Debug for Invocation {
 impl Invocation {
     /// An invocation that ended before the tool ran (with an error block).
     pub fn refused(block: ToolResultBlock) -> Self {
-        Self { block, data: None, new_messages: Vec::new(), context_modifier: None }
+        Self { block, data: None, new_messages: Vec::new(), context_modifier: None, permission_denied: false }
     }
 
     /// Turns what `call` returned into an invocation: the mapped block (empty content replaced by
@@ -112,6 +115,7 @@ impl Invocation {
                     data: Some(result.data.data),
                     new_messages: result.new_messages,
                     context_modifier: result.context_modifier,
+                    permission_denied: false,
                 }
             }
             Err(error) => Self::refused(tool_error_result(tool_use_id, tool_name, &error)),

@@ -112,6 +112,11 @@ impl Executor {
         self
     }
 
+    /// The hooks run around every call (and the loop-level ones, [`Hooks::events`]).
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
     /// Asks `prompter` when a call needs approval.
     pub fn with_prompter(mut self, prompter: Arc<dyn PermissionPrompter>) -> Self {
         self.prompter = Some(prompter);
@@ -185,6 +190,7 @@ impl Executor {
             if let Some(blocked) = pre.blocked {
                 return Invocation {
                     new_messages: messages,
+                    permission_denied: true,
                     ..Invocation::refused(ToolResultBlock::error(id, blocked))
                 };
             }
@@ -223,6 +229,7 @@ impl Executor {
             PermissionDecision::Deny { message, .. } | PermissionDecision::Ask { message, .. } => {
                 return Invocation {
                     new_messages: messages,
+                    permission_denied: true,
                     ..Invocation::refused(ToolResultBlock::error(id, message))
                 };
             }

@@ -40,6 +40,11 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
 /// Most bytes kept of a hook's stdout or stderr.
 const MAX_OUTPUT_BYTES: usize = 1 << 20;
 
+/// The loop-level hook events a session keeps in [`Hooks::events`] (the agent loop runs them;
+/// the executor runs only PreToolUse and PostToolUse).
+pub const LOOP_EVENTS: &[&str] =
+    &["UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "Notification", "PreCompact"];
+
 /// The hooks of a session.
 #[derive(Debug, Clone, Default)]
 pub struct Hooks {
@@ -47,13 +52,106 @@ pub struct Hooks {
     pub pre_tool_use: Vec<HookMatcher>,
     /// `PostToolUse` matchers, in settings order.
     pub post_tool_use: Vec<HookMatcher>,
+    /// The loop-level events' matchers ([`LOOP_EVENTS`]), by event name.
+    pub events: std::collections::BTreeMap<String, Vec<HookMatcher>>,
 }
 
 impl Hooks {
     /// True when there is nothing to run.
     pub fn is_empty(&self) -> bool {
-        self.pre_tool_use.is_empty() && self.post_tool_use.is_empty()
+        self.pre_tool_use.is_empty() && self.post_tool_use.is_empty() && self.events.is_empty()
     }
+
+    /// The matchers of a loop-level event (empty when none).
+    pub fn event(&self, event: &str) -> &[HookMatcher] {
+        self.events.get(event).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// What the hooks of one loop-level event said (Claude Code's hook output for `UserPromptSubmit`,
+/// `Stop`, `SessionStart`, `SessionEnd`, `Notification`, `PreCompact`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventOutcome {
+    /// A block: exit code 2 (its stderr) or JSON `"decision": "block"` (its `reason`). For
+    /// `UserPromptSubmit` the prompt is refused; for `Stop` the loop goes on with the reason as
+    /// the next user message.
+    pub blocked: Option<String>,
+    /// `hookSpecificOutput.additionalContext`, and for `UserPromptSubmit` / `SessionStart` a
+    /// successful hook's plain stdout: context the model reads.
+    pub context: Vec<String>,
+    /// JSON `"continue": false`: stop the session, with `stopReason`.
+    pub stop: Option<String>,
+    /// JSON `systemMessage`: a line for the user.
+    pub user_messages: Vec<String>,
+}
+
+/// Runs the hooks of a loop-level `event` whose matcher selects `target` (`startup` /
+/// `resume` for SessionStart, `manual` / `auto` for PreCompact; an empty target selects every
+/// matcher), in order, each with `payload` (the common fields are added: `session_id`,
+/// `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`) on stdin. A hook that fails
+/// to start, exits with another code or times out is logged and ignored.
+pub async fn run_event(
+    hooks: &Hooks,
+    event: &str,
+    target: &str,
+    payload: serde_json::Map<String, Value>,
+    transcript_path: &str,
+    ctx: &ToolUseContext,
+) -> EventOutcome {
+    let mut outcome = EventOutcome::default();
+    let mut input = serde_json::Map::new();
+    input.insert("session_id".into(), json!(ctx.options.session_id));
+    input.insert("transcript_path".into(), json!(transcript_path));
+    input.insert("cwd".into(), json!(ctx.cwd));
+    input.insert("permission_mode".into(), json!(ctx.permission_context.mode.as_str()));
+    input.insert("hook_event_name".into(), json!(event));
+    input.extend(payload);
+    let input = Value::Object(input);
+    let hooks = hooks
+        .event(event)
+        .iter()
+        .filter(|matcher| target.is_empty() || matcher_selects(&matcher.matcher, target))
+        .flat_map(|matcher| matcher.hooks.iter())
+        .filter(|hook| hook.kind == "command" && !hook.command.trim().is_empty());
+    for hook in hooks {
+        let Some(run) = run_command(hook, &input, ctx).await else { continue };
+        match run.status {
+            Some(2) => {
+                let stderr = if run.stderr.is_empty() { "No stderr output" } else { run.stderr.trim_end() };
+                outcome.blocked = Some(stderr.to_owned());
+                return outcome;
+            }
+            Some(0) => {}
+            other => {
+                tracing::warn!(command = %hook.command, event, status = ?other, stderr = %run.stderr.trim(), "hook failed");
+                continue;
+            }
+        }
+        let Some(output) = json_output(&run.stdout) else {
+            let text = run.stdout.trim();
+            if !text.is_empty() && matches!(event, "UserPromptSubmit" | "SessionStart") {
+                outcome.context.push(text.to_owned());
+            }
+            continue;
+        };
+        if let Some(message) = output.get("systemMessage").and_then(Value::as_str) {
+            outcome.user_messages.push(message.to_owned());
+        }
+        if let Some(context) = output.pointer("/hookSpecificOutput/additionalContext").and_then(Value::as_str) {
+            outcome.context.push(context.to_owned());
+        }
+        if output.get("continue").and_then(Value::as_bool) == Some(false) {
+            let reason = output.get("stopReason").and_then(Value::as_str).unwrap_or_default();
+            outcome.stop = Some(reason.to_owned());
+            return outcome;
+        }
+        if output.get("decision").and_then(Value::as_str) == Some("block") {
+            let reason = output.get("reason").and_then(Value::as_str).unwrap_or_default();
+            outcome.blocked = Some(reason.to_owned());
+            return outcome;
+        }
+    }
+    outcome
 }
 
 /// Whether a matcher selects `tool`, by Claude Code's documented rule: empty or `*` selects

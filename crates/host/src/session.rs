@@ -144,6 +144,7 @@ pub struct SessionBuilder {
     prompter: Option<Arc<dyn PermissionPrompter>>,
     notices: Notices,
     config: Option<HostConfig>,
+    session_id: Option<String>,
 }
 
 impl SessionBuilder {
@@ -162,7 +163,17 @@ impl SessionBuilder {
             prompter: None,
             notices: Arc::new(|notice: &str| tracing::warn!("{notice}")),
             config: None,
+            session_id: None,
         }
+    }
+
+    /// The session's id (default: a fresh UUID v4). The agent loop passes the id of the session
+    /// it resumes, so the session folder (spilled results, the transcript) is the same one. An id
+    /// that is not a plain name (only ASCII letters, digits, `-` and `_`, at most 64) is replaced
+    /// by a fresh one: it names a folder.
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
     }
 
     /// The environment Claude Code's variables are read from (default: empty — pass
@@ -281,7 +292,7 @@ impl SessionBuilder {
         let mcp = Arc::new(connect_mcp(&servers, &self.env, &cwd, &notice).await);
         let pool: Arc<[Arc<dyn Tool>]> = assemble_tool_pool(&permissions, mcp.tools(), &config).into();
 
-        let id = session_id();
+        let id = self.session_id.clone().filter(|id| is_plain_id(id)).unwrap_or_else(new_session_id);
         let folder = self.env.sessions_dir().join(&id);
         remove_old_sessions_in_background(&folder, settings.cleanup_period_days());
         let mut ctx = ToolUseContext::new(cwd);
@@ -294,13 +305,34 @@ impl SessionBuilder {
         ctx.options.task_list_id = self.env.task_list_id();
         ctx.options.sandbox = settings.sandbox();
         ctx.options.session_id = id;
-        let hooks = Hooks { pre_tool_use: settings.hooks("PreToolUse"), post_tool_use: settings.hooks("PostToolUse") };
+        let mut hooks = Hooks {
+            pre_tool_use: settings.hooks("PreToolUse"),
+            post_tool_use: settings.hooks("PostToolUse"),
+            ..Hooks::default()
+        };
+        for event in crate::hooks::LOOP_EVENTS {
+            let matchers = settings.hooks(event);
+            if !matchers.is_empty() {
+                hooks.events.insert((*event).to_owned(), matchers);
+            }
+        }
+        let model = settings.model().map(str::to_owned);
         let mut executor = Executor::new(Arc::clone(&pool)).with_hooks(hooks);
         if let Some(prompter) = self.prompter {
             executor = executor.with_prompter(prompter);
         }
         let root = ctx.clone();
-        Ok(Session { pool, executor, ctx: RwLock::new(ctx), root, mcp, trusted, shut_down: AtomicBool::new(false) })
+        Ok(Session {
+            pool,
+            executor,
+            ctx: RwLock::new(ctx),
+            root,
+            mcp,
+            trusted,
+            model,
+            env: self.env,
+            shut_down: AtomicBool::new(false),
+        })
     }
 
     /// The servers of the project's `.mcp.json`, unless settings or project servers are off, or
@@ -430,10 +462,14 @@ async fn connect_mcp(servers: &[NamedServer], env: &Environment, cwd: &Path, not
     session
 }
 
-/// A fresh session id: time and process, enough to keep sessions' folders apart.
-fn session_id() -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    format!("{nanos:x}-{:x}", std::process::id())
+/// A fresh session id: a UUID v4, as Claude Code's session ids are.
+pub fn new_session_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Whether `id` can name a session folder: 1 to 64 ASCII letters, digits, `-` or `_`.
+pub fn is_plain_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Skill's folders of one kind (`skills` or `commands`), highest priority first:
@@ -478,8 +514,11 @@ fn remove_old_sessions_in_background(folder: &Path, period_days: Option<u64>) {
 /// progress goes. The defaults: a fresh token, the session's prompter, no progress.
 #[derive(Clone, Default)]
 pub struct CallOptions {
-    /// Cancels this call (an MCP `notifications/cancelled`, a user's interrupt).
+    /// Cancels this call outright (an MCP `notifications/cancelled`).
     pub cancel: Option<CancellationToken>,
+    /// A user's interrupt (Ctrl-C, the Agent SDK's `interrupt`): stops the call if its tool's
+    /// `interrupt_behavior` is `Cancel`, else lets it finish.
+    pub interrupt: Option<CancellationToken>,
     /// Asks this call's permission questions instead of the session's prompter.
     pub prompter: Option<Arc<dyn PermissionPrompter>>,
     /// Receives this call's progress events.
@@ -496,6 +535,8 @@ pub struct Session {
     root: ToolUseContext,
     mcp: Arc<McpSession>,
     trusted: bool,
+    model: Option<String>,
+    env: Environment,
     shut_down: AtomicBool,
 }
 
@@ -512,9 +553,10 @@ impl std::fmt::Debug for Session {
 /// Applies a finished call's context change to the session's context, keeping the session's
 /// own cancellation token (the call ran with its own).
 fn apply_change(session: &mut ToolUseContext, base: ToolUseContext, modifier: ContextModifier) {
-    let cancel = session.cancel.clone();
+    let (cancel, interrupt) = (session.cancel.clone(), session.interrupt.clone());
     let mut changed = modifier(base);
     changed.cancel = cancel;
+    changed.interrupt = interrupt;
     *session = changed;
 }
 
@@ -542,6 +584,36 @@ impl Session {
     /// Whether the working directory's own configuration applies (see [`WorkspaceTrust`]).
     pub fn is_trusted(&self) -> bool {
         self.trusted
+    }
+
+    /// The session's id (the folder name under [`Environment::sessions_dir`]).
+    pub fn id(&self) -> &str {
+        &self.root.options.session_id
+    }
+
+    /// The session's own folder (spilled results, the transcript), if it has one.
+    pub fn folder(&self) -> Option<&Path> {
+        self.root.options.session_dir.as_deref()
+    }
+
+    /// The working directory the session started in (canonical).
+    pub fn project_dir(&self) -> &Path {
+        &self.root.original_cwd
+    }
+
+    /// The settings' `model`, if a settings file names one.
+    pub fn settings_model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// The environment the session was built with.
+    pub fn environment(&self) -> &Environment {
+        &self.env
+    }
+
+    /// The hooks of the session's settings (empty in an untrusted folder but for the user's own).
+    pub fn hooks(&self) -> &Hooks {
+        self.executor.hooks()
     }
 
     /// The MCP servers this session connected to, and those that failed.
@@ -575,6 +647,9 @@ impl Session {
         };
         let prepare = |mut ctx: ToolUseContext| {
             ctx.cancel = options.cancel.clone().unwrap_or_default();
+            if let Some(interrupt) = &options.interrupt {
+                ctx.interrupt = interrupt.clone();
+            }
             if options.progress.is_some() {
                 ctx.progress.clone_from(&options.progress);
             }

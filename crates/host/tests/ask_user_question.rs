@@ -168,6 +168,7 @@ fn hook_printing(output: &Value) -> Hooks {
             hooks: vec![CommandHook { kind: "command".into(), command, timeout: None, condition: None }],
         }],
         post_tool_use: Vec::new(),
+        ..Hooks::default()
     }
 }
 

@@ -17,7 +17,11 @@ fn guarded(condition: &str) -> Hooks {
         timeout: None,
         condition: Some(condition.into()),
     };
-    Hooks { pre_tool_use: vec![HookMatcher { matcher: String::new(), hooks: vec![hook] }], post_tool_use: Vec::new() }
+    Hooks {
+        pre_tool_use: vec![HookMatcher { matcher: String::new(), hooks: vec![hook] }],
+        post_tool_use: Vec::new(),
+        ..Hooks::default()
+    }
 }
 
 async fn run(hooks: Hooks, name: &str, input: Value, dir: &std::path::Path) -> (String, bool) {

@@ -20,8 +20,11 @@ fn hook(matcher: &str, command: &str, timeout: Option<f64>) -> HookMatcher {
 }
 
 fn executor(pre: Vec<HookMatcher>, post: Vec<HookMatcher>) -> Executor {
-    Executor::new(vec![common::tool("Echo"), common::tool("Other")])
-        .with_hooks(Hooks { pre_tool_use: pre, post_tool_use: post })
+    Executor::new(vec![common::tool("Echo"), common::tool("Other")]).with_hooks(Hooks {
+        pre_tool_use: pre,
+        post_tool_use: post,
+        ..Hooks::default()
+    })
 }
 
 fn call(text: &str) -> ToolUseBlock {

@@ -239,6 +239,7 @@ async fn a_hooks_allow_does_not_skip_the_users_approval_of_the_plan() {
             hooks: vec![CommandHook { kind: "command".into(), command: allow.into(), timeout: None, condition: None }],
         }],
         post_tool_use: Vec::new(),
+        ..Hooks::default()
     };
     s.executor = s.executor.clone().with_hooks(hooks);
     enter(&mut s).await;

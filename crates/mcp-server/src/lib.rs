@@ -173,7 +173,7 @@ impl ToolServer {
         cancel: CancellationToken,
         prompter: Arc<dyn PermissionPrompter>,
     ) -> CallToolResult {
-        let options = CallOptions { cancel: Some(cancel), prompter: Some(prompter), progress: None };
+        let options = CallOptions { cancel: Some(cancel), prompter: Some(prompter), progress: None, interrupt: None };
         let done = self.session.call(&block, options).await;
         let pool = self.session.pool();
         let content = self

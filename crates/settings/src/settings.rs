@@ -103,6 +103,10 @@ pub struct SettingsFile {
     /// setting; the default is `~/.claude/plans`). A value that is not a string is ignored.
     #[serde(default, rename = "plansDirectory", deserialize_with = "text")]
     pub plans_directory: Option<String>,
+    /// `model`: the model the agent loop asks (an alias or a model id). A value that is not a
+    /// string is ignored.
+    #[serde(default, deserialize_with = "text")]
+    pub model: Option<String>,
     /// `enableAllProjectMcpServers`: every server of the project's `.mcp.json` is approved.
     #[serde(default, rename = "enableAllProjectMcpServers", deserialize_with = "boolean")]
     pub enable_all_project_mcp_servers: Option<bool>,
@@ -386,6 +390,11 @@ impl LoadedSettings {
     /// against the project root.
     pub fn plans_directory(&self) -> Option<&str> {
         self.files.iter().rev().find_map(|(_, file)| file.plans_directory.as_deref())
+    }
+
+    /// `model` (the last file that sets it wins), if any file sets it.
+    pub fn model(&self) -> Option<&str> {
+        self.files.iter().rev().find_map(|(_, file)| file.model.as_deref())
     }
 
     /// The sandbox settings, merged: later files override earlier ones key by key;

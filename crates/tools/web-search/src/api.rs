@@ -69,7 +69,7 @@ fn describe(err: &ApiError) -> String {
         ApiError::Send { endpoint, source } | ApiError::Body { endpoint, source } => {
             format!("Web search failed: the Messages API at {endpoint} could not be reached: {source}")
         }
-        ApiError::Status { endpoint, status, body } => {
+        ApiError::Status { endpoint, status, body, .. } => {
             let detail = err.api_message().unwrap_or_else(|| body.chars().take(300).collect());
             format!("Web search failed: the Messages API at {endpoint} answered {status}: {detail}")
         }
