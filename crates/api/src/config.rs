@@ -80,8 +80,65 @@ impl ApiConfig {
         }
     }
 
+    /// The config Claude Code's environment variables describe, read through `get` (the
+    /// library never reads the process environment itself: pass `|name| std::env::var(name).ok()`):
+    ///
+    /// - `ANTHROPIC_BASE_URL`: the base URL (default [`DEFAULT_BASE_URL`]);
+    /// - `ANTHROPIC_API_KEY`: an API key, [`Credential::ApiKey`] (sent as `x-api-key`); when
+    ///   it is not set (or empty), `ANTHROPIC_AUTH_TOKEN`: [`Credential::AuthToken`] (sent as
+    ///   `Authorization: Bearer`). With both set the key wins, as with `claude -p` and a key;
+    ///   with neither the credential is an empty key;
+    /// - `ANTHROPIC_MODEL`: the model (default [`DEFAULT_MODEL`]);
+    /// - `API_TIMEOUT_MS`: [`ApiConfig::timeout`] in milliseconds (a value that is not a
+    ///   whole number is ignored).
+    ///
+    /// Empty values count as unset.
+    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> ApiConfig {
+        let get = |name: &str| get(name).filter(|value| !value.trim().is_empty());
+        let credential = match (get("ANTHROPIC_API_KEY"), get("ANTHROPIC_AUTH_TOKEN")) {
+            (Some(key), _) => Credential::ApiKey(key),
+            (None, Some(token)) => Credential::AuthToken(token),
+            (None, None) => Credential::default(),
+        };
+        ApiConfig {
+            credential,
+            base_url: get("ANTHROPIC_BASE_URL")
+                .map_or_else(|| DEFAULT_BASE_URL.to_owned(), |url| url.trim().to_owned()),
+            model: get("ANTHROPIC_MODEL").map_or_else(|| DEFAULT_MODEL.to_owned(), |model| model.trim().to_owned()),
+            timeout: get("API_TIMEOUT_MS").and_then(|ms| ms.trim().parse::<u64>().ok()).map(Duration::from_millis),
+        }
+    }
+
     /// `{base_url}/v1/messages` (a trailing `/` of the base is dropped).
     pub fn messages_endpoint(&self) -> String {
         format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        move |name| pairs.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone())
+    }
+
+    #[test]
+    fn the_environment_gives_url_credential_model_and_timeout() {
+        let config = ApiConfig::from_env(env(&[
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/"),
+            ("ANTHROPIC_AUTH_TOKEN", "tok"),
+            ("ANTHROPIC_MODEL", "claude-opus-4-5"),
+            ("API_TIMEOUT_MS", "1500"),
+        ]));
+        assert_eq!(config.credential, Credential::AuthToken("tok".into()));
+        assert_eq!(config.messages_endpoint(), "http://127.0.0.1:9/v1/messages");
+        assert_eq!(config.model, "claude-opus-4-5");
+        assert_eq!(config.timeout, Some(Duration::from_millis(1500)));
+        let both = ApiConfig::from_env(env(&[("ANTHROPIC_API_KEY", "sk"), ("ANTHROPIC_AUTH_TOKEN", "tok")]));
+        assert_eq!(both.credential, Credential::ApiKey("sk".into()));
+        let none = ApiConfig::from_env(env(&[("ANTHROPIC_API_KEY", ""), ("API_TIMEOUT_MS", "soon")]));
+        assert_eq!(none, ApiConfig::new(""));
     }
 }

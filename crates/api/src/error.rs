@@ -1,9 +1,11 @@
 //! Why a Messages API call failed: [`ApiError`].
 
+use std::time::Duration;
+
 use reqwest::StatusCode;
 use serde_json::Value;
 
-/// Why a call failed. Each variant carries what a tool needs to word its own message; the
+/// Why a call failed. Each variant carries what a caller needs to word its own message; the
 /// `Display` form is a plain English sentence.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -21,7 +23,7 @@ pub enum ApiError {
         #[source]
         source: reqwest::Error,
     },
-    /// The answer's body could not be read.
+    /// The answer's body could not be read (mid-stream too: a reset connection).
     #[error("the Messages API's answer from {endpoint} could not be read: {source}")]
     Body {
         /// The URL asked.
@@ -39,28 +41,179 @@ pub enum ApiError {
         status: StatusCode,
         /// The answer's body, as sent.
         body: String,
+        /// How long the API asked to wait before trying again: its `retry-after-ms` header
+        /// (milliseconds) or else its `retry-after` header (seconds; an HTTP date is not read).
+        retry_after: Option<Duration>,
     },
     /// The answer is not JSON.
     #[error("the Messages API's answer is not JSON: {0}")]
     NotJson(#[source] serde_json::Error),
+    /// A streamed answer sent an event that cannot be read or does not fit the events before
+    /// it (a delta for a block never started, an `index` that is not a number …).
+    #[error("the Messages API's stream is malformed: {0}")]
+    Stream(String),
+    /// A streamed answer's body ended (the connection closed) before its `message_stop`.
+    #[error("the Messages API's stream ended before the message was complete")]
+    StreamEnded,
+    /// A streamed answer reported an error mid-stream (an `error` event), e.g.
+    /// `overloaded_error`. [`crate::EventStream`] yields these as
+    /// [`crate::StreamEvent::Error`]; the caller turns them into this variant when it gives up
+    /// on the stream ([`ApiError::from_stream_error`]).
+    #[error("the Messages API reported {kind} mid-stream: {message}")]
+    StreamError {
+        /// `error.type`: `overloaded_error`, `api_error`, `invalid_request_error` …
+        kind: String,
+        /// `error.message`.
+        message: String,
+    },
+    /// Nothing arrived for `after`: no reply head after the request was sent, or no chunk of
+    /// a streamed body ([`crate::ClientOptions::stream_idle_timeout`]).
+    #[error("the Messages API at {endpoint} sent nothing for {} s", after.as_secs_f64())]
+    Timeout {
+        /// The URL asked.
+        endpoint: String,
+        /// How long it stayed silent.
+        after: Duration,
+    },
 }
 
 impl ApiError {
+    /// The [`ApiError::StreamError`] for an `error` event's `error.type` and `error.message`.
+    pub fn from_stream_error(kind: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::StreamError { kind: kind.into(), message: message.into() }
+    }
+
     /// Whether the call ran out of time (sending, waiting or reading).
     pub fn is_timeout(&self) -> bool {
         match self {
             Self::Send { source, .. } | Self::Body { source, .. } => source.is_timeout(),
+            Self::Timeout { .. } => true,
             _ => false,
         }
     }
 
+    /// The HTTP status of an [`ApiError::Status`].
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Self::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// How long the API asked to wait before a retry (an [`ApiError::Status`] whose reply had
+    /// `retry-after-ms` or `retry-after`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// Whether trying again may succeed, as Claude Code decides: statuses 408 (timeout), 409
+    /// (lock conflict), 429 (rate limit), every 5xx (529 overloaded included), any status
+    /// whose body is an `overloaded_error`; a mid-stream `overloaded_error` or `api_error`; a
+    /// connection refused or reset, a body cut off, a stream that ended early, a timeout.
+    /// Not retryable: other 4xx (400, 401, 403, 404, 413 …), a malformed stream or reply, a
+    /// request that could not be built (a bad header), the client's setup.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Status { status, .. } => {
+                let code = status.as_u16();
+                matches!(code, 408 | 409 | 429)
+                    || code >= 500
+                    || self.api_error_type().as_deref() == Some("overloaded_error")
+            }
+            Self::Send { source, .. } => !source.is_builder() && !source.is_redirect(),
+            Self::Body { .. } | Self::StreamEnded | Self::Timeout { .. } => true,
+            Self::StreamError { kind, .. } => kind == "overloaded_error" || kind == "api_error",
+            Self::Setup(_) | Self::NotJson(_) | Self::Stream(_) => false,
+        }
+    }
+
     /// The API's own explanation of an error status: `error.message` of a JSON body such as
-    /// `{"type":"error","error":{"type":"invalid_request_error","message":"…"}}`.
+    /// `{"type":"error","error":{"type":"invalid_request_error","message":"…"}}`; for an
+    /// [`ApiError::StreamError`], its message.
     pub fn api_message(&self) -> Option<String> {
-        let Self::Status { body, .. } = self else {
-            return None;
+        match self {
+            Self::Status { body, .. } => {
+                let reply: Value = serde_json::from_str(body).ok()?;
+                reply.pointer("/error/message").and_then(Value::as_str).map(str::to_owned)
+            }
+            Self::StreamError { message, .. } => Some(message.clone()),
+            _ => None,
+        }
+    }
+
+    /// The API's error type: `error.type` of an error status's JSON body
+    /// (`rate_limit_error`, `overloaded_error` …), or an [`ApiError::StreamError`]'s kind.
+    pub fn api_error_type(&self) -> Option<String> {
+        match self {
+            Self::Status { body, .. } => {
+                let reply: Value = serde_json::from_str(body).ok()?;
+                reply.pointer("/error/type").and_then(Value::as_str).map(str::to_owned)
+            }
+            Self::StreamError { kind, .. } => Some(kind.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// The wait a reply's headers ask for: `retry-after-ms` (milliseconds, may be fractional),
+/// else `retry-after` (seconds, may be fractional). An HTTP-date `retry-after`, a negative or
+/// unreadable value: `None`.
+pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let number = |name: &str| -> Option<f64> {
+        let value: f64 = headers.get(name)?.to_str().ok()?.trim().parse().ok()?;
+        (value.is_finite() && value >= 0.0).then_some(value)
+    };
+    if let Some(ms) = number("retry-after-ms") {
+        return Some(Duration::from_secs_f64((ms / 1000.0).min(1e9)));
+    }
+    number("retry-after").map(|secs| Duration::from_secs_f64(secs.min(1e9)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderMap, HeaderValue};
+
+    #[test]
+    fn retry_after_headers_are_read() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), None);
+        headers.insert("retry-after", HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(3)));
+        headers.insert("retry-after-ms", HeaderValue::from_static("1500"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(1500)));
+        headers.insert("retry-after-ms", HeaderValue::from_static("-1"));
+        headers.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert_eq!(retry_after(&headers), None);
+        headers.insert("retry-after", HeaderValue::from_static("0.25"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
+    }
+
+    #[test]
+    fn retryable_errors_are_those_claude_code_retries() {
+        let status = |code: u16, body: &str| ApiError::Status {
+            endpoint: "e".into(),
+            status: StatusCode::from_u16(code).unwrap(),
+            body: body.into(),
+            retry_after: None,
         };
-        let reply: Value = serde_json::from_str(body).ok()?;
-        reply.pointer("/error/message").and_then(Value::as_str).map(str::to_owned)
+        for code in [408, 409, 429, 500, 502, 503, 504, 529] {
+            assert!(status(code, "").is_retryable(), "{code}");
+        }
+        for code in [400, 401, 403, 404, 413] {
+            assert!(!status(code, "").is_retryable(), "{code}");
+        }
+        let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert!(status(400, overloaded).is_retryable());
+        assert_eq!(status(400, overloaded).api_error_type().as_deref(), Some("overloaded_error"));
+        assert!(ApiError::from_stream_error("overloaded_error", "Overloaded").is_retryable());
+        assert!(ApiError::from_stream_error("api_error", "Internal").is_retryable());
+        assert!(!ApiError::from_stream_error("invalid_request_error", "bad").is_retryable());
+        assert!(ApiError::StreamEnded.is_retryable());
+        assert!(ApiError::Timeout { endpoint: "e".into(), after: Duration::from_secs(1) }.is_retryable());
+        assert!(!ApiError::Stream("bad".into()).is_retryable());
     }
 }

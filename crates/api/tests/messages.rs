@@ -91,7 +91,7 @@ async fn an_error_status_keeps_the_apis_message() {
     let error = client(base_url.clone()).messages(&MessagesRequest::new("m", 1, vec![Message::user("x")])).await;
     let error = error.unwrap_err();
     assert_eq!(error.api_message().as_deref(), Some("model not found"));
-    let ApiError::Status { endpoint, status, body } = &error else { panic!("{error:?}") };
+    let ApiError::Status { endpoint, status, body, .. } = &error else { panic!("{error:?}") };
     assert_eq!((endpoint.as_str(), status.as_u16()), (format!("{base_url}/v1/messages").as_str(), 404));
     assert_eq!(body, &reply.to_string());
     served.await.unwrap();

@@ -7,7 +7,9 @@
 //! - [`run`]: one call through the contract, returning the result text and whether it is an
 //!   error;
 //! - [`Session::mark_read`]: the model's Read of a file, recorded as Read records it, so the
-//!   file-changing tools' tests need no tool crate besides their own.
+//!   file-changing tools' tests need no tool crate besides their own;
+//! - [`fake_api::FakeApi`]: a scripted fake of the Messages API (and of Chat Completions) on a
+//!   local port, for the model client's, the agent loop's and the CLI's tests.
 //!
 //! ```
 //! use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -27,6 +29,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod fake_api;
 pub mod procs;
 
 pub use crate::procs::{alive, carrying, ended, eventually, eventually_blocking, live_processes_with_arg};
