@@ -1,0 +1,929 @@
+//! The agent loop itself: [`Agent`] and [`Agent::query`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_tools_api::{
+    ApiError, AssistantMessage, Client as Backend, Delta, MessageBuilder, StreamEvent, Usage, cost_usd,
+};
+use agent_tools_core::context::CancellationToken;
+use agent_tools_core::invoke::Invocation;
+use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::{ToolResultBlock, is_deferred};
+use agent_tools_host::executor::TOOL_LOADED;
+use agent_tools_host::hooks::{EventOutcome, run_event};
+use agent_tools_host::tool_search::{api_tools, available_deferred_tools_message, is_discovered};
+use agent_tools_host::{CallOptions, Session};
+use serde_json::{Map, Value, json};
+use tokio::sync::Mutex;
+use tokio::task::JoinHandle;
+
+use crate::events::{AgentEvent, QueryResult, ResultSubtype};
+use crate::options::{AgentOptions, MAX_TOKENS_CONTINUATIONS};
+use crate::prompt::{EnvironmentFacts, IDENTITY, base_prompt, git_status};
+use crate::results::{notification_text, tool_result_json, unparsed_input, unparsed_input_error};
+use crate::transcript::Transcript;
+use crate::{compact, memory};
+
+/// The `anthropic-beta` features the loop's requests use: tool search (`defer_loading`,
+/// `tool_reference`), system messages inside the conversation, and interleaved thinking.
+pub const BETAS: &str = "claude-code-20250219,interleaved-thinking-2025-05-14,advanced-tool-use-2025-11-20,\
+per-turn-control-2026-07-01,mid-conversation-tool-changes-2026-07-01";
+
+/// What the model reads when its answer was cut off at `max_tokens` and the loop asks it to go on.
+pub const CONTINUE_AFTER_MAX_TOKENS: &str = "Your answer was cut off at the output token limit. Continue \
+exactly where it stopped, without repeating yourself or apologising, and split what is left into smaller steps.";
+
+/// What the model reads in place of the calls a user interrupt stopped before they ran.
+pub const INTERRUPTED_BY_USER: &str = "[Request interrupted by user]";
+
+/// Why an agent could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The transcript could not be opened.
+    #[error(transparent)]
+    Transcript(#[from] crate::transcript::TranscriptError),
+}
+
+/// Receives the loop's events as they happen.
+pub type Sink<'a> = &'a mut (dyn FnMut(AgentEvent) + Send);
+
+/// A conversation with a model over a [`Session`]'s tools (see the crate docs).
+pub struct Agent {
+    session: Arc<Session>,
+    backend: Backend,
+    options: AgentOptions,
+    state: Mutex<State>,
+    interrupt: std::sync::Mutex<CancellationToken>,
+    transcript: Option<Transcript>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent").field("session", &self.session.id()).field("model", &self.options.model).finish()
+    }
+}
+
+/// The conversation and its counters.
+#[derive(Default)]
+struct State {
+    messages: Vec<Value>,
+    /// The first prompt has been sent (the initial context is in `messages`).
+    started: bool,
+    /// The working directory the model was last told about.
+    reported_cwd: PathBuf,
+    usage: Usage,
+    cost_usd: f64,
+    model_usage: BTreeMap<String, ModelUsage>,
+    /// Input tokens of the last request (the conversation's size, as the model saw it).
+    context_tokens: u64,
+    /// Tools discovered before a compaction, sent in full from then on.
+    carried_tools: Vec<String>,
+    session_started: bool,
+}
+
+#[derive(Default, Clone, Copy)]
+struct ModelUsage {
+    usage: Usage,
+    cost_usd: f64,
+}
+
+/// One call of the assistant message: waiting for the end of the message, started early while
+/// the answer streamed, or already finished.
+struct Call {
+    block: ToolUseBlock,
+    state: CallState,
+}
+
+enum CallState {
+    Waiting,
+    Running(JoinHandle<Invocation>),
+    Done(Invocation),
+}
+
+/// How one streamed request ended.
+enum Streamed {
+    Done(AssistantMessage, Vec<Call>),
+    Interrupted(Vec<Call>),
+}
+
+impl Agent {
+    /// An agent over `session`, asking `backend`, with `options`. A resumed conversation
+    /// (`options.resume`) continues where it stopped.
+    ///
+    /// # Errors
+    /// [`AgentError::Transcript`] when the session folder cannot hold the transcript.
+    pub fn new(session: Arc<Session>, backend: Backend, options: AgentOptions) -> Result<Self, AgentError> {
+        let transcript = match (options.persist, session.folder()) {
+            (true, Some(folder)) => {
+                Some(Transcript::open(folder, session.id(), session.project_dir(), &options.model)?)
+            }
+            _ => None,
+        };
+        let state = State {
+            started: !options.resume.is_empty(),
+            messages: options.resume.clone(),
+            reported_cwd: session.project_dir().to_path_buf(),
+            ..State::default()
+        };
+        Ok(Self {
+            session,
+            backend,
+            options,
+            state: Mutex::new(state),
+            interrupt: std::sync::Mutex::new(CancellationToken::new()),
+            transcript,
+        })
+    }
+
+    /// The session the tools run in.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
+    /// The options the agent was built with.
+    pub fn options(&self) -> &AgentOptions {
+        &self.options
+    }
+
+    /// The transcript file, when the conversation is saved.
+    pub fn transcript_path(&self) -> Option<&std::path::Path> {
+        self.transcript.as_ref().map(Transcript::path)
+    }
+
+    /// The conversation so far (the Messages API's `messages`).
+    pub async fn messages(&self) -> Vec<Value> {
+        self.state.lock().await.messages.clone()
+    }
+
+    /// Interrupts the running query (Ctrl-C, the SDK's `interrupt`): the stream stops, calls
+    /// whose tool stops on interrupt are cancelled, the others finish, and the query ends with
+    /// subtype `error_during_execution`. Without a running query it does nothing.
+    pub fn interrupt(&self) {
+        if let Ok(token) = self.interrupt.lock() {
+            token.cancel();
+        }
+    }
+
+    /// The `system/init` event: `{"type":"system","subtype":"init","cwd","session_id","tools",
+    /// "mcp_servers","model","permissionMode",…}`, as `claude -p --output-format stream-json`
+    /// prints it first.
+    pub async fn init_event(&self) -> Value {
+        let tools: Vec<&str> = self.session.pool().iter().map(|tool| tool.name()).collect();
+        let mut servers: Vec<Value> = self
+            .session
+            .mcp()
+            .connections()
+            .iter()
+            .map(|server| json!({"name": server.name, "status": "connected"}))
+            .collect();
+        servers.extend(self.session.mcp().failures().iter().map(|f| json!({"name": f.name, "status": "failed"})));
+        let mode = self.session.permission_context().await.mode.as_str();
+        json!({
+            "type": "system", "subtype": "init",
+            "cwd": self.session.project_dir(),
+            "session_id": self.session.id(),
+            "tools": tools,
+            "mcp_servers": servers,
+            "model": self.options.model,
+            "permissionMode": mode,
+            "slash_commands": [],
+            "apiKeySource": "ANTHROPIC_API_KEY",
+            "output_style": "default",
+            "agents": [],
+            "skills": [],
+            "plugins": [],
+            "uuid": uuid(),
+        })
+    }
+
+    /// Runs the `SessionEnd` hooks (`reason`: `clear`, `logout`, `prompt_input_exit`, `other`).
+    pub async fn end(&self, reason: &str) {
+        let mut payload = Map::new();
+        payload.insert("reason".into(), json!(reason));
+        self.run_hooks("SessionEnd", "", payload).await;
+    }
+
+    /// Runs the `Notification` hooks with `message` (Claude Code fires them when it needs the
+    /// user: a permission question, an idle prompt).
+    pub async fn notify(&self, message: &str) {
+        let mut payload = Map::new();
+        payload.insert("message".into(), json!(message));
+        self.run_hooks("Notification", "", payload).await;
+    }
+
+    async fn run_hooks(&self, event: &str, target: &str, payload: Map<String, Value>) -> EventOutcome {
+        if self.session.hooks().event(event).is_empty() {
+            return EventOutcome::default();
+        }
+        let ctx = self.session.context().await;
+        let transcript = self.transcript_path().map(|path| path.display().to_string()).unwrap_or_default();
+        run_event(self.session.hooks(), event, target, payload, &transcript, &ctx).await
+    }
+
+    /// Sends `prompt` (text) and runs the loop until the model ends its turn, a limit is reached
+    /// or the query is interrupted; events go to `sink` as they happen. Queries of one agent run
+    /// one after another (a second waits for the first).
+    pub async fn query(&self, prompt: &str, sink: Sink<'_>) -> QueryResult {
+        self.query_blocks(vec![json!({"type": "text", "text": prompt})], sink).await
+    }
+
+    /// [`Agent::query`] with the prompt as content blocks (text, images).
+    pub async fn query_blocks(&self, prompt: Vec<Value>, sink: Sink<'_>) -> QueryResult {
+        let started = Instant::now();
+        let mut st = self.state.lock().await;
+        let interrupt = CancellationToken::new();
+        if let Ok(mut slot) = self.interrupt.lock() {
+            *slot = interrupt.clone();
+        }
+        let mut run = Run { started, api: Duration::ZERO, turns: 0, denials: Vec::new(), last_text: String::new() };
+        let prompt_text: String =
+            prompt.iter().filter_map(|block| block.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
+
+        let mut extra_context = Vec::new();
+        if !st.session_started {
+            st.session_started = true;
+            let source = if st.started { "resume" } else { "startup" };
+            let mut payload = Map::new();
+            payload.insert("source".into(), json!(source));
+            let outcome = self.run_hooks("SessionStart", source, payload).await;
+            extra_context.extend(outcome.context);
+        }
+        let mut payload = Map::new();
+        payload.insert("prompt".into(), json!(prompt_text));
+        let outcome = self.run_hooks("UserPromptSubmit", "", payload).await;
+        for line in &outcome.user_messages {
+            sink(AgentEvent::Notice(line.clone()));
+        }
+        if let Some(reason) = outcome.blocked.or(outcome.stop) {
+            let text = format!("UserPromptSubmit operation blocked by hook: {reason}");
+            return self.finish(&st, &run, ResultSubtype::Success, true, text, "hook_blocked");
+        }
+        extra_context.extend(outcome.context);
+
+        let mut content = Vec::new();
+        let first = !st.started;
+        if first {
+            let memory_text = if self.options.memory {
+                let config_dir = self.session.environment().claude_config_dir();
+                memory::render(&memory::load(self.session.project_dir(), config_dir.as_deref()))
+            } else {
+                String::new()
+            };
+            if !memory_text.is_empty() {
+                content.push(
+                    json!({"type": "text", "text": format!("<system-reminder>\n{memory_text}</system-reminder>\n")}),
+                );
+            }
+        }
+        for context in extra_context {
+            content
+                .push(json!({"type": "text", "text": format!("<system-reminder>\n{context}\n</system-reminder>\n")}));
+        }
+        content.extend(prompt);
+        self.push(&mut st, json!({"role": "user", "content": content}));
+        if first {
+            st.started = true;
+            let context = self.initial_context().await;
+            self.push(&mut st, json!({"role": "system", "content": [{"type": "text", "text": context}]}));
+        }
+
+        let tools = self.tools(&st).await;
+        let system = self.system_blocks();
+        let mut continuations = 0;
+        let mut stop_hook_active = false;
+        loop {
+            if interrupt.is_cancelled() {
+                return self.finish(&st, &run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
+            }
+            if let Some(max) = self.options.max_turns
+                && run.turns >= max
+            {
+                return self.finish(&st, &run, ResultSubtype::ErrorMaxTurns, true, String::new(), "max_turns");
+            }
+            if let Some(budget) = self.options.max_budget_usd
+                && st.cost_usd >= budget
+            {
+                return self.finish(&st, &run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "max_budget");
+            }
+            if self.needs_compaction(&st) {
+                self.compact(&mut st, "auto", sink).await;
+            }
+            let body = self.request_body(&st, &tools, &system);
+            run.turns += 1;
+            let asked = Instant::now();
+            let streamed = self.stream_with_retries(&body, sink, &interrupt).await;
+            run.api += asked.elapsed();
+            let (message, calls) = match streamed {
+                Ok(Streamed::Done(message, calls)) => (message, calls),
+                Ok(Streamed::Interrupted(calls)) => {
+                    self.stop_calls(calls).await;
+                    return self.finish(
+                        &st,
+                        &run,
+                        ResultSubtype::ErrorDuringExecution,
+                        true,
+                        String::new(),
+                        "interrupted",
+                    );
+                }
+                Err(error) => {
+                    let text = api_error_text(&error);
+                    sink(AgentEvent::Notice(text.clone()));
+                    return self.finish(&st, &run, ResultSubtype::ErrorDuringExecution, true, text, "api_error");
+                }
+            };
+            self.count(&mut st, &message);
+            if let Some(text) = last_text(&message.content) {
+                run.last_text = text;
+            }
+            self.push(&mut st, assistant_json(&message));
+            if calls.is_empty() {
+                if message.stop_reason.as_deref() == Some("max_tokens") && continuations < MAX_TOKENS_CONTINUATIONS {
+                    continuations += 1;
+                    self.push(
+                        &mut st,
+                        json!({"role": "user", "content": [{"type": "text", "text": CONTINUE_AFTER_MAX_TOKENS}]}),
+                    );
+                    continue;
+                }
+                let mut payload = Map::new();
+                payload.insert("stop_hook_active".into(), json!(stop_hook_active));
+                let outcome = self.run_hooks("Stop", "", payload).await;
+                if let Some(reason) = outcome.blocked.filter(|_| outcome.stop.is_none()) {
+                    stop_hook_active = true;
+                    let text = format!("Stop hook feedback:\n{reason}");
+                    self.push(&mut st, json!({"role": "user", "content": [{"type": "text", "text": text}]}));
+                    continue;
+                }
+                let reason = message.stop_reason.clone().unwrap_or_else(|| "end_turn".to_owned());
+                let text = std::mem::take(&mut run.last_text);
+                let mut result = self.finish(&st, &run, ResultSubtype::Success, false, text, "completed");
+                result.stop_reason = Some(reason);
+                return result;
+            }
+            continuations = 0;
+            let finished = self.run_calls(calls, &interrupt, sink).await;
+            self.deliver(&mut st, finished, &mut run).await;
+        }
+    }
+
+    /// The system prompt's blocks: who the agent is, then the prompt (the default, or
+    /// `--system-prompt`) with `--append-system-prompt`; the last block is a cache breakpoint.
+    fn system_blocks(&self) -> Vec<Value> {
+        let mut prompt = self.options.system_prompt.clone().unwrap_or_else(|| base_prompt().to_owned());
+        if let Some(extra) = &self.options.append_system_prompt {
+            prompt.push_str("\n\n");
+            prompt.push_str(extra);
+        }
+        vec![
+            json!({"type": "text", "text": IDENTITY}),
+            json!({"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}}),
+        ]
+    }
+
+    /// The system message after the first prompt: the environment, the git snapshot, the deferred
+    /// tools' names.
+    async fn initial_context(&self) -> String {
+        let cwd = self.session.project_dir().to_path_buf();
+        let model = self.options.model.clone();
+        let dirs = self.options.additional_dirs.clone();
+        let pool = Arc::clone(self.session.pool());
+        let facts = tokio::task::spawn_blocking(move || {
+            let facts = EnvironmentFacts::gather(&cwd, &model, &dirs).render();
+            let git = if facts.contains("Is a git repository: true") { git_status(&cwd) } else { None };
+            (facts, git)
+        })
+        .await;
+        let (mut text, git) = facts.unwrap_or_default();
+        if let Some(git) = git {
+            text.push_str("\n\n");
+            text.push_str(&git);
+        }
+        if let Some(deferred) = available_deferred_tools_message(&pool) {
+            text.push_str("\n\n");
+            text.push_str(&deferred);
+        }
+        text
+    }
+
+    /// The `tools` array: the pool's (deferred ones marked), tools discovered before a compaction
+    /// sent in full; the last built-in tool is a cache breakpoint.
+    async fn tools(&self, st: &State) -> Vec<Value> {
+        let session = &self.session;
+        let mut tools = session.with_prompt_options(|options| api_tools(session.pool(), options)).await;
+        if !st.carried_tools.is_empty() {
+            for tool in &mut tools {
+                let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                if st.carried_tools.iter().any(|carried| carried == name)
+                    && let Some(entry) = tool.as_object_mut()
+                {
+                    entry.remove("defer_loading");
+                }
+            }
+        }
+        let last_builtin = tools.iter().rposition(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+            !name.starts_with("mcp__") && tool.get("defer_loading").is_none()
+        });
+        if let Some(entry) = last_builtin.and_then(|at| tools[at].as_object_mut()) {
+            entry.insert("cache_control".into(), json!({"type": "ephemeral"}));
+        }
+        tools
+    }
+
+    /// The request body: the conversation with a cache breakpoint on the last block of the last
+    /// message, streamed.
+    fn request_body(&self, st: &State, tools: &[Value], system: &[Value]) -> Value {
+        let mut messages = st.messages.clone();
+        if let Some(last) = messages.last_mut().and_then(|m| m.get_mut("content")).and_then(Value::as_array_mut)
+            && let Some(block) = last.last_mut().and_then(Value::as_object_mut)
+        {
+            block.insert("cache_control".into(), json!({"type": "ephemeral"}));
+        }
+        let mut body = json!({
+            "model": self.options.model,
+            "max_tokens": self.options.max_tokens,
+            "system": system,
+            "messages": messages,
+            "metadata": {"user_id": format!("session_{}", self.session.id())},
+            "stream": true,
+        });
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools.to_vec());
+        }
+        if let Some(thinking) = &self.options.thinking {
+            body["thinking"] = thinking.clone();
+        }
+        body
+    }
+
+    fn headers(&self) -> Vec<(String, String)> {
+        vec![("anthropic-beta".to_owned(), BETAS.to_owned()), ("x-app".to_owned(), "cli".to_owned())]
+    }
+
+    /// Streams one answer, retrying a failed request as the retry policy allows (calls started
+    /// from a failed attempt are stopped and their results dropped).
+    async fn stream_with_retries(
+        &self,
+        body: &Value,
+        sink: Sink<'_>,
+        interrupt: &CancellationToken,
+    ) -> Result<Streamed, ApiError> {
+        let mut attempt = 0;
+        loop {
+            match self.stream_once(body, sink, interrupt).await {
+                Ok(streamed) => return Ok(streamed),
+                Err((error, started)) => {
+                    for call in started {
+                        if let CallState::Running(running) = call.state {
+                            running.abort();
+                        }
+                    }
+                    attempt += 1;
+                    if !error.is_retryable() || attempt > self.options.retry.max_retries {
+                        return Err(error);
+                    }
+                    let wait = self.options.retry.delay(attempt, &error);
+                    sink(AgentEvent::Notice(format!(
+                        "API request failed ({}); retrying in {:.1} s (attempt {attempt} of {})",
+                        api_error_text(&error),
+                        wait.as_secs_f64(),
+                        self.options.retry.max_retries
+                    )));
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = interrupt.cancelled() => return Ok(Streamed::Interrupted(Vec::new())),
+                    }
+                }
+            }
+        }
+    }
+
+    /// One streamed request. Each finished block is an `assistant` event; a `tool_use` block of
+    /// the leading run of concurrency-safe calls starts at once, while the rest still streams.
+    async fn stream_once(
+        &self,
+        body: &Value,
+        sink: Sink<'_>,
+        interrupt: &CancellationToken,
+    ) -> Result<Streamed, (ApiError, Vec<Call>)> {
+        let mut stream = match self.backend.stream(body, &self.headers()).await {
+            Ok(stream) => stream,
+            Err(error) => return Err((error, Vec::new())),
+        };
+        let mut builder = MessageBuilder::new();
+        let mut calls: Vec<Call> = Vec::new();
+        let mut leading = true;
+        let mut message_id = None;
+        loop {
+            let event = tokio::select! {
+                event = stream.next() => event,
+                () = interrupt.cancelled() => return Ok(Streamed::Interrupted(calls)),
+            };
+            let event = match event {
+                None => break,
+                Some(Ok(event)) => event,
+                Some(Err(error)) => return Err((error, calls)),
+            };
+            if let StreamEvent::Error { kind, message } = &event {
+                return Err((ApiError::StreamError { kind: kind.clone(), message: message.clone() }, calls));
+            }
+            if let StreamEvent::MessageStart { message } = &event {
+                message_id = message.get("id").and_then(Value::as_str).map(str::to_owned);
+            }
+            if let StreamEvent::ContentBlockDelta { delta: Delta::Text(text), .. } = &event {
+                sink(AgentEvent::TextDelta(text.clone()));
+            }
+            sink(AgentEvent::Stream(event.clone()));
+            let finished = match builder.apply(&event) {
+                Ok(finished) => finished,
+                Err(error) => return Err((error, calls)),
+            };
+            self.collect_early(&mut calls, sink).await;
+            if matches!(event, StreamEvent::MessageStop) {
+                break;
+            }
+            let Some(index) = finished else { continue };
+            let Some(block) = builder.block(index).cloned() else { continue };
+            sink(AgentEvent::Message(self.assistant_event(message_id.as_deref(), &block, builder.usage())));
+            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            let tool_use = ToolUseBlock {
+                id: block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                input: block.get("input").cloned().unwrap_or_else(|| json!({})),
+            };
+            leading = leading && self.is_concurrency_safe(&tool_use);
+            let state = if leading {
+                CallState::Running(self.spawn_call(tool_use.clone(), interrupt))
+            } else {
+                CallState::Waiting
+            };
+            calls.push(Call { block: tool_use, state });
+        }
+        self.collect_early(&mut calls, sink).await;
+        Ok(Streamed::Done(builder.finish(), calls))
+    }
+
+    /// Takes the results of early calls that have finished, and reports each at once (a `user`
+    /// event, while the answer may still be streaming).
+    async fn collect_early(&self, calls: &mut [Call], sink: Sink<'_>) {
+        for call in calls.iter_mut() {
+            let finished = matches!(&call.state, CallState::Running(handle) if handle.is_finished());
+            if !finished {
+                continue;
+            }
+            let CallState::Running(handle) = std::mem::replace(&mut call.state, CallState::Waiting) else { continue };
+            let done = joined(handle, &call.block.id).await;
+            self.report(&call.block, &done, sink);
+            call.state = CallState::Done(done);
+        }
+    }
+
+    /// The `user` event of a finished call.
+    fn report(&self, block: &ToolUseBlock, done: &Invocation, sink: Sink<'_>) {
+        let result = tool_result_json(self.tool_name(block), done);
+        let data = done.data.as_ref().map(|data| data.to_json());
+        sink(AgentEvent::Message(self.user_event(&result, data)));
+    }
+
+    fn tool_name<'a>(&'a self, block: &'a ToolUseBlock) -> &'a str {
+        self.session.find_tool(&block.name).map_or(block.name.as_str(), |tool| tool.name())
+    }
+
+    fn is_concurrency_safe(&self, block: &ToolUseBlock) -> bool {
+        unparsed_input(&block.input).is_none()
+            && self.session.find_tool(&block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
+    }
+
+    fn spawn_call(&self, block: ToolUseBlock, interrupt: &CancellationToken) -> JoinHandle<Invocation> {
+        let session = Arc::clone(&self.session);
+        let options = CallOptions { interrupt: Some(interrupt.clone()), ..CallOptions::default() };
+        tokio::spawn(async move { session.call(&block, options).await })
+    }
+
+    /// Runs the message's calls: those started while it streamed, then the rest — consecutive
+    /// concurrency-safe calls together, any other call alone, in block order. Each result is
+    /// reported as it finishes (results reported while streaming are not reported again); the
+    /// results come back in block order.
+    async fn run_calls(
+        &self,
+        calls: Vec<Call>,
+        interrupt: &CancellationToken,
+        sink: Sink<'_>,
+    ) -> Vec<(ToolUseBlock, Invocation)> {
+        let mut running: Vec<(usize, JoinHandle<Invocation>)> = Vec::new();
+        let mut done: Vec<Option<Invocation>> = (0..calls.len()).map(|_| None).collect();
+        let mut blocks: Vec<ToolUseBlock> = Vec::with_capacity(calls.len());
+        for (index, call) in calls.into_iter().enumerate() {
+            let Call { block, state } = call;
+            match state {
+                CallState::Done(finished) => done[index] = Some(finished),
+                CallState::Running(handle) => running.push((index, handle)),
+                CallState::Waiting => {
+                    if let Some(raw) = unparsed_input(&block.input) {
+                        let text = unparsed_input_error(&block.name, raw);
+                        let refused = Invocation::refused(ToolResultBlock::error(&block.id, text));
+                        self.report(&block, &refused, sink);
+                        done[index] = Some(refused);
+                    } else if self.is_concurrency_safe(&block) {
+                        running.push((index, self.spawn_call(block.clone(), interrupt)));
+                    } else {
+                        self.join_all(&mut running, &blocks, &mut done, sink).await;
+                        let options = CallOptions { interrupt: Some(interrupt.clone()), ..CallOptions::default() };
+                        let finished = self.session.call(&block, options).await;
+                        self.report(&block, &finished, sink);
+                        done[index] = Some(finished);
+                    }
+                }
+            }
+            blocks.push(block);
+        }
+        self.join_all(&mut running, &blocks, &mut done, sink).await;
+        blocks
+            .into_iter()
+            .zip(done)
+            .map(|(block, done)| {
+                let done =
+                    done.unwrap_or_else(|| Invocation::refused(ToolResultBlock::error(&block.id, INTERRUPTED_BY_USER)));
+                (block, done)
+            })
+            .collect()
+    }
+
+    /// Waits for the running calls, reporting each as it finishes.
+    async fn join_all(
+        &self,
+        running: &mut Vec<(usize, JoinHandle<Invocation>)>,
+        blocks: &[ToolUseBlock],
+        done: &mut [Option<Invocation>],
+        sink: Sink<'_>,
+    ) {
+        if running.is_empty() {
+            return;
+        }
+        let (mut indices, mut handles): (Vec<usize>, Vec<JoinHandle<Invocation>>) = running.drain(..).unzip();
+        while !handles.is_empty() {
+            let (outcome, position, rest) = futures_util::future::select_all(handles).await;
+            handles = rest;
+            let at = indices.remove(position);
+            let Some(block) = blocks.get(at) else { continue };
+            let invocation = outcome.unwrap_or_else(|error| join_error(error, &block.id));
+            self.report(block, &invocation, sink);
+            done[at] = Some(invocation);
+        }
+    }
+
+    /// Waits for the calls an interrupted answer had started (those whose tool stops on
+    /// interrupt stop; the others finish). The answer is not kept, so nothing else needs an answer.
+    async fn stop_calls(&self, calls: Vec<Call>) {
+        for call in calls {
+            if let CallState::Running(running) = call.state {
+                let _ = running.await;
+            }
+        }
+    }
+
+    /// Puts a round of results into the conversation: one user message (the results in block
+    /// order, then a "Tool loaded." text per result that loaded tools), then the system messages
+    /// (hook output, a changed working directory, background notifications).
+    async fn deliver(&self, st: &mut State, finished: Vec<(ToolUseBlock, Invocation)>, run: &mut Run) {
+        let mut content = Vec::with_capacity(finished.len());
+        let mut loaded = 0;
+        let mut system = Vec::new();
+        for (block, done) in &finished {
+            let result = tool_result_json(self.tool_name(block), done);
+            if done.permission_denied {
+                run.denials.push(json!({"tool_name": block.name, "tool_use_id": block.id, "tool_input": block.input}));
+            }
+            if !done.block.is_error && !done.block.content.tool_references().is_empty() {
+                loaded += 1;
+            }
+            content.push(result);
+            for message in &done.new_messages {
+                if let Ok(message) = serde_json::to_value(message) {
+                    system.push(message);
+                }
+            }
+        }
+        for _ in 0..loaded {
+            content.push(json!({"type": "text", "text": TOOL_LOADED}));
+        }
+        self.push(st, json!({"role": "user", "content": content}));
+        for message in system {
+            self.push(st, message);
+        }
+        let cwd = self.session.context().await.cwd;
+        if cwd != st.reported_cwd {
+            let text = format!(
+                "# Environment update\n - Primary working directory: {} (was {})",
+                cwd.display(),
+                st.reported_cwd.display()
+            );
+            st.reported_cwd = cwd;
+            self.push(st, json!({"role": "system", "content": [{"type": "text", "text": text}]}));
+        }
+        for notification in self.session.drain_notifications().await {
+            let text = notification_text(&notification.text);
+            self.push(st, json!({"role": "system", "content": [{"type": "text", "text": text}]}));
+        }
+    }
+
+    fn push(&self, st: &mut State, message: Value) {
+        if let Some(transcript) = &self.transcript
+            && let Err(error) = transcript.message(&message)
+        {
+            tracing::warn!(%error, "the transcript could not be written");
+        }
+        st.messages.push(message);
+    }
+
+    fn count(&self, st: &mut State, message: &AssistantMessage) {
+        let usage = message.usage;
+        let model = message.model.clone().unwrap_or_else(|| self.options.model.clone());
+        let cost = cost_usd(&model, &usage);
+        st.usage += usage;
+        st.cost_usd += cost;
+        st.context_tokens = usage.input_tokens
+            + usage.cache_read_input_tokens
+            + usage.cache_creation_input_tokens
+            + usage.output_tokens;
+        let entry = st.model_usage.entry(model).or_default();
+        entry.usage += usage;
+        entry.cost_usd += cost;
+    }
+
+    fn needs_compaction(&self, st: &State) -> bool {
+        let limit = (self.options.context_window as f64 * self.options.compact_at) as u64;
+        st.context_tokens > 0 && st.context_tokens >= limit && st.messages.len() > 2
+    }
+
+    /// Compacts the conversation: `PreCompact` hooks, a summary request, and the history replaced
+    /// by the summary. Tools ToolSearch had loaded stay loaded.
+    async fn compact(&self, st: &mut State, trigger: &str, sink: Sink<'_>) {
+        let mut payload = Map::new();
+        payload.insert("trigger".into(), json!(trigger));
+        payload.insert("custom_instructions".into(), json!(""));
+        let _ = self.run_hooks("PreCompact", trigger, payload).await;
+        let ctx = self.session.context().await;
+        let discovered: Vec<String> = self
+            .session
+            .pool()
+            .iter()
+            .filter(|tool| is_deferred(tool.as_ref()) && is_discovered(&ctx, tool.name()))
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        let tools = self.tools(st).await;
+        let body = compact::summary_request(&self.options.model, &st.messages, &tools, &self.system_blocks());
+        let summary = match self.stream_summary(&body).await {
+            Ok(summary) => summary,
+            Err(error) => {
+                sink(AgentEvent::Notice(format!("Compaction failed: {}", api_error_text(&error))));
+                return;
+            }
+        };
+        for name in discovered {
+            if !st.carried_tools.contains(&name) {
+                st.carried_tools.push(name);
+            }
+        }
+        if let Some(transcript) = &self.transcript
+            && let Err(error) = transcript.compacted()
+        {
+            tracing::warn!(%error, "the transcript could not be written");
+        }
+        st.messages.clear();
+        st.context_tokens = 0;
+        self.push(st, compact::summary_message(&summary));
+        let context = self.initial_context().await;
+        self.push(st, json!({"role": "system", "content": [{"type": "text", "text": context}]}));
+        sink(AgentEvent::Message(json!({
+            "type": "system", "subtype": "compact_boundary", "session_id": self.session.id(),
+            "compact_metadata": {"trigger": trigger}, "uuid": uuid(),
+        })));
+    }
+
+    async fn stream_summary(&self, body: &Value) -> Result<String, ApiError> {
+        let mut stream = self.backend.stream(body, &self.headers()).await?;
+        let mut builder = MessageBuilder::new();
+        while let Some(event) = stream.next().await {
+            let event = event?;
+            if let StreamEvent::Error { kind, message } = &event {
+                return Err(ApiError::StreamError { kind: kind.clone(), message: message.clone() });
+            }
+            builder.apply(&event)?;
+            if matches!(event, StreamEvent::MessageStop) {
+                break;
+            }
+        }
+        Ok(last_text(&builder.finish().content).unwrap_or_default())
+    }
+
+    fn assistant_event(&self, id: Option<&str>, block: &Value, usage: Usage) -> Value {
+        json!({
+            "type": "assistant",
+            "message": {
+                "id": id, "type": "message", "role": "assistant", "model": self.options.model,
+                "content": [block], "stop_reason": null, "stop_sequence": null, "usage": usage,
+            },
+            "parent_tool_use_id": self.options.parent_tool_use_id,
+            "session_id": self.session.id(),
+            "uuid": uuid(),
+        })
+    }
+
+    fn user_event(&self, result: &Value, data: Option<Value>) -> Value {
+        let mut event = json!({
+            "type": "user",
+            "message": {"role": "user", "content": [result]},
+            "parent_tool_use_id": self.options.parent_tool_use_id,
+            "session_id": self.session.id(),
+            "uuid": uuid(),
+        });
+        if let Some(data) = data {
+            event["tool_use_result"] = data;
+        }
+        event
+    }
+
+    fn finish(
+        &self,
+        st: &State,
+        run: &Run,
+        subtype: ResultSubtype,
+        is_error: bool,
+        text: String,
+        terminal: &str,
+    ) -> QueryResult {
+        QueryResult {
+            subtype,
+            is_error,
+            result: text,
+            num_turns: run.turns,
+            duration_ms: run.started.elapsed().as_millis() as u64,
+            duration_api_ms: run.api.as_millis() as u64,
+            session_id: self.session.id().to_owned(),
+            total_cost_usd: st.cost_usd,
+            usage: st.usage,
+            model_usage: st
+                .model_usage
+                .iter()
+                .map(|(model, used)| (model.clone(), (used.usage, used.cost_usd)))
+                .collect(),
+            permission_denials: run.denials.clone(),
+            stop_reason: None,
+            terminal_reason: terminal.to_owned(),
+        }
+    }
+}
+
+/// Counters of one query.
+struct Run {
+    started: Instant,
+    api: Duration,
+    turns: u32,
+    denials: Vec<Value>,
+    last_text: String,
+}
+
+/// Waits for a started call; a call whose task died answers with an error the model can read.
+async fn joined(handle: JoinHandle<Invocation>, id: &str) -> Invocation {
+    handle.await.unwrap_or_else(|error| join_error(error, id))
+}
+
+fn join_error(error: tokio::task::JoinError, id: &str) -> Invocation {
+    let text =
+        if error.is_cancelled() { INTERRUPTED_BY_USER.to_owned() } else { format!("The tool call failed: {error}") };
+    Invocation::refused(ToolResultBlock::error(id, text))
+}
+
+/// The assistant message as it goes into the history (every block as streamed).
+fn assistant_json(message: &AssistantMessage) -> Value {
+    json!({"role": "assistant", "content": message.content})
+}
+
+/// The text of the last text block, if any.
+fn last_text(content: &[Value]) -> Option<String> {
+    content.iter().rev().find_map(|block| {
+        (block.get("type").and_then(Value::as_str) == Some("text"))
+            .then(|| block.get("text").and_then(Value::as_str).unwrap_or_default().to_owned())
+    })
+}
+
+/// What a user reads about a failed request.
+pub fn api_error_text(error: &ApiError) -> String {
+    match error.api_message() {
+        Some(message) => format!("API Error: {message}"),
+        None => format!("API Error: {error}"),
+    }
+}
+
+/// A fresh event id.
+pub(crate) fn uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

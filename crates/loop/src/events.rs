@@ -1,0 +1,120 @@
+//! What the loop reports: [`AgentEvent`]s while it runs, a [`QueryResult`] at the end.
+
+use std::collections::BTreeMap;
+
+use agent_tools_api::{StreamEvent, Usage};
+use serde_json::{Value, json};
+
+/// Something that happened in a query, in order.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum AgentEvent {
+    /// A message in `claude -p --output-format stream-json`'s shape: an `assistant` event per
+    /// finished content block (`{"type":"assistant","message":{…,"content":[block]},
+    /// "parent_tool_use_id","session_id","uuid"}`), a `user` event per `tool_result` (with the
+    /// tool's structured output as `tool_use_result`), a `system` event (`compact_boundary`).
+    Message(Value),
+    /// A piece of the answer's text as it streams (for a terminal).
+    TextDelta(String),
+    /// A raw stream event of the Messages API (`--include-partial-messages`).
+    Stream(StreamEvent),
+    /// A line for the user, not the model: a retry, a hook's `systemMessage`, an API error.
+    Notice(String),
+}
+
+/// How a query ended (`claude -p`'s result `subtype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResultSubtype {
+    /// The model ended its turn.
+    Success,
+    /// `--max-turns` was reached.
+    ErrorMaxTurns,
+    /// `--max-budget-usd` was reached.
+    ErrorMaxBudgetUsd,
+    /// The API failed for good, or the query was interrupted.
+    ErrorDuringExecution,
+}
+
+impl ResultSubtype {
+    /// The subtype as `claude -p` prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::ErrorMaxTurns => "error_max_turns",
+            Self::ErrorMaxBudgetUsd => "error_max_budget_usd",
+            Self::ErrorDuringExecution => "error_during_execution",
+        }
+    }
+}
+
+/// The end of a query: what `claude -p` prints as its `result` message.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct QueryResult {
+    /// How it ended.
+    pub subtype: ResultSubtype,
+    /// Whether that is an error.
+    pub is_error: bool,
+    /// The model's last text (or the error's).
+    pub result: String,
+    /// Requests sent to the model in this query.
+    pub num_turns: u32,
+    /// Wall time of the query, in milliseconds.
+    pub duration_ms: u64,
+    /// Time spent waiting for the API, in milliseconds.
+    pub duration_api_ms: u64,
+    /// The session's id.
+    pub session_id: String,
+    /// Dollars spent by the session so far.
+    pub total_cost_usd: f64,
+    /// Tokens used by the session so far.
+    pub usage: Usage,
+    /// Tokens and dollars per model.
+    pub model_usage: BTreeMap<String, (Usage, f64)>,
+    /// Calls refused by permissions or hooks: `{"tool_name","tool_use_id","tool_input"}`.
+    pub permission_denials: Vec<Value>,
+    /// The last answer's `stop_reason`, when it ended normally.
+    pub stop_reason: Option<String>,
+    /// Why the loop stopped: `completed`, `max_turns`, `max_budget`, `interrupted`,
+    /// `api_error`, `hook_blocked`.
+    pub terminal_reason: String,
+}
+
+impl QueryResult {
+    /// The `result` message, as `claude -p --output-format json|stream-json` prints it.
+    pub fn to_json(&self) -> Value {
+        let model_usage: serde_json::Map<String, Value> = self
+            .model_usage
+            .iter()
+            .map(|(model, (usage, cost))| {
+                (
+                    model.clone(),
+                    json!({
+                        "inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
+                        "cacheReadInputTokens": usage.cache_read_input_tokens,
+                        "cacheCreationInputTokens": usage.cache_creation_input_tokens,
+                        "costUSD": cost,
+                    }),
+                )
+            })
+            .collect();
+        json!({
+            "type": "result",
+            "subtype": self.subtype.as_str(),
+            "is_error": self.is_error,
+            "duration_ms": self.duration_ms,
+            "duration_api_ms": self.duration_api_ms,
+            "num_turns": self.num_turns,
+            "result": self.result,
+            "stop_reason": self.stop_reason,
+            "session_id": self.session_id,
+            "total_cost_usd": self.total_cost_usd,
+            "usage": self.usage,
+            "modelUsage": model_usage,
+            "permission_denials": self.permission_denials,
+            "terminal_reason": self.terminal_reason,
+            "uuid": crate::agent::uuid(),
+        })
+    }
+}

@@ -1,0 +1,92 @@
+//! What an [`Agent`](crate::Agent) is built with.
+
+use std::path::PathBuf;
+
+use agent_tools_api::RetryPolicy;
+
+/// The model the loop asks when neither `--model`, `ANTHROPIC_MODEL` nor the settings' `model`
+/// names one.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// Most tokens of one answer, when not set.
+pub const DEFAULT_MAX_TOKENS: u32 = 32_000;
+
+/// The context window assumed for a model, in tokens.
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+
+/// How many times in a row an answer cut off at `max_tokens` is continued.
+pub const MAX_TOKENS_CONTINUATIONS: u32 = 3;
+
+/// How the loop runs (Claude Code's `claude -p` flags, as values).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentOptions {
+    /// The model asked (resolved: an id, not an alias).
+    pub model: String,
+    /// Most tokens of one answer (`max_tokens`).
+    pub max_tokens: u32,
+    /// Most model turns (requests) of one query (`--max-turns`); `None`: no limit.
+    pub max_turns: Option<u32>,
+    /// Most dollars the session may spend (`--max-budget-usd`); checked before each request.
+    pub max_budget_usd: Option<f64>,
+    /// Replaces the default system prompt (`--system-prompt`).
+    pub system_prompt: Option<String>,
+    /// Appended to the system prompt (`--append-system-prompt`).
+    pub append_system_prompt: Option<String>,
+    /// Extra working directories (`--add-dir`), named in the environment block.
+    pub additional_dirs: Vec<PathBuf>,
+    /// The model's context window in tokens; the conversation is compacted when a request's
+    /// input reaches [`AgentOptions::compact_at`] of it.
+    pub context_window: u64,
+    /// The fraction of the context window at which the conversation is compacted (0.0–1.0).
+    pub compact_at: f64,
+    /// How failed requests are retried.
+    pub retry: RetryPolicy,
+    /// Save the conversation in the session folder (`transcript.jsonl`), for `--continue` and
+    /// `--resume`.
+    pub persist: bool,
+    /// The conversation to resume (from a transcript), oldest first.
+    pub resume: Vec<serde_json::Value>,
+    /// The `tool_use` id of the Agent call this loop runs for (a sub-agent's events carry it as
+    /// `parent_tool_use_id`).
+    pub parent_tool_use_id: Option<String>,
+    /// Load `CLAUDE.md` memory files.
+    pub memory: bool,
+    /// The `thinking` request parameter, sent as given (e.g. `{"type": "enabled",
+    /// "budget_tokens": 4000}`); `None`: not sent.
+    pub thinking: Option<serde_json::Value>,
+}
+
+impl AgentOptions {
+    /// The defaults with this model.
+    pub fn new(model: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            max_turns: None,
+            max_budget_usd: None,
+            system_prompt: None,
+            append_system_prompt: None,
+            additional_dirs: Vec::new(),
+            context_window: DEFAULT_CONTEXT_WINDOW,
+            compact_at: 0.9,
+            retry: RetryPolicy::default(),
+            persist: true,
+            resume: Vec::new(),
+            parent_tool_use_id: None,
+            memory: true,
+            thinking: None,
+        }
+    }
+}
+
+/// The model id an alias names (`sonnet`, `opus`, `haiku`, as `--model` takes them); any other
+/// name is kept as it is.
+pub fn resolve_model(name: &str) -> String {
+    match name.trim() {
+        "sonnet" | "default" => "claude-sonnet-4-5".to_owned(),
+        "opus" => "claude-opus-4-5".to_owned(),
+        "haiku" => "claude-haiku-4-5".to_owned(),
+        other => other.to_owned(),
+    }
+}

@@ -1,0 +1,173 @@
+//! The system prompt (in our own words) and the environment facts the model gets: working
+//! directory, whether it is a git repository, platform, OS version, today's date, the model, and
+//! a snapshot of `git status` — the facts Claude Code gives, in its layout (a `# Environment`
+//! block, then `gitStatus`).
+
+use std::path::Path;
+use std::process::Command;
+
+/// Most characters of `git status --short` kept in the snapshot (Claude Code's 2,000).
+pub const MAX_GIT_STATUS_CHARS: usize = 2_000;
+
+/// The opening of the system prompt: who the agent is (Claude Code's first system block says the
+/// same in its own words; some gateways look for it).
+pub const IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+
+/// The main system prompt text: how to work with the tools.
+pub fn base_prompt() -> &'static str {
+    "You are an agent that works on software projects in the user's working directory, with tools to read, \
+     search, edit and run things there.\n\n\
+     # How to work\n\
+     - Do what was asked: no more, no less. Prefer editing existing files to creating new ones, and never \
+     create documentation files unless asked.\n\
+     - Read a file before you change it, and keep to its style. Run the project's tests or checks when you \
+     can, and say plainly what you could not verify.\n\
+     - Use the dedicated tools for files and searches (Read, Edit, Write, Glob, Grep) rather than shell \
+     commands such as cat, sed or find; use Bash for builds, tests, git and other programs.\n\
+     - Call independent tools together in one response: they run at the same time.\n\
+     - Some tools are deferred: only their names are listed. Load one with ToolSearch before you call it.\n\
+     - A call may be refused by the user's permission settings or a hook. Do not retry the same call; \
+     adjust, or ask the user.\n\
+     - Never guess URLs, and never expose secrets in output or commits.\n\n\
+     # Answers\n\
+     Be brief and direct. Refer to code as `path:line`. When the work is done, say what changed in a \
+     sentence or two."
+}
+
+/// The environment facts of one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvironmentFacts {
+    /// The working directory.
+    pub cwd: String,
+    /// Whether it is inside a git work tree.
+    pub is_git_repo: bool,
+    /// `linux`, `macos`, `windows` …
+    pub platform: String,
+    /// The kernel or OS version (`uname -sr`), if known.
+    pub os_version: Option<String>,
+    /// Today's date, `YYYY-MM-DD` (UTC).
+    pub date: String,
+    /// The model the loop asks.
+    pub model: String,
+    /// Extra directories the tools may use (`--add-dir`).
+    pub additional_dirs: Vec<String>,
+}
+
+impl EnvironmentFacts {
+    /// The facts for `cwd` now.
+    pub fn gather(cwd: &Path, model: &str, additional_dirs: &[std::path::PathBuf]) -> Self {
+        let os_version = run(Path::new("/"), "uname", &["-sr"]);
+        Self {
+            cwd: cwd.display().to_string(),
+            is_git_repo: run(cwd, "git", &["rev-parse", "--is-inside-work-tree"]).as_deref() == Some("true"),
+            platform: std::env::consts::OS.to_owned(),
+            os_version,
+            date: today(),
+            model: model.to_owned(),
+            additional_dirs: additional_dirs.iter().map(|dir| dir.display().to_string()).collect(),
+        }
+    }
+
+    /// The `# Environment` block.
+    pub fn render(&self) -> String {
+        let mut text = String::from("# Environment\nYou are working in this environment:\n");
+        text.push_str(&format!(" - Primary working directory: {}\n", self.cwd));
+        text.push_str(&format!(" - Is a git repository: {}\n", self.is_git_repo));
+        if !self.additional_dirs.is_empty() {
+            text.push_str(&format!(" - Additional working directories: {}\n", self.additional_dirs.join(", ")));
+        }
+        text.push_str(&format!(" - Platform: {}\n", self.platform));
+        if let Some(version) = &self.os_version {
+            text.push_str(&format!(" - OS version: {version}\n"));
+        }
+        text.push_str(&format!(" - Today's date: {}\n", self.date));
+        text.push_str(&format!(" - Model: {}", self.model));
+        text
+    }
+}
+
+/// The `gitStatus` snapshot (branch, status, recent commits) for `cwd`, if it is a git work tree.
+pub fn git_status(cwd: &Path) -> Option<String> {
+    let branch = run(cwd, "git", &["branch", "--show-current"])?;
+    let mut status = run(cwd, "git", &["status", "--short"]).unwrap_or_default();
+    if status.chars().count() > MAX_GIT_STATUS_CHARS {
+        status = status.chars().take(MAX_GIT_STATUS_CHARS).collect();
+        status.push_str("\n… (truncated; run git status for the rest)");
+    }
+    let log = run(cwd, "git", &["log", "--oneline", "-n", "5"]).unwrap_or_default();
+    Some(format!(
+        "gitStatus: a snapshot taken when the session started; it does not change during the session.\n\
+         Current branch: {branch}\n\nStatus:\n{}\n\nRecent commits:\n{log}",
+        if status.is_empty() { "(clean)" } else { status.as_str() }
+    ))
+}
+
+/// Runs a short command; its trimmed stdout when it succeeded.
+fn run(cwd: &Path, program: &str, args: &[&str]) -> Option<String> {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// Today's date in UTC, `YYYY-MM-DD` (civil-from-days, no time-zone database needed).
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    date_of(secs / 86_400)
+}
+
+/// The civil date of a day count since 1970-01-01.
+fn date_of(days: u64) -> String {
+    // Howard Hinnant's civil_from_days, for days >= 0.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(date_of(0), "1970-01-01");
+        assert_eq!(date_of(20_454), "2026-01-01");
+        assert_eq!(date_of(11_016), "2000-02-29");
+    }
+
+    #[test]
+    fn the_environment_block_names_the_facts() {
+        let facts = EnvironmentFacts {
+            cwd: "/p".into(),
+            is_git_repo: false,
+            platform: "linux".into(),
+            os_version: Some("Linux 6.1".into()),
+            date: "2026-12-02".into(),
+            model: "m".into(),
+            additional_dirs: vec!["/q".into()],
+        };
+        let text = facts.render();
+        assert!(text.starts_with("# Environment\n"));
+        for line in [
+            " - Primary working directory: /p",
+            " - Is a git repository: false",
+            " - Additional working directories: /q",
+            " - Today's date: 2026-12-02",
+        ] {
+            assert!(text.contains(line), "{line}");
+        }
+    }
+}

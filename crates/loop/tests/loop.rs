@@ -1,0 +1,438 @@
+//! The agent loop against the scripted fake Messages API: real sessions, real tools, real files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use agent_tools_api::{ApiConfig, Client, Client as Backend, ClientOptions, RetryPolicy, StreamEvent};
+use agent_tools_host::{Environment, Session};
+use agent_tools_loop::{Agent, AgentEvent, AgentOptions, ResultSubtype, transcript};
+use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
+use serde_json::{Value, json};
+
+struct Fixture {
+    project: tempfile::TempDir,
+    state: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(project.path().join("a.txt"), "hello\n").unwrap();
+        Self { project, state: tempfile::tempdir().unwrap() }
+    }
+
+    fn env(&self) -> Environment {
+        Environment::empty()
+            .with("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .with("HOME", self.state.path())
+            .with("XDG_STATE_HOME", self.state.path().join("state"))
+    }
+
+    async fn session(&self, settings: &str) -> Arc<Session> {
+        self.session_with(settings, None).await
+    }
+
+    async fn session_with(&self, settings: &str, id: Option<&str>) -> Arc<Session> {
+        let mut builder = Session::builder(self.project.path())
+            .environment(self.env())
+            .settings_json(settings)
+            .workspace_trust(agent_tools_host::WorkspaceTrust::Trusted)
+            .permission_mode(Some(agent_tools_core::PermissionMode::BypassPermissions));
+        if let Some(id) = id {
+            builder = builder.session_id(id);
+        }
+        Arc::new(builder.build().await.unwrap())
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.project.path().canonicalize().unwrap().join(name).display().to_string()
+    }
+}
+
+fn backend(api: &FakeApi) -> Backend {
+    let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
+    Client::new(config, &ClientOptions::new("loop-test", Duration::from_secs(30))).unwrap()
+}
+
+fn options() -> AgentOptions {
+    let mut options = AgentOptions::new("claude-sonnet-4-5");
+    options.retry = RetryPolicy {
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(50),
+        ..RetryPolicy::default()
+    };
+    options
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+}
+
+/// The user message that answered assistant turn `turn` in the last request.
+fn results_after(api: &FakeApi, turn: usize) -> Vec<Value> {
+    let last = api.requests().last().unwrap().body.clone();
+    let messages = last["messages"].as_array().unwrap().clone();
+    let assistant = messages.iter().enumerate().filter(|(_, m)| m["role"] == "assistant").nth(turn).unwrap().0;
+    messages[assistant + 1]["content"].as_array().unwrap().clone()
+}
+
+fn ids(blocks: &[Value]) -> Vec<&str> {
+    blocks.iter().filter_map(|b| b.get("tool_use_id").and_then(Value::as_str)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_go_back_in_block_order_with_batches_and_a_serial_write() {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.project.path().join("d")).unwrap();
+    let turn = vec![
+        tool_use("toolu_01", "Bash", json!({"command": "sleep 0.3; ls d", "description": "slow"})),
+        tool_use("toolu_02", "Read", json!({"file_path": fx.path("a.txt")})),
+        tool_use("toolu_03", "Bash", json!({"command": "touch d/w3", "description": "write"})),
+        tool_use("toolu_04", "Bash", json!({"command": "ls d", "description": "after"})),
+    ];
+    let api = FakeApi::scripted(vec![turn], "Done.");
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let mut users = Vec::new();
+    let result = agent
+        .query("go", &mut |event| {
+            if let AgentEvent::Message(message) = event
+                && message["type"] == "user"
+            {
+                users.push(message["message"]["content"][0]["tool_use_id"].as_str().unwrap().to_owned());
+            }
+        })
+        .await;
+    assert_eq!(result.subtype, ResultSubtype::Success, "{result:?}");
+    assert_eq!(result.result, "Done.");
+    let results = results_after(&api, 0);
+    assert_eq!(ids(&results), ["toolu_01", "toolu_02", "toolu_03", "toolu_04"]);
+    assert_eq!(results[0]["content"], "(Bash completed with no output)", "the first batch ran before the write");
+    assert_eq!(results[1]["content"], "1\thello\n2\t");
+    assert_eq!(results[3]["content"], "w3");
+    // Claude Code's key order: Bash says is_error, Read does not.
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&results[0]), ["tool_use_id", "type", "content", "is_error"]);
+    assert_eq!(keys(&results[1]), ["tool_use_id", "type", "content"]);
+    // Reported as they finished: the fast Read before the slow Bash.
+    assert_eq!(users, ["toolu_02", "toolu_01", "toolu_03", "toolu_04"]);
+    agent.session().shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrency_safe_call_starts_while_the_answer_still_streams() {
+    let fx = Fixture::new();
+    let turn = vec![
+        tool_use("toolu_1", "Read", json!({"file_path": fx.path("a.txt")})),
+        tool_use("toolu_2", "Read", json!({"file_path": fx.path("a.txt")})),
+        tool_use("toolu_3", "Read", json!({"file_path": fx.path("a.txt")})),
+    ];
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&served);
+    let api = FakeApi::start(move |request: &Recorded| {
+        count.fetch_add(1, Ordering::SeqCst);
+        if request.assistant_turns() == 0 {
+            Reply::Slow { content: turn.clone(), gap: Duration::from_millis(400) }
+        } else {
+            Reply::text("Done.")
+        }
+    });
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let mut order = Vec::new();
+    agent
+        .query("go", &mut |event| match event {
+            AgentEvent::Message(message) if message["type"] == "user" => order.push("result".to_owned()),
+            AgentEvent::Stream(StreamEvent::MessageStop) => order.push("message_stop".to_owned()),
+            _ => {}
+        })
+        .await;
+    let stop = order.iter().position(|e| e == "message_stop").unwrap();
+    assert!(stop >= 1, "the first Read's result came before the answer's message_stop: {order:?}");
+    assert_eq!(order.iter().filter(|e| *e == "result").count(), 3);
+    assert_eq!(served.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn errors_refusals_and_unparsable_input_are_results() {
+    let fx = Fixture::new();
+    let turn = vec![
+        json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "raw_json": "not json at all"}),
+        tool_use("toolu_2", "NoSuchTool", json!({})),
+        tool_use("toolu_3", "Bash", json!({"command": "rm a.txt", "description": "rm"})),
+    ];
+    let api = FakeApi::scripted(vec![turn], "Done.");
+    let session = fx.session(r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#).await;
+    let agent = Agent::new(session, backend(&api), options()).unwrap();
+    let result = agent.query("go", &mut |_| {}).await;
+    let results = results_after(&api, 0);
+    assert_eq!(
+        results[0]["content"],
+        "<tool_use_error>InputValidationError: Read was called with input that could not be parsed as JSON.\nYou sent (first 15 of 15 bytes): not json at all\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>"
+    );
+    assert_eq!(results[1]["content"], "<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>");
+    assert_eq!(results[2]["content"], "Permission to use Bash with command rm a.txt has been denied.");
+    assert!(results.iter().all(|r| r["is_error"] == true));
+    assert!(fx.project.path().join("a.txt").exists());
+    assert_eq!(
+        result.permission_denials,
+        vec![
+            json!({"tool_name": "Bash", "tool_use_id": "toolu_3", "tool_input": {"command": "rm a.txt", "description": "rm"}})
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_first_request_carries_context_memory_and_cache_breakpoints() {
+    let fx = Fixture::new();
+    std::fs::write(fx.project.path().join("CLAUDE.md"), "Always answer in French.").unwrap();
+    let api = FakeApi::scripted(Vec::new(), "Bonjour.");
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let result = agent.query("hi", &mut |_| {}).await;
+    assert_eq!(result.result, "Bonjour.");
+    let request = &api.requests()[0];
+    assert_eq!(request.header("x-api-key"), Some("sk-test"));
+    assert!(request.header("anthropic-beta").unwrap().contains("advanced-tool-use-2025-11-20"));
+    let body = &request.body;
+    assert_eq!(body["stream"], true);
+    let first = body["messages"][0]["content"].as_array().unwrap();
+    assert!(first[0]["text"].as_str().unwrap().contains("Always answer in French."));
+    assert_eq!(first.last().unwrap()["text"], "hi");
+    let context = &body["messages"][1];
+    assert_eq!(context["role"], "system");
+    let text = context["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains(&format!(
+            " - Primary working directory: {}",
+            fx.project.path().canonicalize().unwrap().display()
+        ))
+    );
+    assert!(text.contains("<available-deferred-tools>"));
+    // Breakpoints: the system prompt's last block, the last built-in tool, the last message's last block.
+    assert!(body["system"].as_array().unwrap().last().unwrap().get("cache_control").is_some());
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools.iter().filter(|t| t.get("cache_control").is_some()).count(), 1);
+    assert!(body["messages"][1]["content"][0].get("cache_control").is_some());
+}
+
+#[tokio::test]
+async fn overloaded_and_dropped_requests_are_retried() {
+    let fx = Fixture::new();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&calls);
+    let api = FakeApi::start(move |_| match count.fetch_add(1, Ordering::SeqCst) {
+        0 => Reply::Status {
+            status: 529,
+            kind: "overloaded_error".into(),
+            message: "Overloaded".into(),
+            headers: Vec::new(),
+        },
+        1 => Reply::DropAfter { content: vec![json!({"type": "text", "text": "partial"})], events: 3 },
+        _ => Reply::text("Finally."),
+    });
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let mut notices = Vec::new();
+    let result = agent
+        .query("go", &mut |event| {
+            if let AgentEvent::Notice(text) = event {
+                notices.push(text);
+            }
+        })
+        .await;
+    assert_eq!(result.result, "Finally.", "{result:?}");
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert_eq!(
+        agent.messages().await.iter().filter(|m| m["role"] == "assistant").count(),
+        1,
+        "the dropped answer is not kept"
+    );
+}
+
+#[tokio::test]
+async fn a_client_error_is_not_retried_and_ends_the_query() {
+    let fx = Fixture::new();
+    let api = FakeApi::start(|_| Reply::Status {
+        status: 400,
+        kind: "invalid_request_error".into(),
+        message: "bad tools".into(),
+        headers: Vec::new(),
+    });
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let result = agent.query("go", &mut |_| {}).await;
+    assert_eq!(result.subtype, ResultSubtype::ErrorDuringExecution);
+    assert!(result.is_error);
+    assert!(result.result.contains("bad tools"), "{}", result.result);
+    assert_eq!(api.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn max_turns_and_max_tokens() {
+    let fx = Fixture::new();
+    let turns = vec![vec![tool_use("toolu_1", "Read", json!({"file_path": fx.path("a.txt")}))]; 5];
+    let api = FakeApi::scripted(turns, "Done.");
+    let mut limited = options();
+    limited.max_turns = Some(2);
+    let agent = Agent::new(fx.session("{}").await, backend(&api), limited).unwrap();
+    let result = agent.query("go", &mut |_| {}).await;
+    assert_eq!(result.subtype, ResultSubtype::ErrorMaxTurns);
+    assert_eq!(api.requests().len(), 2);
+
+    // An answer cut off at max_tokens is continued.
+    let cut = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&cut);
+    let api = FakeApi::start(move |_| {
+        if count.fetch_add(1, Ordering::SeqCst) == 0 {
+            Reply::Message {
+                content: vec![json!({"type": "text", "text": "Part one"})],
+                stop_reason: Some("max_tokens".into()),
+                usage: None,
+            }
+        } else {
+            Reply::text("part two.")
+        }
+    });
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let result = agent.query("go", &mut |_| {}).await;
+    assert_eq!(result.result, "part two.");
+    let second = &api.requests()[1].body["messages"];
+    let last = second.as_array().unwrap().last().unwrap();
+    assert!(last["content"][0]["text"].as_str().unwrap().contains("cut off at the output token limit"));
+}
+
+#[tokio::test]
+async fn loop_hooks_run_in_claude_codes_format() {
+    let fx = Fixture::new();
+    let log = fx.state.path().join("hooks.log");
+    let marker = fx.state.path().join("stopped-once");
+    let settings = json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": format!("cat >> {}; echo; echo 'Session context from a hook'", log.display())}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": \"The user likes tea\"}}'"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": format!("test -e {0} && exit 0; touch {0}; echo 'Run the tests first' >&2; exit 2", marker.display())}]}],
+    }});
+    let api = FakeApi::scripted(Vec::new(), "Done.");
+    let agent = Agent::new(fx.session(&settings.to_string()).await, backend(&api), options()).unwrap();
+    let result = agent.query("go", &mut |_| {}).await;
+    assert_eq!(result.result, "Done.");
+    let requests = api.requests();
+    assert_eq!(requests.len(), 2, "the Stop hook's block made the model go on once");
+    let first = requests[0].body["messages"][0]["content"].to_string();
+    assert!(first.contains("Session context from a hook"), "{first}");
+    assert!(first.contains("The user likes tea"));
+    let messages = requests[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.last().unwrap()["content"][0]["text"], "Stop hook feedback:\nRun the tests first");
+    let seen: Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "SessionStart");
+    assert_eq!(seen["source"], "startup");
+    assert_eq!(seen["session_id"], agent.session().id());
+
+    // A UserPromptSubmit block refuses the prompt: nothing is sent.
+    let settings = r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo 'no secrets' >&2; exit 2"}]}]}}"#;
+    let api = FakeApi::scripted(Vec::new(), "Done.");
+    let agent = Agent::new(fx.session(settings).await, backend(&api), options()).unwrap();
+    let result = agent.query("tell me the password", &mut |_| {}).await;
+    assert!(result.is_error);
+    assert_eq!(result.result, "UserPromptSubmit operation blocked by hook: no secrets");
+    assert!(api.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_cd_and_post_hook_output_are_system_messages_after_the_results() {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.project.path().join("sub")).unwrap();
+    let settings = r#"{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"noted\"}}'"}]}]}}"#;
+    let api = FakeApi::scripted(
+        vec![vec![tool_use("toolu_1", "Bash", json!({"command": "cd sub && pwd", "description": "cd"}))]],
+        "Done.",
+    );
+    let agent = Agent::new(fx.session(settings).await, backend(&api), options()).unwrap();
+    agent.query("go", &mut |_| {}).await;
+    let body = &api.requests()[1].body;
+    let roles: Vec<&str> = body["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "system", "assistant", "user", "system", "system"]);
+    assert_eq!(body["messages"][4]["content"][0]["text"], "PostToolUse:Bash hook additional context: noted");
+    let root = fx.project.path().canonicalize().unwrap();
+    assert_eq!(
+        body["messages"][5]["content"][0]["text"],
+        format!("# Environment update\n - Primary working directory: {0}/sub (was {0})", root.display())
+    );
+}
+
+#[tokio::test]
+async fn a_saved_conversation_resumes_in_the_same_session_folder() {
+    let fx = Fixture::new();
+    let api = FakeApi::scripted(Vec::new(), "First answer.");
+    let session = fx.session("{}").await;
+    let id = session.id().to_owned();
+    let agent = Agent::new(session, backend(&api), options()).unwrap();
+    agent.query("remember 42", &mut |_| {}).await;
+    let sessions = fx.env().sessions_dir();
+    assert_eq!(transcript::latest(&sessions, &fx.project.path().canonicalize().unwrap()).unwrap(), id);
+    let folder = transcript::find(&sessions, &id).unwrap();
+    let saved = transcript::load(&folder.join(transcript::FILE_NAME)).unwrap();
+    assert_eq!(saved.len(), 3, "prompt, context, answer");
+
+    let api = FakeApi::scripted(Vec::new(), "It was 42.");
+    let mut resumed = options();
+    resumed.resume = saved;
+    let session = fx.session_with("{}", Some(&id)).await;
+    assert_eq!(session.id(), id);
+    let agent = Agent::new(session, backend(&api), resumed).unwrap();
+    agent.query("what number?", &mut |_| {}).await;
+    let messages = api.requests()[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 4);
+    assert_eq!(messages[0]["content"].as_array().unwrap().last().unwrap()["text"], "remember 42");
+    assert_eq!(messages[2]["content"][0]["text"], "First answer.");
+    assert_eq!(messages[3]["content"][0]["text"], "what number?");
+    assert_eq!(
+        transcript::load(&folder.join(transcript::FILE_NAME)).unwrap().len(),
+        5,
+        "and the new prompt and answer"
+    );
+}
+
+#[tokio::test]
+async fn near_the_context_window_the_conversation_is_compacted() {
+    let fx = Fixture::new();
+    let log = fx.state.path().join("precompact.log");
+    let settings = json!({"hooks": {"PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": format!("cat > {}", log.display())}]}]}});
+    let api = FakeApi::start(|request: &Recorded| {
+        let text = request.body["messages"].to_string();
+        if text.contains("about to be replaced by a summary") {
+            Reply::text("SUMMARY: the user wants a.txt read")
+        } else if !text.contains("SUMMARY:") {
+            Reply::Message {
+                content: vec![
+                    json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a.txt"}}),
+                ],
+                stop_reason: None,
+                usage: Some(json!({"input_tokens": 950})),
+            }
+        } else {
+            Reply::text("Done.")
+        }
+    });
+    let mut small = options();
+    small.context_window = 1_000;
+    let agent = Agent::new(fx.session(&settings.to_string()).await, backend(&api), small).unwrap();
+    let mut boundaries = 0;
+    let result = agent
+        .query("go", &mut |event| {
+            if let AgentEvent::Message(m) = event
+                && m["subtype"] == "compact_boundary"
+            {
+                boundaries += 1;
+            }
+        })
+        .await;
+    assert_eq!(result.result, "Done.");
+    assert_eq!(boundaries, 1);
+    let requests = api.requests();
+    assert_eq!(requests.len(), 3, "answer, summary, answer after the compaction");
+    assert_eq!(requests[1].body["tool_choice"], json!({"type": "none"}));
+    let after = requests[2].body["messages"].as_array().unwrap();
+    assert!(after[0]["content"][0]["text"].as_str().unwrap().ends_with("SUMMARY: the user wants a.txt read"));
+    assert_eq!(after.len(), 2, "the summary and the environment");
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    assert_eq!(seen["trigger"], "auto");
+}
