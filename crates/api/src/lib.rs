@@ -22,9 +22,9 @@
 //!   with up to 25 % jitter, `retry-after` honoured up to 60 s), [`ApiError::is_retryable`], and
 //!   [`Client::stream_with_retries`] for opening a stream.
 //! - [`cost`]: [`cost_usd`] of a call's [`Usage`] from a per-model price table.
-//! - [`openai`]: `openai::OpenAiClient`, which sends an Anthropic request body to a Chat
+//! - [`openai`]: [`openai::OpenAiClient`], which sends an Anthropic request body to a Chat
 //!   Completions server (Ollama, vLLM, llama.cpp, OpenAI …) and hands back the same
-//!   [`StreamEvent`]s; `openai::Backend` holds either client.
+//!   [`StreamEvent`]s; [`openai::Backend`] holds either client.
 //! - [`MessagesRequest`] / [`MessagesResponse`]: the typed request and reply of the
 //!   non-streaming call (model, `max_tokens`, messages, system, tools including server tools;
 //!   reply blocks, `text` typed and every other kind kept as JSON).
@@ -119,5 +119,6 @@ pub use crate::error::ApiError;
 pub use crate::messages::{
     ContentBlock, Message, MessageContent, MessagesRequest, MessagesResponse, Role, ServerTool, ToolSpec,
 };
+pub use crate::openai::{Backend, OpenAiClient, OpenAiConfig};
 pub use crate::retry::RetryPolicy;
 pub use crate::stream::{AssistantMessage, Delta, EventStream, MessageBuilder, StreamEvent, Usage};

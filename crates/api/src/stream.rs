@@ -715,7 +715,6 @@ pub(crate) enum Dialect {
     /// The Messages API's own events.
     Anthropic,
     /// Chat Completions chunks, translated.
-    #[allow(dead_code)]
     OpenAi(Box<crate::openai::ChunkTranslator>),
 }
 
@@ -943,5 +942,106 @@ mod tests {
             Some(StreamEvent::Ping),
             "the event name serves when the data has no type"
         );
+    }
+
+    fn start(index: usize, block: Value) -> StreamEvent {
+        StreamEvent::ContentBlockStart { index, content_block: block }
+    }
+
+    fn delta(index: usize, delta: Delta) -> StreamEvent {
+        StreamEvent::ContentBlockDelta { index, delta }
+    }
+
+    #[test]
+    fn the_builder_applies_deltas_and_refuses_events_that_do_not_fit() {
+        let mut builder = MessageBuilder::new();
+        let message = json!({"id": "msg_1", "model": "m", "usage": {"input_tokens": 10, "cache_read_input_tokens": 4, "output_tokens": 1}});
+        builder.apply(&StreamEvent::MessageStart { message }).unwrap();
+        builder.apply(&start(0, json!({"type": "text", "text": "", "citations": null}))).unwrap();
+        builder.apply(&delta(0, Delta::Text("A".into()))).unwrap();
+        builder.apply(&delta(0, Delta::Text("B".into()))).unwrap();
+        assert_eq!(builder.partial(0).as_deref(), Some("AB"));
+        assert_eq!(builder.block(0), None, "not complete yet");
+        assert!(matches!(builder.apply(&delta(0, Delta::Thinking("x".into()))), Err(ApiError::Stream(_))));
+        assert!(matches!(builder.apply(&delta(0, Delta::InputJson("{".into()))), Err(ApiError::Stream(_))));
+        assert!(matches!(builder.apply(&delta(3, Delta::Text("x".into()))), Err(ApiError::Stream(_))));
+        assert!(matches!(builder.apply(&StreamEvent::ContentBlockStop { index: 3 }), Err(ApiError::Stream(_))));
+        assert!(matches!(builder.apply(&start(0, json!({"type": "text"}))), Err(ApiError::Stream(_))));
+        assert!(matches!(builder.apply(&start(5, json!("text"))), Err(ApiError::Stream(_))));
+        assert_eq!(builder.apply(&StreamEvent::ContentBlockStop { index: 0 }).unwrap(), Some(0));
+        assert_eq!(builder.block(0), Some(&json!({"type": "text", "text": "AB"})));
+        assert!(matches!(builder.apply(&delta(0, Delta::Text("late".into()))), Err(ApiError::Stream(_))));
+        assert!(matches!(builder.apply(&StreamEvent::ContentBlockStop { index: 0 }), Err(ApiError::Stream(_))));
+
+        builder.apply(&start(1, json!({"type": "text", "text": ""}))).unwrap();
+        builder.apply(&delta(1, Delta::Text("See".into()))).unwrap();
+        let citation = json!({"type": "char_location", "cited_text": "x", "document_index": 0});
+        builder.apply(&delta(1, Delta::Citation(citation.clone()))).unwrap();
+        builder.apply(&delta(1, Delta::Other(json!({"type": "future_delta"})))).unwrap();
+        builder.apply(&StreamEvent::ContentBlockStop { index: 1 }).unwrap();
+        assert_eq!(builder.block(1), Some(&json!({"type": "text", "text": "See", "citations": [citation]})));
+
+        builder.apply(&start(2, json!({"type": "redacted_thinking", "data": "opaque"}))).unwrap();
+        builder.apply(&start(3, json!({"type": "tool_use", "id": "t", "name": "Bash", "input": {}}))).unwrap();
+        builder.apply(&delta(3, Delta::InputJson("{\"command\":".into()))).unwrap();
+        builder.apply(&delta(3, Delta::InputJson(" \"ls\"}".into()))).unwrap();
+        builder.apply(&StreamEvent::Ping).unwrap();
+        let usage = Usage { output_tokens: 42, ..Usage::default() };
+        builder.apply(&StreamEvent::MessageDelta { stop_reason: Some("tool_use".into()), usage }).unwrap();
+        assert_eq!(
+            builder.usage(),
+            Usage { input_tokens: 10, output_tokens: 42, cache_read_input_tokens: 4, ..Usage::default() }
+        );
+        assert_eq!(builder.stop_reason(), Some("tool_use"));
+        assert_eq!(builder.id(), Some("msg_1"));
+        builder.apply(&StreamEvent::MessageStop).unwrap();
+        // Blocks 2 and 3 never stopped: finish completes them as they stand.
+        let message = builder.finish();
+        assert_eq!(message.content.len(), 4);
+        assert_eq!(message.content[2], json!({"type": "redacted_thinking", "data": "opaque"}));
+        assert_eq!(
+            message.content[3],
+            json!({"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "ls"}})
+        );
+        let whole = message.to_json();
+        assert_eq!(whole["type"], "message");
+        assert_eq!(whole["role"], "assistant");
+        assert_eq!(whole["stop_sequence"], Value::Null);
+        assert_eq!(whole["usage"]["output_tokens"], 42);
+        assert_eq!(message.to_param(), json!({"role": "assistant", "content": message.content}));
+        assert_eq!(message.text(), "ABSee");
+    }
+
+    #[test]
+    fn a_message_becomes_the_events_a_stream_would_send() {
+        let message = json!({"id": "msg_9", "model": "m", "stop_reason": "end_turn", "usage": {"input_tokens": 7, "output_tokens": 3},
+            "content": [{"type": "thinking", "thinking": "t", "signature": "s"}, {"type": "text", "text": "hi"},
+                        {"type": "web_search_tool_result", "tool_use_id": "x", "content": []}]});
+        let events = StreamEvent::from_message(&message);
+        assert_eq!(events.len(), 12);
+        let mut builder = MessageBuilder::new();
+        for event in &events {
+            builder.apply(event).unwrap();
+        }
+        let rebuilt = builder.finish();
+        assert_eq!(Value::Array(rebuilt.content.clone()), message["content"]);
+        assert_eq!(rebuilt.usage, Usage { input_tokens: 7, output_tokens: 3, ..Usage::default() });
+        let error = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+        assert_eq!(
+            StreamEvent::from_message(&error),
+            vec![StreamEvent::Error { kind: "overloaded_error".into(), message: "Overloaded".into() }]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stream_of_known_events_ends_at_message_stop_or_errors() {
+        let mut stream = EventStream::from_events([StreamEvent::Ping, StreamEvent::MessageStop, StreamEvent::Ping]);
+        assert_eq!(stream.next().await.unwrap().unwrap(), StreamEvent::Ping);
+        assert_eq!(stream.next().await.unwrap().unwrap(), StreamEvent::MessageStop);
+        assert!(stream.next().await.is_none());
+        let mut short = EventStream::from_events([StreamEvent::Ping]);
+        short.next().await.unwrap().unwrap();
+        assert!(matches!(short.next().await, Some(Err(ApiError::StreamEnded))));
+        assert!(short.next().await.is_none());
     }
 }
