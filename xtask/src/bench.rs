@@ -28,7 +28,10 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
     if suite == "executor" {
         return crate::cargo(&["bench", "-p", "agent-tools-host", "--bench", "executor"]);
     }
-    ensure!(suite == "search", "unknown benchmark {suite:?}: the benchmarks are `search` and `executor`");
+    ensure!(
+        suite == "search" || suite == "loop",
+        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop` and `executor`"
+    );
     if !options.iter().any(|option| option == "--no-build") {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
     }
@@ -40,8 +43,9 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         format!("{} is missing: run `cargo build --release -p agent-tools-cli`", release.join("agent-tools").display())
     })?;
     ensure!(runner.is_file(), "{} is missing: run without --no-build", runner.display());
+    let entry = if suite == "loop" { "bench-loop" } else { "bench-run" };
     let status = Command::new(&runner)
-        .arg("bench-run")
+        .arg(entry)
         .arg("--bin")
         .arg(&binary)
         .args(options)

@@ -12,6 +12,9 @@
 //!   release `agent-tools call` binary) side by side with `rg` on a generated 5,000-file tree and
 //!   on the sources under `~/.cargo/registry/src`, and prints medians, ratios and peak memory.
 //!   Speed is measured here, never in tests. See [`mod@bench`].
+//! - `bench loop`: the agent loop against the scripted fake Messages API: process start to the
+//!   first request, the loop's overhead per turn, streaming tool execution, peak RSS after a
+//!   50-turn session (see `bench_loop.rs`).
 //! - `bench executor`: what the executor's pipeline (find, parse, validate, permissions, call,
 //!   map, size control) adds to a permitted Read of a small file.
 
@@ -25,6 +28,8 @@ use serde_json::Value;
 
 mod bench;
 #[cfg(feature = "bench")]
+mod bench_loop;
+#[cfg(feature = "bench")]
 mod bench_run;
 
 fn main() -> anyhow::Result<()> {
@@ -35,6 +40,7 @@ fn main() -> anyhow::Result<()> {
         // The release build's own entry points (started by `bench`; they keep the caller's cwd).
         "bench-run" => return bench_run::run(&args[1..]),
         "bench-rss" => return bench_run::peak_rss_of_child(&args[1..]),
+        "bench-loop" => return bench_loop::run(&args[1..]),
         _ => {}
     }
     let root = workspace_root()?;
@@ -63,7 +69,10 @@ const USAGE: &str = "usage: cargo xtask <task>
   bench search [--runs N] [--large DIR | --no-large] [--no-build]
             Grep and Glob against ripgrep on a generated tree
   bench executor
-            the executor's per-call overhead";
+            the executor's per-call overhead
+  bench loop [--runs N] [--claude PATH] [--no-build]
+            the agent loop against the fake Messages API (start, per-turn overhead, streaming
+            tool execution, peak RSS), beside Claude Code's when --claude names claude.exe";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_tools_api::{
-    ApiError, AssistantMessage, Client as Backend, Delta, MessageBuilder, StreamEvent, Usage, cost_usd,
-};
+use agent_tools_api::{ApiError, AssistantMessage, Backend, Delta, MessageBuilder, StreamEvent, Usage, cost_usd};
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::ToolUseBlock;

@@ -137,8 +137,7 @@ pub fn imports(text: &str) -> Vec<String> {
         }
         let mut in_code = false;
         let mut previous = ' ';
-        let mut rest = line.char_indices().peekable();
-        while let Some((at, c)) = rest.next() {
+        for (at, c) in line.char_indices() {
             if c == '`' {
                 in_code = !in_code;
             } else if c == '@' && !in_code && (previous.is_whitespace() || at == 0) {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_tools_api::{ApiConfig, Client, Client as Backend, ClientOptions, RetryPolicy, StreamEvent};
+use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions, RetryPolicy, StreamEvent};
 use agent_tools_host::{Environment, Session};
 use agent_tools_loop::{Agent, AgentEvent, AgentOptions, ResultSubtype, transcript};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
@@ -53,7 +53,7 @@ impl Fixture {
 
 fn backend(api: &FakeApi) -> Backend {
     let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
-    Client::new(config, &ClientOptions::new("loop-test", Duration::from_secs(30))).unwrap()
+    Backend::Anthropic(Client::new(config, &ClientOptions::new("loop-test", Duration::from_secs(30))).unwrap())
 }
 
 fn options() -> AgentOptions {
@@ -435,4 +435,53 @@ async fn near_the_context_window_the_conversation_is_compacted() {
     assert_eq!(after.len(), 2, "the summary and the environment");
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
     assert_eq!(seen["trigger"], "auto");
+}
+
+#[tokio::test]
+async fn an_openai_compatible_server_drives_the_same_loop() {
+    let fx = Fixture::new();
+    let api = FakeApi::scripted(
+        vec![vec![tool_use("call_1", "Read", json!({"file_path": fx.path("a.txt")}))]],
+        "It says hello.",
+    );
+    let config = agent_tools_api::OpenAiConfig {
+        base_url: format!("{}/v1", api.base_url()),
+        api_key: None,
+        model: "qwen2.5-coder".into(),
+    };
+    let client =
+        agent_tools_api::OpenAiClient::new(config, &ClientOptions::new("loop-test", Duration::from_secs(30))).unwrap();
+    let agent = Agent::new(fx.session("{}").await, Backend::OpenAi(client), options()).unwrap();
+    let result = agent.query("what does a.txt say?", &mut |_| {}).await;
+    assert_eq!(result.result, "It says hello.", "{result:?}");
+    let requests = api.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests.iter().all(|r| r.path == "/v1/chat/completions"));
+    // The tool result went back as a Chat Completions `tool` message.
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["tool_call_id"], "call_1");
+    assert_eq!(tool["content"], "1\thello\n2\t");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_ends_the_query_without_running_the_rest() {
+    let fx = Fixture::new();
+    let content = vec![
+        json!({"type": "text", "text": "Let me write it."}),
+        tool_use("toolu_1", "Write", json!({"file_path": fx.path("new.txt"), "content": "x"})),
+    ];
+    let api = FakeApi::start(move |_| Reply::Slow { content: content.clone(), gap: Duration::from_secs(2) });
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let result = agent
+        .query("go", &mut |event| {
+            if let AgentEvent::TextDelta(_) = event {
+                agent.interrupt();
+            }
+        })
+        .await;
+    assert_eq!(result.subtype, ResultSubtype::ErrorDuringExecution);
+    assert_eq!(result.terminal_reason, "interrupted");
+    assert!(!fx.project.path().join("new.txt").exists(), "the Write never ran");
+    assert_eq!(api.requests().len(), 1);
 }
