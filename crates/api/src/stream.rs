@@ -791,7 +791,9 @@ impl EventStream {
         &self.endpoint
     }
 
-    /// The next event; `None` once the stream is over.
+    /// The next event; `None` once the stream is over. Cancel-safe: dropping the future
+    /// before it completes (a `tokio::select!` on an interrupt) loses no event, and the stream
+    /// can be polled again.
     ///
     /// # Errors
     /// [`ApiError::StreamEnded`] when the body ends early, [`ApiError::Body`] when reading

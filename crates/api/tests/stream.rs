@@ -353,3 +353,21 @@ async fn a_json_reply_to_a_stream_request_becomes_its_events() {
     );
     assert_eq!(message.to_json()["usage"]["input_tokens"], 100);
 }
+
+#[test]
+fn streams_and_their_futures_can_move_between_threads() {
+    fn send<T: Send>(_: &T) {}
+    let api = FakeApi::start(|_| Reply::text("x"));
+    let client = client(&api);
+    let body = body(0);
+    let opening = client.stream(&body, &[]);
+    send(&opening);
+    let policy = RetryPolicy::default();
+    let retrying = client.stream_with_retries(&body, &[], &policy, |_, _, _| {});
+    send(&retrying);
+    let mut stream = EventStream::from_events([StreamEvent::MessageStop]);
+    send(&stream);
+    let next = stream.next();
+    send(&next);
+    send(&ApiError::StreamEnded);
+}

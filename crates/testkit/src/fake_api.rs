@@ -73,6 +73,45 @@ impl Recorded {
         })
     }
 
+    /// The last message of the request's `messages` (`null` when there is none).
+    pub fn last_message(&self) -> &Value {
+        self.body.get("messages").and_then(Value::as_array).and_then(|messages| messages.last()).unwrap_or(&Value::Null)
+    }
+
+    /// The `tool_result` blocks of the last message (what the loop sent back for the previous
+    /// turn's tool calls), in order.
+    pub fn tool_results(&self) -> Vec<Value> {
+        self.last_message()
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The text of a tool result's `content` (a string, or its text blocks joined by `\n`)
+    /// for the `tool_use_id` given, in the last message.
+    pub fn tool_result_text(&self, tool_use_id: &str) -> Option<String> {
+        let result = self
+            .tool_results()
+            .into_iter()
+            .find(|block| block.get("tool_use_id").and_then(Value::as_str) == Some(tool_use_id))?;
+        Some(match result.get("content") {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter_map(|block| block.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        })
+    }
+
     /// Whether the body asks for a stream (`"stream": true`).
     pub fn wants_stream(&self) -> bool {
         self.body.get("stream").and_then(Value::as_bool) == Some(true)
@@ -228,6 +267,31 @@ impl FakeApi {
             Some(content) => Reply::Message { content: content.clone(), stop_reason: None, usage: None },
             None => Reply::text(&final_text),
         })
+    }
+
+    /// Answers requests with `replies` in arrival order (whatever they ask), then with `then`
+    /// for every later request: for retries (`Reply::Status` 529, then a message) and other
+    /// stateful scripts.
+    pub fn sequence(replies: Vec<Reply>, then: Reply) -> FakeApi {
+        let next = AtomicU64::new(0);
+        FakeApi::start(move |_| {
+            let turn = usize::try_from(next.fetch_add(1, Ordering::SeqCst)).unwrap_or(usize::MAX);
+            replies.get(turn).cloned().unwrap_or_else(|| then.clone())
+        })
+    }
+
+    /// Waits (polling every 5 ms) until at least `count` requests have arrived or `limit`
+    /// passes; returns whether they did.
+    pub fn wait_for_requests(&self, count: usize, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while self.request_count() < count {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            // tidy:allow-sleep the poll interval of a deadline poll.
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
     }
 
     /// `http://127.0.0.1:PORT`: the base URL to configure (`ANTHROPIC_BASE_URL`).
@@ -851,6 +915,31 @@ mod tests {
         assert_eq!(arguments, r#"{"file_path":"/a"}"#);
         assert!(chunks.iter().any(|c| c.pointer("/choices/0/finish_reason") == Some(&json!("tool_calls"))));
         assert_eq!(chunks.last().unwrap()["usage"]["prompt_tokens"], 100);
+    }
+
+    #[test]
+    fn a_sequence_answers_in_arrival_order_and_requests_expose_tool_results() {
+        let api = FakeApi::sequence(vec![Reply::status(529, "overloaded_error", "Overloaded")], Reply::text("ok"));
+        let body = json!({"messages": [{"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "one"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "is_error": true},
+            {"type": "text", "text": "note"}
+        ]}]})
+        .to_string();
+        let first = exchange(&api, &post("/v1/messages", &body, ""));
+        assert!(first.starts_with("HTTP/1.1 529 Overloaded\r\n"), "{first}");
+        for _ in 0..2 {
+            let again = exchange(&api, &post("/v1/messages", &body, ""));
+            assert!(again.starts_with("HTTP/1.1 200 OK\r\n"), "{again}");
+        }
+        assert!(api.wait_for_requests(3, Duration::from_secs(5)));
+        assert!(!api.wait_for_requests(4, Duration::from_millis(20)));
+        let request = &api.requests()[0];
+        assert_eq!(request.tool_results().len(), 2);
+        assert_eq!(request.tool_result_text("t1").as_deref(), Some("one"));
+        assert_eq!(request.tool_result_text("t2").as_deref(), Some("a\nb"));
+        assert_eq!(request.tool_result_text("t3"), None);
+        assert_eq!(request.last_message()["role"], "user");
     }
 
     #[test]
