@@ -8,7 +8,10 @@
 //!   message with the `tool_result` blocks, as JSON;
 //! - `agent-tools serve` — an MCP server over stdio serving the whole pool;
 //! - `agent-tools trust [DIR]` — trusts a project folder, so that its own configuration
-//!   applies (workspace trust, below).
+//!   applies (workspace trust, below);
+//! - `agent-tools agent -p PROMPT` — the agent loop against a model API, a drop-in for
+//!   `claude -p` (text, json or stream-json output; `--input-format stream-json` speaks the
+//!   Claude Agent SDK's control protocol; without `-p` on a terminal, a chat).
 //!
 //! `--mcp-config FILE|JSON` (repeatable) and the project's `.mcp.json` name MCP servers (stdio)
 //! whose tools join the pool as `mcp__<server>__<tool>`; they are started when the session starts
@@ -43,6 +46,7 @@
 //! }
 //! ```
 
+mod agent;
 mod commands;
 mod prompt;
 mod questions;
@@ -158,6 +162,18 @@ enum Command {
         #[arg(long)]
         remove: bool,
     },
+    /// Run the agent loop against a model API (`claude -p`'s flags): `agent -p PROMPT`, a chat
+    /// without `-p`, or `--input-format stream-json` for the Claude Agent SDKs.
+    Agent(Box<agent::AgentArgs>),
+    /// Passes one SDK hook callback from a hook process to the agent that registered it
+    /// (internal: the agent names it in the command hooks it adds).
+    #[command(hide = true)]
+    HookRelay {
+        /// The agent's socket.
+        socket: PathBuf,
+        /// The callback's id.
+        id: String,
+    },
 }
 
 fn init_logging() {
@@ -179,6 +195,13 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
                 .downcast_ref::<serde_json::Error>()
                 .is_some_and(|json| json.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
+}
+
+/// Writes a line to stdout, ignoring a closed stdout (never panics, unlike `println!`).
+fn say(message: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{message}");
+    let _ = out.flush();
 }
 
 /// Writes a line to stderr, ignoring a closed stderr (never panics, unlike `eprintln!`).
@@ -233,8 +256,14 @@ fn report_stopped_tasks(stopped: &[agent_tools_background::TaskSnapshot]) {
 /// Runs the `agent-tools` program with the process's arguments and returns its exit status:
 /// 0 success, 1 an error `tool_result` (`call`), 2 a usage or setup error.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(agent::expand_list_flags(std::env::args_os().collect()));
+    if let Command::HookRelay { socket, id } = &cli.command {
+        return agent::relay_main(socket, id);
+    }
     init_logging();
+    if let Command::Agent(args) = cli.command {
+        return agent::main(cli.options, *args);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -270,7 +299,7 @@ pub fn main() -> ExitCode {
                         agent_tools_mcp_server::serve_stdio(session).await?;
                         Ok(ExitCode::SUCCESS)
                     }
-                    Command::Trust { .. } => Ok(ExitCode::SUCCESS),
+                    Command::Trust { .. } | Command::Agent(_) | Command::HookRelay { .. } => Ok(ExitCode::SUCCESS),
                 }
             }
         };

@@ -2,22 +2,53 @@
 //! [`SessionBuilder`](agent_tools_host::SessionBuilder), with the terminal's parts — the trust
 //! question, the permission prompter, notices on stderr — plugged in.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_core::PermissionMode;
-use agent_tools_host::{Environment, Session, WorkspaceTrust};
+use agent_tools_host::{Environment, PermissionPrompter, Session, WorkspaceTrust};
 use agent_tools_settings::parse_tool_list;
 use anyhow::Context as _;
 
 use crate::GlobalOptions;
 
-/// Which kind of program runs: a one-shot command, or the MCP server.
+/// Which kind of program runs: a one-shot command, the MCP server, or the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// `list`, `call`, `run`.
     Command,
     /// `serve`.
     Server,
+    /// `agent`: its prompter and trust come in [`Extras`].
+    Agent,
+}
+
+/// What a front end adds to the session the global flags describe (the agent's `--tools`,
+/// `--resume`, `--add-dir`, the SDK's hooks and permission callback).
+#[derive(Default)]
+pub(crate) struct Extras {
+    /// The session id to use (a resumed session's, or `--session-id`).
+    pub(crate) session_id: Option<String>,
+    /// More deny rules (`--tools` denies every built-in tool it does not name).
+    pub(crate) deny: Vec<String>,
+    /// The `--settings` value to use instead of the flag's (the flag's merged with more).
+    pub(crate) settings: Option<String>,
+    /// Whether the settings files are read, when not the flags' choice (`--setting-sources`).
+    pub(crate) settings_files: Option<bool>,
+    /// How workspace trust is settled, when not by the kind's default.
+    pub(crate) trust: Option<WorkspaceTrust>,
+    /// Who answers permission questions (`Kind::Agent`; the other kinds choose their own).
+    pub(crate) prompter: Option<Arc<dyn PermissionPrompter>>,
+}
+
+/// The working directory the flags name: `--cwd` (canonical), else the current one.
+pub(crate) fn working_dir(options: &GlobalOptions) -> anyhow::Result<PathBuf> {
+    let cwd = match &options.cwd {
+        Some(dir) => dir.canonicalize().with_context(|| format!("--cwd {}", dir.display()))?,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    anyhow::ensure!(cwd.is_dir(), "--cwd {} is not a directory", cwd.display());
+    Ok(cwd)
 }
 
 /// Opens the session the flags describe: the working directory from `--cwd` (or the current
@@ -25,11 +56,12 @@ pub(crate) enum Kind {
 /// bypassPermissions: the MCP client asks its user before each call), MCP servers, and — for
 /// `list`, `call` and `run` — the terminal to ask on when there is one.
 pub(crate) async fn open(options: &GlobalOptions, kind: Kind) -> anyhow::Result<Session> {
-    let cwd = match &options.cwd {
-        Some(dir) => dir.canonicalize().with_context(|| format!("--cwd {}", dir.display()))?,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    anyhow::ensure!(cwd.is_dir(), "--cwd {} is not a directory", cwd.display());
+    open_with(options, kind, Extras::default()).await
+}
+
+/// [`open`] with what a front end adds ([`Extras`]).
+pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extras) -> anyhow::Result<Session> {
+    let cwd = working_dir(options)?;
     let mode = if options.dangerously_skip_permissions {
         Some(PermissionMode::BypassPermissions)
     } else {
@@ -42,33 +74,48 @@ pub(crate) async fn open(options: &GlobalOptions, kind: Kind) -> anyhow::Result<
     let terminal = kind == Kind::Command && crate::prompt::terminal_available();
     let trust = if options.trust_workspace {
         WorkspaceTrust::Trusted
+    } else if let Some(trust) = extras.trust {
+        trust
     } else if terminal {
         WorkspaceTrust::Ask(Arc::new(crate::trust::ask))
     } else {
         WorkspaceTrust::Recorded
     };
+    let settings_files = extras.settings_files.unwrap_or(!options.no_settings);
     let mut builder = Session::builder(cwd)
         .environment(Environment::from_process())
-        .settings_files(!options.no_settings)
+        .settings_files(settings_files)
         .permission_mode(mode)
         .allow_rules(options.allowed_tools.iter().flat_map(|text| parse_tool_list(text)))
         .deny_rules(options.disallowed_tools.iter().flat_map(|text| parse_tool_list(text)))
+        .deny_rules(extras.deny)
         .project_mcp_servers(!options.strict_mcp_config)
         .workspace_trust(trust)
         .notices(|notice| crate::report(format_args!("agent-tools: {notice}")));
-    if let Some(settings) = &options.settings {
+    if let Some(id) = extras.session_id {
+        builder = builder.session_id(id);
+    }
+    if let Some(settings) = extras.settings.as_ref().or(options.settings.as_ref()) {
         builder = builder.settings_json(settings);
     }
     for config in &options.mcp_config {
         builder = builder.mcp_config(config);
     }
-    if kind == Kind::Command {
-        builder = if terminal {
-            builder.prompter(Arc::new(crate::prompt::TerminalPrompter))
-        } else {
-            // Nobody to ask: refuse, and say how such calls can be allowed.
-            builder.prompter(Arc::new(crate::prompt::NoTerminal))
-        };
+    match kind {
+        Kind::Command => {
+            builder = if terminal {
+                builder.prompter(Arc::new(crate::prompt::TerminalPrompter))
+            } else {
+                // Nobody to ask: refuse, and say how such calls can be allowed.
+                builder.prompter(Arc::new(crate::prompt::NoTerminal))
+            };
+        }
+        Kind::Agent => {
+            if let Some(prompter) = extras.prompter {
+                builder = builder.prompter(prompter);
+            }
+        }
+        Kind::Server => {}
     }
     Ok(builder.build().await?)
 }

@@ -1,0 +1,73 @@
+//! `agent-tools agent -p PROMPT`: one query, headless, printed in the `--output-format`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use agent_tools_core::permissions::{PermissionBehavior, PermissionUpdate};
+use agent_tools_core::tool::BoxFuture;
+use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest, WorkspaceTrust};
+use agent_tools_loop::AgentEvent;
+
+use super::setup::{self, Frontend, Started};
+use super::{AgentArgs, Outcome, OutputFormat, interruptible, output};
+use crate::GlobalOptions;
+
+/// The prompter of a headless run: nobody can be asked (as in `claude -p`), so a call that needs
+/// approval is refused, with the rule that would allow it.
+pub(crate) struct Headless;
+
+/// Why [`Headless`] refuses: the allow rule the call suggests (else one naming the tool).
+fn headless_reason(request: &PermissionRequest) -> String {
+    if request.interaction.is_some() || request.forced {
+        return "this run is non-interactive (-p), and this call can only be approved by a person".to_owned();
+    }
+    let suggested = request.suggestions.iter().find_map(|update| match update {
+        PermissionUpdate::AddRules { rules, behavior: PermissionBehavior::Allow, .. } => rules.first(),
+        _ => None,
+    });
+    let rule = suggested.map_or_else(|| request.tool_name.clone(), ToString::to_string);
+    format!("this run is non-interactive (-p); allow such calls with --allowedTools '{rule}' or --permission-mode")
+}
+
+impl PermissionPrompter for Headless {
+    fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
+        let why = headless_reason(request);
+        Box::pin(async move { PermissionAnswer::Unavailable { why } })
+    }
+}
+
+/// Runs one query and prints it; the exit status is 1 when the result is an error.
+pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, prompt: &str) -> ExitCode {
+    // `claude -p` skips the workspace trust dialog: the folder's own configuration applies.
+    let frontend = Frontend { prompter: Some(Arc::new(Headless)), trust: WorkspaceTrust::Trusted, hooks: None };
+    let Started { agent, session } = match setup::start(options, args, frontend).await {
+        Ok(started) => started,
+        Err(error) => {
+            output::print_start_error(args.output_format, &error.text());
+            return ExitCode::from(1);
+        }
+    };
+    let format = args.output_format;
+    if format == OutputFormat::StreamJson {
+        output::line(&agent.init_event().await);
+    }
+    let mut lines = output::json_lines_sink(session.id().to_owned(), args.include_partial_messages);
+    let mut sink = move |event: AgentEvent| match format {
+        OutputFormat::StreamJson => lines(event),
+        _ => {
+            if let AgentEvent::Notice(notice) = event {
+                crate::report(format_args!("{notice}"));
+            }
+        }
+    };
+    let code = match interruptible(&agent, agent.query(prompt, &mut sink)).await {
+        Outcome::Done(result) => {
+            output::print_result(format, &result, args.max_turns, args.max_budget_usd);
+            if result.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS }
+        }
+        Outcome::Stopped(code) => ExitCode::from(code),
+    };
+    agent.end("other").await;
+    crate::report_stopped_tasks(&session.shutdown().await);
+    code
+}

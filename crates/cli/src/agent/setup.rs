@@ -1,0 +1,313 @@
+//! What every front end of `agent-tools agent` starts with: the conversation to resume, the
+//! session (with `--tools`, `--add-dir`, `--setting-sources` and the SDK's hooks folded in), the
+//! model, the backend and the loop's options.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions, OpenAiClient, OpenAiConfig};
+use agent_tools_host::{Environment, PermissionPrompter, Session, WorkspaceTrust};
+use agent_tools_loop::{Agent, AgentOptions, DEFAULT_MODEL, resolve_model, transcript};
+use anyhow::Context as _;
+use serde_json::{Map, Value, json};
+
+use super::AgentArgs;
+use crate::GlobalOptions;
+use crate::session::{self, Extras, Kind};
+
+/// What the user reads when no credential is configured (Claude Code says `Invalid API key ·
+/// Please run /login`).
+pub(crate) const NO_API_KEY: &str = "Invalid API key · set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or AGENT_TOOLS_OPENAI_BASE_URL for an \
+     OpenAI-compatible server";
+
+/// Why the agent could not start, and how that is shown.
+#[derive(Debug)]
+pub(crate) enum StartError {
+    /// A failure the result line reports (no API key, no conversation to resume): exit 1.
+    Run(String),
+    /// A setup error (a broken settings file, a bad flag value): exit 1 too, shown as it is.
+    Setup(anyhow::Error),
+}
+
+impl From<anyhow::Error> for StartError {
+    fn from(error: anyhow::Error) -> Self {
+        Self::Setup(error)
+    }
+}
+
+impl StartError {
+    /// The text shown.
+    pub(crate) fn text(&self) -> String {
+        match self {
+            Self::Run(text) => text.clone(),
+            Self::Setup(error) => format!("{error:#}"),
+        }
+    }
+}
+
+/// How the front end wants the session.
+pub(crate) struct Frontend {
+    /// Who answers permission questions.
+    pub(crate) prompter: Option<Arc<dyn PermissionPrompter>>,
+    /// How workspace trust is settled.
+    pub(crate) trust: WorkspaceTrust,
+    /// Hooks to add to the settings (the SDK's, as command hooks), by event.
+    pub(crate) hooks: Option<Map<String, Value>>,
+}
+
+/// A started agent and what it runs on.
+pub(crate) struct Started {
+    /// The agent.
+    pub(crate) agent: Arc<Agent>,
+    /// Its session (end it with [`Session::shutdown`]).
+    pub(crate) session: Arc<Session>,
+}
+
+/// The backend the environment names: an OpenAI-compatible server when
+/// `AGENT_TOOLS_OPENAI_BASE_URL` is set (with `OPENAI_API_KEY` if any), else the Messages API
+/// (`ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`).
+pub(crate) fn backend(env: &Environment, model: &str) -> Result<Backend, StartError> {
+    let options = ClientOptions::new(format!("agent-tools/{}", env!("CARGO_PKG_VERSION")), Duration::from_secs(600));
+    if let Some(base_url) = env.text("AGENT_TOOLS_OPENAI_BASE_URL") {
+        let key = env.text("OPENAI_API_KEY").unwrap_or_default();
+        return openai_backend(base_url.trim(), &key, model, &options);
+    }
+    let mut config = ApiConfig::from_env(|name| env.text(name));
+    if config.credential.is_empty() {
+        return Err(StartError::Run(NO_API_KEY.to_owned()));
+    }
+    config.model = model.to_owned();
+    let client = Client::new(config, &options).map_err(|error| StartError::Setup(error.into()))?;
+    Ok(Backend::Anthropic(client))
+}
+
+/// The OpenAI-compatible backend (Chat Completions at `{base_url}/chat/completions`).
+fn openai_backend(base_url: &str, key: &str, model: &str, options: &ClientOptions) -> Result<Backend, StartError> {
+    let config = OpenAiConfig {
+        base_url: base_url.to_owned(),
+        api_key: Some(key.to_owned()).filter(|key| !key.is_empty()),
+        model: model.to_owned(),
+    };
+    let client = OpenAiClient::new(config, options).map_err(|error| StartError::Setup(error.into()))?;
+    Ok(Backend::OpenAi(client))
+}
+
+/// The model asked: `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the
+/// loop's default; aliases resolved.
+pub(crate) fn model(args: &AgentArgs, env: &Environment, session: &Session) -> String {
+    let named = args
+        .model
+        .clone()
+        .filter(|model| !model.trim().is_empty())
+        .or_else(|| env.text("ANTHROPIC_MODEL"))
+        .or_else(|| session.settings_model().map(str::to_owned))
+        .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
+    resolve_model(&named)
+}
+
+/// The conversation `--continue` / `--resume` name: its session id and messages.
+fn resumed(args: &AgentArgs, env: &Environment, cwd: &Path) -> Result<Option<(String, Vec<Value>)>, StartError> {
+    let sessions = env.sessions_dir();
+    let id = match &args.resume {
+        Some(Some(id)) => {
+            transcript::find(&sessions, id).map_err(|error| StartError::Run(error.to_string()))?;
+            id.clone()
+        }
+        Some(None) => latest(&sessions, cwd)?,
+        None if args.continue_conversation => latest(&sessions, cwd)?,
+        None => return Ok(None),
+    };
+    let file = sessions.join(&id).join(transcript::FILE_NAME);
+    let messages = transcript::load(&file).map_err(|error| StartError::Run(error.to_string()))?;
+    Ok(Some((id, messages)))
+}
+
+fn latest(sessions: &Path, cwd: &Path) -> Result<String, StartError> {
+    transcript::latest(sessions, cwd).map_err(|error| StartError::Run(error.to_string()))
+}
+
+/// The built-in tools `--tools` leaves out, as deny rules (`default` keeps all).
+fn tools_denied(list: Option<&str>, env: &Environment) -> Vec<String> {
+    let Some(list) = list else { return Vec::new() };
+    if list.trim() == "default" {
+        return Vec::new();
+    }
+    let wanted = agent_tools_settings::parse_tool_list(list);
+    agent_tools_host::pool::get_all_base_tools(&env.host_config())
+        .iter()
+        .filter(|tool| !wanted.iter().any(|name| agent_tools_core::tool_matches_name(tool.as_ref(), name)))
+        .map(|tool| tool.name().to_owned())
+        .collect()
+}
+
+/// Reads a text flag's file (`--system-prompt-file`).
+fn read_text(path: &Path, flag: &str) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("{flag} {}", path.display()))
+}
+
+/// The `--settings` value with `--add-dir` folders (as `permissions.additionalDirectories`) and
+/// extra hooks merged in; the flag's own value when there is nothing to add.
+fn merged_settings(
+    settings: Option<&str>,
+    add_dirs: &[PathBuf],
+    hooks: Option<&Map<String, Value>>,
+) -> anyhow::Result<Option<String>> {
+    let hooks = hooks.filter(|hooks| !hooks.is_empty());
+    if add_dirs.is_empty() && hooks.is_none() {
+        return Ok(settings.map(str::to_owned));
+    }
+    let mut value: Value = match settings {
+        None => json!({}),
+        Some(text) if text.trim_start().starts_with('{') => {
+            serde_json::from_str(text).context("--settings is not valid JSON")?
+        }
+        Some(path) => {
+            let text = read_text(Path::new(path), "--settings")?;
+            serde_json::from_str(&text).with_context(|| format!("--settings {path} is not valid JSON"))?
+        }
+    };
+    let Some(object) = value.as_object_mut() else { anyhow::bail!("--settings must be a JSON object") };
+    if !add_dirs.is_empty() {
+        let mut dirs = Vec::new();
+        for dir in add_dirs {
+            let real = dir.canonicalize().with_context(|| format!("--add-dir {}", dir.display()))?;
+            anyhow::ensure!(real.is_dir(), "--add-dir {} is not a directory", dir.display());
+            dirs.push(json!(real));
+        }
+        let permissions = object.entry("permissions").or_insert_with(|| json!({}));
+        let Some(permissions) = permissions.as_object_mut() else {
+            anyhow::bail!("--settings: permissions is not an object")
+        };
+        let list = permissions.entry("additionalDirectories").or_insert_with(|| json!([]));
+        match list.as_array_mut() {
+            Some(list) => list.extend(dirs),
+            None => anyhow::bail!("--settings: permissions.additionalDirectories is not a list"),
+        }
+    }
+    if let Some(hooks) = hooks {
+        let all = object.entry("hooks").or_insert_with(|| json!({}));
+        let Some(all) = all.as_object_mut() else { anyhow::bail!("--settings: hooks is not an object") };
+        for (event, matchers) in hooks {
+            let list = all.entry(event.clone()).or_insert_with(|| json!([]));
+            match (list.as_array_mut(), matchers.as_array()) {
+                (Some(list), Some(matchers)) => list.extend(matchers.iter().cloned()),
+                _ => anyhow::bail!("--settings: hooks.{event} is not a list"),
+            }
+        }
+    }
+    Ok(Some(value.to_string()))
+}
+
+/// Whether `--setting-sources` lets any settings file be read (`None`: the flags decide).
+fn settings_files(sources: Option<&str>) -> Option<bool> {
+    let sources = sources?;
+    Some(sources.split([',', ' ']).map(str::trim).any(|source| matches!(source, "user" | "project" | "local")))
+}
+
+/// Builds the session and the agent the flags describe.
+pub(crate) async fn start(
+    options: &GlobalOptions,
+    args: &AgentArgs,
+    frontend: Frontend,
+) -> Result<Started, StartError> {
+    let env = Environment::from_process();
+    let cwd = session::working_dir(options)?;
+    // The credential first: without one nothing is started.
+    if env.text("AGENT_TOOLS_OPENAI_BASE_URL").is_none()
+        && ApiConfig::from_env(|name| env.text(name)).credential.is_empty()
+    {
+        return Err(StartError::Run(NO_API_KEY.to_owned()));
+    }
+    let resumed = resumed(args, &env, &cwd)?;
+    let session_id = match (&resumed, args.fork_session) {
+        (Some((id, _)), false) => Some(id.clone()),
+        _ => args.session_id.clone(),
+    };
+    let extras = Extras {
+        session_id,
+        deny: tools_denied(args.tools.as_deref(), &env),
+        settings: merged_settings(options.settings.as_deref(), &args.add_dir, frontend.hooks.as_ref())?,
+        settings_files: settings_files(args.setting_sources.as_deref()),
+        trust: Some(frontend.trust),
+        prompter: frontend.prompter,
+    };
+    let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
+    let model = model(args, &env, &session);
+    let backend = match backend(&env, &model) {
+        Ok(backend) => backend,
+        Err(error) => {
+            session.shutdown().await;
+            return Err(error);
+        }
+    };
+    let mut agent_options = AgentOptions::new(model);
+    agent_options.max_turns = args.max_turns;
+    agent_options.max_budget_usd = args.max_budget_usd;
+    agent_options.system_prompt = match &args.system_prompt_file {
+        Some(path) => Some(read_text(path, "--system-prompt-file")?),
+        None => args.system_prompt.clone(),
+    };
+    agent_options.append_system_prompt = match &args.append_system_prompt_file {
+        Some(path) => Some(read_text(path, "--append-system-prompt-file")?),
+        None => args.append_system_prompt.clone(),
+    };
+    agent_options.additional_dirs =
+        args.add_dir.iter().map(|dir| dir.canonicalize().unwrap_or_else(|_| dir.clone())).collect();
+    agent_options.thinking = match (args.max_thinking_tokens, args.thinking.as_deref()) {
+        (_, Some("disabled")) | (Some(0), _) | (None, _) => None,
+        (Some(budget), _) => Some(json!({"type": "enabled", "budget_tokens": budget})),
+    };
+    if let Some((_, messages)) = resumed {
+        agent_options.resume = messages;
+    }
+    let agent = match Agent::new(Arc::clone(&session), backend, agent_options) {
+        Ok(agent) => Arc::new(agent),
+        Err(error) => {
+            session.shutdown().await;
+            return Err(StartError::Setup(error.into()));
+        }
+    };
+    Ok(Started { agent, session })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_dirs_and_hooks_are_merged_into_the_settings_flag() {
+        let dir = std::env::temp_dir().canonicalize().unwrap_or_else(|_| std::env::temp_dir());
+        let mut hooks = Map::new();
+        hooks.insert("PreToolUse".into(), json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]));
+        let merged = merged_settings(
+            Some(
+                r#"{"permissions": {"allow": ["Read"]}, "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": []}]}}"#,
+            ),
+            std::slice::from_ref(&dir),
+            Some(&hooks),
+        );
+        let merged: Value = serde_json::from_str(&merged.ok().flatten().unwrap_or_default()).unwrap_or_default();
+        assert_eq!(merged["permissions"]["allow"], json!(["Read"]));
+        assert_eq!(merged["permissions"]["additionalDirectories"], json!([dir]));
+        assert_eq!(merged["hooks"]["PreToolUse"][0]["matcher"], "Write");
+        assert_eq!(merged["hooks"]["PreToolUse"][1]["matcher"], "Bash");
+        assert_eq!(merged_settings(Some("file.json"), &[], None).ok().flatten().as_deref(), Some("file.json"));
+        assert!(merged_settings(Some("[1]"), std::slice::from_ref(&dir), None).is_err());
+    }
+
+    #[test]
+    fn setting_sources_and_tools() {
+        assert_eq!(settings_files(None), None);
+        assert_eq!(settings_files(Some("")), Some(false));
+        assert_eq!(settings_files(Some("user,project")), Some(true));
+        let env = Environment::empty();
+        assert!(tools_denied(None, &env).is_empty());
+        assert!(tools_denied(Some("default"), &env).is_empty());
+        let denied = tools_denied(Some("Bash,Read"), &env);
+        assert!(!denied.iter().any(|name| name == "Bash" || name == "Read"), "{denied:?}");
+        assert!(denied.iter().any(|name| name == "Grep"), "{denied:?}");
+        let none = tools_denied(Some(""), &env);
+        assert!(none.iter().any(|name| name == "Bash") && none.iter().any(|name| name == "Read"), "{none:?}");
+    }
+}

@@ -1,0 +1,204 @@
+//! `agent-tools agent`, run as a child process against the scripted fake Messages API.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use agent_tools_testkit::fake_api::FakeApi;
+use serde_json::{Value, json};
+
+/// The program with a clean environment (no user settings, state in the test folder) and the
+/// fake API as its model.
+fn command(cwd: &Path, api: &FakeApi) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-tools"));
+    command
+        .current_dir(cwd)
+        .env("HOME", cwd.join(".home"))
+        .env("XDG_STATE_HOME", cwd.join(".state"))
+        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("ANTHROPIC_AUTH_TOKEN")
+        .env_remove("ANTHROPIC_MODEL")
+        .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
+        .env("ANTHROPIC_BASE_URL", api.base_url())
+        .env("ANTHROPIC_API_KEY", "dummy")
+        .stdin(Stdio::null());
+    command
+}
+
+fn run(cwd: &Path, api: &FakeApi, args: &[&str]) -> Output {
+    command(cwd, api).arg("agent").args(args).output().unwrap()
+}
+
+fn lines(output: &Output) -> Vec<Value> {
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
+        .collect()
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n").unwrap();
+    dir
+}
+
+fn read_turn(dir: &Path) -> Vec<Vec<Value>> {
+    let path = dir.canonicalize().unwrap().join("notes.txt");
+    vec![vec![json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": path}})]]
+}
+
+#[test]
+fn stream_json_prints_init_the_tool_call_its_result_and_the_result_line() {
+    let dir = project();
+    let api = FakeApi::scripted(read_turn(dir.path()), "The file has two lines.");
+    let output = run(dir.path(), &api, &["-p", "Read notes.txt", "--output-format", "stream-json", "--verbose"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines = lines(&output);
+    let kinds: Vec<(&str, &str)> =
+        lines.iter().map(|line| (line["type"].as_str().unwrap(), line["subtype"].as_str().unwrap_or(""))).collect();
+    assert_eq!(kinds, [("system", "init"), ("assistant", ""), ("user", ""), ("assistant", ""), ("result", "success")]);
+    let init = &lines[0];
+    let session_id = init["session_id"].as_str().unwrap();
+    assert!(init["tools"].as_array().unwrap().contains(&json!("Read")), "{init}");
+    assert_eq!(init["cwd"], json!(dir.path().canonicalize().unwrap()));
+    let tool_use = &lines[1]["message"]["content"][0];
+    assert_eq!((tool_use["type"].as_str(), tool_use["name"].as_str()), (Some("tool_use"), Some("Read")));
+    let result = &lines[2]["message"]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], "toolu_1");
+    let content = result["content"].as_str().map(str::to_owned).unwrap_or_else(|| result["content"].to_string());
+    assert!(content.contains("alpha") && content.contains("beta"), "{result}");
+    assert_eq!(lines[3]["message"]["content"][0]["text"], "The file has two lines.");
+    let end = &lines[4];
+    assert_eq!(end["is_error"], false);
+    assert_eq!(end["num_turns"], 2);
+    assert_eq!(end["result"], "The file has two lines.");
+    assert_eq!(end["session_id"], session_id);
+    // Both requests went to the fake, the second with the file's content in its tool_result.
+    let requests = api.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].header("x-api-key"), Some("dummy"));
+    assert!(requests[1].body["messages"].to_string().contains("alpha"));
+}
+
+#[test]
+fn json_and_text_output_and_partial_messages() {
+    let dir = project();
+    let api = FakeApi::scripted(Vec::new(), "Hello there.");
+    let output = run(dir.path(), &api, &["-p", "hi", "--output-format", "json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json = lines(&output);
+    assert_eq!(json.len(), 1);
+    assert_eq!(json[0]["type"], "result");
+    assert_eq!(json[0]["subtype"], "success");
+    assert_eq!(json[0]["result"], "Hello there.");
+    assert_eq!(json[0]["num_turns"], 1);
+
+    let text = run(dir.path(), &api, &["-p", "hi"]);
+    assert!(text.status.success());
+    assert_eq!(String::from_utf8_lossy(&text.stdout), "Hello there.\n");
+
+    // The prompt from stdin; the raw stream events with --include-partial-messages.
+    let mut child = command(dir.path(), &api)
+        .args(["agent", "-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"from stdin").unwrap();
+    let streamed = child.wait_with_output().unwrap();
+    assert!(streamed.status.success());
+    let lines = lines(&streamed);
+    let events: Vec<&str> = lines
+        .iter()
+        .filter(|line| line["type"] == "stream_event")
+        .map(|line| line["event"]["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(events.first(), Some(&"message_start"));
+    assert_eq!(events.last(), Some(&"message_stop"));
+    let text: String =
+        lines.iter().filter_map(|line| line.pointer("/event/delta/text").and_then(Value::as_str)).collect();
+    assert_eq!(text, "Hello there.");
+    let last_request = api.requests().pop().unwrap();
+    assert!(last_request.body["messages"].to_string().contains("from stdin"));
+}
+
+#[test]
+fn max_turns_ends_with_error_max_turns_and_exit_1() {
+    let dir = project();
+    let api = FakeApi::scripted(read_turn(dir.path()), "never reached");
+    let output = run(dir.path(), &api, &["-p", "go", "--output-format", "json", "--max-turns", "1"]);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let result = &lines(&output)[0];
+    assert_eq!(result["subtype"], "error_max_turns");
+    assert_eq!(result["is_error"], true);
+    assert_eq!(result["num_turns"], 1);
+    let text = run(dir.path(), &api, &["-p", "go", "--max-turns", "1"]);
+    assert_eq!(text.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&text.stdout), "Error: Reached max turns (1)\n");
+}
+
+#[test]
+fn continue_and_resume_send_the_earlier_conversation() {
+    let dir = project();
+    let api = FakeApi::scripted(Vec::new(), "Noted.");
+    let first = run(dir.path(), &api, &["-p", "remember the word PELICAN", "--output-format", "json"]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let first_id = lines(&first)[0]["session_id"].as_str().unwrap().to_owned();
+
+    let second = run(dir.path(), &api, &["-c", "-p", "what was the word?", "--output-format", "json"]);
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    assert_eq!(lines(&second)[0]["session_id"], first_id.as_str(), "--continue goes on in the same session");
+    let request = api.requests().pop().unwrap();
+    let messages = request.body["messages"].as_array().unwrap();
+    let said: Vec<String> = messages.iter().map(|message| message["content"].to_string()).collect();
+    let first_prompt = said.iter().position(|text| text.contains("PELICAN")).expect("the first prompt is sent again");
+    let answer = said.iter().position(|text| text.contains("Noted.")).expect("the first answer is sent again");
+    let second_prompt = said.iter().position(|text| text.contains("what was the word?")).unwrap();
+    assert!(first_prompt < answer && answer < second_prompt, "{said:?}");
+
+    // --resume ID does the same; an unknown id is an error.
+    let third = run(dir.path(), &api, &["--resume", &first_id, "-p", "and again?", "--output-format", "json"]);
+    assert!(third.status.success());
+    assert!(api.requests().pop().unwrap().body["messages"].to_string().contains("what was the word?"));
+    let missing = run(dir.path(), &api, &["--resume", "no-such-session", "-p", "x"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("No conversation found with session ID: no-such-session")
+    );
+}
+
+#[test]
+fn tools_restricts_the_pool_and_version_and_missing_key() {
+    let dir = project();
+    let api = FakeApi::scripted(Vec::new(), "ok");
+    let output = run(dir.path(), &api, &["-p", "hi", "--output-format", "stream-json", "--tools", "Bash,Read"]);
+    assert!(output.status.success());
+    let tools = lines(&output)[0]["tools"].clone();
+    assert_eq!(tools, json!(["Bash", "Read"]));
+    let sent: Vec<String> = api.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(sent, ["Bash", "Read"]);
+
+    let version = run(dir.path(), &api, &["--version"]);
+    assert!(version.status.success());
+    assert_eq!(String::from_utf8_lossy(&version.stdout), format!("{} (agent-tools)\n", env!("CARGO_PKG_VERSION")));
+
+    let no_key =
+        command(dir.path(), &api).env_remove("ANTHROPIC_API_KEY").args(["agent", "-p", "hi"]).output().unwrap();
+    assert_eq!(no_key.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&no_key.stderr).contains("Invalid API key"),
+        "{}",
+        String::from_utf8_lossy(&no_key.stderr)
+    );
+    assert_eq!(api.requests().len(), 1, "nothing was sent without a key");
+}
