@@ -276,8 +276,19 @@ pub async fn run_foreground<S: Shell>(
     })
     .await
     .map_err(|error| ToolError::internal(format!("shell output reader failed: {error}")))?;
-    let (shown, saved, new_cwd, moved) = read;
+    let (shown, saved, mut new_cwd, mut moved) = read;
     let shown = shown.map_err(|error| ToolError::internal(format!("could not read the command's output: {error}")))?;
+    // A `cd` that leaves the working directories is undone, as Claude Code does: the next call
+    // starts back in the project, and the model reads why.
+    if moved && !agent_tools_permissions::paths::is_inside_working_directories(&new_cwd, ctx) {
+        tracing::debug!(to = %new_cwd.display(), "the command left the working directories; the shell's cwd is reset");
+        if !stderr.is_empty() {
+            stderr.push('\n');
+        }
+        stderr.push_str(&render::cwd_reset(&ctx.original_cwd.to_string_lossy()));
+        new_cwd = ctx.original_cwd.clone();
+        moved = !same_dir(&new_cwd, &ctx.cwd);
+    }
     if call.sandboxed
         && is_error
         && let Some(note) = sandbox::violation_note(&shown.text, ctx.options.sandbox.allow_unsandboxed_commands)

@@ -419,6 +419,22 @@ async fn case_036_working_directory_persists_environment_does_not() {
     assert_eq!(s.ok("echo still-alive").await, "still-alive");
 }
 
+/// Claude Code's `bash-cwd` record: a `cd` out of the working directories is undone and said.
+#[tokio::test]
+async fn a_cd_out_of_the_working_directories_is_reset() {
+    let (_dir, w) = workdir();
+    let w_text = text_of(&w);
+    fs::create_dir_all(w.join("sub")).unwrap();
+    let mut s = Session::new(&w);
+    s.ok("cd sub").await;
+    assert_eq!(s.ctx.cwd, w.join("sub"));
+    assert_eq!(s.ok("cd / && pwd").await, format!("/\nShell cwd was reset to {w_text}"));
+    assert_eq!(s.ctx.cwd, w, "back in the project, not in sub");
+    assert_eq!(s.ok("pwd").await, w_text);
+    // Inside the working directories a cd stays.
+    assert_eq!(s.ok("cd sub && pwd").await, format!("{w_text}/sub"));
+}
+
 #[tokio::test]
 async fn exit_keeps_the_directory_it_left_from() {
     let (_dir, w) = workdir();
