@@ -173,6 +173,9 @@ enum Command {
         socket: PathBuf,
         /// The callback's id.
         id: String,
+        /// `--timeout SECONDS`, `--block-on-failure`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
     },
 }
 
@@ -257,8 +260,8 @@ fn report_stopped_tasks(stopped: &[agent_tools_background::TaskSnapshot]) {
 /// 0 success, 1 an error `tool_result` (`call`), 2 a usage or setup error.
 pub fn main() -> ExitCode {
     let cli = Cli::parse_from(agent::expand_list_flags(std::env::args_os().collect()));
-    if let Command::HookRelay { socket, id } = &cli.command {
-        return agent::relay_main(socket, id);
+    if let Command::HookRelay { socket, id, rest } = &cli.command {
+        return agent::relay_main(socket, id, rest);
     }
     init_logging();
     if let Command::Agent(args) = cli.command {

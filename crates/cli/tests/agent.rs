@@ -202,3 +202,110 @@ fn tools_restricts_the_pool_and_version_and_missing_key() {
     );
     assert_eq!(api.requests().len(), 1, "nothing was sent without a key");
 }
+
+/// Writes one JSON line to the child's stdin.
+fn send(stdin: &mut std::process::ChildStdin, value: &Value) {
+    use std::io::Write as _;
+    writeln!(stdin, "{value}").unwrap();
+    stdin.flush().unwrap();
+}
+
+#[test]
+fn stream_json_input_speaks_the_sdk_control_protocol() {
+    use std::io::BufRead as _;
+    let dir = project();
+    let root = dir.path().canonicalize().unwrap();
+    let api = FakeApi::scripted(
+        vec![
+            vec![json!({"type": "tool_use", "id": "toolu_1", "name": "Write",
+                        "input": {"file_path": root.join("new.txt"), "content": "written\n"}})],
+            vec![json!({"type": "tool_use", "id": "toolu_2", "name": "Bash",
+                        "input": {"command": "touch bashed.txt", "description": "make a file"}})],
+        ],
+        "Done.",
+    );
+    let mut child = command(dir.path(), &api)
+        .args([
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--system-prompt",
+            "",
+            "--permission-prompt-tool",
+            "stdio",
+        ])
+        .args(["--input-format", "stream-json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]});
+    send(
+        &mut stdin,
+        &json!({"type": "control_request", "request_id": "req_1",
+                             "request": {"subtype": "initialize", "hooks": hooks}}),
+    );
+    send(
+        &mut stdin,
+        &json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
+                             "message": {"role": "user", "content": "write new.txt, then run a command"}}),
+    );
+    let mut stdin = Some(stdin);
+    let mut seen = Vec::new();
+    let mut asked = Vec::new();
+    for line in stdout.lines() {
+        let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if line["type"] == "control_request" {
+            let request = &line["request"];
+            let answer = match request["subtype"].as_str().unwrap() {
+                "can_use_tool" => json!({"behavior": "allow", "updatedInput": request["input"]}),
+                "hook_callback" => json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny", "permissionDecisionReason": "no shell today"}}),
+                other => panic!("unexpected request {other}"),
+            };
+            asked.push(request.clone());
+            let response = json!({"type": "control_response", "response": {"subtype": "success",
+                "request_id": line["request_id"], "response": answer}});
+            send(stdin.as_mut().unwrap(), &response);
+        } else if line["type"] == "result" {
+            // The end of stdin ends the session.
+            stdin = None;
+        }
+        seen.push(line);
+    }
+    assert!(stdin.is_none(), "a result line came");
+    assert!(child.wait().unwrap().success());
+    let init_answer = &seen[0];
+    assert_eq!(init_answer["type"], "control_response");
+    assert_eq!(init_answer["response"]["subtype"], "success");
+    assert_eq!(init_answer["response"]["request_id"], "req_1");
+    assert_eq!(seen[1]["subtype"], "init");
+    // The SDK was asked about the Write, then the hook about the Bash call.
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert_eq!(asked[0]["subtype"], "can_use_tool");
+    assert_eq!(asked[0]["tool_name"], "Write");
+    assert_eq!(asked[0]["tool_use_id"], "toolu_1");
+    assert_eq!(asked[1]["subtype"], "hook_callback");
+    assert_eq!(asked[1]["callback_id"], "hook_0");
+    assert_eq!(asked[1]["tool_use_id"], "toolu_2");
+    assert_eq!(asked[1]["input"]["tool_name"], "Bash");
+    assert_eq!(asked[1]["input"]["tool_input"]["command"], "touch bashed.txt");
+    assert_eq!(fs::read_to_string(root.join("new.txt")).unwrap(), "written\n");
+    assert!(!root.join("bashed.txt").exists());
+    let results: Vec<&Value> =
+        seen.iter().filter(|line| line["type"] == "user").map(|line| &line["message"]["content"][0]).collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["is_error"], Value::Null, "{}", results[0]);
+    assert_eq!(results[1]["is_error"], true);
+    assert_eq!(results[1]["content"], "PreToolUse:Bash hook error: no shell today");
+    let result = seen.last().unwrap();
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["result"], "Done.");
+    assert_eq!(result["num_turns"], 3);
+    assert_eq!(result["permission_denials"][0]["tool_name"], "Bash");
+    // An empty --system-prompt keeps the default prompt (no empty system block is sent).
+    let system = &api.requests()[0].body["system"];
+    assert!(system.as_array().unwrap().iter().all(|block| !block["text"].as_str().unwrap().is_empty()), "{system}");
+}

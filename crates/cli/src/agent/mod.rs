@@ -211,10 +211,32 @@ const VALUE_FLAGS: &[&str] = &[
     "--mcpConfig",
 ];
 
-/// Rewrites the arguments of `agent-tools … agent …` so that `claude`'s list flags take every
-/// value up to the next flag (`--allowedTools Write 'Bash(touch:*)'` is two rules, as in
-/// `claude`); other commands' arguments are returned as they are.
-pub(crate) fn expand_list_flags(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+/// The subcommands `agent-tools` knows (any other first word is left to clap to refuse).
+const SUBCOMMANDS: &[&str] = &["list", "call", "run", "serve", "trust", "agent", "hook-relay", "help"];
+
+/// Flags only `agent` takes: arguments that start with one of them and name no subcommand are
+/// the agent's (`agent-tools -p hi`, and the Agent SDKs, which run their CLI path with flags
+/// only: `--output-format stream-json --verbose … --input-format stream-json`).
+const AGENT_FLAGS: &[&str] = &[
+    "-p",
+    "--print",
+    "--output-format",
+    "--input-format",
+    "--model",
+    "--system-prompt",
+    "--append-system-prompt",
+    "--max-turns",
+    "-c",
+    "--continue",
+    "-r",
+    "--resume",
+];
+
+/// The arguments as clap should read them: `agent` put in front when the program runs as
+/// `claude` (a link named so) or is given `claude`'s flags without a subcommand, and `claude`'s
+/// list flags taking every value up to the next flag (`--allowedTools Write 'Bash(touch:*)'` is
+/// two rules, as in `claude`). Other commands' arguments are returned as they are.
+pub(crate) fn expand_list_flags(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let text = |arg: &std::ffi::OsString| arg.to_str().map(str::to_owned).unwrap_or_default();
     let mut at = 1;
     let mut subcommand = None;
@@ -229,6 +251,23 @@ pub(crate) fn expand_list_flags(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::
             break;
         }
         at += 1;
+    }
+    let named_claude = args
+        .first()
+        .and_then(|program| std::path::Path::new(program).file_stem())
+        .is_some_and(|stem| stem == "claude" || stem == "claude.exe");
+    let known = subcommand.is_some_and(|at| SUBCOMMANDS.contains(&text(&args[at]).as_str()));
+    let agent_flags = args.iter().skip(1).any(|arg| {
+        let arg = text(arg);
+        let flag = arg.split('=').next().unwrap_or_default();
+        AGENT_FLAGS.contains(&flag)
+    });
+    if !known && args.len() > 1 && (named_claude || (agent_flags && text(&args[1]).starts_with('-'))) {
+        args.insert(1, std::ffi::OsString::from("agent"));
+        subcommand = Some(1);
+    } else if named_claude && args.len() == 1 {
+        args.push(std::ffi::OsString::from("agent"));
+        subcommand = Some(1);
     }
     let Some(start) = subcommand.filter(|&at| text(&args[at]) == "agent") else { return args };
     let mut out: Vec<std::ffi::OsString> = args[..=start].to_vec();

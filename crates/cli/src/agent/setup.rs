@@ -244,10 +244,13 @@ pub(crate) async fn start(
     let mut agent_options = AgentOptions::new(model);
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
+    // An empty prompt (the SDKs pass `--system-prompt ""` when none is set) keeps the default:
+    // the Messages API refuses an empty system text block.
     agent_options.system_prompt = match &args.system_prompt_file {
         Some(path) => Some(read_text(path, "--system-prompt-file")?),
         None => args.system_prompt.clone(),
-    };
+    }
+    .filter(|prompt| !prompt.trim().is_empty());
     agent_options.append_system_prompt = match &args.append_system_prompt_file {
         Some(path) => Some(read_text(path, "--append-system-prompt-file")?),
         None => args.append_system_prompt.clone(),

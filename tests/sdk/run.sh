@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the Claude Agent SDK test (test_sdk.py) against a built agent-tools binary:
+#   tests/sdk/run.sh target/debug/agent-tools
+# Creates a virtual environment beside this script (tests/sdk/.venv, reused on later runs) with
+# the SDK version the test was written against; that install is the only network access.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+program="$(cd "$(dirname "${1:?usage: tests/sdk/run.sh PATH/TO/agent-tools}")" && pwd)/$(basename "$1")"
+[ -x "$program" ] || { echo "error: $program is not an executable" >&2; exit 2; }
+venv="$here/.venv"
+sdk_version="0.2.189"
+if ! "$venv/bin/python" -c "import claude_agent_sdk, sys; sys.exit(claude_agent_sdk.__version__ != '$sdk_version')" 2>/dev/null; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "claude-agent-sdk==$sdk_version"
+fi
+cd "$here"
+exec "$venv/bin/python" test_sdk.py "$program"
