@@ -282,7 +282,8 @@ fn check_one_path(path_use: PathUse, path: &Path, ctx: &ToolUseContext, subject:
         return mention(path, ctx, subject);
     }
     let result = if path_use.writes() { check_write_permission(path, ctx) } else { check_read_permission(path, ctx) };
-    let verdict = Verdict::for_path(result, path, path_use.writes(), subject.tool_name, subject.command);
+    let inside = agent_tools_permissions::paths::is_inside_working_directories(path, ctx);
+    let verdict = Verdict::for_path(result, path, path_use.writes(), subject.tool_name, subject.command, inside);
     if matches!(verdict, Verdict::Deny { .. }) {
         return verdict;
     }
@@ -307,7 +308,7 @@ fn mention(path: &Path, ctx: &ToolUseContext, subject: Subject<'_>) -> Verdict {
         _ => false,
     };
     if ruled {
-        Verdict::for_path(result, path, false, subject.tool_name, subject.command)
+        Verdict::for_path(result, path, false, subject.tool_name, subject.command, false)
     } else {
         Verdict::Allow("no rule names it".into())
     }
@@ -547,7 +548,7 @@ fn path_constraints(
             RedirectOp::Duplicate | RedirectOp::HereString => continue,
         };
         match &redirect.target {
-            Some(target) => verdict = verdict.worse(check_path(path_use, target, cwds, ctx, subject)),
+            Some(target) => verdict = verdict.worse(check_path(path_use, target, cwds, ctx, subject).beyond_rules()),
             None => verdict = verdict.worse(Verdict::needs(messages::command_needs_approval(command))),
         }
     }
@@ -732,6 +733,13 @@ fn evaluate(part: &SimpleCommand, cwds: &Cwds, tool_name: &str, command: &str, c
     }
     let analysis = analyze_command(&part.words);
     let paths = path_constraints(part, &analysis, cwds, ctx, Subject { tool_name, command });
+    if paths.rule_may_allow()
+        && !part.nested
+        && let Some(rule) =
+            matching_rule(tool_name, PermissionBehavior::Allow, &spellings(part, PermissionBehavior::Allow), ctx)
+    {
+        return Verdict::Allow(format!("allowed by {}", rule.rule_value));
+    }
     if !matches!(paths, Verdict::Allow(_)) {
         return paths;
     }

@@ -308,7 +308,8 @@ fn deny_rules_see_through_assignments_wrappers_quoting_and_hidden_code() {
         let cases: Vec<(&str, &str)> = denied.iter().map(|c| (*c, "deny")).collect();
         fx.expect(mode, &rules, &cases);
     }
-    fx.expect(DEFAULT, &rules, &[("echo rm", "allow"), ("echo rm -rf /", "allow"), ("rmdir build", "passthrough")]);
+    // `rmdir` is not `rm`: its own allow rule lets it change the project.
+    fx.expect(DEFAULT, &rules, &[("echo rm", "allow"), ("echo rm -rf /", "allow"), ("rmdir build", "allow")]);
     // The message names the whole command.
     let result = check_shell_command("Bash", "echo ok && FOO=1 rm -rf x", &fx.ctx(DEFAULT, &rules));
     assert_eq!(
@@ -498,6 +499,23 @@ fn writes_need_accept_edits_inside_and_protected_files_always_ask() {
     );
     // Plan mode asks instead of refusing, as for any other command.
     fx.expect(PLAN, &[], &[("touch x", "passthrough"), ("echo x > y", "passthrough")]);
+    // A prefix rule for the command lets it write inside the working directories (Claude Code's
+    // perm-rules-settings-flag record: `Bash(touch:*)` runs `touch allowed.txt`), never outside
+    // them, never into protected files, and never through a redirection.
+    fx.expect(
+        DEFAULT,
+        &[(A, "Bash(touch:*)"), (A, "Bash(echo:*)")],
+        &[
+            ("touch allowed.txt", "allow"),
+            ("touch src/new.rs", "allow"),
+            ("touch ../outside/x.txt", "passthrough"),
+            ("touch portal/x.txt", "passthrough"),
+            ("touch .git/hooks/pre-commit", "ask"),
+            ("echo x > out.txt", "passthrough"),
+            ("mkdir y", "passthrough"),
+            ("touch a.txt ../outside/b.txt", "passthrough"),
+        ],
+    );
 }
 
 #[test]
@@ -543,9 +561,10 @@ fn accept_edits_runs_the_file_commands_inside_the_working_directories_only() {
         ],
     );
     fx.expect(DEFAULT, &[], &[("mkdir build", "passthrough"), ("rm -rf build", "passthrough")]);
-    // Claude Code's order: paths come before allow rules, so `Bash(mkdir:*)` alone does not
-    // let `mkdir` write in default mode.
-    fx.expect(DEFAULT, &[(A, "Bash(mkdir:*)")], &[("mkdir build", "passthrough")]);
+    // An allow rule for the command lets it write inside the working directories (Claude Code
+    // 2.1.332's perm-rules-settings-flag record: `Bash(touch:*)` runs `touch allowed.txt` in
+    // default mode), but not outside them.
+    fx.expect(DEFAULT, &[(A, "Bash(mkdir:*)")], &[("mkdir build", "allow"), ("mkdir ../outside/b", "passthrough")]);
 }
 
 #[test]

@@ -23,6 +23,10 @@ pub enum Verdict {
         suggestions: Vec<PermissionUpdate>,
         /// The path that needs approval, if a path does.
         blocked_path: Option<String>,
+        /// Only writes inside the working directories need the approval, so an allow rule for
+        /// the command (`Bash(touch:*)`) may give it, as in Claude Code; a path outside them
+        /// needs the user whatever the rules say.
+        rule_may_allow: bool,
     },
     /// Asks even in bypass mode: an ask rule or a safety check.
     Ask {
@@ -52,15 +56,45 @@ impl Verdict {
         }
     }
 
-    /// The worse of two verdicts (the first of equals).
+    /// The worse of two verdicts (the first of equals; two that need approval may be given by
+    /// an allow rule only if both may).
     #[must_use]
     pub fn worse(self, other: Self) -> Self {
-        if other.rank() > self.rank() { other } else { self }
+        match (self, other) {
+            (
+                Self::Needs { message, reason, suggestions, blocked_path, rule_may_allow },
+                Self::Needs { rule_may_allow: other, .. },
+            ) => Self::Needs { message, reason, suggestions, blocked_path, rule_may_allow: rule_may_allow && other },
+            (this, other) => {
+                if other.rank() > this.rank() {
+                    other
+                } else {
+                    this
+                }
+            }
+        }
     }
 
     /// Needs approval, with only a message.
     pub fn needs(message: String) -> Self {
-        Self::Needs { message, reason: None, suggestions: Vec::new(), blocked_path: None }
+        Self::Needs { message, reason: None, suggestions: Vec::new(), blocked_path: None, rule_may_allow: false }
+    }
+
+    /// This verdict, with an allow rule for the command no longer able to give its approval (a
+    /// redirection's target: `Bash(echo:*)` does not let `echo x > file` write the file).
+    #[must_use]
+    pub fn beyond_rules(self) -> Self {
+        match self {
+            Self::Needs { message, reason, suggestions, blocked_path, .. } => {
+                Self::Needs { message, reason, suggestions, blocked_path, rule_may_allow: false }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether this verdict needs only an approval an allow rule for the command may give.
+    pub fn rule_may_allow(&self) -> bool {
+        matches!(self, Self::Needs { rule_may_allow: true, .. })
     }
 
     /// The permission result this verdict comes to on its own: `Deny`, `Ask`, or `Passthrough`
@@ -77,7 +111,7 @@ impl Verdict {
                 suggestions: Vec::new(),
                 blocked_path,
             }),
-            Self::Needs { message, reason, suggestions, blocked_path } => {
+            Self::Needs { message, reason, suggestions, blocked_path, .. } => {
                 Some(PermissionResult::Passthrough { message, decision_reason: reason, suggestions, blocked_path })
             }
         }
@@ -89,7 +123,14 @@ impl Verdict {
     /// path constraints for shell commands): a deny stays a deny naming the command; an ask rule
     /// or safety check asks; plan mode's refusal of a write, a path outside the working
     /// directories or a write without `acceptEdits` needs approval.
-    pub fn for_path(result: PermissionResult, path: &Path, write: bool, tool_name: &str, command: &str) -> Self {
+    pub fn for_path(
+        result: PermissionResult,
+        path: &Path,
+        write: bool,
+        tool_name: &str,
+        command: &str,
+        inside_working_dirs: bool,
+    ) -> Self {
         let shown = path.display().to_string();
         let needs_message = || messages::path_needs_approval(command, path, write);
         match result {
@@ -100,6 +141,7 @@ impl Verdict {
                 reason: None,
                 suggestions: Vec::new(),
                 blocked_path: Some(shown),
+                rule_may_allow: false,
             },
             PermissionResult::Deny { decision_reason, message } => {
                 let message = if message == agent_tools_permissions::messages::LINK_DENIED {
@@ -123,6 +165,7 @@ impl Verdict {
                 reason: decision_reason,
                 suggestions,
                 blocked_path: Some(shown),
+                rule_may_allow: write && inside_working_dirs,
             },
         }
     }

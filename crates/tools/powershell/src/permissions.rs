@@ -115,11 +115,13 @@ fn write_verdict(targets: &[WriteTarget], command: &str, ctx: &ToolUseContext) -
                 reason: None,
                 suggestions: Vec::new(),
                 blocked_path: Some(target.path.clone()),
+                rule_may_allow: false,
             });
             continue;
         };
         for path in paths {
-            verdict = verdict.worse(Verdict::for_path(check_write_permission(&path, ctx), &path, true, NAME, command));
+            verdict =
+                verdict.worse(Verdict::for_path(check_write_permission(&path, ctx), &path, true, NAME, command, false));
         }
     }
     verdict
@@ -135,13 +137,14 @@ fn read_verdict(words: &[Word], command: &str, ctx: &ToolUseContext) -> Verdict 
         verdict = verdict.worse(match path {
             ReadPath::Plain(path) => {
                 let resolved = ctx.resolve_path(&path);
-                Verdict::for_path(check_read_permission(&resolved, ctx), &resolved, false, NAME, command)
+                Verdict::for_path(check_read_permission(&resolved, ctx), &resolved, false, NAME, command, false)
             }
             ReadPath::Unknown(value) => Verdict::Needs {
                 message: render::unknown_read_path(command, &value),
                 reason: None,
                 suggestions: Vec::new(),
                 blocked_path: Some(value),
+                rule_may_allow: false,
             },
         });
     }
