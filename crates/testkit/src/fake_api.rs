@@ -256,7 +256,7 @@ impl FakeApi {
         FakeApi { addr, shared, accept: Some(accept) }
     }
 
-    /// A script of model turns, as `shared/peer/fake_anthropic.py` plays them: the turn
+    /// A script of model turns, played the way the recorded Claude Code loop scenarios were: the turn
     /// answered is the number of assistant messages already in the request's `messages`
     /// ([`Recorded::assistant_turns`]), so the server is stateless and a retried request gets
     /// the same answer; past the last turn, `final_text` with `end_turn`. Each turn is a list
