@@ -18,7 +18,6 @@ pub(crate) fn line(value: &Value) {
     let _ = out.flush();
 }
 
-#[allow(dead_code)]
 /// Writes text to stdout and flushes it (the chat's streamed answer).
 pub(crate) fn text(text: &str) {
     let mut out = std::io::stdout().lock();
@@ -100,6 +99,9 @@ pub(crate) fn result_text(result: &QueryResult, max_turns: Option<u32>, budget: 
     match result.subtype {
         ResultSubtype::ErrorMaxTurns => format!("Error: Reached max turns ({})", max_turns.unwrap_or(result.num_turns)),
         ResultSubtype::ErrorMaxBudgetUsd => format!("Error: Exceeded USD budget ({})", budget.unwrap_or_default()),
+        _ if result.is_error && result.result.is_empty() && result.terminal_reason == "interrupted" => {
+            agent_tools_loop::agent::INTERRUPTED_BY_USER.to_owned()
+        }
         _ if result.is_error && result.result.is_empty() => format!("Error: {}", result.terminal_reason),
         _ => result.result.clone(),
     }
