@@ -89,14 +89,14 @@ pub(crate) struct GlobalOptions {
     /// `.claude/settings.json` and `.claude/settings.local.json` (Claude Code's format).
     #[arg(long, global = true, value_name = "FILE|JSON")]
     pub(crate) settings: Option<String>,
-    /// Allow rules, comma or space separated, e.g. `"Write Bash(git status:*)"`; like Claude
-    /// Code's, the flag takes every following word up to the next flag (`--allowedTools Write
-    /// 'Bash(touch:*)'`), and may be repeated.
-    #[arg(long = "allowed-tools", alias = "allowedTools", global = true, value_name = "RULES", num_args = 1..)]
+    /// Allow rules, comma or space separated, e.g. `"Write Bash(git status:*)"` (repeatable;
+    /// after `agent`, like Claude Code's, the flag takes every following word up to the next
+    /// flag: `--allowedTools Write 'Bash(touch:*)'`).
+    #[arg(long = "allowed-tools", alias = "allowedTools", global = true, value_name = "RULES")]
     pub(crate) allowed_tools: Vec<String>,
-    /// Deny rules, comma or space separated, e.g. `"Bash WebFetch"` (every following word up to
-    /// the next flag, repeatable; a rule naming a whole tool removes it).
-    #[arg(long = "disallowed-tools", alias = "disallowedTools", global = true, value_name = "RULES", num_args = 1..)]
+    /// Deny rules, comma or space separated, e.g. `"Bash WebFetch"` (repeatable, and after
+    /// `agent` every following word up to the next flag; a rule naming a whole tool removes it).
+    #[arg(long = "disallowed-tools", alias = "disallowedTools", global = true, value_name = "RULES")]
     pub(crate) disallowed_tools: Vec<String>,
     /// Ignore the settings files (only the command-line rules apply) and the project's
     /// `.mcp.json`.

@@ -309,3 +309,43 @@ fn stream_json_input_speaks_the_sdk_control_protocol() {
     let system = &api.requests()[0].body["system"];
     assert!(system.as_array().unwrap().iter().all(|block| !block["text"].as_str().unwrap().is_empty()), "{system}");
 }
+
+#[test]
+fn claude_list_flags_take_several_values_after_agent_only() {
+    let dir = project();
+    let api = FakeApi::scripted(Vec::new(), "ok");
+    // `--allowedTools Write 'Bash(touch:*)'` at the end of the line: two rules, not a prompt.
+    let output = run(
+        dir.path(),
+        &api,
+        &[
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+            "--disallowedTools",
+            "Write",
+            "Bash(touch:*)",
+            "--tools",
+            "Write,Read,Bash",
+        ],
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let sent: Vec<String> =
+        api.requests()[0].body["tools"].as_array().unwrap().iter().map(|tool| tool["name"].to_string()).collect();
+    assert_eq!(sent, ["\"Bash\"", "\"Read\""], "Write is denied as a whole; Bash only for touch");
+    assert!(api.requests()[0].body["messages"].to_string().contains("hi"));
+    // Other commands keep one value per flag: `call` is the subcommand, not a rule.
+    let call = command(dir.path(), &api)
+        .args([
+            "--disallowed-tools",
+            "Bash",
+            "call",
+            "Read",
+            &format!(r#"{{"file_path": "{}"}}"#, dir.path().join("notes.txt").display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(call.status.success(), "{}", String::from_utf8_lossy(&call.stderr));
+    assert!(String::from_utf8_lossy(&call.stdout).contains("alpha"));
+}
