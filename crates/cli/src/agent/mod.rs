@@ -489,5 +489,21 @@ mod tests {
             expand(&["at", "--allowed-tools", "Write", "call", "A", "B"]),
             ["at", "--allowed-tools", "Write", "call", "A", "B"]
         );
+        assert_eq!(
+            expand(&["at", "--cwd", "/d", "--disallowed-tools", "Bash", "call", "Bash", "{}"]),
+            ["at", "--cwd", "/d", "--disallowed-tools", "Bash", "call", "Bash", "{}"]
+        );
+        // The SDKs run their CLI path with flags only; a link named claude is the agent.
+        assert_eq!(
+            expand(&["at", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]),
+            ["at", "agent", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]
+        );
+        assert_eq!(expand(&["/bin/claude", "-p", "hi"]), ["/bin/claude", "agent", "-p", "hi"]);
+        assert_eq!(expand(&["/bin/claude"]), ["/bin/claude", "agent"]);
+        assert_eq!(expand(&["/bin/claude", "--version"]), ["/bin/claude", "agent", "--version"]);
+        // Not without claude's flags, nor with a subcommand, nor for a mistyped one.
+        assert_eq!(expand(&["at", "--cwd", "d", "lst"]), ["at", "--cwd", "d", "lst"]);
+        assert_eq!(expand(&["at", "lst", "-p"]), ["at", "lst", "-p"]);
+        assert_eq!(expand(&["at", "--version"]), ["at", "--version"]);
     }
 }
