@@ -262,6 +262,13 @@ pub enum PermissionAnswer {
         /// Why, and what would let such calls run; passed on to the model.
         why: String,
     },
+    /// Refuse it with exactly this text for the model: a front end where nobody is ever asked
+    /// (`agent-tools agent -p`, like `claude -p`, which answers with the ask's own reason,
+    /// [`PermissionRequest::message`]).
+    Refuse {
+        /// What the model reads.
+        message: String,
+    },
 }
 
 /// Someone who can answer permission questions: the CLI's terminal, an MCP client's elicitation.
@@ -404,5 +411,6 @@ pub async fn resolve_ask(
             "Permission to use {tool_name} has been denied: this call needs approval and no one could be asked ({why}). {}",
             request.message
         )),
+        PermissionAnswer::Refuse { message } => refuse(message),
     }
 }
