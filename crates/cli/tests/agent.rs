@@ -349,3 +349,31 @@ fn claude_list_flags_take_several_values_after_agent_only() {
     assert!(call.status.success(), "{}", String::from_utf8_lossy(&call.stderr));
     assert!(String::from_utf8_lossy(&call.stdout).contains("alpha"));
 }
+
+#[test]
+fn without_anyone_to_ask_the_model_reads_the_asks_own_reason() {
+    let dir = project();
+    let root = dir.path().canonicalize().unwrap();
+    let write = json!({"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"file_path": root.join("new.txt"), "content": "x\n"}});
+    let api = FakeApi::scripted(vec![vec![write]], "Could not write.");
+    let output = run(dir.path(), &api, &["-p", "write new.txt", "--output-format", "stream-json", "--verbose"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines = lines(&output);
+    let result = lines.iter().find(|line| line["type"] == "user").unwrap();
+    let block = &result["message"]["content"][0];
+    assert_eq!(block["is_error"], true);
+    assert_eq!(
+        block["content"],
+        format!(
+            "Claude requested permissions to write to {}, but you haven't granted it yet.",
+            root.join("new.txt").display()
+        )
+    );
+    assert!(!root.join("new.txt").exists());
+    assert_eq!(lines.last().unwrap()["permission_denials"][0]["tool_name"], "Write");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Write was refused: it needs approval; allow such calls with --allowedTools 'Write'"),
+        "{stderr}"
+    );
+}

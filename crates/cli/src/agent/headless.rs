@@ -13,26 +13,34 @@ use super::{AgentArgs, Outcome, OutputFormat, interruptible, output};
 use crate::GlobalOptions;
 
 /// The prompter of a headless run: nobody can be asked (as in `claude -p`), so a call that needs
-/// approval is refused, with the rule that would allow it.
+/// approval is refused with the ask's own reason as the model's text (Claude Code's), and
+/// stderr says which rule would allow such calls.
 pub(crate) struct Headless;
 
-/// Why [`Headless`] refuses: the allow rule the call suggests (else one naming the tool).
-fn headless_reason(request: &PermissionRequest) -> String {
+/// What stderr says about a refused call: the allow rule the call suggests (else one naming the
+/// tool), or that only a person can approve it.
+fn headless_hint(request: &PermissionRequest) -> String {
+    let label = request.tool_label();
     if request.interaction.is_some() || request.forced {
-        return "this run is non-interactive (-p), and this call can only be approved by a person".to_owned();
+        return format!(
+            "{label} was refused: it needs approval, and in a non-interactive run only a person can give it"
+        );
     }
     let suggested = request.suggestions.iter().find_map(|update| match update {
         PermissionUpdate::AddRules { rules, behavior: PermissionBehavior::Allow, .. } => rules.first(),
         _ => None,
     });
     let rule = suggested.map_or_else(|| request.tool_name.clone(), ToString::to_string);
-    format!("this run is non-interactive (-p); allow such calls with --allowedTools '{rule}' or --permission-mode")
+    format!(
+        "{label} was refused: it needs approval; allow such calls with --allowedTools '{rule}' or --permission-mode"
+    )
 }
 
 impl PermissionPrompter for Headless {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
-        let why = headless_reason(request);
-        Box::pin(async move { PermissionAnswer::Unavailable { why } })
+        crate::report(format_args!("agent-tools: {}", headless_hint(request)));
+        let message = request.message.clone();
+        Box::pin(async move { PermissionAnswer::Refuse { message } })
     }
 }
 
