@@ -377,3 +377,26 @@ fn without_anyone_to_ask_the_model_reads_the_asks_own_reason() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_openai_compatible_server_is_used_when_its_base_url_is_set() {
+    let dir = project();
+    let api = FakeApi::scripted(read_turn(dir.path()), "Two lines.");
+    let output = command(dir.path(), &api)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("AGENT_TOOLS_OPENAI_BASE_URL", format!("{}/v1", api.base_url()))
+        .env("OPENAI_API_KEY", "sk-openai-test")
+        .args(["agent", "-p", "read notes.txt", "--model", "qwen2.5-coder:7b", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let result = &lines(&output)[0];
+    assert_eq!(result["result"], "Two lines.");
+    assert_eq!(result["num_turns"], 2);
+    let requests = api.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].path, "/v1/chat/completions");
+    assert_eq!(requests[0].header("authorization"), Some("Bearer sk-openai-test"));
+    assert_eq!(requests[0].body["model"], "qwen2.5-coder:7b");
+    assert!(requests[1].body["messages"].to_string().contains("alpha"), "the Read's result went back");
+}
