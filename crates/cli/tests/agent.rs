@@ -400,3 +400,30 @@ fn an_openai_compatible_server_is_used_when_its_base_url_is_set() {
     assert_eq!(requests[0].body["model"], "qwen2.5-coder:7b");
     assert!(requests[1].body["messages"].to_string().contains("alpha"), "the Read's result went back");
 }
+
+#[test]
+fn ctrl_c_interrupts_the_query_and_the_result_says_so() {
+    use agent_tools_testkit::fake_api::Reply;
+    let dir = project();
+    let api = FakeApi::start(|_| Reply::Slow {
+        content: vec![json!({"type": "text", "text": "too late"})],
+        gap: std::time::Duration::from_secs(30),
+    });
+    let started = std::time::Instant::now();
+    let child = command(dir.path(), &api)
+        .args(["agent", "-p", "take your time", "--output-format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(api.wait_for_requests(1, std::time::Duration::from_secs(30)));
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "the slow answer was not waited for");
+    let result = &lines(&output)[0];
+    assert_eq!(result["subtype"], "error_during_execution");
+    assert_eq!(result["terminal_reason"], "interrupted");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Interrupted. Press Ctrl-C again to exit."));
+}
