@@ -46,8 +46,11 @@ impl PermissionPrompter for Headless {
 
 /// Runs one query and prints it; the exit status is 1 when the result is an error.
 pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, prompt: &str) -> ExitCode {
-    // `claude -p` skips the workspace trust dialog: the folder's own configuration applies.
-    let frontend = Frontend { prompter: Some(Arc::new(Headless)), trust: WorkspaceTrust::Trusted, hooks: None };
+    // Nobody can be asked: a folder is trusted only if it was trusted before (`agent-tools
+    // trust`, Claude Code's own record) or with `--trust-workspace`. Unlike `claude -p`, which
+    // runs an unknown project's hooks unasked, a hostile repository's hooks, allow rules and MCP
+    // servers never apply by themselves (its deny rules always do).
+    let frontend = Frontend { prompter: Some(Arc::new(Headless)), trust: WorkspaceTrust::Recorded, hooks: None };
     let Started { agent, session } = match setup::start(options, args, frontend).await {
         Ok(started) => started,
         Err(error) => {

@@ -304,7 +304,9 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     };
     let frontend = Frontend {
         prompter: Some(prompter),
-        trust: WorkspaceTrust::Trusted,
+        // As for -p: only a folder trusted before (or --trust-workspace); the SDK's own hooks
+        // come through the flag settings and always apply.
+        trust: WorkspaceTrust::Recorded,
         hooks: relay.as_ref().map(super::relay::Relay::settings_hooks),
     };
     let Started { agent, session } = match setup::start(options, args, frontend).await {
