@@ -76,7 +76,7 @@ pub(crate) struct GlobalOptions {
     /// The working directory tools resolve relative paths against (default: the current one).
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) cwd: Option<PathBuf>,
-    /// Permission mode: default, acceptEdits, plan, bypassPermissions or dontAsk (default: the
+    /// Permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk or auto (default: the
     /// settings' `defaultMode`, else `default`; `serve` defaults to bypassPermissions, since the
     /// MCP client asks its user before each call).
     #[arg(long, global = true, value_name = "MODE", value_parser = parse_mode)]
@@ -119,8 +119,9 @@ pub(crate) struct GlobalOptions {
 }
 
 fn parse_mode(text: &str) -> Result<agent_tools_core::PermissionMode, String> {
-    agent_tools_core::PermissionMode::parse(text)
-        .ok_or_else(|| format!("unknown mode {text:?} (default, acceptEdits, plan, bypassPermissions or dontAsk)"))
+    agent_tools_core::PermissionMode::parse(text).ok_or_else(|| {
+        format!("unknown mode {text:?} (default, acceptEdits, plan, bypassPermissions, dontAsk or auto)")
+    })
 }
 
 #[derive(Debug, Subcommand)]

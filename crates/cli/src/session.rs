@@ -39,6 +39,8 @@ pub(crate) struct Extras {
     pub(crate) trust: Option<WorkspaceTrust>,
     /// Who answers permission questions (`Kind::Agent`; the other kinds choose their own).
     pub(crate) prompter: Option<Arc<dyn PermissionPrompter>>,
+    /// The auto mode's classifier (`--permission-mode auto`).
+    pub(crate) classifier: Option<Arc<dyn agent_tools_host::AutoClassifier>>,
 }
 
 /// The working directory the flags name: `--cwd` (canonical), else the current one.
@@ -94,6 +96,9 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
         .notices(|notice| crate::report(format_args!("agent-tools: {notice}")));
     if let Some(id) = extras.session_id {
         builder = builder.session_id(id);
+    }
+    if let Some(classifier) = extras.classifier {
+        builder = builder.auto_classifier(classifier);
     }
     if let Some(settings) = extras.settings.as_ref().or(options.settings.as_ref()) {
         builder = builder.settings_json(settings);

@@ -30,6 +30,9 @@ pub enum PermissionMode {
     DontAsk,
     /// Read-only planning: writes are refused (`plan`).
     Plan,
+    /// A safety classifier decides the calls that would ask (`auto`); a call it cannot judge,
+    /// or that a rule or safety check makes ask, is asked about as in `default`.
+    Auto,
 }
 
 impl PermissionMode {
@@ -41,12 +44,13 @@ impl PermissionMode {
             Self::BypassPermissions => "bypassPermissions",
             Self::DontAsk => "dontAsk",
             Self::Plan => "plan",
+            Self::Auto => "auto",
         }
     }
 
     /// Parses the settings-file spelling.
     pub fn parse(text: &str) -> Option<Self> {
-        [Self::Default, Self::AcceptEdits, Self::BypassPermissions, Self::DontAsk, Self::Plan]
+        [Self::Default, Self::AcceptEdits, Self::BypassPermissions, Self::DontAsk, Self::Plan, Self::Auto]
             .into_iter()
             .find(|mode| mode.as_str() == text)
     }

@@ -350,6 +350,15 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         None
     }
 
+    /// What the auto mode's safety classifier sees of a call (Claude Code's
+    /// `toAutoClassifierInput`): a compact text or JSON value, such as Bash's command. The
+    /// default, an empty string, keeps the tool out of the classifier: its calls are never
+    /// approved automatically and fall back to asking (fail closed). A tool that should be
+    /// judged must say what matters about the call.
+    fn to_auto_classifier_input(&self, _input: &Self::Input) -> Value {
+        Value::String(String::new())
+    }
+
     /// A matcher for hook `if` patterns on this call (`git *` from `Bash(git *)`).
     fn prepare_permission_matcher(&self, _input: &Self::Input) -> Option<PermissionMatcher> {
         None
@@ -472,6 +481,8 @@ pub trait Tool: Send + Sync {
     fn rule_content_field(&self) -> Option<&'static str>;
     /// See [`ToolDef::get_path`].
     fn get_path(&self, input: &ParsedInput) -> Option<String>;
+    /// See [`ToolDef::to_auto_classifier_input`]; an empty string for input of another tool.
+    fn to_auto_classifier_input(&self, input: &ParsedInput) -> Value;
     /// See [`ToolDef::prepare_permission_matcher`].
     fn prepare_permission_matcher(&self, input: &ParsedInput) -> Option<PermissionMatcher>;
     /// See [`ToolDef::backfill_observable_input`].
@@ -741,6 +752,10 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
 
     fn get_path(&self, input: &ParsedInput) -> Option<String> {
         self.typed(input).and_then(|typed| self.def.get_path(typed))
+    }
+
+    fn to_auto_classifier_input(&self, input: &ParsedInput) -> Value {
+        self.typed(input).map_or_else(|| Value::String(String::new()), |typed| self.def.to_auto_classifier_input(typed))
     }
 
     fn prepare_permission_matcher(&self, input: &ParsedInput) -> Option<PermissionMatcher> {

@@ -44,7 +44,9 @@ use futures_util::StreamExt as _;
 use serde_json::Value;
 
 use crate::hooks::{self, HookDecision, Hooks};
-use crate::permissions::{PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask};
+use crate::permissions::{
+    AutoClassifier, PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask,
+};
 use crate::size;
 use crate::tool_search::{deferred_schema_hint, is_discovered, record_discovered};
 
@@ -68,6 +70,7 @@ pub struct Executor {
     pool: Arc<[Arc<dyn Tool>]>,
     hooks: Arc<Hooks>,
     prompter: Option<Arc<dyn PermissionPrompter>>,
+    classifier: Option<Arc<dyn AutoClassifier>>,
     max_concurrency: usize,
     all_schemas_sent: bool,
 }
@@ -78,6 +81,7 @@ impl std::fmt::Debug for Executor {
             .field("tools", &self.pool.iter().map(|tool| tool.name()).collect::<Vec<_>>())
             .field("hooks", &self.hooks)
             .field("prompter", &self.prompter.is_some())
+            .field("classifier", &self.classifier.is_some())
             .field("max_concurrency", &self.max_concurrency)
             .field("all_schemas_sent", &self.all_schemas_sent)
             .finish()
@@ -92,6 +96,7 @@ impl Executor {
             pool: pool.into(),
             hooks: Arc::default(),
             prompter: None,
+            classifier: None,
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             all_schemas_sent: false,
         }
@@ -115,6 +120,12 @@ impl Executor {
     /// The hooks run around every call (and the loop-level ones, [`Hooks::events`]).
     pub fn hooks(&self) -> &Hooks {
         &self.hooks
+    }
+
+    /// Lets `classifier` judge the calls that would ask, in auto mode.
+    pub fn with_classifier(mut self, classifier: Arc<dyn AutoClassifier>) -> Self {
+        self.classifier = Some(classifier);
+        self
     }
 
     /// Asks `prompter` when a call needs approval.
@@ -220,8 +231,17 @@ impl Executor {
         }
         let mut permission_modifier = None;
         if let PermissionDecision::Ask { message, suggestions, forced } = decision {
-            let resolved =
-                resolve_ask(tool, &parsed, message, suggestions, forced, &call_ctx, self.prompter.as_deref()).await;
+            let resolved = resolve_ask(
+                tool,
+                &parsed,
+                message,
+                suggestions,
+                forced,
+                &call_ctx,
+                self.prompter.as_deref(),
+                self.classifier.as_deref(),
+            )
+            .await;
             permission_modifier = resolved.modifier;
             decision = resolved.decision;
         }

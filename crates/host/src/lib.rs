@@ -56,7 +56,9 @@ pub mod tool_search;
 pub use environment::Environment;
 pub use executor::{Executor, Turn, run_tool_use, run_tool_uses, tool_result_message};
 pub use hooks::Hooks;
-pub use permissions::{PermissionAnswer, PermissionPrompter, PermissionRequest};
+pub use permissions::{
+    AutoClassifier, ClassifierRequest, ClassifierVerdict, PermissionAnswer, PermissionPrompter, PermissionRequest,
+};
 pub use pool::{
     HostConfig, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules, find_pwsh, get_all_base_tools,
     get_tools,

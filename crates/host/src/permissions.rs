@@ -284,6 +284,52 @@ pub trait PermissionPrompter: Send + Sync {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer>;
 }
 
+/// What the auto mode's safety classifier is asked about one call.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ClassifierRequest {
+    /// The tool's name.
+    pub tool_name: String,
+    /// The tool's compact view of the call ([`Tool::to_auto_classifier_input`]): never empty.
+    pub input: Value,
+    /// The working directory the call runs in.
+    pub cwd: std::path::PathBuf,
+    /// Why the call would otherwise ask (the permission check's message).
+    pub reason: String,
+}
+
+/// The auto mode's answer about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClassifierVerdict {
+    /// Low risk and within what the user asked for: run it.
+    Allow,
+    /// Refused, with the reason the model reads.
+    Block(String),
+    /// The classifier could not judge (no answer, an error): the call is asked about as in the
+    /// default mode, and refused where nobody can answer.
+    Unavailable(String),
+}
+
+/// The auto mode's safety classifier (`--permission-mode auto`): judges the calls that would
+/// otherwise ask. Implementations must fail closed: anything but a clear "allow" is not
+/// [`ClassifierVerdict::Allow`].
+pub trait AutoClassifier: Send + Sync {
+    /// Judges one call.
+    fn classify<'a>(&'a self, request: &'a ClassifierRequest) -> BoxFuture<'a, ClassifierVerdict>;
+}
+
+/// Whether a classifier input says nothing (the default empty string, `null`, an empty object):
+/// such a call is never approved automatically.
+pub fn is_blank_classifier_input(input: &Value) -> bool {
+    match input {
+        Value::Null => true,
+        Value::String(text) => text.trim().is_empty(),
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
 /// How an ask was settled.
 pub struct Resolved {
     /// The decision (never `Ask`).
@@ -349,6 +395,7 @@ pub async fn resolve_ask(
     forced: bool,
     ctx: &ToolUseContext,
     prompter: Option<&dyn PermissionPrompter>,
+    classifier: Option<&dyn AutoClassifier>,
 ) -> Resolved {
     let permissions = &ctx.permission_context;
     let refuse = |text: String| Resolved {
@@ -359,6 +406,41 @@ pub async fn resolve_ask(
         modifier: None,
     };
     let tool_name = tool.name();
+    // Auto mode: the classifier judges what would ask, unless a rule, a safety check or the
+    // tool itself insists on the user (`forced`), or the tool gives it nothing to judge.
+    let mut unavailable = None;
+    if permissions.mode == PermissionMode::Auto && !forced {
+        let view = tool.to_auto_classifier_input(input);
+        match classifier.filter(|_| !is_blank_classifier_input(&view)) {
+            Some(classifier) => {
+                let request = ClassifierRequest {
+                    tool_name: tool_name.to_owned(),
+                    input: view,
+                    cwd: ctx.cwd.clone(),
+                    reason: message.clone(),
+                };
+                match classifier.classify(&request).await {
+                    ClassifierVerdict::Allow => {
+                        return Resolved {
+                            decision: PermissionDecision::Allow { updated_input: None },
+                            modifier: None,
+                        };
+                    }
+                    ClassifierVerdict::Block(reason) => {
+                        return refuse(format!(
+                            "Permission to use {tool_name} has been denied by the auto mode's safety check: {reason}"
+                        ));
+                    }
+                    ClassifierVerdict::Unavailable(why) => unavailable = Some(why),
+                }
+            }
+            None => unavailable = Some(format!("{tool_name} calls are not judged automatically")),
+        }
+    }
+    let message = match &unavailable {
+        Some(why) => format!("{message} (auto mode: {why})"),
+        None => message,
+    };
     if permissions.mode == PermissionMode::DontAsk {
         return refuse(format!(
             "Permission to use {tool_name} has been denied because the session runs in don't-ask mode. {message}"

@@ -145,6 +145,7 @@ pub struct SessionBuilder {
     notices: Notices,
     config: Option<HostConfig>,
     session_id: Option<String>,
+    classifier: Option<Arc<dyn crate::permissions::AutoClassifier>>,
 }
 
 impl SessionBuilder {
@@ -164,7 +165,15 @@ impl SessionBuilder {
             notices: Arc::new(|notice: &str| tracing::warn!("{notice}")),
             config: None,
             session_id: None,
+            classifier: None,
         }
+    }
+
+    /// The auto mode's safety classifier (`--permission-mode auto`). Without one, auto mode
+    /// asks as the default mode does.
+    pub fn auto_classifier(mut self, classifier: Arc<dyn crate::permissions::AutoClassifier>) -> Self {
+        self.classifier = Some(classifier);
+        self
     }
 
     /// The session's id (default: a fresh UUID v4). The agent loop passes the id of the session
@@ -320,6 +329,9 @@ impl SessionBuilder {
         let mut executor = Executor::new(Arc::clone(&pool)).with_hooks(hooks);
         if let Some(prompter) = self.prompter {
             executor = executor.with_prompter(prompter);
+        }
+        if let Some(classifier) = self.classifier {
+            executor = executor.with_classifier(classifier);
         }
         let root = ctx.clone();
         Ok(Session {

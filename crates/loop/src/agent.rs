@@ -1,6 +1,7 @@
 //! The agent loop itself: [`Agent`] and [`Agent::query`].
 
 use std::collections::BTreeMap;
+use std::future::Future as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -100,6 +101,28 @@ enum CallState {
     Waiting,
     Running(JoinHandle<Invocation>),
     Done(Invocation),
+}
+
+/// What woke a streaming answer up.
+enum Next {
+    Interrupted,
+    Finished(usize, Result<Invocation, tokio::task::JoinError>),
+    Event(Option<Result<StreamEvent, ApiError>>),
+}
+
+/// The first early call that has finished, if any (its outcome taken from its task).
+fn poll_finished(
+    calls: &mut [Call],
+    cx: &mut std::task::Context<'_>,
+) -> std::task::Poll<(usize, Result<Invocation, tokio::task::JoinError>)> {
+    for (index, call) in calls.iter_mut().enumerate() {
+        if let CallState::Running(handle) = &mut call.state
+            && let std::task::Poll::Ready(outcome) = std::pin::Pin::new(handle).poll(cx)
+        {
+            return std::task::Poll::Ready((index, outcome));
+        }
+    }
+    std::task::Poll::Pending
 }
 
 /// How one streamed request ended.
@@ -237,10 +260,14 @@ impl Agent {
         if let Ok(mut slot) = self.interrupt.lock() {
             *slot = interrupt.clone();
         }
-        let mut run = Run { started, api: Duration::ZERO, turns: 0, denials: Vec::new(), last_text: String::new() };
+        let mut run =
+            Run { started, api: Duration::ZERO, turns: 0, messages: 0, denials: Vec::new(), last_text: String::new() };
         let prompt_text: String =
             prompt.iter().filter_map(|block| block.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
 
+        if let Some(classifier) = &self.options.classifier {
+            classifier.record_prompt(&prompt_text);
+        }
         let mut extra_context = Vec::new();
         if !st.session_started {
             st.session_started = true;
@@ -335,6 +362,7 @@ impl Agent {
                 }
             };
             self.count(&mut st, &message);
+            run.messages += message.content.len() as u32;
             if let Some(text) = last_text(&message.content) {
                 run.last_text = text;
             }
@@ -518,9 +546,26 @@ impl Agent {
         let mut leading = true;
         let mut message_id = None;
         loop {
-            let event = tokio::select! {
-                event = stream.next() => event,
-                () = interrupt.cancelled() => return Ok(Streamed::Interrupted(calls)),
+            let running = calls.iter().any(|call| matches!(call.state, CallState::Running(_)));
+            let next = tokio::select! {
+                biased;
+                () = interrupt.cancelled() => Next::Interrupted,
+                (index, outcome) = std::future::poll_fn(|cx| poll_finished(&mut calls, cx)), if running => {
+                    Next::Finished(index, outcome)
+                }
+                event = stream.next() => Next::Event(event),
+            };
+            let event = match next {
+                Next::Interrupted => return Ok(Streamed::Interrupted(calls)),
+                Next::Finished(index, outcome) => {
+                    // An early call finished while the answer streams: report it now.
+                    let call = &mut calls[index];
+                    let done = outcome.unwrap_or_else(|error| join_error(error, &call.block.id));
+                    self.report(&call.block, &done, sink);
+                    call.state = CallState::Done(done);
+                    continue;
+                }
+                Next::Event(event) => event,
             };
             let event = match event {
                 None => break,
@@ -862,7 +907,8 @@ impl Agent {
             subtype,
             is_error,
             result: text,
-            num_turns: run.turns,
+            num_turns: run.messages,
+            requests: run.turns,
             duration_ms: run.started.elapsed().as_millis() as u64,
             duration_api_ms: run.api.as_millis() as u64,
             session_id: self.session.id().to_owned(),
@@ -885,6 +931,8 @@ struct Run {
     started: Instant,
     api: Duration,
     turns: u32,
+    /// Assistant messages as Claude Code counts them: one per content block.
+    messages: u32,
     denials: Vec<Value>,
     last_text: String,
 }

@@ -58,8 +58,12 @@ pub struct QueryResult {
     pub is_error: bool,
     /// The model's last text (or the error's).
     pub result: String,
-    /// Requests sent to the model in this query.
+    /// The assistant messages of this query as Claude Code counts them in its result's
+    /// `num_turns`: one per content block of each answer (an answer of three `tool_use` blocks
+    /// counts three).
     pub num_turns: u32,
+    /// Requests sent to the model in this query (what `max_turns` limits).
+    pub requests: u32,
     /// Wall time of the query, in milliseconds.
     pub duration_ms: u64,
     /// Time spent waiting for the API, in milliseconds.

@@ -26,6 +26,9 @@
 //!   ([`Agent::notify`]).
 //! - **Compaction** ([`compact`]): near the context window the model summarises the
 //!   conversation and the summary replaces it; tools ToolSearch loaded stay loaded.
+//! - **Auto mode** ([`classifier`]): with `--permission-mode auto`, a small model judges the
+//!   calls that would ask, from the user's requests and each tool's `to_auto_classifier_input`;
+//!   it fails closed.
 //! - **Transcripts** ([`transcript`]): the conversation is saved in the session folder as it
 //!   grows, for `--continue` / `--resume`.
 //!
@@ -59,6 +62,7 @@
 //! ```
 
 pub mod agent;
+pub mod classifier;
 pub mod compact;
 pub mod events;
 pub mod memory;
@@ -68,5 +72,6 @@ pub mod results;
 pub mod transcript;
 
 pub use agent::{Agent, AgentError, Sink};
+pub use classifier::ModelClassifier;
 pub use events::{AgentEvent, QueryResult, ResultSubtype};
 pub use options::{AgentOptions, DEFAULT_MODEL, MAX_TOKENS_CONTINUATIONS, resolve_model};

@@ -55,6 +55,9 @@ pub struct AgentOptions {
     /// The `thinking` request parameter, sent as given (e.g. `{"type": "enabled",
     /// "budget_tokens": 4000}`); `None`: not sent.
     pub thinking: Option<serde_json::Value>,
+    /// The auto mode's classifier (also given to the session's builder): the agent records each
+    /// prompt of the user in it, as the intent calls are judged against.
+    pub classifier: Option<std::sync::Arc<crate::classifier::ModelClassifier>>,
 }
 
 impl AgentOptions {
@@ -76,6 +79,7 @@ impl AgentOptions {
             parent_tool_use_id: None,
             memory: true,
             thinking: None,
+            classifier: None,
         }
     }
 }

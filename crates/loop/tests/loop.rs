@@ -485,3 +485,62 @@ async fn an_interrupt_ends_the_query_without_running_the_rest() {
     assert!(!fx.project.path().join("new.txt").exists(), "the Write never ran");
     assert_eq!(api.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn auto_mode_asks_the_classifier_with_the_users_request() {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.project.path().join("d")).unwrap();
+    let turn = vec![
+        tool_use("toolu_1", "Write", json!({"file_path": fx.path("new.txt"), "content": "made"})),
+        tool_use("toolu_2", "Bash", json!({"command": "rm -rf d", "description": "remove"})),
+    ];
+    let api = FakeApi::start(move |request: &Recorded| {
+        let system = request.body["system"].to_string();
+        if system.contains("You review one tool call") {
+            let asked = request.body["messages"][0]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+            if asked.contains("rm -rf d") {
+                Reply::text(r#"{"decision": "block", "reason": "the user did not ask to delete d"}"#)
+            } else {
+                Reply::text(r#"{"decision": "allow"}"#)
+            }
+        } else if request.assistant_turns() == 0 {
+            Reply::Message { content: turn.clone(), stop_reason: None, usage: None }
+        } else {
+            Reply::text("Done.")
+        }
+    });
+    let classifier = Arc::new(agent_tools_loop::ModelClassifier::new());
+    classifier.bind(backend(&api), "claude-haiku-4-5");
+    let session = Session::builder(fx.project.path())
+        .environment(fx.env())
+        .permission_mode(Some(agent_tools_core::PermissionMode::Auto))
+        .auto_classifier(classifier.clone())
+        .build()
+        .await
+        .unwrap();
+    let mut auto = options();
+    auto.classifier = Some(classifier);
+    let agent = Agent::new(Arc::new(session), backend(&api), auto).unwrap();
+    let result = agent.query("Create new.txt saying made", &mut |_| {}).await;
+    assert_eq!(result.result, "Done.");
+    let results = results_after(&api, 0);
+    assert_eq!(
+        results[0]["content"].as_str().unwrap().split(" (").next().unwrap(),
+        format!("File created successfully at: {}", fx.path("new.txt"))
+    );
+    assert_eq!(
+        results[1]["content"],
+        "Permission to use Bash has been denied by the auto mode's safety check: the user did not ask to delete d"
+    );
+    assert!(fx.project.path().join("d").is_dir());
+    assert_eq!(std::fs::read_to_string(fx.project.path().join("new.txt")).unwrap(), "made");
+    let asked: Vec<String> = api
+        .requests()
+        .iter()
+        .filter(|r| r.body["system"].to_string().contains("You review one tool call"))
+        .map(|r| r.body["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(asked.len(), 2);
+    assert!(asked.iter().all(|text| text.contains("<user_requests>\nCreate new.txt saying made\n</user_requests>")));
+    assert_eq!(result.permission_denials.len(), 1);
+}

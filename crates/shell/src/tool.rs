@@ -144,6 +144,11 @@ impl<S: Shell> ToolDef for ShellTool<S> {
         input.summary().unwrap_or(&input.command).to_owned()
     }
 
+    /// What the auto mode's classifier judges: The command itself.
+    fn to_auto_classifier_input(&self, input: &ShellInput) -> serde_json::Value {
+        serde_json::Value::String(input.command.clone())
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         let mut prompt = S::PROMPT.to_owned();
         if self.config.background_tasks {

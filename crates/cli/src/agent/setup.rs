@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions, OpenAiClient, OpenAiConfig};
 use agent_tools_host::{Environment, PermissionPrompter, Session, WorkspaceTrust};
-use agent_tools_loop::{Agent, AgentOptions, DEFAULT_MODEL, resolve_model, transcript};
+use agent_tools_loop::classifier::DEFAULT_CLASSIFIER_MODEL;
+use agent_tools_loop::{Agent, AgentOptions, DEFAULT_MODEL, ModelClassifier, resolve_model, transcript};
 use anyhow::Context as _;
 use serde_json::{Map, Value, json};
 
@@ -220,6 +221,8 @@ pub(crate) async fn start(
         return Err(StartError::Run(NO_API_KEY.to_owned()));
     }
     let resumed = resumed(args, &env, &cwd)?;
+    // Judges calls only in auto mode; bound to the backend once the model is known.
+    let classifier = Arc::new(ModelClassifier::new());
     let session_id = match (&resumed, args.fork_session) {
         (Some((id, _)), false) => Some(id.clone()),
         _ => args.session_id.clone(),
@@ -231,6 +234,7 @@ pub(crate) async fn start(
         settings_files: settings_files(args.setting_sources.as_deref()),
         trust: Some(frontend.trust),
         prompter: frontend.prompter,
+        classifier: Some(classifier.clone()),
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
     let model = model(args, &env, &session);
@@ -241,7 +245,13 @@ pub(crate) async fn start(
             return Err(error);
         }
     };
+    let classifier_model = match &backend {
+        Backend::OpenAi(_) => model.clone(),
+        _ => env.text("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| DEFAULT_CLASSIFIER_MODEL.to_owned()),
+    };
+    classifier.bind(backend.clone(), classifier_model);
     let mut agent_options = AgentOptions::new(model);
+    agent_options.classifier = Some(classifier);
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
     // An empty prompt (the SDKs pass `--system-prompt ""` when none is set) keeps the default:

@@ -26,11 +26,15 @@ pub struct TestTool {
     pub mcp_server: Option<String>,
     pub deny: bool,
     pub change_cwd_to: Option<PathBuf>,
+    /// Gives the auto mode's classifier the text to judge (by default it gives nothing).
+    pub judged: bool,
+    /// Has no opinion on its calls (passthrough: the mode decides) instead of allowing them.
+    pub asks: bool,
 }
 
 impl TestTool {
     pub fn named(name: &str) -> Self {
-        Self { name: name.into(), mcp_server: None, deny: false, change_cwd_to: None }
+        Self { name: name.into(), mcp_server: None, deny: false, change_cwd_to: None, judged: false, asks: false }
     }
 }
 
@@ -58,6 +62,10 @@ impl ToolDef for TestTool {
 
     fn summary(&self, _input: &TextInput) -> String {
         self.name.clone()
+    }
+
+    fn to_auto_classifier_input(&self, input: &TextInput) -> serde_json::Value {
+        serde_json::Value::String(if self.judged { input.text.clone() } else { String::new() })
     }
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
@@ -89,6 +97,13 @@ impl ToolDef for TestTool {
         }
         if self.deny {
             PermissionResult::deny("the test tool refuses", PermissionDecisionReason::Other { reason: "test".into() })
+        } else if self.asks {
+            PermissionResult::Passthrough {
+                message: format!("{} needs approval", self.name),
+                decision_reason: None,
+                suggestions: Vec::new(),
+                blocked_path: None,
+            }
         } else {
             PermissionResult::allow()
         }

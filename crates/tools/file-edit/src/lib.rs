@@ -124,6 +124,11 @@ impl ToolDef for EditTool {
         format!("Edit {}", input.file_path)
     }
 
+    /// What the auto mode's classifier judges: The file and its new text.
+    fn to_auto_classifier_input(&self, input: &EditInput) -> serde_json::Value {
+        serde_json::Value::String(format!("{}: {}", input.file_path, input.new_string))
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

@@ -347,6 +347,11 @@ impl ToolDef for ReadTool {
         format!("Read {}", input.file_path)
     }
 
+    /// What the auto mode's classifier judges: The file.
+    fn to_auto_classifier_input(&self, input: &ReadInput) -> serde_json::Value {
+        serde_json::Value::String(input.file_path.clone())
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

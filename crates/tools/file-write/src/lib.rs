@@ -113,6 +113,11 @@ impl ToolDef for WriteTool {
         format!("Write {}", input.file_path)
     }
 
+    /// What the auto mode's classifier judges: The file and what it would hold.
+    fn to_auto_classifier_input(&self, input: &WriteInput) -> serde_json::Value {
+        serde_json::Value::String(format!("{}: {}", input.file_path, input.content))
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

@@ -117,6 +117,14 @@ impl ToolDef for GrepTool {
         }
     }
 
+    /// What the auto mode's classifier judges: The pattern and where.
+    fn to_auto_classifier_input(&self, input: &GrepInput) -> serde_json::Value {
+        serde_json::Value::String(match &input.path {
+            Some(path) => format!("{} in {path}", input.pattern),
+            None => input.pattern.clone(),
+        })
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

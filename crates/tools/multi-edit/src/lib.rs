@@ -153,6 +153,15 @@ impl ToolDef for MultiEditTool {
         format!("Edit {} ({count} edit{})", input.file_path, if count == 1 { "" } else { "s" })
     }
 
+    /// What the auto mode's classifier judges: The file and its new texts.
+    fn to_auto_classifier_input(&self, input: &MultiEditInput) -> serde_json::Value {
+        serde_json::Value::String(format!(
+            "{}: {}",
+            input.file_path,
+            input.edits.iter().map(|edit| edit.new_string.as_str()).collect::<Vec<_>>().join("\n")
+        ))
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

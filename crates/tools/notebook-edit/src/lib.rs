@@ -167,6 +167,11 @@ impl ToolDef for NotebookEditTool {
         format!("Edit notebook {}", input.notebook_path)
     }
 
+    /// What the auto mode's classifier judges: The notebook and the cell's new source.
+    fn to_auto_classifier_input(&self, input: &NotebookEditInput) -> serde_json::Value {
+        serde_json::Value::String(format!("{}: {}", input.notebook_path, input.new_source))
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

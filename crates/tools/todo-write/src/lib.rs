@@ -88,6 +88,11 @@ impl ToolDef for TodoWriteTool {
         format!("Update the todo list ({} items)", input.todos.len())
     }
 
+    /// What the auto mode's classifier judges: How many items the list would hold (Claude Code's own view).
+    fn to_auto_classifier_input(&self, input: &TodoWriteInput) -> serde_json::Value {
+        serde_json::Value::String(format!("{} items", input.todos.len()))
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

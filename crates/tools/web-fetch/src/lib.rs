@@ -318,6 +318,11 @@ impl ToolDef for WebFetchTool {
         format!("Fetch content from {}", host_of(&input.url))
     }
 
+    /// What the auto mode's classifier judges: The address and what is asked of it.
+    fn to_auto_classifier_input(&self, input: &WebFetchInput) -> serde_json::Value {
+        serde_json::Value::String(format!("{}: {}", input.url, input.prompt))
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }

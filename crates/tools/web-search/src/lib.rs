@@ -113,6 +113,11 @@ impl ToolDef for WebSearchTool {
         format!("Claude wants to search the web for: {}", input.query)
     }
 
+    /// What the auto mode's classifier judges: The query.
+    fn to_auto_classifier_input(&self, input: &WebSearchInput) -> serde_json::Value {
+        serde_json::Value::String(input.query.clone())
+    }
+
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
     }
