@@ -45,7 +45,7 @@ use serde_json::Value;
 
 use crate::hooks::{self, HookDecision, Hooks};
 use crate::permissions::{
-    AutoClassifier, PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask,
+    AutoClassifier, Deciders, PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask,
 };
 use crate::size;
 use crate::tool_search::{deferred_schema_hint, is_discovered, record_discovered};
@@ -120,6 +120,10 @@ impl Executor {
     /// The hooks run around every call (and the loop-level ones, [`Hooks::events`]).
     pub fn hooks(&self) -> &Hooks {
         &self.hooks
+    }
+
+    fn deciders(&self) -> Deciders<'_> {
+        Deciders { prompter: self.prompter.as_deref(), classifier: self.classifier.as_deref() }
     }
 
     /// Lets `classifier` judge the calls that would ask, in auto mode.
@@ -231,17 +235,7 @@ impl Executor {
         }
         let mut permission_modifier = None;
         if let PermissionDecision::Ask { message, suggestions, forced } = decision {
-            let resolved = resolve_ask(
-                tool,
-                &parsed,
-                message,
-                suggestions,
-                forced,
-                &call_ctx,
-                self.prompter.as_deref(),
-                self.classifier.as_deref(),
-            )
-            .await;
+            let resolved = resolve_ask(tool, &parsed, message, suggestions, forced, &call_ctx, self.deciders()).await;
             permission_modifier = resolved.modifier;
             decision = resolved.decision;
         }

@@ -330,6 +330,16 @@ pub fn is_blank_classifier_input(input: &Value) -> bool {
     }
 }
 
+/// Who may settle an ask: the auto mode's classifier (in auto mode), then whoever answers
+/// permission questions.
+#[derive(Clone, Copy, Default)]
+pub struct Deciders<'a> {
+    /// Asks the user (none: the call is refused).
+    pub prompter: Option<&'a dyn PermissionPrompter>,
+    /// Judges the call in auto mode.
+    pub classifier: Option<&'a dyn AutoClassifier>,
+}
+
 /// How an ask was settled.
 pub struct Resolved {
     /// The decision (never `Ask`).
@@ -394,9 +404,9 @@ pub async fn resolve_ask(
     suggestions: Vec<PermissionUpdate>,
     forced: bool,
     ctx: &ToolUseContext,
-    prompter: Option<&dyn PermissionPrompter>,
-    classifier: Option<&dyn AutoClassifier>,
+    deciders: Deciders<'_>,
 ) -> Resolved {
+    let Deciders { prompter, classifier } = deciders;
     let permissions = &ctx.permission_context;
     let refuse = |text: String| Resolved {
         decision: PermissionDecision::Deny {

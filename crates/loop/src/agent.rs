@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_tools_api::{ApiError, AssistantMessage, Backend, Delta, MessageBuilder, StreamEvent, Usage, cost_usd};
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::context::{CancellationToken, ProgressEvent};
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::ToolUseBlock;
 use agent_tools_core::{ToolResultBlock, is_deferred};
@@ -58,6 +58,9 @@ pub struct Agent {
     state: Mutex<State>,
     interrupt: std::sync::Mutex<CancellationToken>,
     transcript: Option<Transcript>,
+    /// Progress of running calls, relayed as [`AgentEvent::Progress`] while the loop waits.
+    progress_tx: tokio::sync::mpsc::UnboundedSender<ProgressEvent>,
+    progress_rx: Mutex<tokio::sync::mpsc::UnboundedReceiver<ProgressEvent>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -106,6 +109,7 @@ enum CallState {
 /// What woke a streaming answer up.
 enum Next {
     Interrupted,
+    Progress(ProgressEvent),
     Finished(usize, Result<Invocation, tokio::task::JoinError>),
     Event(Option<Result<StreamEvent, ApiError>>),
 }
@@ -150,6 +154,7 @@ impl Agent {
             reported_cwd: session.project_dir().to_path_buf(),
             ..State::default()
         };
+        let (progress_tx, progress_rx) = tokio::sync::mpsc::unbounded_channel();
         Ok(Self {
             session,
             backend,
@@ -157,6 +162,8 @@ impl Agent {
             state: Mutex::new(state),
             interrupt: std::sync::Mutex::new(CancellationToken::new()),
             transcript,
+            progress_tx,
+            progress_rx: Mutex::new(progress_rx),
         })
     }
 
@@ -541,6 +548,7 @@ impl Agent {
             Ok(stream) => stream,
             Err(error) => return Err((error, Vec::new())),
         };
+        let mut progress = self.progress_rx.lock().await;
         let mut builder = MessageBuilder::new();
         let mut calls: Vec<Call> = Vec::new();
         let mut leading = true;
@@ -550,6 +558,7 @@ impl Agent {
             let next = tokio::select! {
                 biased;
                 () = interrupt.cancelled() => Next::Interrupted,
+                Some(event) = progress.recv() => Next::Progress(event),
                 (index, outcome) = std::future::poll_fn(|cx| poll_finished(&mut calls, cx)), if running => {
                     Next::Finished(index, outcome)
                 }
@@ -557,6 +566,10 @@ impl Agent {
             };
             let event = match next {
                 Next::Interrupted => return Ok(Streamed::Interrupted(calls)),
+                Next::Progress(event) => {
+                    sink(AgentEvent::Progress(event));
+                    continue;
+                }
                 Next::Finished(index, outcome) => {
                     // An early call finished while the answer streams: report it now.
                     let call = &mut calls[index];
@@ -630,6 +643,12 @@ impl Agent {
 
     /// The `user` event of a finished call.
     fn report(&self, block: &ToolUseBlock, done: &Invocation, sink: Sink<'_>) {
+        sink(AgentEvent::CallFinished {
+            tool_use_id: block.id.clone(),
+            tool_name: self.tool_name(block).to_owned(),
+            is_error: done.block.is_error,
+            denied: done.permission_denied,
+        });
         let result = tool_result_json(self.tool_name(block), done);
         let data = done.data.as_ref().map(|data| data.to_json());
         sink(AgentEvent::Message(self.user_event(&result, data)));
@@ -644,9 +663,35 @@ impl Agent {
             && self.session.find_tool(&block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
     }
 
+    /// A call's options: the query's interrupt, and progress relayed to the loop.
+    fn call_options(&self, interrupt: &CancellationToken) -> CallOptions {
+        let tx = self.progress_tx.clone();
+        let progress: agent_tools_core::context::ProgressSink = Arc::new(move |event| {
+            let _ = tx.send(event);
+        });
+        CallOptions { interrupt: Some(interrupt.clone()), progress: Some(progress), ..CallOptions::default() }
+    }
+
+    /// Waits for `work`, relaying the calls' progress to `sink` meanwhile.
+    async fn relaying<T>(&self, work: impl std::future::Future<Output = T>, sink: Sink<'_>) -> T {
+        let mut progress = self.progress_rx.lock().await;
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                out = &mut work => {
+                    while let Ok(event) = progress.try_recv() {
+                        sink(AgentEvent::Progress(event));
+                    }
+                    return out;
+                }
+                Some(event) = progress.recv() => sink(AgentEvent::Progress(event)),
+            }
+        }
+    }
+
     fn spawn_call(&self, block: ToolUseBlock, interrupt: &CancellationToken) -> JoinHandle<Invocation> {
         let session = Arc::clone(&self.session);
-        let options = CallOptions { interrupt: Some(interrupt.clone()), ..CallOptions::default() };
+        let options = self.call_options(interrupt);
         tokio::spawn(async move { session.call(&block, options).await })
     }
 
@@ -678,8 +723,8 @@ impl Agent {
                         running.push((index, self.spawn_call(block.clone(), interrupt)));
                     } else {
                         self.join_all(&mut running, &blocks, &mut done, sink).await;
-                        let options = CallOptions { interrupt: Some(interrupt.clone()), ..CallOptions::default() };
-                        let finished = self.session.call(&block, options).await;
+                        let options = self.call_options(interrupt);
+                        let finished = self.relaying(self.session.call(&block, options), sink).await;
                         self.report(&block, &finished, sink);
                         done[index] = Some(finished);
                     }
@@ -712,7 +757,7 @@ impl Agent {
         }
         let (mut indices, mut handles): (Vec<usize>, Vec<JoinHandle<Invocation>>) = running.drain(..).unzip();
         while !handles.is_empty() {
-            let (outcome, position, rest) = futures_util::future::select_all(handles).await;
+            let (outcome, position, rest) = self.relaying(futures_util::future::select_all(handles), sink).await;
             handles = rest;
             let at = indices.remove(position);
             let Some(block) = blocks.get(at) else { continue };

@@ -125,14 +125,13 @@ impl AutoClassifier for ModelClassifier {
 /// `"allow"` allows; `"block"` blocks with its reason; anything else is `Unavailable`.
 pub fn parse_verdict(text: &str) -> ClassifierVerdict {
     let verdict = text
-        .match_indices('{')
+        .rmatch_indices('{')
         .filter_map(|(at, _)| {
             let rest = &text[at..];
             let end = rest.find('}')?;
             serde_json::from_str::<Value>(&rest[..=end]).ok()
         })
-        .filter(|value| value.get("decision").is_some())
-        .last();
+        .find(|value| value.get("decision").is_some());
     let Some(verdict) = verdict else {
         return ClassifierVerdict::Unavailable("the safety check gave no clear answer".into());
     };

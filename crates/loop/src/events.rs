@@ -20,6 +20,19 @@ pub enum AgentEvent {
     Stream(StreamEvent),
     /// A line for the user, not the model: a retry, a hook's `systemMessage`, an API error.
     Notice(String),
+    /// A running call's progress (a tool's own `Progress` data as JSON), for a terminal.
+    Progress(agent_tools_core::context::ProgressEvent),
+    /// A call finished; its `user` event follows. `denied`: a permission or hook refused it.
+    CallFinished {
+        /// The `tool_use` id.
+        tool_use_id: String,
+        /// The tool's name.
+        tool_name: String,
+        /// Whether the result is an error.
+        is_error: bool,
+        /// Whether a permission decision or a hook refused the call.
+        denied: bool,
+    },
 }
 
 /// How a query ended (`claude -p`'s result `subtype`).

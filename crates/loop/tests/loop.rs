@@ -544,3 +544,32 @@ async fn auto_mode_asks_the_classifier_with_the_users_request() {
     assert!(asked.iter().all(|text| text.contains("<user_requests>\nCreate new.txt saying made\n</user_requests>")));
     assert_eq!(result.permission_denials.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_commands_progress_is_relayed_before_its_result() {
+    let fx = Fixture::new();
+    let api = FakeApi::scripted(
+        vec![vec![tool_use(
+            "toolu_1",
+            "Bash",
+            json!({"command": "echo started; sleep 3.5; echo ended", "description": "slow"}),
+        )]],
+        "Done.",
+    );
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let mut seen = Vec::new();
+    agent
+        .query("go", &mut |event| match event {
+            AgentEvent::Progress(progress) => {
+                assert_eq!((progress.tool_use_id.as_str(), progress.tool_name.as_str()), ("toolu_1", "Bash"));
+                seen.push(format!("progress {}", progress.data["output"].as_str().unwrap_or_default().trim()));
+            }
+            AgentEvent::CallFinished { tool_use_id, denied, .. } => {
+                seen.push(format!("finished {tool_use_id} {denied}"))
+            }
+            _ => {}
+        })
+        .await;
+    let finished = seen.iter().position(|e| e == "finished toolu_1 false").unwrap();
+    assert!(finished >= 1 && seen[..finished].iter().all(|e| e == "progress started"), "{seen:?}");
+}

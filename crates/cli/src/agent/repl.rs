@@ -2,7 +2,10 @@
 //!
 //! The prompt is `> ` (rustyline: line editing and history for the session). The answer's text
 //! is printed as it streams; each tool call is a line `● Name(summary)` and its result
-//! `  ⎿  first line… (N lines)`, or the error's first line. Permission questions are asked on the
+//! `  ⎿  first line… (N lines)`, or the error's first line (`Refused: …` for a call a permission
+//! or hook refused). Consecutive reads and searches are one line (`● Read 3 files, searched 1
+//! pattern`; their results are shown only when they fail). A running command's progress is one
+//! line, overwritten as it comes (`  … 12 s · last line`). Permission questions are asked on the
 //! terminal ([`crate::prompt::TerminalPrompter`]). Ctrl-C interrupts the running query (a second
 //! one leaves) or, at the prompt, clears the line; Ctrl-D leaves.
 
@@ -89,49 +92,179 @@ pub(crate) fn result_line(block: &Value) -> String {
     }
 }
 
+/// Tools whose consecutive calls are shown as one grouped line (`● Read 3 files, searched 2
+/// patterns`), as Claude Code groups its reads and searches.
+const GROUPED: &[&str] = &["Read", "Glob", "Grep"];
+
+/// The grouped line for these tool names (in call order).
+pub(crate) fn group_line(names: &[String]) -> String {
+    let count = |name: &str| names.iter().filter(|n| n.as_str() == name).count();
+    let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+    let mut parts = Vec::new();
+    if count("Read") > 0 {
+        parts.push(format!("read {}", plural(count("Read"), "file", "files")));
+    }
+    let searches = count("Glob") + count("Grep");
+    if searches > 0 {
+        parts.push(format!("searched {}", plural(searches, "pattern", "patterns")));
+    }
+    let mut line = parts.join(", ");
+    if let Some(first) = line.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    format!("● {line}")
+}
+
+/// The line of a running call's progress (`  … 12 s · last line of output`).
+pub(crate) fn progress_line(data: &Value) -> Option<String> {
+    let seconds = data.get("elapsedTimeSeconds").and_then(Value::as_u64);
+    let last =
+        data.get("output").and_then(Value::as_str).and_then(|output| output.lines().rfind(|l| !l.trim().is_empty()));
+    match (seconds, last) {
+        (Some(seconds), Some(last)) => Some(format!("  … {seconds} s · {}", cut(last.trim()))),
+        (Some(seconds), None) => Some(format!("  … {seconds} s")),
+        (None, Some(last)) => Some(format!("  … {}", cut(last.trim()))),
+        (None, None) => None,
+    }
+}
+
 /// Prints the loop's events on the terminal.
 struct Printer {
     session: Arc<Session>,
     /// The last thing printed did not end a line.
     mid_line: bool,
+    /// A progress line is on screen (it is overwritten, then cleared).
+    progress: bool,
+    /// Calls of [`GROUPED`] tools not shown yet: id, name, call line, and the result line once
+    /// it came; shown as one line when something else comes.
+    pending: Vec<(String, String, String, Option<String>)>,
+    /// Ids of grouped calls whose results are shown only when they fail.
+    grouped: std::collections::HashSet<String>,
+    /// Ids of calls a permission or hook refused (shown as refusals, not errors).
+    refused: std::collections::HashSet<String>,
 }
 
 impl Printer {
+    fn new(session: Arc<Session>) -> Self {
+        Self {
+            session,
+            mid_line: false,
+            progress: false,
+            pending: Vec::new(),
+            grouped: std::collections::HashSet::new(),
+            refused: std::collections::HashSet::new(),
+        }
+    }
+
+    fn clear_progress(&mut self) {
+        if self.progress {
+            output::text("\r\x1b[2K");
+            self.progress = false;
+        }
+    }
+
     fn end_line(&mut self) {
+        self.clear_progress();
         if self.mid_line {
             output::text("\n");
             self.mid_line = false;
         }
     }
 
+    /// Shows the pending grouped calls: one call as its own line, several as one line.
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        self.end_line();
+        let mut pending = std::mem::take(&mut self.pending);
+        if pending.len() == 1 {
+            let (id, _, line, result) = pending.remove(0);
+            output::text(&format!("{line}\n"));
+            match result {
+                Some(result) => output::text(&format!("{result}\n")),
+                // Its result is still to come: shown as an ordinary one.
+                None => drop(id),
+            }
+            return;
+        }
+        let names: Vec<String> = pending.iter().map(|(_, name, _, _)| name.clone()).collect();
+        output::text(&format!("{}\n", group_line(&names)));
+        self.grouped.extend(pending.into_iter().filter(|entry| entry.3.is_none()).map(|(id, _, _, _)| id));
+    }
+
     fn event(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TextDelta(text) => {
+                self.flush();
+                self.clear_progress();
                 output::text(&text);
                 self.mid_line = !text.ends_with('\n');
+            }
+            AgentEvent::Progress(progress) => {
+                if let Some(line) = progress_line(&progress.data) {
+                    self.flush();
+                    if self.mid_line {
+                        self.end_line();
+                    }
+                    output::text(&format!("\r\x1b[2K{line}"));
+                    self.progress = true;
+                }
+            }
+            AgentEvent::CallFinished { tool_use_id, denied: true, .. } => {
+                self.refused.insert(tool_use_id);
             }
             AgentEvent::Message(message) => {
                 let blocks = message.pointer("/message/content").and_then(Value::as_array).cloned().unwrap_or_default();
                 for block in blocks {
                     match block.get("type").and_then(Value::as_str) {
                         Some("tool_use") => {
-                            self.end_line();
-                            output::text(&format!("{}\n", call_line(&self.session, &block)));
+                            let name = block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+                            let id = block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+                            let line = call_line(&self.session, &block);
+                            if GROUPED.contains(&name.as_str()) {
+                                self.pending.push((id, name, line, None));
+                            } else {
+                                self.flush();
+                                self.end_line();
+                                output::text(&format!("{line}\n"));
+                            }
                         }
                         Some("tool_result") => {
+                            let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or_default().to_owned();
+                            let failed = block.get("is_error").and_then(Value::as_bool) == Some(true);
+                            if !failed && let Some(entry) = self.pending.iter_mut().find(|entry| entry.0 == id) {
+                                // A grouped call's result waits with its call line.
+                                entry.3 = Some(result_line(&block));
+                                continue;
+                            }
+                            self.flush();
                             self.end_line();
-                            output::text(&format!("{}\n", result_line(&block)));
+                            if self.grouped.remove(&id) && !failed {
+                                continue;
+                            }
+                            let line = if self.refused.remove(&id) {
+                                result_line(&block).replacen("Error: ", "Refused: ", 1)
+                            } else {
+                                result_line(&block)
+                            };
+                            output::text(&format!("{line}\n"));
                         }
-                        Some("text") => self.end_line(),
+                        Some("text") => {
+                            self.flush();
+                            self.end_line();
+                        }
                         _ => {}
                     }
                 }
                 if message.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
+                    self.flush();
                     self.end_line();
                     output::text("(the conversation was compacted)\n");
                 }
             }
             AgentEvent::Notice(notice) => {
+                self.flush();
                 self.end_line();
                 crate::report(format_args!("{notice}"));
             }
@@ -189,10 +322,11 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, first: Option
             continue;
         }
         let _ = editor.add_history_entry(prompt.as_str());
-        let mut printer = Printer { session: Arc::clone(&session), mid_line: false };
+        let mut printer = Printer::new(Arc::clone(&session));
         let mut sink = |event: AgentEvent| printer.event(event);
         match interruptible(&agent, agent.query(&prompt, &mut sink)).await {
             Outcome::Done(result) => {
+                printer.flush();
                 printer.end_line();
                 if result.is_error {
                     let text = output::result_text(&result, args.max_turns, args.max_budget_usd);
@@ -227,5 +361,17 @@ mod tests {
         );
         assert_eq!(result_line(&json!({"content": ""})), "  ⎿  (no output)");
         assert_eq!(cut(&"x".repeat(150)).chars().count(), MAX_LINE_CHARS + 1);
+    }
+
+    #[test]
+    fn reads_and_searches_group_and_progress_shows_the_last_line() {
+        let names = |list: &[&str]| list.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+        assert_eq!(group_line(&names(&["Read", "Read", "Grep"])), "● Read 2 files, searched 1 pattern");
+        assert_eq!(group_line(&names(&["Glob", "Grep"])), "● Searched 2 patterns");
+        assert_eq!(
+            progress_line(&json!({"output": "building\nstep 3\n\n", "elapsedTimeSeconds": 12})).as_deref(),
+            Some("  … 12 s · step 3")
+        );
+        assert_eq!(progress_line(&json!({})), None);
     }
 }
