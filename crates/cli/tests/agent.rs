@@ -211,6 +211,62 @@ fn send(stdin: &mut std::process::ChildStdin, value: &Value) {
 }
 
 #[test]
+fn set_permission_mode_switches_the_mode_for_later_calls() {
+    use std::io::BufRead as _;
+    let dir = project();
+    let root = dir.path().canonicalize().unwrap();
+    let api = FakeApi::scripted(
+        vec![vec![json!({"type": "tool_use", "id": "toolu_1", "name": "Write",
+                         "input": {"file_path": root.join("new.txt"), "content": "x"}})]],
+        "Done.",
+    );
+    let mut child = command(dir.path(), &api)
+        .args(["--output-format", "stream-json", "--verbose", "--permission-prompt-tool", "stdio"])
+        .args(["--input-format", "stream-json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    send(&mut stdin, &json!({"type": "control_request", "request_id": "req_1", "request": {"subtype": "initialize"}}));
+    send(
+        &mut stdin,
+        &json!({"type": "control_request", "request_id": "req_2",
+                             "request": {"subtype": "set_permission_mode", "mode": "sometimes"}}),
+    );
+    send(
+        &mut stdin,
+        &json!({"type": "control_request", "request_id": "req_3",
+                             "request": {"subtype": "set_permission_mode", "mode": "acceptEdits"}}),
+    );
+    let mut stdin = Some(stdin);
+    let mut answers = Vec::new();
+    let mut asked = 0;
+    for line in stdout.lines() {
+        let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        match line["type"].as_str() {
+            Some("control_response") => {
+                answers.push(line["response"].clone());
+                if line["response"]["request_id"] == "req_3" {
+                    let prompt = json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
+                                        "message": {"role": "user", "content": "write new.txt"}});
+                    send(stdin.as_mut().unwrap(), &prompt);
+                }
+            }
+            Some("control_request") => asked += 1,
+            Some("result") => stdin = None,
+            _ => {}
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(answers[1]["subtype"], "error", "{answers:?}");
+    assert_eq!(answers[2]["subtype"], "success", "{answers:?}");
+    assert_eq!(asked, 0, "acceptEdits let the Write run without a can_use_tool question");
+    assert_eq!(fs::read_to_string(root.join("new.txt")).unwrap(), "x");
+}
+
+#[test]
 fn stream_json_input_speaks_the_sdk_control_protocol() {
     use std::io::BufRead as _;
     let dir = project();
@@ -233,6 +289,8 @@ fn stream_json_input_speaks_the_sdk_control_protocol() {
             "",
             "--permission-prompt-tool",
             "stdio",
+            "--settings",
+            r#"{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "cat >> notified.jsonl"}]}]}}"#,
         ])
         .args(["--input-format", "stream-json"])
         .stdin(Stdio::piped())
@@ -277,6 +335,11 @@ fn stream_json_input_speaks_the_sdk_control_protocol() {
     }
     assert!(stdin.is_none(), "a result line came");
     assert!(child.wait().unwrap().success());
+    // The can_use_tool question fired the Notification hooks first (Claude Code's format).
+    let notified = fs::read_to_string(root.join("notified.jsonl")).unwrap();
+    let notified: Value = serde_json::from_str(notified.lines().next().unwrap()).unwrap();
+    assert_eq!(notified["hook_event_name"], "Notification");
+    assert_eq!(notified["message"], "The agent needs your permission to use Write");
     let init_answer = &seen[0];
     assert_eq!(init_answer["type"], "control_response");
     assert_eq!(init_answer["response"]["subtype"], "success");

@@ -702,10 +702,11 @@ mod tests {
 
     #[test]
     fn permission_modes_round_trip_their_settings_names() {
-        for name in ["default", "acceptEdits", "bypassPermissions", "dontAsk", "plan"] {
+        for name in ["default", "acceptEdits", "bypassPermissions", "dontAsk", "plan", "auto"] {
             assert_eq!(PermissionMode::parse(name).map(PermissionMode::as_str), Some(name));
         }
-        assert_eq!(PermissionMode::parse("auto"), None);
+        assert_eq!(PermissionMode::parse("Auto"), None);
+        assert_eq!(PermissionMode::parse("bubble"), None);
     }
 
     #[test]

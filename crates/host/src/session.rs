@@ -639,6 +639,16 @@ impl Session {
         self.ctx.read().await.clone()
     }
 
+    /// The session's context if no serial call holds it now, without waiting; else the context
+    /// the session started with (its working directory and rules as built). For work that runs
+    /// while a call may be waiting on it (a hook fired by that call's permission question).
+    pub fn context_without_waiting(&self) -> ToolUseContext {
+        match self.ctx.try_read() {
+            Ok(ctx) => ctx.clone(),
+            Err(_) => self.root.clone(),
+        }
+    }
+
     /// The permission context as it is now (rules, mode, "allow always" answers).
     pub async fn permission_context(&self) -> Arc<ToolPermissionContext> {
         Arc::clone(&self.ctx.read().await.permission_context)
@@ -704,6 +714,22 @@ impl Session {
         ctx.cancel = session.cancel.clone();
         *session = ctx;
         turn
+    }
+
+    /// Switches the session's permission mode (the Agent SDK's `set_permission_mode`); calls
+    /// that start afterwards use it. Waits for a running serial call to finish.
+    ///
+    /// # Errors
+    /// A message when the mode is `bypassPermissions` and the session was not started with it
+    /// available (`--dangerously-skip-permissions` or that mode at the start), as in Claude Code.
+    pub async fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+        let mut ctx = self.ctx.write().await;
+        if mode == PermissionMode::BypassPermissions && !ctx.permission_context.is_bypass_permissions_mode_available {
+            return Err("bypassPermissions is not available in this session: start it with                         --dangerously-skip-permissions (or --permission-mode bypassPermissions)"
+                .to_owned());
+        }
+        Arc::make_mut(&mut ctx.permission_context).mode = mode;
+        Ok(())
     }
 
     /// The notifications waiting for the model (a background task that finished), oldest

@@ -247,7 +247,8 @@ impl Agent {
         if self.session.hooks().event(event).is_empty() {
             return EventOutcome::default();
         }
-        let ctx = self.session.context().await;
+        // A Notification hook runs while the call that asks holds the session's context.
+        let ctx = self.session.context_without_waiting();
         let transcript = self.transcript_path().map(|path| path.display().to_string()).unwrap_or_default();
         run_event(self.session.hooks(), event, target, payload, &transcript, &ctx).await
     }

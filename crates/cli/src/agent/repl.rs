@@ -279,6 +279,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, first: Option
         prompter: Some(Arc::new(crate::prompt::TerminalPrompter)),
         trust: WorkspaceTrust::Ask(Arc::new(crate::trust::ask)),
         hooks: None,
+        notify: true,
     };
     let Started { agent, session } = match setup::start(options, args, frontend).await {
         Ok(started) => started,

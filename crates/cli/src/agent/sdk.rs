@@ -214,7 +214,7 @@ fn initialize_response(hooks: bool) -> Value {
 }
 
 /// Answers a control request that arrives while the session runs.
-fn handle_control(message: &Value, agent: &Agent, session: &Session) {
+fn handle_control(message: &Value, agent: &Agent, session: &Arc<Session>) {
     let id = request_id(message);
     let kind = subtype(message);
     let result = match kind {
@@ -237,6 +237,24 @@ fn handle_control(message: &Value, agent: &Agent, session: &Session) {
                     .map(|f| json!({"name": f.name, "status": "failed", "error": f.message})),
             );
             Ok(json!({"mcpServers": servers}))
+        }
+        "set_permission_mode" => {
+            let Some(mode) = message
+                .pointer("/request/mode")
+                .and_then(Value::as_str)
+                .and_then(agent_tools_core::PermissionMode::parse)
+            else {
+                respond(&id, Err("set_permission_mode needs a mode: default, acceptEdits, plan, bypassPermissions, dontAsk or auto".to_owned()));
+                return;
+            };
+            // Off the dispatcher: the switch waits for a running serial call, whose permission
+            // answer may still have to come in.
+            let session = Arc::clone(session);
+            tokio::spawn(async move {
+                let result = session.set_permission_mode(mode).await.map(|()| json!({}));
+                respond(&id, result);
+            });
+            return;
         }
         "initialize" => Err("Already initialized".to_owned()),
         other => Err(format!("Unsupported control request subtype: {other} (agent-tools does not implement it)")),
@@ -308,6 +326,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
         // come through the flag settings and always apply.
         trust: WorkspaceTrust::Recorded,
         hooks: relay.as_ref().map(super::relay::Relay::settings_hooks),
+        notify: true,
     };
     let Started { agent, session } = match setup::start(options, args, frontend).await {
         Ok(started) => started,

@@ -55,6 +55,30 @@ pub(crate) struct Frontend {
     pub(crate) trust: WorkspaceTrust,
     /// Hooks to add to the settings (the SDK's, as command hooks), by event.
     pub(crate) hooks: Option<Map<String, Value>>,
+    /// Someone answers the prompter's questions: each question first fires the `Notification`
+    /// hooks, as Claude Code does when it waits for the user.
+    pub(crate) notify: bool,
+}
+
+/// A prompter that fires the agent's `Notification` hooks before each question.
+struct Notifying {
+    inner: Arc<dyn PermissionPrompter>,
+    /// The agent, once it exists (weak: the agent holds the session, which holds this).
+    agent: Arc<std::sync::OnceLock<std::sync::Weak<Agent>>>,
+}
+
+impl PermissionPrompter for Notifying {
+    fn ask<'a>(
+        &'a self,
+        request: &'a agent_tools_host::PermissionRequest,
+    ) -> agent_tools_core::tool::BoxFuture<'a, agent_tools_host::PermissionAnswer> {
+        Box::pin(async move {
+            if let Some(agent) = self.agent.get().and_then(std::sync::Weak::upgrade) {
+                agent.notify(&format!("The agent needs your permission to use {}", request.display_name)).await;
+            }
+            self.inner.ask(request).await
+        })
+    }
 }
 
 /// A started agent and what it runs on.
@@ -221,6 +245,13 @@ pub(crate) async fn start(
         return Err(StartError::Run(NO_API_KEY.to_owned()));
     }
     let resumed = resumed(args, &env, &cwd)?;
+    let waiting_agent = Arc::new(std::sync::OnceLock::new());
+    let prompter = match frontend.prompter {
+        Some(inner) if frontend.notify => {
+            Some(Arc::new(Notifying { inner, agent: Arc::clone(&waiting_agent) }) as Arc<dyn PermissionPrompter>)
+        }
+        other => other,
+    };
     // Judges calls only in auto mode; bound to the backend once the model is known.
     let classifier = Arc::new(ModelClassifier::new());
     let session_id = match (&resumed, args.fork_session) {
@@ -233,7 +264,7 @@ pub(crate) async fn start(
         settings: merged_settings(options.settings.as_deref(), &args.add_dir, frontend.hooks.as_ref())?,
         settings_files: settings_files(args.setting_sources.as_deref()),
         trust: Some(frontend.trust),
-        prompter: frontend.prompter,
+        prompter,
         classifier: Some(classifier.clone()),
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
@@ -275,7 +306,11 @@ pub(crate) async fn start(
         agent_options.resume = messages;
     }
     let agent = match Agent::new(Arc::clone(&session), backend, agent_options) {
-        Ok(agent) => Arc::new(agent),
+        Ok(agent) => {
+            let agent = Arc::new(agent);
+            let _ = waiting_agent.set(Arc::downgrade(&agent));
+            agent
+        }
         Err(error) => {
             session.shutdown().await;
             return Err(StartError::Setup(error.into()));
