@@ -490,3 +490,31 @@ fn ctrl_c_interrupts_the_query_and_the_result_says_so() {
     assert_eq!(result["terminal_reason"], "interrupted");
     assert!(String::from_utf8_lossy(&output.stderr).contains("Interrupted. Press Ctrl-C again to exit."));
 }
+
+#[test]
+fn a_session_id_that_cannot_name_a_folder_and_unknown_tools_are_said() {
+    let dir = project();
+    let api = FakeApi::scripted(Vec::new(), "ok");
+    let output = run(dir.path(), &api, &["-p", "hi", "--session-id", "../../escaped"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--session-id \"../../escaped\" cannot name a session"), "{stderr}");
+    assert!(api.requests().is_empty());
+
+    let output = run(
+        dir.path(),
+        &api,
+        &["-p", "hi", "--output-format", "json", "--tools", "Read,bash", "--session-id", "my-run_1"],
+    );
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--tools names \"bash\", which is not a built-in tool"), "{stderr}");
+    assert_eq!(lines(&output)[0]["session_id"], "my-run_1");
+    let tools: Vec<String> = api.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(tools.contains(&"Read".to_owned()) && !tools.contains(&"Bash".to_owned()), "{tools:?}");
+}

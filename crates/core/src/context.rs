@@ -277,6 +277,14 @@ impl FileReadState {
         }
     }
 
+    /// Forgets every path (after a compaction the model no longer sees what it read: a Read
+    /// must not answer "unchanged since you last read it", and an edit needs a fresh read).
+    pub fn clear(&self) {
+        let mut inner = self.lock();
+        inner.entries.clear();
+        inner.bytes = 0;
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.lock().entries.len()

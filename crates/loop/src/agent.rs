@@ -219,7 +219,7 @@ impl Agent {
             "model": self.options.model,
             "permissionMode": mode,
             "slash_commands": [],
-            "apiKeySource": "ANTHROPIC_API_KEY",
+            "apiKeySource": self.options.api_key_source,
             "output_style": "default",
             "agents": [],
             "skills": [],
@@ -835,7 +835,11 @@ impl Agent {
     fn count(&self, st: &mut State, message: &AssistantMessage) {
         let usage = message.usage;
         let model = message.model.clone().unwrap_or_else(|| self.options.model.clone());
-        let cost = cost_usd(&model, &usage);
+        // Claude's prices mean nothing for another provider's model.
+        let cost = match &self.backend {
+            Backend::Anthropic(_) => cost_usd(&model, &usage),
+            _ => 0.0,
+        };
         st.usage += usage;
         st.cost_usd += cost;
         st.context_tokens = usage.input_tokens
@@ -888,6 +892,8 @@ impl Agent {
         }
         st.messages.clear();
         st.context_tokens = 0;
+        // The files read before are only in the summary now: reads start afresh.
+        self.session.context().await.read_file_state.clear();
         self.push(st, compact::summary_message(&summary));
         let context = self.initial_context().await;
         self.push(st, json!({"role": "system", "content": [{"type": "text", "text": context}]}));

@@ -58,6 +58,9 @@ pub struct AgentOptions {
     /// The auto mode's classifier (also given to the session's builder): the agent records each
     /// prompt of the user in it, as the intent calls are judged against.
     pub classifier: Option<std::sync::Arc<crate::classifier::ModelClassifier>>,
+    /// Where the credential came from, as the `system/init` event's `apiKeySource` says it
+    /// (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `none`).
+    pub api_key_source: String,
 }
 
 impl AgentOptions {
@@ -80,6 +83,7 @@ impl AgentOptions {
             memory: true,
             thinking: None,
             classifier: None,
+            api_key_source: "ANTHROPIC_API_KEY".to_owned(),
         }
     }
 }

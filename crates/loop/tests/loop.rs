@@ -396,7 +396,8 @@ async fn near_the_context_window_the_conversation_is_compacted() {
     let fx = Fixture::new();
     let log = fx.state.path().join("precompact.log");
     let settings = json!({"hooks": {"PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": format!("cat > {}", log.display())}]}]}});
-    let api = FakeApi::start(|request: &Recorded| {
+    let file = fx.path("a.txt");
+    let api = FakeApi::start(move |request: &Recorded| {
         let text = request.body["messages"].to_string();
         if text.contains("about to be replaced by a summary") {
             Reply::text("SUMMARY: the user wants a.txt read")
@@ -435,6 +436,9 @@ async fn near_the_context_window_the_conversation_is_compacted() {
     assert_eq!(after.len(), 2, "the summary and the environment");
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
     assert_eq!(seen["trigger"], "auto");
+    // What was read before is forgotten with the history: the same Read gives the file again.
+    let session = agent.session();
+    assert!(session.context().await.read_file_state.is_empty());
 }
 
 #[tokio::test]

@@ -159,8 +159,15 @@ fn tools_denied(list: Option<&str>, env: &Environment) -> Vec<String> {
         return Vec::new();
     }
     let wanted = agent_tools_settings::parse_tool_list(list);
-    agent_tools_host::pool::get_all_base_tools(&env.host_config())
-        .iter()
+    let all = agent_tools_host::pool::get_all_base_tools(&env.host_config());
+    for name in &wanted {
+        if !all.iter().any(|tool| agent_tools_core::tool_matches_name(tool.as_ref(), name)) {
+            crate::report(format_args!(
+                "agent-tools: --tools names {name:?}, which is not a built-in tool (names are case-sensitive); it is ignored"
+            ));
+        }
+    }
+    all.iter()
         .filter(|tool| !wanted.iter().any(|name| agent_tools_core::tool_matches_name(tool.as_ref(), name)))
         .map(|tool| tool.name().to_owned())
         .collect()
@@ -244,6 +251,13 @@ pub(crate) async fn start(
     {
         return Err(StartError::Run(NO_API_KEY.to_owned()));
     }
+    if let Some(id) = &args.session_id
+        && !agent_tools_host::session::is_plain_id(id)
+    {
+        return Err(StartError::Run(format!(
+            "--session-id {id:?} cannot name a session: use 1 to 64 letters, digits, '-' or '_' (a UUID, say)"
+        )));
+    }
     let resumed = resumed(args, &env, &cwd)?;
     let waiting_agent = Arc::new(std::sync::OnceLock::new());
     let prompter = match frontend.prompter {
@@ -282,6 +296,12 @@ pub(crate) async fn start(
     };
     classifier.bind(backend.clone(), classifier_model);
     let mut agent_options = AgentOptions::new(model);
+    agent_options.api_key_source = match &backend {
+        Backend::OpenAi(_) => "none",
+        _ if env.text("ANTHROPIC_API_KEY").is_some() => "ANTHROPIC_API_KEY",
+        _ => "ANTHROPIC_AUTH_TOKEN",
+    }
+    .to_owned();
     agent_options.classifier = Some(classifier);
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
