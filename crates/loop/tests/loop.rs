@@ -404,7 +404,7 @@ async fn near_the_context_window_the_conversation_is_compacted() {
         } else if !text.contains("SUMMARY:") {
             Reply::Message {
                 content: vec![
-                    json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a.txt"}}),
+                    json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": file}}),
                 ],
                 stop_reason: None,
                 usage: Some(json!({"input_tokens": 950})),
@@ -436,9 +436,10 @@ async fn near_the_context_window_the_conversation_is_compacted() {
     assert_eq!(after.len(), 2, "the summary and the environment");
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
     assert_eq!(seen["trigger"], "auto");
-    // What was read before is forgotten with the history: the same Read gives the file again.
-    let session = agent.session();
-    assert!(session.context().await.read_file_state.is_empty());
+    // The Read ran (its result went into the summary request) …
+    assert_eq!(requests[1].body["messages"][3]["content"][0]["content"], "1\thello\n2\t");
+    // … and what was read is forgotten with the history: the same Read would give the file again.
+    assert!(agent.session().context().await.read_file_state.is_empty());
 }
 
 #[tokio::test]
