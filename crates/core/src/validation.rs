@@ -21,7 +21,17 @@ pub enum ValidationResult {
     },
 }
 
+/// The error code of a refusal by a permission rule met in `validate_input` (a `Read(…)` or
+/// `Edit(…)` deny rule): the executor counts such a call among the permission denials, as
+/// Claude Code lists it in its result's `permission_denials`.
+pub const DENIED_BY_RULE: i32 = -403;
+
 impl ValidationResult {
+    /// A refusal because a deny rule covers what the call would touch ([`DENIED_BY_RULE`]).
+    pub fn denied_by_rule(message: impl Into<String>) -> Self {
+        Self::Error { message: message.into(), error_code: DENIED_BY_RULE }
+    }
+
     /// A refusal with a message and code.
     pub fn error(message: impl Into<String>, error_code: i32) -> Self {
         Self::Error { message: message.into(), error_code }

@@ -304,8 +304,10 @@ impl Executor {
         };
         let mut call_ctx = ctx.clone();
         call_ctx.tool_use_id = Some(id.to_owned());
-        if let ValidationResult::Error { message, .. } = tool.validate_input(&parsed, &call_ctx).await {
-            return Err(Invocation::refused(validation_error_result(id, &message)));
+        if let ValidationResult::Error { message, error_code } = tool.validate_input(&parsed, &call_ctx).await {
+            let mut refused = Invocation::refused(validation_error_result(id, &message));
+            refused.permission_denied = error_code == agent_tools_core::validation::DENIED_BY_RULE;
+            return Err(refused);
         }
         Ok((parsed, call_ctx))
     }

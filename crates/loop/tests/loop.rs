@@ -160,9 +160,10 @@ async fn errors_refusals_and_unparsable_input_are_results() {
         json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "raw_json": "not json at all"}),
         tool_use("toolu_2", "NoSuchTool", json!({})),
         tool_use("toolu_3", "Bash", json!({"command": "rm a.txt", "description": "rm"})),
+        tool_use("toolu_4", "Read", json!({"file_path": fx.path("a.txt")})),
     ];
     let api = FakeApi::scripted(vec![turn], "Done.");
-    let session = fx.session(r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#).await;
+    let session = fx.session(r#"{"permissions": {"deny": ["Bash(rm:*)", "Read(./a.txt)"]}}"#).await;
     let agent = Agent::new(session, backend(&api), options()).unwrap();
     let result = agent.query("go", &mut |_| {}).await;
     let results = results_after(&api, 0);
@@ -173,13 +174,16 @@ async fn errors_refusals_and_unparsable_input_are_results() {
     assert_eq!(results[1]["content"], "<tool_use_error>Error: No such tool available: NoSuchTool</tool_use_error>");
     assert_eq!(results[2]["content"], "Permission to use Bash with command rm a.txt has been denied.");
     assert!(results.iter().all(|r| r["is_error"] == true));
-    assert!(fx.project.path().join("a.txt").exists());
     assert_eq!(
-        result.permission_denials,
-        vec![
-            json!({"tool_name": "Bash", "tool_use_id": "toolu_3", "tool_input": {"command": "rm a.txt", "description": "rm"}})
-        ]
+        results[3]["content"],
+        "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>"
     );
+    assert!(fx.project.path().join("a.txt").exists());
+    // Both refusals by a rule are permission denials (the Read's, met in validate_input, too),
+    // as in Claude Code's perm-deny-rule-bypass record.
+    let denied: Vec<&str> = result.permission_denials.iter().map(|d| d["tool_use_id"].as_str().unwrap()).collect();
+    assert_eq!(denied, ["toolu_3", "toolu_4"]);
+    assert_eq!(result.permission_denials[0]["tool_input"], json!({"command": "rm a.txt", "description": "rm"}));
 }
 
 #[tokio::test]

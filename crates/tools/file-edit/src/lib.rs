@@ -155,7 +155,7 @@ impl ToolDef for EditTool {
 
     async fn validate_input(&self, input: &EditInput, ctx: &ToolUseContext) -> ValidationResult {
         if let Some(message) = agent_tools_permissions::edit_denied_message(&ctx.resolve_path(&input.file_path), ctx) {
-            return ValidationResult::error(message, 2);
+            return ValidationResult::denied_by_rule(message);
         }
         // The cheap check first, without touching the disk.
         if input.old_string == input.new_string {

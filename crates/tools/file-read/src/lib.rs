@@ -389,7 +389,7 @@ impl ToolDef for ReadTool {
         }
         let path = ctx.resolve_path(&input.file_path);
         if let Some(message) = agent_tools_permissions::read_denied_message(&path, ctx) {
-            return ValidationResult::error(message, 1);
+            return ValidationResult::denied_by_rule(message);
         }
         if is_blocked_device(&path) {
             return ValidationResult::error(render::blocked_device(&input.file_path), 9);

@@ -144,7 +144,7 @@ impl ToolDef for WriteTool {
 
     async fn validate_input(&self, input: &WriteInput, ctx: &ToolUseContext) -> ValidationResult {
         if let Some(message) = agent_tools_permissions::edit_denied_message(&ctx.resolve_path(&input.file_path), ctx) {
-            return ValidationResult::error(message, 1);
+            return ValidationResult::denied_by_rule(message);
         }
         let path = ctx.resolve_path(&input.file_path);
         let state = ctx.read_file_state.clone();

@@ -212,7 +212,7 @@ impl ToolDef for NotebookEditTool {
         if let Some(message) =
             agent_tools_permissions::edit_denied_message(&ctx.resolve_path(&input.notebook_path), ctx)
         {
-            return ValidationResult::error(message, 1);
+            return ValidationResult::denied_by_rule(message);
         }
         let path = ctx.resolve_path(&input.notebook_path);
         let state = ctx.read_file_state.clone();
