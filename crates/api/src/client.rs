@@ -146,6 +146,19 @@ impl Client {
     /// [`ApiError::Status`] for an error status (with the reply's `retry-after`),
     /// [`ApiError::Body`] / [`ApiError::NotJson`] for a JSON reply that cannot be read.
     pub async fn stream(&self, body: &Value, extra_headers: &[(String, String)]) -> Result<EventStream, ApiError> {
+        self.stream_json(body, extra_headers).await
+    }
+
+    /// [`Client::stream`] with any serializable body: the agent loop sends its request without
+    /// building (or copying) a `Value` of the whole conversation first.
+    ///
+    /// # Errors
+    /// Those of [`Client::stream`].
+    pub async fn stream_json<B: serde::Serialize + ?Sized>(
+        &self,
+        body: &B,
+        extra_headers: &[(String, String)],
+    ) -> Result<EventStream, ApiError> {
         let endpoint = self.config.messages_endpoint();
         let payload = serde_json::to_vec(body).map_err(ApiError::NotJson)?;
         let builder = self

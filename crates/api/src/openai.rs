@@ -166,6 +166,26 @@ impl Backend {
         }
     }
 
+    /// [`Backend::stream`] with any serializable body (an Anthropic Messages request): sent as
+    /// it serializes to the Messages API; turned into a `Value` first for a Chat Completions
+    /// server, whose request is a translation.
+    ///
+    /// # Errors
+    /// Those of the client's `stream`; [`ApiError::NotJson`] when the body does not serialize.
+    pub async fn stream_json<B: serde::Serialize + ?Sized>(
+        &self,
+        body: &B,
+        extra_headers: &[(String, String)],
+    ) -> Result<EventStream, ApiError> {
+        match self {
+            Self::Anthropic(client) => client.stream_json(body, extra_headers).await,
+            Self::OpenAi(client) => {
+                let body = serde_json::to_value(body).map_err(ApiError::NotJson)?;
+                client.stream(&body, extra_headers).await
+            }
+        }
+    }
+
     /// [`Backend::stream`] with the opening retried ([`Client::stream_with_retries`]).
     ///
     /// # Errors

@@ -106,6 +106,52 @@ enum CallState {
     Done(Invocation),
 }
 
+/// One request's body, borrowing the conversation (serialized straight to the wire).
+#[derive(serde::Serialize)]
+struct Request<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    system: &'a [Value],
+    messages: Breakpointed<'a>,
+    metadata: Metadata,
+    stream: bool,
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    tools: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<&'a Value>,
+}
+
+#[derive(serde::Serialize)]
+struct Metadata {
+    user_id: String,
+}
+
+/// The messages, the last one's last block marked as a prompt-cache breakpoint.
+struct Breakpointed<'a>(&'a [Value]);
+
+impl serde::Serialize for Breakpointed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        if let Some((last, earlier)) = self.0.split_last() {
+            for message in earlier {
+                seq.serialize_element(message)?;
+            }
+            let mut last = last.clone();
+            if let Some(block) = last
+                .get_mut("content")
+                .and_then(Value::as_array_mut)
+                .and_then(|c| c.last_mut())
+                .and_then(Value::as_object_mut)
+            {
+                block.insert("cache_control".into(), json!({"type": "ephemeral"}));
+            }
+            seq.serialize_element(&last)?;
+        }
+        seq.end()
+    }
+}
+
 /// What woke a streaming answer up.
 enum Next {
     Interrupted,
@@ -345,7 +391,7 @@ impl Agent {
             if self.needs_compaction(&st) {
                 self.compact(&mut st, "auto", sink).await;
             }
-            let body = self.request_body(&st, &tools, &system);
+            let body = self.request(&st, &tools, &system);
             run.turns += 1;
             let asked = Instant::now();
             let streamed = self.stream_with_retries(&body, sink, &interrupt).await;
@@ -469,30 +515,19 @@ impl Agent {
         tools
     }
 
-    /// The request body: the conversation with a cache breakpoint on the last block of the last
-    /// message, streamed.
-    fn request_body(&self, st: &State, tools: &[Value], system: &[Value]) -> Value {
-        let mut messages = st.messages.clone();
-        if let Some(last) = messages.last_mut().and_then(|m| m.get_mut("content")).and_then(Value::as_array_mut)
-            && let Some(block) = last.last_mut().and_then(Value::as_object_mut)
-        {
-            block.insert("cache_control".into(), json!({"type": "ephemeral"}));
+    /// The request: the conversation with a cache breakpoint on the last block of the last
+    /// message, streamed. It borrows the conversation: only the last message is copied.
+    fn request<'a>(&'a self, st: &'a State, tools: &'a [Value], system: &'a [Value]) -> Request<'a> {
+        Request {
+            model: &self.options.model,
+            max_tokens: self.options.max_tokens,
+            system,
+            messages: Breakpointed(&st.messages),
+            metadata: Metadata { user_id: format!("session_{}", self.session.id()) },
+            stream: true,
+            tools,
+            thinking: self.options.thinking.as_ref(),
         }
-        let mut body = json!({
-            "model": self.options.model,
-            "max_tokens": self.options.max_tokens,
-            "system": system,
-            "messages": messages,
-            "metadata": {"user_id": format!("session_{}", self.session.id())},
-            "stream": true,
-        });
-        if !tools.is_empty() {
-            body["tools"] = Value::Array(tools.to_vec());
-        }
-        if let Some(thinking) = &self.options.thinking {
-            body["thinking"] = thinking.clone();
-        }
-        body
     }
 
     fn headers(&self) -> Vec<(String, String)> {
@@ -503,7 +538,7 @@ impl Agent {
     /// from a failed attempt are stopped and their results dropped).
     async fn stream_with_retries(
         &self,
-        body: &Value,
+        body: &Request<'_>,
         sink: Sink<'_>,
         interrupt: &CancellationToken,
     ) -> Result<Streamed, ApiError> {
@@ -541,11 +576,11 @@ impl Agent {
     /// the leading run of concurrency-safe calls starts at once, while the rest still streams.
     async fn stream_once(
         &self,
-        body: &Value,
+        body: &Request<'_>,
         sink: Sink<'_>,
         interrupt: &CancellationToken,
     ) -> Result<Streamed, (ApiError, Vec<Call>)> {
-        let mut stream = match self.backend.stream(body, &self.headers()).await {
+        let mut stream = match self.backend.stream_json(body, &self.headers()).await {
             Ok(stream) => stream,
             Err(error) => return Err((error, Vec::new())),
         };

@@ -56,12 +56,11 @@ pub struct EnvironmentFacts {
 impl EnvironmentFacts {
     /// The facts for `cwd` now.
     pub fn gather(cwd: &Path, model: &str, additional_dirs: &[std::path::PathBuf]) -> Self {
-        let os_version = run(Path::new("/"), "uname", &["-sr"]);
         Self {
             cwd: cwd.display().to_string(),
-            is_git_repo: run(cwd, "git", &["rev-parse", "--is-inside-work-tree"]).as_deref() == Some("true"),
+            is_git_repo: in_git_work_tree(cwd),
             platform: std::env::consts::OS.to_owned(),
-            os_version,
+            os_version: os_version(),
             date: today(),
             model: model.to_owned(),
             additional_dirs: additional_dirs.iter().map(|dir| dir.display().to_string()).collect(),
@@ -83,6 +82,22 @@ impl EnvironmentFacts {
         text.push_str(&format!(" - Today's date: {}\n", self.date));
         text.push_str(&format!(" - Model: {}", self.model));
         text
+    }
+}
+
+/// Whether `cwd` is inside a git work tree: a `.git` folder or file (a worktree, a submodule)
+/// in it or a folder above it. No process is started: this runs before the first request.
+pub fn in_git_work_tree(cwd: &Path) -> bool {
+    cwd.ancestors().any(|dir| dir.join(".git").exists())
+}
+
+/// The kernel and its release (`Linux 6.1.0`), read from `/proc` on Linux, else from `uname -sr`.
+fn os_version() -> Option<String> {
+    let read =
+        |name: &str| std::fs::read_to_string(format!("/proc/sys/kernel/{name}")).ok().map(|t| t.trim().to_owned());
+    match (read("ostype"), read("osrelease")) {
+        (Some(kind), Some(release)) => Some(format!("{kind} {release}")),
+        _ => run(Path::new("/"), "uname", &["-sr"]),
     }
 }
 
@@ -146,6 +161,21 @@ mod tests {
         assert_eq!(date_of(0), "1970-01-01");
         assert_eq!(date_of(20_454), "2026-01-01");
         assert_eq!(date_of(11_016), "2000-02-29");
+    }
+
+    #[test]
+    fn a_git_work_tree_is_found_from_below_without_git() {
+        #![allow(clippy::unwrap_used)]
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        let outside = !dir.path().ancestors().any(|d| d.join(".git").exists());
+        assert_eq!(in_git_work_tree(&sub), !outside);
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        assert!(in_git_work_tree(&sub));
+        if cfg!(target_os = "linux") {
+            assert!(os_version().is_some_and(|v| v.starts_with("Linux ")));
+        }
     }
 
     #[test]
