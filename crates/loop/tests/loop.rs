@@ -582,3 +582,29 @@ async fn a_running_commands_progress_is_relayed_before_its_result() {
     let finished = seen.iter().position(|e| e == "finished toolu_1 false").unwrap();
     assert!(finished >= 1 && seen[..finished].iter().all(|e| e == "progress started"), "{seen:?}");
 }
+
+#[tokio::test]
+async fn thinking_and_server_tool_blocks_stay_in_the_history_unchanged() {
+    let fx = Fixture::new();
+    let search = json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}, "caller": {"type": "direct"}});
+    let found = json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [{"type": "web_search_result", "url": "https://www.rust-lang.org", "title": "Rust", "encrypted_content": "abc"}]});
+    let turn = vec![
+        json!({"type": "thinking", "thinking": "I should read a.txt.", "signature": "sig-123"}),
+        search.clone(),
+        found.clone(),
+        tool_use("toolu_1", "Read", json!({"file_path": fx.path("a.txt")})),
+    ];
+    let api = FakeApi::scripted(vec![turn], "Done.");
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let result = agent.query("go", &mut |_| {}).await;
+    assert_eq!(result.result, "Done.");
+    let second = &api.requests()[1].body["messages"];
+    let assistant = second.as_array().unwrap().iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(
+        assistant["content"][0],
+        json!({"type": "thinking", "thinking": "I should read a.txt.", "signature": "sig-123"})
+    );
+    assert_eq!(assistant["content"][1], search);
+    assert_eq!(assistant["content"][2], found);
+    assert_eq!(assistant["content"][3]["name"], "Read");
+}
