@@ -3,76 +3,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{Read, Write};
+mod common;
+
 use std::path::Path;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use common::Terminal;
 
-/// A running `agent-tools` on a terminal: what it printed so far, and its keyboard.
-struct Session {
-    screen: mpsc::Receiver<Vec<u8>>,
-    seen: String,
-    keys: Box<dyn Write + Send>,
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-}
-
-impl Session {
-    fn start(cwd: &Path, args: &[&str]) -> Self {
-        let pair =
-            native_pty_system().openpty(PtySize { rows: 40, cols: 200, pixel_width: 0, pixel_height: 0 }).unwrap();
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_agent-tools"));
-        command.env("HOME", cwd.join(".home"));
-        command.env("XDG_STATE_HOME", cwd.join(".state"));
-        command.env("XDG_CONFIG_HOME", cwd.join(".home/.config"));
-        command.env_remove("CLAUDE_CONFIG_DIR");
-        command.arg("--cwd");
-        command.arg(cwd);
-        command.args(args);
-        command.cwd(cwd);
-        let child = pair.slave.spawn_command(command).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let keys = pair.master.take_writer().unwrap();
-        let (send, screen) = mpsc::channel();
-        std::thread::spawn(move || {
-            let _master = pair.master;
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || send.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-        Self { screen, seen: String::new(), keys, child }
-    }
-
-    /// Waits until the output so far contains `text` (panics with the screen after 30 s).
-    fn expect(&mut self, text: &str) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !self.seen.contains(text) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.screen.recv_timeout(left) {
-                Ok(bytes) => self.seen.push_str(&String::from_utf8_lossy(&bytes)),
-                Err(_) => panic!("never saw {text:?}; the terminal shows:\n{}", self.seen),
-            }
-        }
-    }
-
-    fn type_line(&mut self, line: &str) {
-        self.keys.write_all(format!("{line}\r").as_bytes()).unwrap();
-        self.keys.flush().unwrap();
-    }
-
-    /// Waits for the program to end and returns its exit code and everything it printed.
-    fn finish(mut self) -> (u32, String) {
-        let status = self.child.wait().unwrap();
-        while let Ok(bytes) = self.screen.recv_timeout(Duration::from_millis(500)) {
-            self.seen.push_str(&String::from_utf8_lossy(&bytes));
-        }
-        (status.exit_code(), self.seen)
-    }
+/// `agent-tools --cwd CWD ARGS…` in `cwd` on a terminal.
+fn start(cwd: &Path, args: &[&str]) -> Terminal {
+    let mut command = common::program(cwd);
+    command.arg("--cwd");
+    command.arg(cwd);
+    command.args(args);
+    Terminal::start(command)
 }
 
 fn write_call(dir: &Path) -> String {
@@ -82,11 +25,11 @@ fn write_call(dir: &Path) -> String {
 #[test]
 fn no_then_a_reason_on_the_next_line_reaches_the_model() {
     let dir = tempfile::tempdir().unwrap();
-    let mut session = Session::start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
-    session.expect("Write wants to run");
-    session.expect("Allow? [y] once, [a] always this session, [n] no");
+    let mut session = start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
+    session.expect_shown("Write wants to run");
+    session.expect_shown("Allow? [y] once, [a] always this session, [n] no");
     session.type_line("n");
-    session.expect("Reason for the model (optional, Enter to skip): ");
+    session.expect_shown("Reason for the model (optional, Enter to skip): ");
     session.type_line("write it under docs/ instead");
     let (code, screen) = session.finish();
     assert_eq!(code, 1, "a refused call is an error result:\n{screen}");
@@ -97,10 +40,10 @@ fn no_then_a_reason_on_the_next_line_reaches_the_model() {
 #[test]
 fn a_reason_on_the_same_line_and_an_unclear_answer() {
     let dir = tempfile::tempdir().unwrap();
-    let mut session = Session::start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
-    session.expect("Allow? [y]");
+    let mut session = start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
+    session.expect_shown("Allow? [y]");
     session.type_line("maybe");
-    session.expect("Please answer y, a or n.");
+    session.expect_shown("Please answer y, a or n.");
     session.type_line("no not now");
     let (code, screen) = session.finish();
     assert_eq!(code, 1, "{screen}");
@@ -111,8 +54,8 @@ fn a_reason_on_the_same_line_and_an_unclear_answer() {
 #[test]
 fn yes_runs_the_call() {
     let dir = tempfile::tempdir().unwrap();
-    let mut session = Session::start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
-    session.expect("Allow? [y]");
+    let mut session = start(dir.path(), &["--no-settings", "call", "Write", &write_call(dir.path())]);
+    session.expect_shown("Allow? [y]");
     session.type_line("y");
     let (code, screen) = session.finish();
     assert_eq!(code, 0, "{screen}");
@@ -133,11 +76,12 @@ fn untrusted_project() -> tempfile::TempDir {
 fn trusting_a_folder_on_first_use_applies_its_rules_and_is_remembered() {
     let dir = untrusted_project();
     let root = dir.path().canonicalize().unwrap();
-    let mut session = Session::start(&root, &["call", "Write", &write_call(&root)]);
-    session.expect(&format!("{} is a folder you have not trusted yet.", root.display()));
-    session
-        .expect("Its own configuration can run programs or allow tool calls: 1 allow rule in .claude/settings.json.");
-    session.expect("Trust this folder? [y] yes, remember it; [n] no, run without its configuration: ");
+    let mut session = start(&root, &["call", "Write", &write_call(&root)]);
+    session.expect_shown(&format!("{} is a folder you have not trusted yet.", root.display()));
+    session.expect_shown(
+        "Its own configuration can run programs or allow tool calls: 1 allow rule in .claude/settings.json.",
+    );
+    session.expect_shown("Trust this folder? [y] yes, remember it; [n] no, run without its configuration: ");
     session.type_line("y");
     let (code, screen) = session.finish();
     assert_eq!(code, 0, "the project's rule allowed the write:\n{screen}");
@@ -147,7 +91,7 @@ fn trusting_a_folder_on_first_use_applies_its_rules_and_is_remembered() {
     assert!(record.contains(root.to_str().unwrap()), "{record}");
     // Remembered: no question the next time.
     std::fs::remove_file(root.join("new.txt")).unwrap();
-    let session = Session::start(&root, &["call", "Write", &write_call(&root)]);
+    let session = start(&root, &["call", "Write", &write_call(&root)]);
     let (code, screen) = session.finish();
     assert_eq!(code, 0, "{screen}");
     assert!(!screen.contains("not trusted yet"), "{screen}");
@@ -157,14 +101,14 @@ fn trusting_a_folder_on_first_use_applies_its_rules_and_is_remembered() {
 fn declining_trust_runs_without_the_folders_rules() {
     let dir = untrusted_project();
     let root = dir.path().canonicalize().unwrap();
-    let mut session = Session::start(&root, &["call", "Write", &write_call(&root)]);
-    session.expect("Trust this folder? [y]");
+    let mut session = start(&root, &["call", "Write", &write_call(&root)]);
+    session.expect_shown("Trust this folder? [y]");
     session.type_line("n");
     // The project's allow rule is left out, so the write itself is asked about.
-    session.expect("is not a trusted folder, so its own configuration is not used");
-    session.expect("Allow? [y] once");
+    session.expect_shown("is not a trusted folder, so its own configuration is not used");
+    session.expect_shown("Allow? [y] once");
     session.type_line("n");
-    session.expect("Reason for the model");
+    session.expect_shown("Reason for the model");
     session.type_line("");
     let (code, screen) = session.finish();
     assert_eq!(code, 1, "{screen}");
@@ -186,12 +130,12 @@ fn exit_plan_mode_shows_the_plan_and_yes_restores_the_earlier_mode() {
         root.display()
     );
     std::fs::write(root.join("turn.json"), turn).unwrap();
-    let mut session = Session::start(&root, &["--no-settings", "--permission-mode", "acceptEdits", "run", "turn.json"]);
-    session.expect("ExitPlanMode wants to run");
-    session.expect("Exit plan mode?");
-    session.expect("PLAN-LINE-ONE");
-    session.expect("PLAN-LINE-TWO");
-    session.expect("Allow? [y]");
+    let mut session = start(&root, &["--no-settings", "--permission-mode", "acceptEdits", "run", "turn.json"]);
+    session.expect_shown("ExitPlanMode wants to run");
+    session.expect_shown("Exit plan mode?");
+    session.expect_shown("PLAN-LINE-ONE");
+    session.expect_shown("PLAN-LINE-TWO");
+    session.expect_shown("Allow? [y]");
     session.type_line("y");
     let (code, screen) = session.finish();
     assert_eq!(code, 0, "{screen}");
@@ -219,16 +163,16 @@ fn ask_user_question_is_answered_by_number_and_in_free_text() {
     let dir = tempfile::tempdir().unwrap();
     // Bypass mode: the questions are still put to the user.
     let args = ["--no-settings", "--permission-mode", "bypassPermissions", "call", "AskUserQuestion", questions_call()];
-    let mut session = Session::start(dir.path(), &args);
-    session.expect("[Database] Which database?");
-    session.expect("2. SQLite — A file, no server");
-    session.expect("3. Other (type your own answer)");
-    session.expect("Your answer (a number, or your own words): ");
+    let mut session = start(dir.path(), &args);
+    session.expect_shown("[Database] Which database?");
+    session.expect_shown("2. SQLite — A file, no server");
+    session.expect_shown("3. Other (type your own answer)");
+    session.expect_shown("Your answer (a number, or your own words): ");
     session.type_line("5");
-    session.expect("Please answer with one number from 1 to 3, or type your own answer.");
+    session.expect_shown("Please answer with one number from 1 to 3, or type your own answer.");
     session.type_line("2");
-    session.expect("[Features] Which features?");
-    session.expect("Your answer (numbers separated by commas, e.g. 1,3, or your own words): ");
+    session.expect_shown("[Features] Which features?");
+    session.expect_shown("Your answer (numbers separated by commas, e.g. 1,3, or your own words): ");
     session.type_line("auth and an audit log");
     let (code, screen) = session.finish();
     assert_eq!(code, 0, "{screen}");
@@ -244,21 +188,20 @@ fn ask_user_question_is_answered_by_number_and_in_free_text() {
 #[test]
 fn ask_user_question_takes_several_numbers_and_other_and_ctrl_d_declines() {
     let dir = tempfile::tempdir().unwrap();
-    let mut session = Session::start(dir.path(), &["--no-settings", "call", "AskUserQuestion", questions_call()]);
-    session.expect("Your answer (a number");
+    let mut session = start(dir.path(), &["--no-settings", "call", "AskUserQuestion", questions_call()]);
+    session.expect_shown("Your answer (a number");
     session.type_line("3");
-    session.expect("Your own answer: ");
+    session.expect_shown("Your own answer: ");
     session.type_line("DuckDB");
-    session.expect("Your answer (numbers separated by commas");
+    session.expect_shown("Your answer (numbers separated by commas");
     session.type_line("3, 1");
     let (code, screen) = session.finish();
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("\"Which database?\"=\"DuckDB\", \"Which features?\"=\"Export, Auth\""), "{screen}");
 
-    let mut session = Session::start(dir.path(), &["--no-settings", "call", "AskUserQuestion", questions_call()]);
-    session.expect("Your answer (a number");
-    session.keys.write_all(b"\x04").unwrap();
-    session.keys.flush().unwrap();
+    let mut session = start(dir.path(), &["--no-settings", "call", "AskUserQuestion", questions_call()]);
+    session.expect_shown("Your answer (a number");
+    session.keys("\x04");
     let (code, screen) = session.finish();
     assert_eq!(code, 1, "a declined question set is an error result:\n{screen}");
     assert!(screen.contains("The user declined this tool use"), "{screen}");
