@@ -127,20 +127,6 @@ impl OpenAiClient {
         let dialect = Dialect::OpenAi(Box::new(ChunkTranslator::new(model)));
         open_event_stream(response, dialect, self.idle, endpoint).await
     }
-
-    /// [`OpenAiClient::stream`] retried as [`Client::stream_with_retries`] does.
-    ///
-    /// # Errors
-    /// The last error.
-    pub async fn stream_with_retries(
-        &self,
-        body: &Value,
-        extra_headers: &[(String, String)],
-        policy: &RetryPolicy,
-        on_retry: impl FnMut(u32, &ApiError, Duration),
-    ) -> Result<EventStream, ApiError> {
-        policy.run(on_retry, || self.stream(body, extra_headers)).await
-    }
 }
 
 /// The model backend the agent loop talks to: the Messages API itself or a Chat Completions

@@ -49,6 +49,14 @@ impl RetryPolicy {
         backoff + backoff.mul_f64(0.25 * unit_random())
     }
 
+    /// Whether to retry after `error` and how long to wait first, for retry number `attempt`
+    /// (1-based): `None` when the error is not [`ApiError::is_retryable`] or `attempt` is past
+    /// `max_retries`; else [`RetryPolicy::delay`]. The one rule both [`RetryPolicy::run`] and a
+    /// caller that retries by itself (the agent loop, for failures mid-stream) follow.
+    pub fn wait_before(&self, attempt: u32, error: &ApiError) -> Option<Duration> {
+        (error.is_retryable() && attempt <= self.max_retries).then(|| self.delay(attempt, error))
+    }
+
     /// The wait before retry `attempt` without jitter or `retry-after`:
     /// `base_delay × 2^(attempt−1)` capped at `max_delay`.
     pub fn backoff(&self, attempt: u32) -> Duration {
@@ -78,11 +86,8 @@ impl RetryPolicy {
                 Ok(value) => return Ok(value),
                 Err(error) => error,
             };
-            if !error.is_retryable() || attempt >= self.max_retries {
-                return Err(error);
-            }
             attempt += 1;
-            let wait = self.delay(attempt, &error);
+            let Some(wait) = self.wait_before(attempt, &error) else { return Err(error) };
             on_retry(attempt, &error, wait);
             drop(error);
             tokio::time::sleep(wait).await;
@@ -129,5 +134,15 @@ mod tests {
         assert_eq!(policy.delay(1, &asked(3)), Duration::from_secs(3));
         assert_eq!(policy.delay(9, &asked(45)), Duration::from_secs(45));
         assert_eq!(policy.delay(1, &asked(600)), MAX_RETRY_AFTER);
+    }
+
+    #[test]
+    fn a_retry_comes_only_for_a_retryable_error_within_the_count() {
+        let policy = RetryPolicy { max_retries: 2, ..RetryPolicy::default() };
+        assert!(policy.wait_before(1, &ApiError::StreamEnded).is_some());
+        assert!(policy.wait_before(2, &ApiError::StreamEnded).is_some());
+        assert_eq!(policy.wait_before(3, &ApiError::StreamEnded), None, "past max_retries");
+        assert_eq!(policy.wait_before(1, &ApiError::Stream("bad event".into())), None, "not retryable");
+        assert_eq!(RetryPolicy::none().wait_before(1, &ApiError::StreamEnded), None);
     }
 }

@@ -553,10 +553,7 @@ impl Agent {
                         }
                     }
                     attempt += 1;
-                    if !error.is_retryable() || attempt > self.options.retry.max_retries {
-                        return Err(error);
-                    }
-                    let wait = self.options.retry.delay(attempt, &error);
+                    let Some(wait) = self.options.retry.wait_before(attempt, &error) else { return Err(error) };
                     sink(AgentEvent::Notice(format!(
                         "API request failed ({}); retrying in {:.1} s (attempt {attempt} of {})",
                         api_error_text(&error),
