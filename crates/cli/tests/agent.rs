@@ -204,6 +204,26 @@ fn tools_restricts_the_pool_and_version_and_missing_key() {
 }
 
 /// Writes one JSON line to the child's stdin.
+/// The agent speaking the SDK's protocol (stream-json both ways, permission questions on
+/// stdout), with `extra` flags: the child, its stdin, and its stdout by lines.
+fn sdk_protocol(
+    dir: &Path,
+    api: &FakeApi,
+    extra: &[&str],
+) -> (std::process::Child, std::process::ChildStdin, std::io::BufReader<std::process::ChildStdout>) {
+    let mut child = command(dir, api)
+        .args(["--output-format", "stream-json", "--verbose", "--permission-prompt-tool", "stdio"])
+        .args(extra)
+        .args(["--input-format", "stream-json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    (child, stdin, stdout)
+}
+
 fn send(stdin: &mut std::process::ChildStdin, value: &Value) {
     use std::io::Write as _;
     writeln!(stdin, "{value}").unwrap();
@@ -220,15 +240,7 @@ fn set_permission_mode_switches_the_mode_for_later_calls() {
                          "input": {"file_path": root.join("new.txt"), "content": "x"}})]],
         "Done.",
     );
-    let mut child = command(dir.path(), &api)
-        .args(["--output-format", "stream-json", "--verbose", "--permission-prompt-tool", "stdio"])
-        .args(["--input-format", "stream-json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, stdout) = sdk_protocol(dir.path(), &api, &[]);
     send(&mut stdin, &json!({"type": "control_request", "request_id": "req_1", "request": {"subtype": "initialize"}}));
     send(
         &mut stdin,
@@ -280,25 +292,10 @@ fn stream_json_input_speaks_the_sdk_control_protocol() {
         ],
         "Done.",
     );
-    let mut child = command(dir.path(), &api)
-        .args([
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--system-prompt",
-            "",
-            "--permission-prompt-tool",
-            "stdio",
-            "--settings",
-            r#"{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "cat >> notified.jsonl"}]}]}}"#,
-        ])
-        .args(["--input-format", "stream-json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let notification =
+        r#"{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "cat >> notified.jsonl"}]}]}}"#;
+    let (mut child, mut stdin, stdout) =
+        sdk_protocol(dir.path(), &api, &["--system-prompt", "", "--settings", notification]);
     let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]});
     send(
         &mut stdin,
