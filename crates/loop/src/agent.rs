@@ -103,7 +103,8 @@ struct Call {
 enum CallState {
     Waiting,
     Running(JoinHandle<Invocation>),
-    Done(Invocation),
+    /// Finished and reported: the invocation and its `tool_result` as sent.
+    Done(Invocation, Value),
 }
 
 /// One request's body, borrowing the conversation (serialized straight to the wire).
@@ -607,8 +608,8 @@ impl Agent {
                     // An early call finished while the answer streams: report it now.
                     let call = &mut calls[index];
                     let done = outcome.unwrap_or_else(|error| join_error(error, &call.block.id));
-                    self.report(&call.block, &done, sink);
-                    call.state = CallState::Done(done);
+                    let result = self.report(&call.block, &done, sink);
+                    call.state = CallState::Done(done, result);
                     continue;
                 }
                 Next::Event(event) => event,
@@ -632,7 +633,6 @@ impl Agent {
                 Ok(finished) => finished,
                 Err(error) => return Err((error, calls)),
             };
-            self.collect_early(&mut calls, sink).await;
             if matches!(event, StreamEvent::MessageStop) {
                 break;
             }
@@ -655,27 +655,13 @@ impl Agent {
             };
             calls.push(Call { block: tool_use, state });
         }
-        self.collect_early(&mut calls, sink).await;
+        // Early calls still running when the answer ends are waited for with the rest.
         Ok(Streamed::Done(builder.finish(), calls))
     }
 
-    /// Takes the results of early calls that have finished, and reports each at once (a `user`
-    /// event, while the answer may still be streaming).
-    async fn collect_early(&self, calls: &mut [Call], sink: Sink<'_>) {
-        for call in calls.iter_mut() {
-            let finished = matches!(&call.state, CallState::Running(handle) if handle.is_finished());
-            if !finished {
-                continue;
-            }
-            let CallState::Running(handle) = std::mem::replace(&mut call.state, CallState::Waiting) else { continue };
-            let done = joined(handle, &call.block.id).await;
-            self.report(&call.block, &done, sink);
-            call.state = CallState::Done(done);
-        }
-    }
-
-    /// The `user` event of a finished call.
-    fn report(&self, block: &ToolUseBlock, done: &Invocation, sink: Sink<'_>) {
+    /// Reports a finished call (`CallFinished`, then its `user` event) and returns its
+    /// `tool_result` block as sent.
+    fn report(&self, block: &ToolUseBlock, done: &Invocation, sink: Sink<'_>) -> Value {
         sink(AgentEvent::CallFinished {
             tool_use_id: block.id.clone(),
             tool_name: self.tool_name(block).to_owned(),
@@ -685,6 +671,7 @@ impl Agent {
         let result = tool_result_json(self.tool_name(block), done);
         let data = done.data.as_ref().map(|data| data.to_json());
         sink(AgentEvent::Message(self.user_event(&result, data)));
+        result
     }
 
     fn tool_name<'a>(&'a self, block: &'a ToolUseBlock) -> &'a str {
@@ -737,29 +724,29 @@ impl Agent {
         calls: Vec<Call>,
         interrupt: &CancellationToken,
         sink: Sink<'_>,
-    ) -> Vec<(ToolUseBlock, Invocation)> {
+    ) -> Vec<(ToolUseBlock, Invocation, Value)> {
         let mut running: Vec<(usize, JoinHandle<Invocation>)> = Vec::new();
-        let mut done: Vec<Option<Invocation>> = (0..calls.len()).map(|_| None).collect();
+        let mut done: Vec<Option<(Invocation, Value)>> = (0..calls.len()).map(|_| None).collect();
         let mut blocks: Vec<ToolUseBlock> = Vec::with_capacity(calls.len());
         for (index, call) in calls.into_iter().enumerate() {
             let Call { block, state } = call;
             match state {
-                CallState::Done(finished) => done[index] = Some(finished),
+                CallState::Done(finished, result) => done[index] = Some((finished, result)),
                 CallState::Running(handle) => running.push((index, handle)),
                 CallState::Waiting => {
                     if let Some(raw) = unparsed_input(&block.input) {
                         let text = unparsed_input_error(&block.name, raw);
                         let refused = Invocation::refused(ToolResultBlock::error(&block.id, text));
-                        self.report(&block, &refused, sink);
-                        done[index] = Some(refused);
+                        let result = self.report(&block, &refused, sink);
+                        done[index] = Some((refused, result));
                     } else if self.is_concurrency_safe(&block) {
                         running.push((index, self.spawn_call(block.clone(), interrupt)));
                     } else {
                         self.join_all(&mut running, &blocks, &mut done, sink).await;
                         let options = self.call_options(interrupt);
                         let finished = self.relaying(self.session.call(&block, options), sink).await;
-                        self.report(&block, &finished, sink);
-                        done[index] = Some(finished);
+                        let result = self.report(&block, &finished, sink);
+                        done[index] = Some((finished, result));
                     }
                 }
             }
@@ -770,9 +757,12 @@ impl Agent {
             .into_iter()
             .zip(done)
             .map(|(block, done)| {
-                let done =
-                    done.unwrap_or_else(|| Invocation::refused(ToolResultBlock::error(&block.id, INTERRUPTED_BY_USER)));
-                (block, done)
+                let (done, result) = done.unwrap_or_else(|| {
+                    let missing = Invocation::refused(ToolResultBlock::error(&block.id, INTERRUPTED_BY_USER));
+                    let result = tool_result_json(self.tool_name(&block), &missing);
+                    (missing, result)
+                });
+                (block, done, result)
             })
             .collect()
     }
@@ -782,7 +772,7 @@ impl Agent {
         &self,
         running: &mut Vec<(usize, JoinHandle<Invocation>)>,
         blocks: &[ToolUseBlock],
-        done: &mut [Option<Invocation>],
+        done: &mut [Option<(Invocation, Value)>],
         sink: Sink<'_>,
     ) {
         if running.is_empty() {
@@ -795,8 +785,8 @@ impl Agent {
             let at = indices.remove(position);
             let Some(block) = blocks.get(at) else { continue };
             let invocation = outcome.unwrap_or_else(|error| join_error(error, &block.id));
-            self.report(block, &invocation, sink);
-            done[at] = Some(invocation);
+            let result = self.report(block, &invocation, sink);
+            done[at] = Some((invocation, result));
         }
     }
 
@@ -813,12 +803,11 @@ impl Agent {
     /// Puts a round of results into the conversation: one user message (the results in block
     /// order, then a "Tool loaded." text per result that loaded tools), then the system messages
     /// (hook output, a changed working directory, background notifications).
-    async fn deliver(&self, st: &mut State, finished: Vec<(ToolUseBlock, Invocation)>, run: &mut Run) {
+    async fn deliver(&self, st: &mut State, finished: Vec<(ToolUseBlock, Invocation, Value)>, run: &mut Run) {
         let mut content = Vec::with_capacity(finished.len());
         let mut loaded = 0;
         let mut system = Vec::new();
-        for (block, done) in &finished {
-            let result = tool_result_json(self.tool_name(block), done);
+        for (block, done, result) in finished {
             if done.permission_denied {
                 run.denials.push(json!({"tool_name": block.name, "tool_use_id": block.id, "tool_input": block.input}));
             }
@@ -1021,11 +1010,7 @@ struct Run {
     last_text: String,
 }
 
-/// Waits for a started call; a call whose task died answers with an error the model can read.
-async fn joined(handle: JoinHandle<Invocation>, id: &str) -> Invocation {
-    handle.await.unwrap_or_else(|error| join_error(error, id))
-}
-
+/// The answer of a call whose task died (or was cancelled): an error the model can read.
 fn join_error(error: tokio::task::JoinError, id: &str) -> Invocation {
     let text =
         if error.is_cancelled() { INTERRUPTED_BY_USER.to_owned() } else { format!("The tool call failed: {error}") };
