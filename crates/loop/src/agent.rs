@@ -349,7 +349,8 @@ impl Agent {
         if first {
             let memory_text = if self.options.memory {
                 let config_dir = self.session.environment().claude_config_dir();
-                memory::render(&memory::load(self.session.project_dir(), config_dir.as_deref()))
+                let home = self.session.environment().home();
+                memory::render(&memory::load(self.session.project_dir(), config_dir.as_deref(), home.as_deref()))
             } else {
                 String::new()
             };

@@ -54,9 +54,11 @@ pub struct MemoryFile {
     pub content: String,
 }
 
-/// Loads the memory files for a session in `cwd`, with the user's files in `config_dir`.
-pub fn load(cwd: &Path, config_dir: Option<&Path>) -> Vec<MemoryFile> {
-    let mut loader = Loader { seen: HashSet::new(), files: Vec::new() };
+/// Loads the memory files for a session in `cwd`, with the user's files in `config_dir`;
+/// `home` is what `@~/…` imports start from (none: they are skipped). Nothing is read from
+/// the process environment.
+pub fn load(cwd: &Path, config_dir: Option<&Path>, home: Option<&Path>) -> Vec<MemoryFile> {
+    let mut loader = Loader { seen: HashSet::new(), files: Vec::new(), home: home.map(Path::to_path_buf) };
     if let Some(dir) = config_dir {
         loader.file(&dir.join("CLAUDE.md"), MemoryKind::User, 0);
     }
@@ -91,6 +93,7 @@ pub fn load(cwd: &Path, config_dir: Option<&Path>) -> Vec<MemoryFile> {
 struct Loader {
     seen: HashSet<PathBuf>,
     files: Vec<MemoryFile>,
+    home: Option<PathBuf>,
 }
 
 impl Loader {
@@ -108,10 +111,9 @@ impl Loader {
         let imports = imports(&content);
         self.files.push(MemoryFile { path: path.to_path_buf(), kind, content });
         let base = path.parent().unwrap_or(Path::new("/"));
-        let home = std::env::var_os("HOME").map(PathBuf::from);
         for import in imports {
             let target = if let Some(rest) = import.strip_prefix("~/") {
-                match &home {
+                match &self.home {
                     Some(home) => home.join(rest),
                     None => continue,
                 }
@@ -189,20 +191,22 @@ mod tests {
         let config = root.path().join("config");
         std::fs::create_dir_all(&config).unwrap();
         std::fs::write(config.join("CLAUDE.md"), "user prefs").unwrap();
-        std::fs::write(project.join("CLAUDE.md"), "top @notes.md @notes.md").unwrap();
+        std::fs::write(project.join("CLAUDE.md"), "top @notes.md @notes.md @~/prefs.md").unwrap();
+        std::fs::write(root.path().join("prefs.md"), "home prefs").unwrap();
         std::fs::write(project.join("notes.md"), "imported notes @CLAUDE.md").unwrap();
         std::fs::write(sub.join(".claude/CLAUDE.md"), "sub rules").unwrap();
         std::fs::write(sub.join(".claude/rules/b.md"), "rule b").unwrap();
         std::fs::write(sub.join(".claude/rules/a.md"), "rule a").unwrap();
         std::fs::write(project.join("CLAUDE.local.md"), "mine").unwrap();
-        let files = load(&sub, Some(&config));
+        let files = load(&sub, Some(&config), Some(root.path()));
         let texts: Vec<&str> = files.iter().map(|file| file.content.as_str()).collect();
         assert_eq!(
             texts,
             [
                 "user prefs",
-                "top @notes.md @notes.md",
+                "top @notes.md @notes.md @~/prefs.md",
                 "imported notes @CLAUDE.md",
+                "home prefs",
                 "sub rules",
                 "rule a",
                 "rule b",
@@ -211,7 +215,9 @@ mod tests {
         );
         assert_eq!(files[0].kind, MemoryKind::User);
         assert_eq!(files[2].kind, MemoryKind::Project);
-        assert_eq!(files[6].kind, MemoryKind::Local);
+        assert_eq!(files[7].kind, MemoryKind::Local);
+        // Without a home, `@~/` imports are skipped.
+        assert_eq!(load(&sub, Some(&config), None).len(), 7);
         let text = render(&files);
         assert!(text.contains(&format!("Contents of {} (project instructions", project.join("CLAUDE.md").display())));
         assert!(render(&[]).is_empty());

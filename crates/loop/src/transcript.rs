@@ -140,12 +140,7 @@ pub fn latest(sessions_dir: &Path, cwd: &Path) -> Result<String, TranscriptError
         let file = entry.path().join(FILE_NAME);
         let Ok(meta) = file.metadata() else { continue };
         let Ok(modified) = meta.modified() else { continue };
-        let Some(header) = std::fs::read_to_string(&file)
-            .ok()
-            .and_then(|text| text.lines().next().and_then(|line| serde_json::from_str::<Value>(line).ok()))
-        else {
-            continue;
-        };
+        let Some(header) = header(&file) else { continue };
         let same_dir = header.get("cwd").and_then(Value::as_str).is_some_and(|dir| Path::new(dir) == cwd);
         let Some(id) = header.get("session_id").and_then(Value::as_str) else { continue };
         if same_dir && best.as_ref().is_none_or(|(time, _)| modified > *time) {
@@ -153,6 +148,14 @@ pub fn latest(sessions_dir: &Path, cwd: &Path) -> Result<String, TranscriptError
         }
     }
     best.map(|(_, id)| id).ok_or_else(|| TranscriptError::NothingToContinue(cwd.to_path_buf()))
+}
+
+/// A transcript's header line (only the first line is read: transcripts grow long).
+fn header(file: &Path) -> Option<Value> {
+    use std::io::BufRead as _;
+    let mut line = String::new();
+    std::io::BufReader::new(std::fs::File::open(file).ok()?).read_line(&mut line).ok()?;
+    serde_json::from_str(&line).ok()
 }
 
 #[cfg(test)]
