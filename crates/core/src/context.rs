@@ -197,7 +197,7 @@ pub const FILE_STATE_MAX_ENTRIES: usize = 100;
 /// Most content bytes the file-read state keeps (Claude Code: 25 MB).
 pub const FILE_STATE_MAX_BYTES: usize = 25 * 1024 * 1024;
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct FileStateInner {
     entries: HashMap<PathBuf, (u64, FileStamp)>,
     clock: u64,
@@ -266,6 +266,13 @@ impl FileReadState {
                 inner.bytes -= old.content.len();
             }
         }
+    }
+
+    /// An independent copy (Claude Code's `cloneFileStateCache`): a sub-agent starts knowing
+    /// what its caller read, and what it reads later stays its own.
+    pub fn snapshot(&self) -> Self {
+        let copy = self.lock().clone();
+        Self { inner: Arc::new(Mutex::new(copy)) }
     }
 
     /// Forgets a path.
@@ -340,6 +347,11 @@ impl fmt::Debug for AppStateHandle {
 }
 
 impl AppStateHandle {
+    /// True when both handles reach the same state.
+    pub fn same_as(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Runs `f` with the state locked and returns what it returns.
     pub fn with<R>(&self, f: impl FnOnce(&mut AppState) -> R) -> R {
         let mut guard = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
@@ -435,10 +447,23 @@ pub struct ToolUseContext {
     pub tool_use_id: Option<String>,
     /// Set inside sub-agents only.
     pub agent_id: Option<String>,
+    /// The sub-agent's type (`general-purpose`, `Explore`, a custom agent's name); set inside
+    /// sub-agents only.
+    pub agent_type: Option<String>,
+    /// How deep in sub-agents this context is: 0 for the main conversation, 1 inside an agent it
+    /// started, and so on (Claude Code's `queryTracking.depth`).
+    pub query_depth: u32,
+    /// Runs sub-agents (the Agent tool, Skill's `context: fork`); the agent loop puts it here,
+    /// and without it there are none.
+    pub subagents: Option<Arc<dyn crate::subagent::SubagentRunner>>,
     /// What has been read, for Edit/Write preconditions.
     pub read_file_state: FileReadState,
-    /// Session state shared by tools.
+    /// State shared by the tools of this conversation (a sub-agent has its own).
     pub app_state: AppStateHandle,
+    /// The session's state, the same at every depth of sub-agents (Claude Code's
+    /// `setAppStateForTasks`): infrastructure that outlives a turn, such as the background task
+    /// registry, lives here. In the main conversation it is [`Self::app_state`] itself.
+    pub root_app_state: AppStateHandle,
     /// The current working directory (absolute). Relative paths in inputs resolve against it.
     pub cwd: PathBuf,
     /// The directory the session started in (the project root).
@@ -459,6 +484,8 @@ impl fmt::Debug for ToolUseContext {
             .field("options", &self.options)
             .field("tool_use_id", &self.tool_use_id)
             .field("agent_id", &self.agent_id)
+            .field("agent_type", &self.agent_type)
+            .field("query_depth", &self.query_depth)
             .field("cwd", &self.cwd)
             .field("original_cwd", &self.original_cwd)
             .field("permission_context", &self.permission_context)
@@ -472,14 +499,19 @@ impl ToolUseContext {
     /// options, limits and permissions.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         let cwd = cwd.into();
+        let app_state = AppStateHandle::default();
         Self {
             options: ToolUseOptions::default(),
             cancel: CancellationToken::new(),
             interrupt: CancellationToken::new(),
             tool_use_id: None,
             agent_id: None,
+            agent_type: None,
+            query_depth: 0,
+            subagents: None,
             read_file_state: FileReadState::default(),
-            app_state: AppStateHandle::default(),
+            app_state: app_state.clone(),
+            root_app_state: app_state,
             original_cwd: cwd.clone(),
             cwd,
             home_dir: None,
@@ -543,6 +575,26 @@ mod tests {
         assert!(state.get(Path::new("/f0")).is_some());
         assert!(state.get(Path::new("/f1")).is_none());
         assert_eq!(state.get(Path::new("/new")).map(|s| s.content.to_string()), Some("y".into()));
+    }
+
+    #[test]
+    fn a_snapshot_of_the_file_read_state_is_independent() {
+        let parent = FileReadState::default();
+        parent.set(Path::new("/read-before"), stamp("a"));
+        let child = parent.snapshot();
+        child.set(Path::new("/read-by-child"), stamp("b"));
+        parent.set(Path::new("/read-by-parent"), stamp("c"));
+        assert!(child.get(Path::new("/read-before")).is_some());
+        assert!(parent.get(Path::new("/read-by-child")).is_none());
+        assert!(child.get(Path::new("/read-by-parent")).is_none());
+    }
+
+    #[test]
+    fn a_new_context_is_its_own_root() {
+        let ctx = ToolUseContext::new("/w");
+        assert!(ctx.app_state.same_as(&ctx.root_app_state));
+        assert!(!ctx.app_state.same_as(&AppStateHandle::default()));
+        assert_eq!((ctx.query_depth, ctx.agent_id.is_none(), ctx.subagents.is_none()), (0, true, true));
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub mod quote;
 pub mod result;
 pub mod schema;
 pub mod secret;
+pub mod subagent;
 pub mod text;
 pub mod tool;
 pub mod validation;

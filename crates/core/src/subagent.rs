@@ -1,0 +1,125 @@
+//! The runner handle through which the Agent tool (and Skill's `context: fork`) runs a
+//! sub-agent: the seeds' dependency injection. The trait lives here, the implementation in the
+//! agent loop crate, which puts it in [`ToolUseContext::subagents`]; a tool never depends on the
+//! loop, so the crate graph stays a tree.
+//!
+//! A sub-agent is Claude Code's `runAgent`: the query loop run again inside a tool call, with a
+//! context made by `createSubagentContext` — a copy of the caller's file-read state, its own
+//! cancellation (fired with the caller's), its own messages, app state and notification queue
+//! (the `inbox` SendMessage writes to), the session's background tasks ([`ToolUseContext::root_app_state`]),
+//! its agent id and type, one more level of [`ToolUseContext::query_depth`].
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::{NotificationQueue, ToolUseContext};
+use crate::permissions::PermissionMode;
+use crate::tool::BoxFuture;
+
+/// Everything a runner needs to start one sub-agent; the Agent tool resolves it from the agent
+/// definition and the call's input.
+#[derive(Debug, Clone)]
+pub struct SubagentRequest {
+    /// The agent's id (`a` + 8 of `[0-9a-z]`, the id of its background task when it has one).
+    pub agent_id: String,
+    /// Its type (`general-purpose`, `Explore`, a custom agent's `name`).
+    pub agent_type: String,
+    /// The call's `description` (3–5 words).
+    pub description: String,
+    /// The task, sent as the agent's first user message.
+    pub prompt: String,
+    /// The agent definition's system prompt.
+    pub system_prompt: String,
+    /// The model: a full model id, or `None` to use the caller's model.
+    pub model: Option<String>,
+    /// The names of the caller's tools the agent keeps, in pool order (the Agent tool applied
+    /// Claude Code's sub-agent tool sets and the definition's `tools` / `disallowedTools`).
+    pub tools: Vec<String>,
+    /// The permission mode the agent runs in; `None` keeps the caller's.
+    pub permission_mode: Option<PermissionMode>,
+    /// The working directory (a worktree for `isolation: "worktree"`); `None` keeps the caller's.
+    pub cwd: Option<PathBuf>,
+    /// Runs without the caller waiting (a background agent): permission questions are denied
+    /// instead of asked, as Claude Code's `shouldAvoidPermissionPrompts`.
+    pub background: bool,
+    /// The most turns the agent may take (the definition's `maxTurns`).
+    pub max_turns: Option<u32>,
+    /// A JSON Schema the agent's final answer must satisfy: the agent gets a `StructuredOutput`
+    /// tool with it and must finish through it.
+    pub output_schema: Option<Value>,
+    /// Leaves CLAUDE.md files out of the agent's context (Explore and Plan).
+    pub omit_claude_md: bool,
+    /// Where the agent's transcript (JSONL) goes; `None` for none.
+    pub transcript: Option<PathBuf>,
+    /// The agent's notification queue: what is pushed here (SendMessage, its own background
+    /// tasks) reaches it with its next tool results.
+    pub inbox: NotificationQueue,
+}
+
+/// What a finished sub-agent reports (Claude Code's `AgentToolResult`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentOutcome {
+    /// The text blocks of its last assistant message that had text (empty when it wrote none).
+    pub content: Vec<String>,
+    /// The model it ran on.
+    pub model: String,
+    /// The usage of its last request (the Messages API's `usage` object).
+    pub usage: Value,
+    /// Tokens in its context at the end: the last request's input (cache reads and writes
+    /// included) and output tokens (Claude Code's `totalTokens`).
+    pub total_tokens: u64,
+    /// How many tool calls it made.
+    pub total_tool_use_count: u32,
+    /// The distinct tools it called, in first-use order.
+    pub tools_used: Vec<String>,
+    /// How long it ran, in ms.
+    pub total_duration_ms: u64,
+    /// The object it passed to `StructuredOutput`, when it had an output schema.
+    pub structured_output: Option<Value>,
+    /// Why it stopped when it did not finish its answer (`max_turns`, `interrupted`,
+    /// `api_error`, …); `None` when it completed.
+    pub stopped: Option<String>,
+}
+
+/// Why a sub-agent could not run or resume.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubagentError {
+    /// The caller was cancelled (or the agent stopped) before the agent finished.
+    #[error("the agent was stopped before it finished")]
+    Cancelled,
+    /// No agent with this id can be resumed here.
+    #[error("No agent to continue with ID: {0}")]
+    Unknown(String),
+    /// Anything else, in words for the model.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Runs sub-agents for the tools of one session (the agent loop implements it).
+pub trait SubagentRunner: Send + Sync {
+    /// Runs `request` to its end in a context derived from `parent` (see the module docs); the
+    /// future ends early with [`SubagentError::Cancelled`] when `parent.cancel` fires, after the
+    /// agent's running tool calls were stopped.
+    fn run<'a>(
+        &'a self,
+        request: SubagentRequest,
+        parent: &'a ToolUseContext,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, SubagentError>>;
+
+    /// Continues the finished agent `agent_id` with `message` as its next user message (SendMessage
+    /// to an agent that stopped), and runs it to its end as [`Self::run`] does.
+    fn resume<'a>(
+        &'a self,
+        agent_id: &'a str,
+        message: String,
+        parent: &'a ToolUseContext,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, SubagentError>>;
+
+    /// The model id a tool's `model` alias (`sonnet`, `opus`, `haiku`, or a full id) names, given
+    /// the caller's model `parent_model` (an alias of the caller's own family keeps its exact
+    /// model, as in Claude Code).
+    fn resolve_model(&self, alias: &str, parent_model: &str) -> String;
+}
