@@ -59,6 +59,7 @@
 
 pub mod context;
 pub mod error;
+pub mod frontmatter;
 pub mod input;
 pub mod invoke;
 pub mod names;

@@ -51,7 +51,8 @@
 //! # });
 //! ```
 
-pub mod frontmatter;
+/// The frontmatter reader, now shared in core (re-exported so `agent_tool_skill::frontmatter` keeps working).
+pub use agent_tools_core::frontmatter;
 mod input;
 mod render;
 pub mod skills;

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::frontmatter::{self, Frontmatter, Value};
+use agent_tools_core::frontmatter::{self, Frontmatter, Value};
 
 /// The file naming a skill inside its folder.
 pub const SKILL_FILE: &str = "SKILL.md";

@@ -1,15 +1,25 @@
-//! A small, safe reader for the YAML frontmatter of a `SKILL.md`.
+//! A small, safe reader for the YAML frontmatter of a markdown file: a skill's `SKILL.md`, a
+//! legacy command, or an agent definition in `.claude/agents/*.md`.
 //!
-//! Skill frontmatter is flat: `key: value` pairs whose values are plain or quoted strings,
+//! Such frontmatter is flat: `key: value` pairs whose values are plain or quoted strings,
 //! booleans, flow lists (`[Read, Grep]`), block lists (`- Read` lines) and folded or literal block
 //! scalars (`>` / `|`). This module reads exactly that subset and refuses anything else (nested
 //! maps, anchors, tabs for indentation) with an error instead of guessing, so a malformed file is
 //! skipped with a warning. No YAML crate is in the workspace's lock file, and a full YAML
 //! implementation would be a large dependency for a dozen flat keys.
+//!
+//! ```
+//! use agent_tools_core::frontmatter::{self, Value};
+//! let (head, body) = frontmatter::split("---\nname: reviewer\ntools: [Read, Grep]\n---\nReview code.\n").unwrap();
+//! let map = frontmatter::parse(head.unwrap()).unwrap();
+//! assert_eq!(map["name"], Value::Text("reviewer".into()));
+//! assert_eq!(map["tools"].to_list(), ["Read", "Grep"]);
+//! assert_eq!(body, "Review code.\n");
+//! ```
 
 use std::collections::BTreeMap;
 
-use agent_tools_core::permissions::parse_rule_list;
+use crate::permissions::parse_rule_list;
 
 /// A frontmatter value: a string (booleans and numbers stay text) or a list of strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
