@@ -1,0 +1,1 @@
+//! Agent definitions (being written).

@@ -1,0 +1,1 @@
+//! Sub-agent tool sets (being written).
