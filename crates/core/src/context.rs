@@ -408,6 +408,11 @@ impl NotificationQueue {
         before - queue.len()
     }
 
+    /// The keys of the queued notifications, oldest first (the queue is left as it is).
+    pub fn keys(&self) -> Vec<String> {
+        self.lock().iter().map(|pending| pending.key.clone()).collect()
+    }
+
     /// Number of queued notifications.
     pub fn len(&self) -> usize {
         self.lock().len()
