@@ -1,1 +1,312 @@
-//! Sub-agent tool sets (being written).
+//! Which of the caller's tools a sub-agent keeps (Claude Code's `src/constants/tools.ts` and
+//! `filterToolsForAgent` / `resolveAgentTools`).
+//!
+//! [`tools_for_agent`] takes the names of the caller's tool pool, in order, and returns those
+//! the sub-agent gets, in the same order. Two deliberate differences from Claude Code's public
+//! builds, both following Claude Code 2.1.332 (whose sub-agents, background ones included, were
+//! recorded with `Agent` in their tool list):
+//!
+//! - `Agent` is **not** in [`ALL_AGENT_DISALLOWED_TOOLS`]: a sub-agent may launch sub-agents
+//!   of its own, to a bounded depth — the caller passes `allow_agent: false` at the limit;
+//! - `Agent` **is** in [`ASYNC_AGENT_ALLOWED_TOOLS`], so background agents may nest too.
+//!
+//! `StructuredOutput` is never inherited: it belongs to the session that asked for structured
+//! output. A sub-agent whose definition has an `output_schema` gets a `StructuredOutput` of its
+//! own, for that schema, from the Agent tool.
+//!
+//! ```
+//! use agent_tool_agent::definitions::built_in;
+//! use agent_tool_agent::tool_sets::{ToolSetOptions, tools_for_agent};
+//! let pool = ["Agent", "AskUserQuestion", "Bash", "Edit", "Grep", "Read", "mcp__db__query"];
+//! let explore = &built_in()[1];
+//! assert_eq!(tools_for_agent(&pool, explore, &ToolSetOptions::default()), ["Bash", "Grep", "Read", "mcp__db__query"]);
+//! ```
+
+use std::collections::HashSet;
+
+use agent_tools_core::permissions::PermissionRuleValue;
+
+use crate::definitions::AgentDefinition;
+
+/// The Agent tool's name.
+pub const AGENT: &str = "Agent";
+/// ExitPlanMode's name.
+pub const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+/// StructuredOutput's name.
+pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
+/// The prefix of MCP tools' names.
+pub const MCP_PREFIX: &str = "mcp__";
+
+/// Tools no sub-agent inherits: they talk to the user, control the session's plan mode, or
+/// manage the session's background tasks (Claude Code's set without `Agent`; see the module
+/// docs).
+pub const ALL_AGENT_DISALLOWED_TOOLS: &[&str] =
+    &["TaskOutput", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion", "TaskStop", "Workflow"];
+
+/// Tools a sub-agent from an agent file (not built in) does not inherit: the same set, as in
+/// Claude Code.
+pub const CUSTOM_AGENT_DISALLOWED_TOOLS: &[&str] = ALL_AGENT_DISALLOWED_TOOLS;
+
+/// The only tools a background sub-agent keeps: Claude Code's set plus `Agent` and `MultiEdit`
+/// (see the module docs; MultiEdit edits files as Edit does).
+pub const ASYNC_AGENT_ALLOWED_TOOLS: &[&str] = &[
+    "Read",
+    "WebSearch",
+    "TodoWrite",
+    "Grep",
+    "WebFetch",
+    "Glob",
+    "Bash",
+    "PowerShell",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+    "MultiEdit",
+    "Skill",
+    "StructuredOutput",
+    "ToolSearch",
+    "EnterWorktree",
+    "ExitWorktree",
+    "Agent",
+];
+
+/// What an in-process teammate keeps on top of [`ASYNC_AGENT_ALLOWED_TOOLS`]: the shared task
+/// list, messaging and scheduling.
+pub const IN_PROCESS_TEAMMATE_ALLOWED_TOOLS: &[&str] =
+    &["TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "SendMessage", "CronCreate", "CronDelete", "CronList"];
+
+/// The only tools an agent in coordinator mode keeps: it delegates and does no work itself.
+pub const COORDINATOR_MODE_ALLOWED_TOOLS: &[&str] = &["Agent", "TaskStop", "SendMessage", "StructuredOutput"];
+
+/// How the sub-agent runs, for [`tools_for_agent`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolSetOptions {
+    /// It runs in the background (keeps only [`ASYNC_AGENT_ALLOWED_TOOLS`]).
+    pub background: bool,
+    /// It runs in coordinator mode (keeps only [`COORDINATOR_MODE_ALLOWED_TOOLS`]).
+    pub coordinator: bool,
+    /// It is an in-process teammate (in the background, also keeps
+    /// [`IN_PROCESS_TEAMMATE_ALLOWED_TOOLS`]).
+    pub teammate: bool,
+    /// It runs in plan mode (keeps `ExitPlanMode`, to leave it).
+    pub plan_mode: bool,
+    /// It may launch sub-agents: `false` at the nesting limit (drops `Agent`).
+    pub allow_agent: bool,
+}
+
+impl Default for ToolSetOptions {
+    /// A foreground sub-agent below the nesting limit: everything `false` but `allow_agent`.
+    fn default() -> Self {
+        Self { background: false, coordinator: false, teammate: false, plan_mode: false, allow_agent: true }
+    }
+}
+
+/// The tool a definition's `tools` or `disallowedTools` entry names: the name before any
+/// `(…)` (`Bash(git:*)` → `Bash`), legacy names normalised (`Task` → `Agent`), as Claude Code
+/// reads them with `permissionRuleValueFromString`.
+pub fn entry_tool_name(entry: &str) -> String {
+    PermissionRuleValue::parse(entry.trim()).tool_name
+}
+
+/// The names in `pool` (in order) that a sub-agent of definition `def` gets. Applied in turn:
+///
+/// 1. `StructuredOutput` is dropped (never inherited; see the module docs).
+/// 2. In coordinator mode only [`COORDINATOR_MODE_ALLOWED_TOOLS`] stay — MCP tools are
+///    dropped too, since a coordinator delegates rather than works — and steps 4–7 do not
+///    apply (step 3 still does).
+/// 3. `Agent` is dropped unless `allow_agent`.
+/// 4. MCP tools (`mcp__…`) stay, whatever steps 5–7 say.
+/// 5. `ExitPlanMode` stays in plan mode.
+/// 6. [`ALL_AGENT_DISALLOWED_TOOLS`] are dropped, and [`CUSTOM_AGENT_DISALLOWED_TOOLS`] for
+///    agents that are not built in.
+/// 7. In the background only [`ASYNC_AGENT_ALLOWED_TOOLS`] stay, and for a teammate
+///    [`IN_PROCESS_TEAMMATE_ALLOWED_TOOLS`] too.
+/// 8. The definition's `tools`, when set, keeps only the tools it names; then its
+///    `disallowed_tools` drops the tools they name (MCP tools included). Entries are matched by
+///    tool name ([`entry_tool_name`]): `Bash(git:*)` in either list means the whole Bash tool,
+///    as in Claude Code, whose sub-agent tool lists hold whole tools.
+pub fn tools_for_agent(pool: &[&str], def: &AgentDefinition, options: &ToolSetOptions) -> Vec<String> {
+    let allowed: Option<HashSet<String>> =
+        def.tools.as_ref().map(|tools| tools.iter().map(|entry| entry_tool_name(entry)).collect());
+    let denied: HashSet<String> = def.disallowed_tools.iter().map(|entry| entry_tool_name(entry)).collect();
+    pool.iter()
+        .filter(|name| inherited(name, def, options))
+        .filter(|name| allowed.as_ref().is_none_or(|allowed| allowed.contains(**name)))
+        .filter(|name| !denied.contains(**name))
+        .map(|name| (*name).to_owned())
+        .collect()
+}
+
+/// Steps 1–7 of [`tools_for_agent`].
+fn inherited(name: &str, def: &AgentDefinition, options: &ToolSetOptions) -> bool {
+    if name == STRUCTURED_OUTPUT {
+        return false;
+    }
+    if name == AGENT && !options.allow_agent {
+        return false;
+    }
+    if options.coordinator {
+        return COORDINATOR_MODE_ALLOWED_TOOLS.contains(&name);
+    }
+    if name.starts_with(MCP_PREFIX) {
+        return true;
+    }
+    if name == EXIT_PLAN_MODE && options.plan_mode {
+        return true;
+    }
+    if ALL_AGENT_DISALLOWED_TOOLS.contains(&name) {
+        return false;
+    }
+    if !def.is_built_in() && CUSTOM_AGENT_DISALLOWED_TOOLS.contains(&name) {
+        return false;
+    }
+    if options.background && !ASYNC_AGENT_ALLOWED_TOOLS.contains(&name) {
+        return options.teammate && IN_PROCESS_TEAMMATE_ALLOWED_TOOLS.contains(&name);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::definitions::{AgentSource, built_in};
+
+    const POOL: &[&str] = &[
+        "Agent",
+        "AskUserQuestion",
+        "Bash",
+        "Edit",
+        "EnterPlanMode",
+        "ExitPlanMode",
+        "Glob",
+        "Grep",
+        "Read",
+        "Skill",
+        "StructuredOutput",
+        "TaskOutput",
+        "TaskStop",
+        "ToolSearch",
+        "WebFetch",
+        "Write",
+        "mcp__srv__echo",
+    ];
+
+    fn general() -> AgentDefinition {
+        built_in().remove(0)
+    }
+
+    fn custom(tools: Option<&[&str]>, disallowed: &[&str]) -> AgentDefinition {
+        AgentDefinition {
+            agent_type: "custom".into(),
+            tools: tools.map(|tools| tools.iter().map(|tool| (*tool).to_owned()).collect()),
+            disallowed_tools: disallowed.iter().map(|tool| (*tool).to_owned()).collect(),
+            source: AgentSource::Project("/p/.claude/agents/custom.md".into()),
+            ..general()
+        }
+    }
+
+    fn run(def: &AgentDefinition, options: ToolSetOptions) -> Vec<String> {
+        tools_for_agent(POOL, def, &options)
+    }
+
+    const FOREGROUND: &[&str] = &[
+        "Agent",
+        "Bash",
+        "Edit",
+        "Glob",
+        "Grep",
+        "Read",
+        "Skill",
+        "ToolSearch",
+        "WebFetch",
+        "Write",
+        "mcp__srv__echo",
+    ];
+
+    #[test]
+    fn a_foreground_agent_loses_the_session_tools_and_structured_output() {
+        assert_eq!(run(&general(), ToolSetOptions::default()), FOREGROUND);
+        // The same for an agent from a file (the custom set is the same set).
+        assert_eq!(run(&custom(None, &[]), ToolSetOptions::default()), FOREGROUND);
+    }
+
+    #[test]
+    fn plan_mode_keeps_exit_plan_mode() {
+        let options = ToolSetOptions { plan_mode: true, ..ToolSetOptions::default() };
+        let tools = run(&general(), options);
+        assert!(tools.iter().any(|tool| tool == "ExitPlanMode"));
+        assert!(!tools.iter().any(|tool| tool == "EnterPlanMode"));
+        assert_eq!(tools.len(), FOREGROUND.len() + 1);
+    }
+
+    #[test]
+    fn the_depth_limit_drops_agent() {
+        let options = ToolSetOptions { allow_agent: false, ..ToolSetOptions::default() };
+        assert_eq!(run(&general(), options), FOREGROUND[1..]);
+    }
+
+    #[test]
+    fn background_agents_keep_the_async_set_and_mcp() {
+        let options = ToolSetOptions { background: true, ..ToolSetOptions::default() };
+        // Everything the foreground gets is in the async set here, Agent included.
+        assert_eq!(run(&general(), options), FOREGROUND);
+        let pool = ["Agent", "Bash", "TaskCreate", "SendMessage", "CronList", "LSP", "mcp__srv__echo"];
+        assert_eq!(tools_for_agent(&pool, &general(), &options), ["Agent", "Bash", "mcp__srv__echo"]);
+        let teammate = ToolSetOptions { teammate: true, ..options };
+        assert_eq!(
+            tools_for_agent(&pool, &general(), &teammate),
+            ["Agent", "Bash", "TaskCreate", "SendMessage", "CronList", "mcp__srv__echo"]
+        );
+        // A foreground teammate is not limited.
+        let foreground_teammate = ToolSetOptions { teammate: true, ..ToolSetOptions::default() };
+        assert_eq!(tools_for_agent(&pool, &general(), &foreground_teammate), pool);
+    }
+
+    #[test]
+    fn coordinators_keep_only_the_coordinator_set() {
+        let options = ToolSetOptions { coordinator: true, ..ToolSetOptions::default() };
+        assert_eq!(run(&general(), options), ["Agent", "TaskStop"]);
+        let limited = ToolSetOptions { allow_agent: false, ..options };
+        assert_eq!(run(&general(), limited), ["TaskStop"]);
+    }
+
+    #[test]
+    fn the_allow_list_keeps_only_named_tools_and_reads_rules_as_names() {
+        let def = custom(Some(&["Read", "Bash(git:*)", "Task", "AskUserQuestion", "NoSuchTool"]), &[]);
+        // Task is Agent's old name; AskUserQuestion stays removed.
+        assert_eq!(run(&def, ToolSetOptions::default()), ["Agent", "Bash", "Read"]);
+        // MCP tools too must be named when there is an allow-list.
+        let def = custom(Some(&["Read", "mcp__srv__echo"]), &[]);
+        assert_eq!(run(&def, ToolSetOptions::default()), ["Read", "mcp__srv__echo"]);
+        assert_eq!(run(&custom(Some(&[]), &[]), ToolSetOptions::default()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_deny_list_removes_whole_tools_mcp_included() {
+        let def = custom(None, &["Bash(rm:*)", "mcp__srv__echo", " Write "]);
+        assert_eq!(
+            run(&def, ToolSetOptions::default()),
+            ["Agent", "Edit", "Glob", "Grep", "Read", "Skill", "ToolSearch", "WebFetch"]
+        );
+        let def = custom(Some(&["Read", "Grep"]), &["Grep"]);
+        assert_eq!(run(&def, ToolSetOptions::default()), ["Read"]);
+    }
+
+    #[test]
+    fn explore_and_plan_are_read_only() {
+        let defs = built_in();
+        let read_only = ["Bash", "Glob", "Grep", "Read", "Skill", "ToolSearch", "WebFetch", "mcp__srv__echo"];
+        assert_eq!(run(&defs[1], ToolSetOptions::default()), read_only);
+        assert_eq!(run(&defs[2], ToolSetOptions::default()), read_only);
+        // Their own ExitPlanMode ban wins over plan mode.
+        assert_eq!(run(&defs[2], ToolSetOptions { plan_mode: true, ..ToolSetOptions::default() }), read_only);
+    }
+
+    #[test]
+    fn entry_names() {
+        assert_eq!(entry_tool_name("Bash(git diff:*)"), "Bash");
+        assert_eq!(entry_tool_name(" Read "), "Read");
+        assert_eq!(entry_tool_name("Task"), "Agent");
+        assert_eq!(entry_tool_name("mcp__srv__echo"), "mcp__srv__echo");
+    }
+}
