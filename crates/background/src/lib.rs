@@ -3,15 +3,18 @@
 //! (Named for background processes, so it does not read like `agent-tools-tasklist`, the Task*
 //! tools' on-disk task list.)
 //!
-//! Claude Code's background shell tasks (`run_in_background` on Bash, read with TaskOutput,
-//! stopped with TaskStop), as a registry kept in the session's app state
-//! ([`ToolUseContext::app_state`]):
+//! Claude Code's background tasks — shell commands (`run_in_background` on Bash) and sub-agents
+//! (the Agent tool's background agents), read with TaskOutput, stopped with TaskStop — as a
+//! registry kept in the session's root app state ([`ToolUseContext::root_app_state`]), so the
+//! main conversation and sub-agents at any depth share one:
 //!
-//! - **Ids and statuses**: a task id is `b` and 8 characters of `[0-9a-z]`; a task is `pending`,
-//!   `running`, `completed` (exit code 0), `failed` (any other exit code) or `killed` (stopped).
-//!   Each has a description, its command, an exit code once known, start and end times (ms since
-//!   the Unix epoch), and an output file `<session folder>/tasks/<id>.output` (a private temporary
-//!   folder, removed with the registry, when the session has no folder).
+//! - **Ids and statuses**: a shell task's id is `b` and 8 characters of `[0-9a-z]` (an agent
+//!   task's, `a` and 8); a task is `pending`, `running`, `completed` (exit code 0), `failed` (any
+//!   other exit code) or `killed` (stopped). Each has a description, its command, an exit code
+//!   once known, start and end times (ms since the Unix epoch), the agent id of the sub-agent
+//!   that started it (its owner; none in the main conversation), and an output file
+//!   `<session folder>/tasks/<id>.output` (a private temporary folder, removed with the
+//!   registry, when the session has no folder).
 //! - **A terminal of its own**: the command runs under the shell on a pseudo-terminal (so programs
 //!   that buffer their output when it goes to a file or pipe still write line by line), as the
 //!   leader of its own session and process group, with stdin from `/dev/null`. What reaches the
@@ -24,20 +27,32 @@
 //!   (whatever session they moved to), its group and session, every process carrying the task's
 //!   marker or holding its terminal; SIGTERM, a short grace, then SIGKILL to what is left —
 //!   children that ignore SIGTERM, `&` grandchildren and `setsid -f` orphans included
-//!   ([`procs`]).
+//!   ([`procs`]). [`TaskRegistry::stop_owned_by`] stops everything one sub-agent started.
 //! - **Shutting down** ([`TaskRegistry::shutdown`], also run when the last handle is dropped)
 //!   stops every running task and whatever finished tasks left behind.
 //! - **Ending with the process**: each task is registered with the process's watchdog before it
 //!   starts ([`lifeline`]), so if the process that started it dies — even by SIGKILL, when no
 //!   shutdown can run — the watchdog ends the task's processes and whatever finished tasks left.
-//! - **Notifications**: a task that finishes by itself queues a `<task-notification>` on the
-//!   session's [`NotificationQueue`] (Claude Code's text, see [`text::notification`]); the host's
-//!   executor appends it to the next user message. A stopped task does not notify (the model
-//!   stopped it), and a task whose result the model already read withdraws its notification.
+//! - **Notifications**: a task that finishes by itself queues a `<task-notification>` (Claude
+//!   Code's text, see [`text::notification`]) on the queue its spec names — the starting
+//!   conversation's, so a sub-agent's command notifies the sub-agent — or else the session's
+//!   [`NotificationQueue`]; the host's executor appends it to the next user message. A stopped
+//!   task does not notify (the model stopped it), and a task whose result the model already read
+//!   withdraws its notification.
+//! - **Agent tasks** ([`TaskRegistry::register_agent`], type `local_agent`) have no process: the
+//!   Agent tool runs the sub-agent as a future and the registry only tracks it. Registering gives
+//!   the future an empty output file (for the agent's JSONL transcript), a cancellation token
+//!   that fires when the task is stopped, and an inbox that SendMessage writes to. The future
+//!   ends with [`TaskRegistry::finish_agent`] (status, final text, the notification to queue);
+//!   [`TaskRegistry::stop`] on an agent task marks it `killed`, fires the token, stops what the
+//!   agent started, and waits (bounded) for that call. [`TaskRegistry::restart_agent`] runs a
+//!   finished agent again (SendMessage to a stopped agent); [`TaskRegistry::find_agent`] finds
+//!   one by id or name.
 //!
 //! Linux is where the process-tree search and the watchdog work (they read `/proc`); elsewhere only
-//! the process group is signalled. The registry uses plain threads (two per running task), so it works with or
-//! without a Tokio runtime; only [`TaskRegistry::wait`] and [`TaskRegistry::stop`] are async.
+//! the process group is signalled. The registry uses plain threads (two per running shell task),
+//! so it works with or without a Tokio runtime; only [`TaskRegistry::wait`], [`TaskRegistry::stop`]
+//! and [`TaskRegistry::stop_owned_by_async`] are async.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -59,7 +74,50 @@
 //! assert_eq!(tasks.get(&server.id).unwrap().status, TaskStatus::Killed);
 //! # });
 //! ```
+//!
+//! An agent task, as the Agent tool drives one in the background:
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::time::Duration;
+//! use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus, TaskType, WaitOutcome};
+//! use agent_tools_core::ToolUseContext;
+//! let dir = tempfile::tempdir().unwrap();
+//! let ctx = ToolUseContext::new(dir.path());
+//! let tasks = TaskRegistry::for_context(&ctx);
+//! let spec = AgentTaskSpec {
+//!     description: "Find the config loader".into(),
+//!     prompt: "Where is the config loaded?".into(),
+//!     agent_type: "Explore".into(),
+//!     name: Some("scout".into()),
+//!     ..AgentTaskSpec::default()
+//! };
+//! let agent = tasks.register_agent(spec).unwrap();
+//! assert!(agent.id.starts_with('a') && agent.id.len() == 9);
+//! // The runner's future: the agent works, then reports how it ended.
+//! let runner = {
+//!     let (tasks, id) = (tasks.clone(), agent.id.clone());
+//!     tokio::spawn(async move {
+//!         let end = AgentEnd {
+//!             status: TaskStatus::Completed,
+//!             result: "In src/config.rs".into(),
+//!             notification: Some("<task-notification>…</task-notification>".into()),
+//!         };
+//!         tasks.finish_agent(&id, end);
+//!     })
+//! };
+//! let WaitOutcome::Finished(done) = tasks.wait(&agent.id, Duration::from_secs(30), &ctx.cancel).await else {
+//!     panic!("the agent did not finish");
+//! };
+//! runner.await.unwrap();
+//! assert_eq!((done.task_type, done.status), (TaskType::LocalAgent, TaskStatus::Completed));
+//! assert_eq!(done.result.as_deref(), Some("In src/config.rs"));
+//! assert_eq!(tasks.find_agent("scout").unwrap().id, agent.id);
+//! assert_eq!(ctx.notifications().drain()[0].text, "<task-notification>…</task-notification>");
+//! # });
+//! ```
 
+mod agent;
 pub mod ansi;
 pub mod group;
 pub mod lifeline;
@@ -77,6 +135,7 @@ use agent_tools_core::context::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
 use serde::Serialize;
 
+pub use crate::agent::{AgentEnd, AgentTask, AgentTaskSpec};
 pub use crate::text::{OutputTail, read_tail};
 
 /// A task's status (Claude Code's `TaskStatus`).
@@ -120,19 +179,24 @@ impl fmt::Display for TaskStatus {
     }
 }
 
-/// A task's type (Claude Code's `TaskType`; only shell tasks exist here).
+/// A task's type (Claude Code's `TaskType`; the two kinds of task this registry holds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum TaskType {
     /// A background shell command (`local_bash`, ids starting with `b`).
     #[serde(rename = "local_bash")]
     LocalBash,
+    /// A background sub-agent (`local_agent`, ids starting with `a`); see
+    /// [`TaskRegistry::register_agent`].
+    #[serde(rename = "local_agent")]
+    LocalAgent,
 }
 
 impl TaskType {
-    /// The type as Claude Code writes it (`local_bash`).
+    /// The type as Claude Code writes it (`local_bash`, `local_agent`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::LocalBash => "local_bash",
+            Self::LocalAgent => "local_agent",
         }
     }
 }
@@ -146,19 +210,21 @@ impl fmt::Display for TaskType {
 /// What a task is and how it stands, at one moment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TaskSnapshot {
-    /// The id (`b` + 8 of `[0-9a-z]`).
+    /// The id (`b` + 8 of `[0-9a-z]` for a shell task, `a` + 8 for an agent task).
     pub id: String,
     /// The type.
     pub task_type: TaskType,
     /// The status.
     pub status: TaskStatus,
-    /// What it does, in words (Bash's `description`, else the command).
+    /// What it does, in words (Bash's `description`, else the command; the Agent tool's
+    /// `description` for an agent task).
     pub description: String,
-    /// The command line.
+    /// The command line; for an agent task, its description.
     pub command: String,
-    /// The file its output goes to.
+    /// The file its output goes to (an agent task's: the sub-agent's JSONL transcript).
     pub output_path: PathBuf,
-    /// The shell's exit code (128 + N when a signal N ended it), once known.
+    /// The shell's exit code (128 + N when a signal N ended it), once known; `None` for an
+    /// agent task.
     pub exit_code: Option<i32>,
     /// When it started, in ms since the Unix epoch.
     pub started_at_ms: u64,
@@ -166,8 +232,22 @@ pub struct TaskSnapshot {
     pub ended_at_ms: Option<u64>,
     /// The `tool_use` id of the call that started it, if known.
     pub tool_use_id: Option<String>,
-    /// The shell's process id (also the task's session and process group id).
+    /// The shell's process id (also the task's session and process group id); `None` for an
+    /// agent task.
     pub pid: Option<u32>,
+    /// The agent id of the sub-agent that started the task; `None` when the main conversation
+    /// did (see [`TaskRegistry::stop_owned_by`]).
+    pub owner: Option<String>,
+    /// An agent task's `name` (the Agent tool's, which SendMessage and TaskStop accept in place
+    /// of the id); `None` for a shell task or an unnamed agent.
+    pub name: Option<String>,
+    /// An agent task's agent type (`general-purpose`, `Explore`, a custom agent's name).
+    pub agent_type: Option<String>,
+    /// An agent task's prompt (the task it was given).
+    pub prompt: Option<String>,
+    /// An agent task's result once it has ended: its final text, or the error it ended with
+    /// (see [`TaskRegistry::finish_agent`]).
+    pub result: Option<String>,
 }
 
 /// A shell command to run in the background.
@@ -177,7 +257,7 @@ pub struct TaskSnapshot {
 /// waits for the children it left running with `&`); [`ShellTaskSpec::with_args`] runs a program
 /// with arguments the caller built (a shell that is not POSIX, such as PowerShell), after the same
 /// terminal set-up.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ShellTaskSpec {
     /// The shell (bash, or any shell that takes `-c SCRIPT NAME ARG`), or with
     /// [`ShellTaskSpec::args`] the program to run.
@@ -202,6 +282,13 @@ pub struct ShellTaskSpec {
     /// A program (and its arguments) the shell runs under, e.g. a sandbox: the task runs
     /// `program args… shell -c …` instead of `shell -c …`.
     pub prefix: Option<(PathBuf, Vec<OsString>)>,
+    /// The agent id of the sub-agent that starts it ([`ToolUseContext::agent_id`]); `None` in the
+    /// main conversation. [`TaskRegistry::stop_owned_by`] stops a sub-agent's tasks with it.
+    pub owner: Option<String>,
+    /// Where its completion notification goes (the starting conversation's
+    /// [`ToolUseContext::notifications`], so a sub-agent's command notifies the sub-agent);
+    /// `None` for the registry's queue ([`TasksConfig::notifications`]).
+    pub notifications: Option<NotificationQueue>,
 }
 
 impl ShellTaskSpec {
@@ -216,6 +303,8 @@ impl ShellTaskSpec {
             env: Vec::new(),
             tool_use_id: None,
             prefix: None,
+            owner: None,
+            notifications: None,
         }
     }
 
@@ -255,10 +344,11 @@ pub enum SpawnError {
     },
 }
 
-/// Why a task could not be stopped (Claude Code's TaskStop errors).
+/// Why a task could not be stopped (Claude Code's TaskStop errors), or an agent task restarted
+/// ([`TaskRegistry::restart_agent`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StopError {
-    /// No task has this id.
+    /// No task has this id (for [`TaskRegistry::restart_agent`]: no agent task).
     #[error("No task found with ID: {0}")]
     NotFound(String),
     /// The task has already ended.
@@ -269,6 +359,13 @@ pub enum StopError {
         /// Its status.
         status: TaskStatus,
     },
+    /// The agent task is still running (or still winding down after a stop), so it cannot be
+    /// restarted.
+    #[error("Task {0} is still running")]
+    StillRunning(String),
+    /// The registry was shut down, so nothing can be restarted.
+    #[error("background tasks have been shut down for this session")]
+    ShutDown,
 }
 
 /// How a [`TaskRegistry::wait`] ended.
@@ -299,7 +396,7 @@ pub struct TasksConfig {
     pub columns: u16,
     /// The terminal's height in rows.
     pub rows: u16,
-    /// Where completion notifications go.
+    /// Where completion notifications go, unless a task's spec names its own queue.
     pub notifications: NotificationQueue,
 }
 
@@ -318,14 +415,22 @@ impl Default for TasksConfig {
 
 impl TasksConfig {
     /// The settings for a session: output files under `<session_dir>/tasks/` (a private
-    /// temporary folder without a session folder), notifications on the session's queue.
+    /// temporary folder without a session folder), notifications on the session's queue — the
+    /// [`NotificationQueue`] kept in [`ToolUseContext::root_app_state`], which in the main
+    /// conversation is [`ToolUseContext::notifications`] itself.
     pub fn for_context(ctx: &ToolUseContext) -> Self {
         Self {
             output_dir: ctx.options.session_dir.as_ref().map(|dir| dir.join("tasks")),
-            notifications: ctx.notifications(),
+            notifications: root_notifications(ctx),
             ..Self::default()
         }
     }
+}
+
+/// The session's notification queue: the one in the root app state (created on first use), as
+/// [`ToolUseContext::notifications`] does for the conversation's own app state.
+fn root_notifications(ctx: &ToolUseContext) -> NotificationQueue {
+    ctx.root_app_state.with(|state| state.update(|queue: &mut NotificationQueue| queue.clone()))
 }
 
 /// Milliseconds since the Unix epoch, now.
@@ -347,6 +452,11 @@ pub(crate) struct TaskState {
     pub(crate) reaped: bool,
     /// The terminal's output has all been copied.
     pub(crate) output_done: bool,
+    /// An agent task's final text or error ([`TaskRegistry::finish_agent`]).
+    pub(crate) result: Option<String>,
+    /// An agent task's work has returned ([`TaskRegistry::finish_agent`] was called since it
+    /// last started).
+    pub(crate) settled: bool,
 }
 
 /// A task's terminal while processes may hold it: its identity, and a handle on its master side.
@@ -358,6 +468,41 @@ pub(crate) struct Terminal {
     pub(crate) _hold: Mutex<Box<dyn std::io::Read + Send>>,
 }
 
+/// The parts only a shell task has: its processes.
+pub(crate) struct ShellProcess {
+    pub(crate) pid: i32,
+    /// The shell as [`procs`] names it (pid and start time).
+    root: Option<procs::ProcessId>,
+    /// The task's terminal, while a process may hold it.
+    terminal: Mutex<Option<Arc<Terminal>>>,
+    /// The task's registration with the process's watchdog, held as long as the task is.
+    _watch: lifeline::Watch,
+}
+
+/// The parts only an agent task has: what it was asked, and the handles its runner holds.
+pub(crate) struct AgentWork {
+    name: Option<String>,
+    agent_type: String,
+    prompt: String,
+    inbox: NotificationQueue,
+    /// Fired when the task is stopped; replaced when it restarts.
+    cancel: Mutex<CancellationToken>,
+}
+
+impl AgentWork {
+    fn cancel(&self) -> CancellationToken {
+        self.cancel.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
+
+/// What kind of task it is, with the parts only that kind has.
+pub(crate) enum TaskKind {
+    /// A background shell command.
+    Shell(ShellProcess),
+    /// A background sub-agent.
+    Agent(AgentWork),
+}
+
 /// One task, shared by the registry and the threads that follow it.
 pub(crate) struct Task {
     pub(crate) id: String,
@@ -366,13 +511,11 @@ pub(crate) struct Task {
     pub(crate) tool_use_id: Option<String>,
     pub(crate) output_path: PathBuf,
     pub(crate) started_at_ms: u64,
-    pub(crate) pid: i32,
-    /// The shell as [`procs`] names it (pid and start time).
-    root: Option<procs::ProcessId>,
-    /// The task's terminal, while a process may hold it.
-    terminal: Mutex<Option<Arc<Terminal>>>,
-    /// The task's registration with the process's watchdog, held as long as the task is.
-    _watch: lifeline::Watch,
+    /// The agent id of the sub-agent that started it.
+    pub(crate) owner: Option<String>,
+    /// Where its completion notification goes.
+    pub(crate) notifications: NotificationQueue,
+    pub(crate) kind: TaskKind,
     state: Mutex<TaskState>,
     changed: Condvar,
     status: tokio::sync::watch::Sender<TaskStatus>,
@@ -382,6 +525,13 @@ impl Task {
     fn lock(&self) -> MutexGuard<'_, TaskState> {
         // Every update is a few field writes: a poisoned lock is still consistent.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn agent(&self) -> Option<&AgentWork> {
+        match &self.kind {
+            TaskKind::Agent(agent) => Some(agent),
+            TaskKind::Shell(_) => None,
+        }
     }
 
     /// Changes the state under the lock, then wakes whoever waits on it.
@@ -416,19 +566,33 @@ impl Task {
 
     pub(crate) fn snapshot(&self) -> TaskSnapshot {
         let state = self.lock().clone();
+        let (task_type, pid, exit_code) = match &self.kind {
+            TaskKind::Shell(shell) => (TaskType::LocalBash, u32::try_from(shell.pid).ok(), state.exit_code),
+            TaskKind::Agent(_) => (TaskType::LocalAgent, None, None),
+        };
+        let agent = self.agent();
         TaskSnapshot {
             id: self.id.clone(),
-            task_type: TaskType::LocalBash,
+            task_type,
             status: state.status,
             description: self.description.clone(),
             command: self.command.clone(),
             output_path: self.output_path.clone(),
-            exit_code: state.exit_code,
+            exit_code,
             started_at_ms: self.started_at_ms,
             ended_at_ms: state.ended_at_ms,
             tool_use_id: self.tool_use_id.clone(),
-            pid: u32::try_from(self.pid).ok(),
+            pid,
+            owner: self.owner.clone(),
+            name: agent.and_then(|agent| agent.name.clone()),
+            agent_type: agent.map(|agent| agent.agent_type.clone()),
+            prompt: agent.map(|agent| agent.prompt.clone()),
+            result: state.result,
         }
+    }
+
+    fn is_running(&self) -> bool {
+        !self.lock().status.is_finished()
     }
 
     /// Marks a running task stopped (it will not notify); false if it was not running.
@@ -446,21 +610,30 @@ impl Task {
         result
     }
 
-    /// The task as [`procs::terminate`] looks for it, and a hold on its terminal (if any) to keep
-    /// while it looks.
-    fn target(&self) -> (procs::Target, Option<Arc<Terminal>>) {
+    /// A shell task as [`procs::terminate`] looks for it, and a hold on its terminal (if any) to
+    /// keep while it looks; `None` for an agent task (it has no processes of its own).
+    fn target(&self) -> Option<(procs::Target, Option<Arc<Terminal>>)> {
+        let TaskKind::Shell(shell) = &self.kind else { return None };
         let reaped = self.lock().reaped;
-        let terminal = self.terminal.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        let mut target = procs::Target::task(self.root.filter(|_| !reaped), &self.id);
+        let terminal = shell.terminal.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut target = procs::Target::task(shell.root.filter(|_| !reaped), &self.id);
         target.stdio = terminal.as_ref().map(|terminal| terminal.id);
-        (target, terminal)
+        Some((target, terminal))
     }
 
     /// Lets the terminal go (every process has closed it).
     pub(crate) fn release_terminal(&self) {
-        self.terminal.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let TaskKind::Shell(shell) = &self.kind {
+            shell.terminal.lock().unwrap_or_else(PoisonError::into_inner).take();
+        }
     }
 }
+
+/// How long a stop waits for a stopped agent's runner to return ([`TaskRegistry::finish_agent`]).
+const AGENT_SETTLE: Duration = Duration::from_secs(5);
+
+/// How long a stop waits for a stopped shell to be reaped, after SIGKILL.
+const SHELL_REAP: Duration = Duration::from_secs(2);
 
 struct Inner {
     config: TasksConfig,
@@ -480,6 +653,66 @@ impl Inner {
         self.tasks().iter().find(|task| task.id == id).cloned()
     }
 
+    /// The running tasks `owner` started.
+    fn running_owned_by(&self, owner: &str) -> Vec<Arc<Task>> {
+        self.tasks().iter().filter(|task| task.owner.as_deref() == Some(owner) && task.is_running()).cloned().collect()
+    }
+
+    /// A fresh id with this type letter and its new, empty output file.
+    fn new_output(&self, prefix: char) -> Result<(String, PathBuf, std::fs::File), SpawnError> {
+        let output_dir = &self.output_dir;
+        std::fs::create_dir_all(output_dir)
+            .map_err(|source| SpawnError::Output { path: output_dir.clone(), source })?;
+        loop {
+            let id = text::new_task_id(prefix);
+            if self.find(&id).is_some() {
+                continue;
+            }
+            let path = output_dir.join(format!("{id}.output"));
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => return Ok((id, path, file)),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(source) => return Err(SpawnError::Output { path, source }),
+            }
+        }
+    }
+
+    /// Finishes stopping `killed` (tasks just marked killed): withdraws their notifications,
+    /// fires the agents' cancel tokens and stops, the same way, the running tasks those agents
+    /// started (at any depth); then ends the shells' process trees and waits, bounded, for the
+    /// shells to be reaped and the agents to settle. Returns every task it stopped, `killed`
+    /// first.
+    fn finish_stopping(&self, killed: Vec<Arc<Task>>) -> Vec<Arc<Task>> {
+        let mut stopped = killed;
+        let mut next = 0;
+        while let Some(task) = stopped.get(next).cloned() {
+            next += 1;
+            task.notifications.remove(&task.id);
+            if let Some(agent) = task.agent() {
+                agent.cancel().cancel();
+                // An owned task that ended meanwhile fails `mark_killed` and is left as it is.
+                let owned = self.running_owned_by(&task.id);
+                stopped.extend(owned.into_iter().filter(|owned| owned.mark_killed().is_ok()));
+            }
+        }
+        let (targets, _terminals): (Vec<procs::Target>, Vec<_>) =
+            stopped.iter().filter_map(|task| task.target()).unzip();
+        if !targets.is_empty() {
+            let left = procs::terminate(&targets, self.config.kill_grace);
+            if left > 0 {
+                tracing::warn!(left, "processes of stopped tasks outlived SIGKILL");
+            }
+        }
+        let now = Instant::now();
+        for task in &stopped {
+            match &task.kind {
+                TaskKind::Shell(_) => task.wait_until(now + SHELL_REAP, |state| state.reaped),
+                TaskKind::Agent(_) => task.wait_until(now + AGENT_SETTLE, |state| state.settled),
+            };
+        }
+        stopped
+    }
+
     fn shutdown(&self) -> Vec<TaskSnapshot> {
         *self.shut_down.lock().unwrap_or_else(PoisonError::into_inner) = true;
         let tasks: Vec<Arc<Task>> = self.tasks().clone();
@@ -487,14 +720,20 @@ impl Inner {
             return Vec::new();
         }
         let stopped: Vec<&Arc<Task>> = tasks.iter().filter(|task| task.mark_killed().is_ok()).collect();
-        // Finished tasks are searched too: a child may have outlived its shell.
-        let (targets, _terminals): (Vec<procs::Target>, Vec<_>) = tasks.iter().map(|task| task.target()).unzip();
-        let left = procs::terminate(&targets, self.config.kill_grace);
-        if left > 0 {
-            tracing::warn!(left, "processes of background tasks outlived SIGKILL");
+        // Agents are told to stop, not waited for: every process they started is a task here.
+        for agent in stopped.iter().filter_map(|task| task.agent()) {
+            agent.cancel().cancel();
         }
-        let deadline = Instant::now() + Duration::from_secs(2);
-        for task in &stopped {
+        // Finished tasks are searched too: a child may have outlived its shell.
+        let (targets, _terminals): (Vec<procs::Target>, Vec<_>) = tasks.iter().filter_map(|task| task.target()).unzip();
+        if !targets.is_empty() {
+            let left = procs::terminate(&targets, self.config.kill_grace);
+            if left > 0 {
+                tracing::warn!(left, "processes of background tasks outlived SIGKILL");
+            }
+        }
+        let deadline = Instant::now() + SHELL_REAP;
+        for task in stopped.iter().filter(|task| matches!(task.kind, TaskKind::Shell(_))) {
             task.wait_until(deadline, |state| state.reaped);
         }
         stopped.iter().map(|task| task.snapshot()).collect()
@@ -548,15 +787,16 @@ impl TaskRegistry {
         }
     }
 
-    /// The session's registry: the one in `ctx`'s app state, or a new one made with
-    /// [`TasksConfig::for_context`] and kept there.
+    /// The session's registry: the one in `ctx`'s root app state
+    /// ([`ToolUseContext::root_app_state`], the same at every depth of sub-agents), or a new one
+    /// made with [`TasksConfig::for_context`] and kept there.
     pub fn for_context(ctx: &ToolUseContext) -> Self {
         if let Some(registry) = Self::existing(ctx) {
             return registry;
         }
-        // Read from the context before locking its app state (the queue lives there too).
+        // Read from the context before locking its root app state (the queue lives there too).
         let config = TasksConfig::for_context(ctx);
-        ctx.app_state.with(|state| {
+        ctx.root_app_state.with(|state| {
             if let Some(registry) = state.get::<Self>() {
                 return registry.clone();
             }
@@ -566,15 +806,16 @@ impl TaskRegistry {
         })
     }
 
-    /// The session's registry, if any task was ever started in it (looking never makes one).
+    /// The session's registry (in the root app state), if any task was ever started in it
+    /// (looking never makes one).
     pub fn existing(ctx: &ToolUseContext) -> Option<Self> {
-        ctx.app_state.with(|state| state.get::<Self>().cloned())
+        ctx.root_app_state.with(|state| state.get::<Self>().cloned())
     }
 
-    /// Puts this registry in `ctx`'s app state (replacing any other), for hosts that configure
-    /// their own.
+    /// Puts this registry in `ctx`'s root app state (replacing any other), for hosts that
+    /// configure their own.
     pub fn install(&self, ctx: &ToolUseContext) {
-        ctx.app_state.with(|state| state.set(self.clone()));
+        ctx.root_app_state.with(|state| state.set(self.clone()));
     }
 
     /// The folder output files go to.
@@ -593,21 +834,7 @@ impl TaskRegistry {
         if *shut_down {
             return Err(SpawnError::ShutDown);
         }
-        let output_dir = &self.inner.output_dir;
-        std::fs::create_dir_all(output_dir)
-            .map_err(|source| SpawnError::Output { path: output_dir.clone(), source })?;
-        let (id, output_path, output) = loop {
-            let id = text::new_task_id('b');
-            if self.inner.find(&id).is_some() {
-                continue;
-            }
-            let path = output_dir.join(format!("{id}.output"));
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => break (id, path, file),
-                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(source) => return Err(SpawnError::Output { path, source }),
-            }
-        };
+        let (id, output_path, output) = self.inner.new_output('b')?;
         let config = &self.inner.config;
         let started = spawn::spawn(spawn::Launch {
             shell: spec.shell.clone(),
@@ -638,15 +865,19 @@ impl TaskRegistry {
             tool_use_id: spec.tool_use_id,
             output_path,
             started_at_ms: now_ms(),
-            pid,
-            root,
-            terminal: Mutex::new(terminal.map(Arc::new)),
-            _watch: watch,
+            owner: spec.owner,
+            notifications: spec.notifications.unwrap_or_else(|| config.notifications.clone()),
+            kind: TaskKind::Shell(ShellProcess {
+                pid,
+                root,
+                terminal: Mutex::new(terminal.map(Arc::new)),
+                _watch: watch,
+            }),
             state: Mutex::new(TaskState { status: TaskStatus::Running, ..TaskState::default() }),
             changed: Condvar::new(),
             status,
         });
-        if let Err(error) = spawn::follow(&task, io, config.notifications.clone(), config.drain_timeout) {
+        if let Err(error) = spawn::follow(&task, pid, io, config.drain_timeout) {
             spawn::abandon(pid);
             return Err(SpawnError::Spawn {
                 shell: spec.shell.display().to_string(),
@@ -669,7 +900,9 @@ impl TaskRegistry {
         self.inner.tasks().iter().map(|task| task.snapshot()).collect()
     }
 
-    /// Waits until the task ends, `timeout` passes, or `cancel` fires, without polling.
+    /// Waits until the task ends, `timeout` passes, or `cancel` fires, without polling. Works
+    /// for both kinds of task: an agent task ends when [`Self::finish_agent`] records its end or
+    /// it is stopped.
     pub async fn wait(&self, id: &str, timeout: Duration, cancel: &CancellationToken) -> WaitOutcome {
         let Some(task) = self.inner.find(id) else { return WaitOutcome::NotFound };
         let mut status = task.status.subscribe();
@@ -702,13 +935,19 @@ impl TaskRegistry {
     pub fn mark_notified(&self, id: &str) {
         if let Some(task) = self.inner.find(id) {
             task.update(|state| state.notified = true);
-            self.inner.config.notifications.remove(id);
+            task.notifications.remove(id);
         }
     }
 
-    /// Stops a running task and its whole process tree (see [`procs::terminate`]), blocking until
-    /// its processes are gone (at most the grace period and a few seconds). The task becomes
-    /// `killed` and does not notify.
+    /// Stops a running task, blocking until it is gone, and returns it, now `killed`; it does
+    /// not notify (a queued notification is withdrawn).
+    ///
+    /// A shell task's whole process tree ends (see [`procs::terminate`]); this waits for its
+    /// processes to be gone (at most the grace period and a few seconds). An agent task's
+    /// `cancel` token fires, the running tasks it started are stopped too
+    /// ([`Self::stop_owned_by`]), and this waits (at most about 5 seconds) until its runner has
+    /// returned and called [`Self::finish_agent`] — so from a runtime with a single thread, use
+    /// [`Self::stop`], which waits off that thread.
     ///
     /// # Errors
     /// [`StopError::NotFound`] for an unknown id, [`StopError::NotRunning`] for a task that has
@@ -716,13 +955,7 @@ impl TaskRegistry {
     pub fn stop_blocking(&self, id: &str) -> Result<TaskSnapshot, StopError> {
         let task = self.inner.find(id).ok_or_else(|| StopError::NotFound(id.to_owned()))?;
         task.mark_killed().map_err(|status| StopError::NotRunning { id: id.to_owned(), status })?;
-        self.inner.config.notifications.remove(id);
-        let (target, _terminal) = task.target();
-        let left = procs::terminate(&[target], self.inner.config.kill_grace);
-        if left > 0 {
-            tracing::warn!(id, left, "processes of a stopped task outlived SIGKILL");
-        }
-        task.wait_until(Instant::now() + Duration::from_secs(2), |state| state.reaped);
+        self.inner.finish_stopping(vec![Arc::clone(&task)]);
         tracing::debug!(id, "background task stopped");
         Ok(task.snapshot())
     }
@@ -741,17 +974,46 @@ impl TaskRegistry {
         }
     }
 
+    /// Stops every running task — shell and agent tasks alike — that the sub-agent `owner` (an
+    /// agent id) started, and, through the agents among them, what those started; as
+    /// [`Self::stop_blocking`] does for one task, and within the same bounds. Used when an agent
+    /// is cancelled, so nothing it started is left running (Claude Code's
+    /// `killShellTasksForAgent`). Returns every task it stopped, now `killed`.
+    pub fn stop_owned_by(&self, owner: &str) -> Vec<TaskSnapshot> {
+        let killed: Vec<Arc<Task>> =
+            self.inner.running_owned_by(owner).into_iter().filter(|task| task.mark_killed().is_ok()).collect();
+        if killed.is_empty() {
+            return Vec::new();
+        }
+        let stopped = self.inner.finish_stopping(killed);
+        tracing::debug!(owner, stopped = stopped.len(), "stopped the tasks an agent started");
+        stopped.iter().map(|task| task.snapshot()).collect()
+    }
+
+    /// [`Self::stop_owned_by`] on Tokio's blocking pool.
+    pub async fn stop_owned_by_async(&self, owner: &str) -> Vec<TaskSnapshot> {
+        let registry = self.clone();
+        let owned = owner.to_owned();
+        match tokio::task::spawn_blocking(move || registry.stop_owned_by(&owned)).await {
+            Ok(stopped) => stopped,
+            Err(_) => self.stop_owned_by(owner),
+        }
+    }
+
     /// Stops every running task and whatever finished tasks left running, and refuses new ones;
     /// returns the tasks that were still running (now `killed`), so a program can tell its user.
-    /// Blocks for at most the grace period and a few seconds. Safe to call more than once (later
-    /// calls return nothing); also run when the last handle is dropped.
+    /// Running agent tasks have their `cancel` token fired but are not waited for (the processes
+    /// they started are tasks here, and stop with the rest). Blocks for at most the grace period
+    /// and a few seconds. Safe to call more than once (later calls return nothing); also run
+    /// when the last handle is dropped.
     pub fn shutdown(&self) -> Vec<TaskSnapshot> {
         self.inner.shutdown()
     }
 }
 
-/// Shuts down the session's registry, if it has one (what a program calls on its way out), and
-/// returns the tasks it stopped while they were still running.
+/// Shuts down the session's registry (the one in [`ToolUseContext::root_app_state`]), if it has
+/// one (what a program calls on its way out), and returns the tasks it stopped while they were
+/// still running.
 pub fn shutdown(ctx: &ToolUseContext) -> Vec<TaskSnapshot> {
     TaskRegistry::existing(ctx).map(|registry| registry.shutdown()).unwrap_or_default()
 }

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_tools_core::NotificationQueue;
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
 use nix::unistd::Pid;
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
@@ -216,9 +215,10 @@ fn exit_code(status: WaitStatus) -> Option<i32> {
 /// The waiting thread: waits for the shell to exit (without reaping it, so its pid — the task's
 /// group and session id — stays reserved while stoppers may signal it), reaps it under the
 /// task's lock, gives the output a moment to arrive, then records the ending and queues the
-/// notification unless the task was stopped or its result was already delivered.
-pub(crate) fn wait_for_exit(task: &Task, notifications: &NotificationQueue, drain: Duration) {
-    let pid = Pid::from_raw(task.pid);
+/// notification (on the task's queue) unless the task was stopped or its result was already
+/// delivered.
+pub(crate) fn wait_for_exit(task: &Task, pid: i32, drain: Duration) {
+    let pid = Pid::from_raw(pid);
     while let Err(nix::errno::Errno::EINTR) = waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {}
     let code = task.update(|state| {
         let code = loop {
@@ -247,18 +247,13 @@ pub(crate) fn wait_for_exit(task: &Task, notifications: &NotificationQueue, drai
     });
     let snapshot = task.snapshot();
     if finished && let Some(text) = crate::text::notification(&snapshot) {
-        notifications.push(task.id.clone(), text);
+        task.notifications.push(task.id.clone(), text);
     }
     task.publish();
 }
 
-/// Starts the two threads that follow a task.
-pub(crate) fn follow(
-    task: &Arc<Task>,
-    io: Io,
-    notifications: NotificationQueue,
-    drain: Duration,
-) -> std::io::Result<()> {
+/// Starts the two threads that follow a task whose shell is `pid`.
+pub(crate) fn follow(task: &Arc<Task>, pid: i32, io: Io, drain: Duration) -> std::io::Result<()> {
     let Io { master, reader, output } = io;
     let copier = Arc::clone(task);
     std::thread::Builder::new()
@@ -269,6 +264,6 @@ pub(crate) fn follow(
     std::thread::Builder::new()
         .name(format!("task-{}-wait", task.id))
         .stack_size(128 * 1024)
-        .spawn(move || wait_for_exit(&waiter, &notifications, drain))?;
+        .spawn(move || wait_for_exit(&waiter, pid, drain))?;
     Ok(())
 }

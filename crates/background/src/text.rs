@@ -147,6 +147,11 @@ mod tests {
             ended_at_ms: None,
             tool_use_id: Some("toolu_01".into()),
             pid: Some(10),
+            owner: None,
+            name: None,
+            agent_type: None,
+            prompt: None,
+            result: None,
         }
     }
 

@@ -339,12 +339,16 @@ pub struct Background<'a, S: Shell> {
     /// Whether the call runs in the sandbox (see [`sandbox::wanted`]).
     pub sandboxed: bool,
     /// The task to start, given the directory it starts in; its description, environment
-    /// ([`SHELL_ENV`] is added), `tool_use` id and sandbox prefix are filled in.
+    /// ([`SHELL_ENV`] is added), `tool_use` id, sandbox prefix, owner and notification queue are
+    /// filled in.
     pub spec: &'a dyn Fn(&Path) -> ShellTaskSpec,
 }
 
 /// Starts the command as a task of the session's [`TaskRegistry`] and returns at once with its
-/// id and output file (Claude Code's `Command running in background with ID: …` text).
+/// id and output file (Claude Code's `Command running in background with ID: …` text). Started
+/// inside a sub-agent, the task is owned by it ([`ToolUseContext::agent_id`]; stopped with the
+/// agent) and its completion notification goes to the sub-agent's queue
+/// ([`ToolUseContext::notifications`]) rather than the session's.
 ///
 /// # Errors
 /// [`ToolError::Failed`] when the task cannot be started (`Could not start the command in the
@@ -361,6 +365,9 @@ pub fn start_background<S: Shell>(call: Background<'_, S>, ctx: &ToolUseContext)
     env.append(&mut spec.env);
     spec.env = env;
     spec.tool_use_id = ctx.tool_use_id.clone();
+    // A sub-agent's command is its own: stopped with it, and its notification reaches it.
+    spec.owner = ctx.agent_id.clone();
+    spec.notifications = Some(ctx.notifications());
     let task =
         registry.spawn_shell(spec).map_err(|error| ToolError::failed(render::background_failed(&error.to_string())))?;
     tracing::debug!(id = %task.id, command = %input.command, "started in the background");

@@ -34,7 +34,9 @@
 //!   [`agent_tools_background::TaskRegistry`] — on a pseudo-terminal of its own, its output (escape
 //!   sequences stripped) in `<session>/tasks/<id>.output` — and the call returns at once with
 //!   Claude Code's `Command running in background with ID: …` text. The task queues a
-//!   `<task-notification>` when it ends; TaskOutput reads it and TaskStop stops it. With
+//!   `<task-notification>` when it ends, for the conversation that started it (inside a
+//!   sub-agent: the sub-agent, which also owns the task and stops it when it is cancelled);
+//!   TaskOutput reads it and TaskStop stops it. With
 //!   [`BashConfig::background_tasks`] off the field is not in the schema.
 //!
 //! - **Sandbox** (`sandbox.enabled` in the settings, see [`agent_tools_core::SandboxSettings`]):

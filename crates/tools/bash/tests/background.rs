@@ -152,3 +152,43 @@ async fn a_failure_to_start_is_an_error_the_model_can_read() {
     let text = done.block.content.text();
     assert!(text.starts_with("Could not start the command in the background: cannot start "), "{text}");
 }
+
+#[tokio::test]
+async fn a_sub_agents_background_command_is_its_own_and_notifies_it() {
+    let (_dir, w) = workdir();
+    let (_state, state) = workdir();
+    let session_ctx = session(&w, &state);
+    // A sub-agent's context: its own app state (and notification queue), the session's root.
+    let mut agent_ctx = session_ctx.clone();
+    agent_ctx.app_state = agent_tools_core::context::AppStateHandle::default();
+    agent_ctx.agent_id = Some("a1".into());
+    agent_ctx.query_depth = 1;
+    let (_, done_id) = start(&agent_ctx, json!({"command": "echo from-the-agent", "run_in_background": true})).await;
+    let (_, sleeper_id) = start(&agent_ctx, json!({"command": "sleep 300", "run_in_background": true})).await;
+    // The session's registry holds them, owned by the agent.
+    let registry = TaskRegistry::existing(&session_ctx).unwrap();
+    assert_eq!(registry.get(&done_id).unwrap().owner.as_deref(), Some("a1"));
+    let task = finished(&session_ctx, &done_id).await;
+    assert_eq!(std::fs::read_to_string(&task.output_path).unwrap(), "from-the-agent\n");
+    // Its notification reached the agent's queue, not the session's.
+    let queued = agent_ctx.notifications().drain();
+    assert_eq!(queued.len(), 1);
+    assert_eq!(queued[0].key, done_id);
+    assert!(
+        queued[0]
+            .text
+            .contains("<summary>Background command \"echo from-the-agent\" completed (exit code 0)</summary>")
+    );
+    assert!(session_ctx.notifications().is_empty());
+    // Cancelling the agent stops what it left running.
+    let stopped = registry.stop_owned_by_async("a1").await;
+    assert_eq!(
+        stopped.iter().map(|task| (task.id.as_str(), task.status)).collect::<Vec<_>>(),
+        [(sleeper_id.as_str(), TaskStatus::Killed)]
+    );
+    assert!(agent_ctx.notifications().is_empty() && session_ctx.notifications().is_empty());
+    // The main conversation's commands have no owner.
+    let (_, main_id) = start(&session_ctx, json!({"command": "true", "run_in_background": true})).await;
+    assert_eq!(registry.get(&main_id).unwrap().owner, None);
+    agent_tools_background::shutdown(&session_ctx);
+}

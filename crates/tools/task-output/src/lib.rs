@@ -25,7 +25,14 @@
 //! `retrieval_status` is `success` when the task has finished, `timeout` when a blocking wait
 //! ran out first, and `not_ready` for `block: false` on a running task. Reporting a finished task
 //! counts as telling the model, so its pending `<task-notification>` is withdrawn. The tasks are
-//! the session's [`agent_tools_background::TaskRegistry`] (Bash's `run_in_background` starts them).
+//! the session's [`agent_tools_background::TaskRegistry`] (Bash's `run_in_background` starts
+//! shell tasks, the Agent tool's background agents are agent tasks).
+//!
+//! A background agent (Claude Code's `local_agent` task) is found by its id or its `name`, and
+//! reported with `<task_type>local_agent</task_type>`, no `<exit_code>`, and as `<output>` the
+//! agent's final text (or the error it ended with) once it has finished — nothing while it runs
+//! (its transcript is in its output file). The output object then also has the agent's `prompt`
+//! and `result`.
 //!
 //! Read-only and concurrency-safe; deferred (`should_defer`) as in Claude Code. A blocking wait
 //! sleeps until the task changes state, the time runs out or the call is cancelled (the
@@ -60,7 +67,7 @@ mod render;
 
 use std::sync::Arc;
 
-use agent_tools_background::{TaskRegistry, TaskSnapshot, WaitOutcome};
+use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskType, WaitOutcome};
 use agent_tools_core::{
     InterruptBehavior, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
@@ -98,15 +105,31 @@ pub fn tool() -> Arc<dyn Tool> {
     build_tool(TaskOutputTool)
 }
 
-/// The task with this id in the session, if any.
+/// The task with this id in the session, else the agent task with this name, if any.
 fn find(ctx: &ToolUseContext, id: &str) -> Option<(TaskRegistry, TaskSnapshot)> {
     let registry = TaskRegistry::existing(ctx)?;
-    let task = registry.get(id)?;
+    let task = registry.get(id).or_else(|| registry.find_agent(id))?;
     Some((registry, task))
 }
 
-/// The task as reported, with the end of its output read from its file.
+/// The task as reported: a shell task with the end of its output read from its file, an agent
+/// task with its result once it has finished.
 async fn view(task: TaskSnapshot) -> TaskView {
+    if task.task_type == TaskType::LocalAgent {
+        let output = if task.status.is_finished() { task.result.clone().unwrap_or_default() } else { String::new() };
+        return TaskView {
+            task_id: task.id,
+            task_type: task.task_type.as_str().to_owned(),
+            status: task.status.as_str().to_owned(),
+            description: task.description,
+            output,
+            exit_code: None,
+            error: None,
+            output_file: task.output_path.to_string_lossy().into_owned(),
+            prompt: task.prompt,
+            result: task.result,
+        };
+    }
     let path = task.output_path.clone();
     let read = tokio::task::spawn_blocking(move || agent_tools_background::read_tail(&path, MAX_OUTPUT_CHARS)).await;
     let output_file = task.output_path.to_string_lossy().into_owned();
@@ -124,6 +147,8 @@ async fn view(task: TaskSnapshot) -> TaskView {
         exit_code: task.exit_code,
         error,
         output_file,
+        prompt: None,
+        result: None,
     }
 }
 
@@ -177,8 +202,8 @@ impl ToolDef for TaskOutputTool {
         })
     }
 
-    /// `Task ID is required` for an empty id, `No task found with ID: X` for an unknown one
-    /// (Claude Code's texts and error codes 1 and 2).
+    /// `Task ID is required` for an empty id, `No task found with ID: X` for one that is
+    /// neither a task's id nor an agent task's name (Claude Code's texts and error codes 1 and 2).
     async fn validate_input(&self, input: &TaskOutputInput, ctx: &ToolUseContext) -> ValidationResult {
         if input.task_id.is_empty() {
             return ValidationResult::error(render::TASK_ID_REQUIRED, 1);

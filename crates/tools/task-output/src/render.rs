@@ -34,23 +34,30 @@ impl RetrievalStatus {
 pub struct TaskView {
     /// The task's id.
     pub task_id: String,
-    /// Its type (`local_bash`).
+    /// Its type (`local_bash`, `local_agent`).
     pub task_type: String,
     /// Its status (`running`, `completed`, `failed`, `killed`).
     pub status: String,
     /// What it does, in words.
     pub description: String,
     /// The end of its output (at most [`MAX_OUTPUT_CHARS`] characters, with a
-    /// `[Truncated. Full output: PATH]` header when earlier output was left out).
+    /// `[Truncated. Full output: PATH]` header when earlier output was left out); for an agent
+    /// task, its result once it has finished (empty while it runs).
     pub output: String,
-    /// JSON key `exitCode`. Its exit code, once it has ended.
+    /// JSON key `exitCode`. Its exit code, once it has ended (never for an agent task).
     #[serde(rename = "exitCode", skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     /// What went wrong reading it, if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The file its whole output is in.
+    /// The file its whole output is in (an agent task's: its JSONL transcript).
     pub output_file: String,
+    /// An agent task's prompt (the task it was given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// An agent task's result once it has finished: its final text, or its error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
 }
 
 /// What TaskOutput produced (the MCP `structuredContent`).
@@ -119,6 +126,8 @@ mod tests {
             exit_code,
             error: None,
             output_file: "/t/b1.output".into(),
+            prompt: None,
+            result: None,
         }
     }
 

@@ -1,12 +1,15 @@
 //! TaskOutput on real background tasks: blocking, non-blocking, timeouts, cancellation, unknown
-//! ids, long output, and the notification it withdraws. Waits poll with deadlines.
+//! ids, long output, the notification it withdraws, and agent tasks. Waits poll with deadlines.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_background::{AgentEnd, AgentTaskSpec, ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_core::invoke::call_tool;
 use agent_tools_core::{MaxResultSize, ToolFlags, ToolUseContext};
 use agent_tools_testkit::{eventually, run};
 use serde_json::json;
@@ -184,4 +187,72 @@ async fn contract_members() {
         (json!(0), json!(600_000))
     );
     assert!(tool.description(&Default::default()).contains("Read"));
+}
+
+#[tokio::test]
+async fn an_agent_task_reports_its_result_once_it_has_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let registry = TaskRegistry::for_context(&ctx);
+    let spec = AgentTaskSpec {
+        description: "Check the docs".into(),
+        prompt: "Are the docs up to date?".into(),
+        agent_type: "general-purpose".into(),
+        name: Some("checker".into()),
+        ..AgentTaskSpec::default()
+    };
+    let agent = registry.register_agent(spec).unwrap();
+    let tool = agent_tool_task_output::tool();
+    let running = format!(
+        "<retrieval_status>not_ready</retrieval_status>\n\n<task_id>{}</task_id>\n\n<task_type>local_agent</task_type>\n\n<status>running</status>",
+        agent.id
+    );
+    let (text, is_error) = run(tool.as_ref(), &ctx, json!({"task_id": agent.id, "block": false})).await;
+    assert!(!is_error);
+    assert_eq!(text, running);
+    // By name too; a short blocking wait runs out while it works.
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": "checker", "block": false})).await;
+    assert_eq!(text, running);
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": "checker", "timeout": 50})).await;
+    assert_eq!(text, running.replace("not_ready", "timeout"));
+
+    // A blocking call wakes when the runner reports: it is waiting once it said so.
+    let said_waiting = Arc::new(AtomicBool::new(false));
+    let waiting = {
+        let mut ctx = ctx.clone();
+        let flag = Arc::clone(&said_waiting);
+        ctx.progress = Some(Arc::new(move |event| {
+            if event.data["type"] == "waiting_for_task" && event.data["taskType"] == "local_agent" {
+                flag.store(true, Ordering::SeqCst);
+            }
+        }));
+        tokio::spawn(async move {
+            call_tool(agent_tool_task_output::tool().as_ref(), "toolu_w", json!({"task_id": "checker"}), &ctx).await
+        })
+    };
+    assert!(eventually(Duration::from_secs(20), || said_waiting.load(Ordering::SeqCst)).await);
+    let end = AgentEnd {
+        status: TaskStatus::Completed,
+        result: "RESULT".into(),
+        notification: Some("<task-notification>done</task-notification>".into()),
+    };
+    registry.finish_agent(&agent.id, end);
+    let done = waiting.await.unwrap();
+    let finished = format!(
+        "<retrieval_status>success</retrieval_status>\n\n<task_id>{}</task_id>\n\n<task_type>local_agent</task_type>\n\n<status>completed</status>\n\n<output>\nRESULT\n</output>",
+        agent.id
+    );
+    assert_eq!(done.block.content.text(), finished);
+    let data = done.data.unwrap().to_json();
+    assert_eq!(data["task"]["prompt"], "Are the docs up to date?");
+    assert_eq!(data["task"]["result"], "RESULT");
+    assert_eq!(data["task"]["description"], "Check the docs");
+    assert!(data["task"].get("exitCode").is_none());
+    // Reported: the notification is withdrawn.
+    assert!(ctx.notifications().is_empty());
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": agent.id, "block": false})).await;
+    assert_eq!(text, finished);
+    let (text, is_error) = run(tool.as_ref(), &ctx, json!({"task_id": "no-such-agent"})).await;
+    assert!(is_error);
+    assert_eq!(text, "<tool_use_error>No task found with ID: no-such-agent</tool_use_error>");
 }

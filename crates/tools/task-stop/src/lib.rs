@@ -13,7 +13,17 @@
 //! that ignore SIGTERM and `&` grandchildren included — and the call returns once they are gone
 //! (see [`agent_tools_background::TaskRegistry::stop`]). The task becomes `killed` and sends no
 //! `<task-notification>`: the model stopped it. The tasks are the session's
-//! [`agent_tools_background::TaskRegistry`] (Bash's `run_in_background` starts them).
+//! [`agent_tools_background::TaskRegistry`] (Bash's `run_in_background` starts shell tasks, the
+//! Agent tool's background agents are agent tasks).
+//!
+//! A background agent (a `local_agent` task) is accepted by its id or its `name`, as in Claude
+//! Code ("named background agents are also accepted by agent ID or name"). Stopping it cancels
+//! the agent, stops what it started, and returns once it has wound down; the result then names
+//! its description and has no `command`:
+//!
+//! ```text
+//! {"message":"Successfully stopped task: a3k9x7q1m (Review the diff)","task_id":"a3k9x7q1m","task_type":"local_agent"}
+//! ```
 //!
 //! Not read-only, concurrency-safe (as in Claude Code), deferred (`should_defer`).
 //!
@@ -42,7 +52,7 @@ mod render;
 
 use std::sync::Arc;
 
-use agent_tools_background::{StopError, TaskRegistry};
+use agent_tools_background::{StopError, TaskRegistry, TaskSnapshot, TaskType};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
@@ -64,6 +74,13 @@ pub struct TaskStopTool;
 /// TaskStop, ready for the host.
 pub fn tool() -> Arc<dyn Tool> {
     build_tool(TaskStopTool)
+}
+
+/// The task the model named: the task with this id, else the agent task with this name.
+fn find(ctx: &ToolUseContext, id: &str) -> Option<(TaskRegistry, TaskSnapshot)> {
+    let registry = TaskRegistry::existing(ctx)?;
+    let task = registry.get(id).or_else(|| registry.find_agent(id))?;
+    Some((registry, task))
 }
 
 impl ToolDef for TaskStopTool {
@@ -109,11 +126,11 @@ impl ToolDef for TaskStopTool {
         Some(format!("Stopping task {}", input.id().unwrap_or("?")))
     }
 
-    /// Claude Code's checks: an id must be given (code 1), name a task (code 1), and that task
-    /// must be running (code 3).
+    /// Claude Code's checks: an id must be given (code 1), name a task — by id, or an agent task
+    /// by name — (code 1), and that task must be running (code 3).
     async fn validate_input(&self, input: &TaskStopInput, ctx: &ToolUseContext) -> ValidationResult {
         let Some(id) = input.id() else { return ValidationResult::error(render::MISSING_ID, 1) };
-        let Some(task) = TaskRegistry::existing(ctx).and_then(|registry| registry.get(id)) else {
+        let Some((_, task)) = find(ctx, id) else {
             return ValidationResult::error(render::no_task(id), 1);
         };
         if task.status.is_finished() {
@@ -124,16 +141,22 @@ impl ToolDef for TaskStopTool {
 
     async fn call(&self, input: TaskStopInput, ctx: &ToolUseContext) -> Result<ToolResult<TaskStopOutput>, ToolError> {
         let Some(id) = input.id() else { return Err(ToolError::failed(render::MISSING_ID)) };
-        let Some(registry) = TaskRegistry::existing(ctx) else { return Err(ToolError::failed(render::no_task(id))) };
-        let task = registry.stop(id).await.map_err(|error| match error {
-            StopError::NotFound(id) => ToolError::failed(render::no_task(&id)),
-            StopError::NotRunning { id, status } => ToolError::failed(render::not_running(&id, status.as_str())),
+        let Some((registry, found)) = find(ctx, id) else { return Err(ToolError::failed(render::no_task(id))) };
+        let task = registry.stop(&found.id).await.map_err(|error| match error {
+            StopError::NotRunning { status, .. } => ToolError::failed(render::not_running(id, status.as_str())),
+            StopError::NotFound(_) | StopError::StillRunning(_) | StopError::ShutDown => {
+                ToolError::failed(render::no_task(id))
+            }
         })?;
+        let (message, command) = match task.task_type {
+            TaskType::LocalAgent => (render::stopped(&task.id, &task.description), None),
+            TaskType::LocalBash => (render::stopped(&task.id, &task.command), Some(task.command)),
+        };
         Ok(ToolResult::new(TaskStopOutput {
-            message: render::stopped(&task.id, &task.command),
+            message,
             task_id: task.id,
             task_type: task.task_type.as_str().to_owned(),
-            command: task.command,
+            command,
         }))
     }
 

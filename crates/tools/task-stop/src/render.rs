@@ -7,19 +7,21 @@ use serde::Serialize;
 /// `jsonStringify(output)`, keys in this order).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TaskStopOutput {
-    /// `Successfully stopped task: ID (COMMAND)`.
+    /// `Successfully stopped task: ID (COMMAND)`; for an agent task, `(DESCRIPTION)`.
     pub message: String,
     /// The stopped task's id.
     pub task_id: String,
-    /// Its type (`local_bash`).
+    /// Its type (`local_bash`, `local_agent`).
     pub task_type: String,
-    /// Its command line.
-    pub command: String,
+    /// A shell task's command line; left out for an agent task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
-/// The success message (Claude Code's text).
-pub fn stopped(id: &str, command: &str) -> String {
-    format!("Successfully stopped task: {id} ({command})")
+/// The success message (Claude Code's text): `what` is a shell task's command, an agent task's
+/// description.
+pub fn stopped(id: &str, what: &str) -> String {
+    format!("Successfully stopped task: {id} ({what})")
 }
 
 /// The result text: the output as compact JSON.
@@ -50,11 +52,21 @@ mod tests {
             message: stopped("b1", "npm run \"dev\""),
             task_id: "b1".into(),
             task_type: "local_bash".into(),
-            command: "npm run \"dev\"".into(),
+            command: Some("npm run \"dev\"".into()),
         };
         assert_eq!(
             render(&output),
             r#"{"message":"Successfully stopped task: b1 (npm run \"dev\")","task_id":"b1","task_type":"local_bash","command":"npm run \"dev\""}"#
+        );
+        let agent = TaskStopOutput {
+            message: stopped("a1", "Review the diff"),
+            task_id: "a1".into(),
+            task_type: "local_agent".into(),
+            command: None,
+        };
+        assert_eq!(
+            render(&agent),
+            r#"{"message":"Successfully stopped task: a1 (Review the diff)","task_id":"a1","task_type":"local_agent"}"#
         );
         assert_eq!(not_running("b1", "completed"), "Task b1 is not running (status: completed)");
     }

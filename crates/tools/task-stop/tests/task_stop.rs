@@ -1,11 +1,12 @@
-//! TaskStop on real background tasks: stopping a process tree, the deprecated `shell_id`, and
-//! Claude Code's refusals (missing, unknown, not running). Waits poll with deadlines.
+//! TaskStop on real background tasks: stopping a process tree, the deprecated `shell_id`,
+//! Claude Code's refusals (missing, unknown, not running), and background agents by name. Waits
+//! poll with deadlines.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::Duration;
 
-use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
+use agent_tools_background::{AgentEnd, AgentTaskSpec, ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
 use agent_tools_core::{MaxResultSize, ToolUseContext};
 use agent_tools_testkit::{eventually, live_processes_with_arg, run};
 use serde_json::json;
@@ -136,4 +137,55 @@ sleep 3115.{token}"#
         pids.iter().copied().filter(|pid| !agent_tools_testkit::ended(*pid)).collect::<Vec<_>>(),
         Vec::<i32>::new()
     );
+}
+
+#[tokio::test]
+async fn a_background_agent_is_stopped_by_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolUseContext::new(dir.path());
+    let registry = TaskRegistry::for_context(&ctx);
+    let spec = AgentTaskSpec {
+        description: "Review the diff".into(),
+        prompt: "Review the staged changes".into(),
+        agent_type: "general-purpose".into(),
+        name: Some("reviewer".into()),
+        ..AgentTaskSpec::default()
+    };
+    let agent = registry.register_agent(spec).unwrap();
+    // The runner: when the task is stopped it winds down and reports.
+    let runner = {
+        let (registry, id, cancel) = (registry.clone(), agent.id.clone(), agent.cancel.clone());
+        tokio::spawn(async move {
+            cancel.cancelled().await;
+            let end = AgentEnd {
+                status: TaskStatus::Failed,
+                result: "interrupted".into(),
+                notification: Some("<task-notification>x</task-notification>".into()),
+            };
+            registry.finish_agent(&id, end);
+        })
+    };
+    let tool = agent_tool_task_stop::tool();
+    let (text, is_error) = run(tool.as_ref(), &ctx, json!({"task_id": "reviewer"})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            r#"{{"message":"Successfully stopped task: {id} (Review the diff)","task_id":"{id}","task_type":"local_agent"}}"#,
+            id = agent.id
+        )
+    );
+    runner.await.unwrap();
+    assert!(agent.cancel.is_cancelled());
+    let task = registry.get(&agent.id).unwrap();
+    assert_eq!((task.status, task.result.as_deref()), (TaskStatus::Killed, Some("interrupted")));
+    assert!(ctx.notifications().is_empty());
+    // Stopped: by name or id, it is not running any more.
+    let (text, is_error) = run(tool.as_ref(), &ctx, json!({"task_id": "reviewer"})).await;
+    assert!(is_error);
+    assert_eq!(text, "<tool_use_error>Task reviewer is not running (status: killed)</tool_use_error>");
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": agent.id})).await;
+    assert_eq!(text, format!("<tool_use_error>Task {} is not running (status: killed)</tool_use_error>", agent.id));
+    let (text, _) = run(tool.as_ref(), &ctx, json!({"task_id": "someone-else"})).await;
+    assert_eq!(text, "<tool_use_error>No task found with ID: someone-else</tool_use_error>");
 }
