@@ -123,3 +123,71 @@ pub trait SubagentRunner: Send + Sync {
     /// model, as in Claude Code).
     fn resolve_model(&self, alias: &str, parent_model: &str) -> String;
 }
+
+/// What a finished agent that wrote no text reports.
+pub const NO_OUTPUT: &str = "(Subagent completed but returned no output.)";
+
+impl SubagentOutcome {
+    /// The agent's report: its structured output (pretty JSON) when it gave one, else its text
+    /// blocks (each trimmed at the end, joined by a blank line), else [`NO_OUTPUT`].
+    pub fn report(&self) -> String {
+        if let Some(object) = &self.structured_output {
+            return serde_json::to_string_pretty(object).unwrap_or_else(|_| object.to_string());
+        }
+        let text = self.content.iter().map(|block| block.trim_end()).collect::<Vec<_>>().join("\n\n");
+        if text.trim().is_empty() { NO_OUTPUT.to_owned() } else { text }
+    }
+}
+
+/// `&`, `<` and `>` as entities, so a description cannot close the tags around it.
+fn escape_xml(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// The `<task-notification>` a background agent queues when it ends (Claude Code 2.1.332's
+/// tags; the loop adds its "not user input" preamble):
+///
+/// ```text
+/// <task-notification>
+/// <task-id>ID</task-id>
+/// <tool-use-id>TOOLU</tool-use-id>          (when known)
+/// <output-file>PATH</output-file>
+/// <status>completed</status>                (or failed)
+/// <summary>Agent "DESCRIPTION" finished</summary>
+/// <note>…</note>
+/// <result>REPORT</result>
+/// <usage><subagent_tokens>N</subagent_tokens><tool_uses>N</tool_uses><duration_ms>N</duration_ms></usage>
+/// </task-notification>
+/// ```
+pub fn task_notification(
+    agent_id: &str,
+    tool_use_id: Option<&str>,
+    output_file: &str,
+    description: &str,
+    ended: &Result<SubagentOutcome, String>,
+) -> String {
+    let tool_use = tool_use_id.map(|id| format!("\n<tool-use-id>{id}</tool-use-id>")).unwrap_or_default();
+    let head = format!(
+        "<task-notification>\n<task-id>{agent_id}</task-id>{tool_use}\n<output-file>{output_file}</output-file>"
+    );
+    let note = "<note>This notification comes each time the agent stops with no background work of its own still \
+                running. A message sent to it (SendMessage) wakes it again, so the same task-id may notify more than \
+                once.</note>";
+    match ended {
+        Ok(outcome) => format!(
+            "{head}\n<status>completed</status>\n<summary>Agent \"{}\" finished</summary>\n{note}\n<result>{}</result>\n\
+             <usage><subagent_tokens>{}</subagent_tokens><tool_uses>{}</tool_uses><duration_ms>{}</duration_ms></usage>\n\
+             </task-notification>",
+            escape_xml(description),
+            outcome.report(),
+            outcome.total_tokens,
+            outcome.total_tool_use_count,
+            outcome.total_duration_ms
+        ),
+        Err(error) => format!(
+            "{head}\n<status>failed</status>\n<summary>Agent \"{}\" failed: {}</summary>\n</task-notification>",
+            escape_xml(description),
+            escape_xml(error)
+        ),
+    }
+}

@@ -11,4 +11,13 @@
 //! - [`tool_sets`]: which of the caller's tools a sub-agent keeps.
 
 pub mod definitions;
+mod input;
+pub mod render;
+mod tool;
 pub mod tool_sets;
+
+pub use crate::input::{AgentInput, Effort, Isolation, ModelAlias};
+pub use crate::tool::{
+    ALIASES, AgentConfig, AgentOutput, AgentTool, DEFAULT_AGENT_TYPE, DEFAULT_MAX_DEPTH, NAME, TextBlock, tool,
+    tool_with,
+};
