@@ -140,6 +140,9 @@ impl Environment {
             tool_search: self.tool_search_mode(),
             skill_dirs: Vec::new(),
             command_dirs: Vec::new(),
+            subagents: false,
+            agent_dirs: Vec::new(),
+            structured_output: None,
         }
     }
 

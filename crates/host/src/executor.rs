@@ -144,6 +144,11 @@ impl Executor {
         self
     }
 
+    /// The same executor (hooks, prompter, classifier, cap) over another pool: a sub-agent's.
+    pub fn for_pool(&self, pool: impl Into<Arc<[Arc<dyn Tool>]>>) -> Self {
+        Self { pool: pool.into(), ..self.clone() }
+    }
+
     /// The pool.
     pub fn pool(&self) -> &[Arc<dyn Tool>] {
         &self.pool

@@ -42,8 +42,16 @@ const MAX_OUTPUT_BYTES: usize = 1 << 20;
 
 /// The loop-level hook events a session keeps in [`Hooks::events`] (the agent loop runs them;
 /// the executor runs only PreToolUse and PostToolUse).
-pub const LOOP_EVENTS: &[&str] =
-    &["UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "Notification", "PreCompact"];
+pub const LOOP_EVENTS: &[&str] = &[
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "PreCompact",
+];
 
 /// The hooks of a session.
 #[derive(Debug, Clone, Default)]

@@ -61,9 +61,9 @@ pub use permissions::{
 };
 pub use pool::{
     HostConfig, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules, find_pwsh, get_all_base_tools,
-    get_tools,
+    get_tools, structured_output_tool,
 };
-pub use session::{CallOptions, Session, SessionBuilder, SessionError, WorkspaceTrust};
+pub use session::{CallOptions, ForkOptions, Session, SessionBuilder, SessionError, WorkspaceTrust};
 pub use tool_search::{
     ToolSearchMode, api_tools, available_deferred_tools_message, is_tool_search_active, render_tool_references,
 };

@@ -51,6 +51,17 @@ pub struct HostConfig {
     /// Legacy command folders (`<name>.md` files) Skill also offers, after every skills folder:
     /// the CLI passes `~/.claude/commands`, then `<project>/.claude/commands`.
     pub command_dirs: Vec<PathBuf>,
+    /// Offer the Agent tool: sub-agents need the agent loop, which sets this (an MCP server or
+    /// `call` has no model to run them on, so they leave it off).
+    pub subagents: bool,
+    /// The folders custom agents (`<name>.md` with frontmatter) are read from, lowest priority
+    /// first: the CLI passes `~/.claude/agents`, then `<project>/.claude/agents` (a trusted
+    /// project's only). A later folder's agent replaces an earlier one of the same name, and any
+    /// replaces a built-in one.
+    pub agent_dirs: Vec<PathBuf>,
+    /// The JSON Schema of a structured final answer (`--json-schema`): the pool gets the
+    /// `StructuredOutput` tool built with it.
+    pub structured_output: Option<serde_json::Value>,
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -97,6 +108,8 @@ pub const SPECIAL_TOOLS: &[&str] = &["ListMcpResourcesTool", "ReadMcpResourceToo
 /// order. That no two are the same is checked when this crate compiles (as zed checks its tool
 /// names), so a new tool crate cannot shadow another's name.
 pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
+    #[cfg(feature = "agent")]
+    agent_tool_agent::NAME,
     #[cfg(feature = "task-output")]
     agent_tool_task_output::NAME,
     #[cfg(feature = "bash")]
@@ -143,6 +156,10 @@ pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
     agent_tool_enter_worktree::NAME,
     #[cfg(feature = "exit-worktree")]
     agent_tool_exit_worktree::NAME,
+    #[cfg(feature = "send-message")]
+    agent_tool_send_message::NAME,
+    #[cfg(feature = "list-agents")]
+    agent_tool_list_agents::NAME,
     #[cfg(feature = "powershell")]
     agent_tool_powershell::NAME,
     #[cfg(feature = "tool-search")]
@@ -171,6 +188,11 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 #[allow(clippy::vec_init_then_push, unused_mut, unused_variables)]
 pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    // Claude Code's list starts with AgentTool.
+    #[cfg(feature = "agent")]
+    if config.subagents {
+        tools.push(agent_tool(config));
+    }
     #[cfg(feature = "task-output")]
     tools.push(agent_tool_task_output::tool());
     #[cfg(feature = "bash")]
@@ -242,6 +264,15 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     tools.push(agent_tool_enter_worktree::tool());
     #[cfg(feature = "exit-worktree")]
     tools.push(agent_tool_exit_worktree::tool());
+    // The agents' messaging tools, where Claude Code lists SendMessage: only with sub-agents.
+    #[cfg(feature = "send-message")]
+    if config.subagents {
+        tools.push(agent_tool_send_message::tool());
+    }
+    #[cfg(feature = "list-agents")]
+    if config.subagents {
+        tools.push(agent_tool_list_agents::tool());
+    }
     #[cfg(feature = "powershell")]
     if let Some(pwsh) = &config.pwsh {
         tools.push(agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {
@@ -257,6 +288,43 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     }
     let _ = config;
     tools
+}
+
+/// The Agent tool with the built-in agents and the custom ones of [`HostConfig::agent_dirs`]
+/// (a broken agent file is skipped with a warning).
+#[cfg(feature = "agent")]
+fn agent_tool(config: &HostConfig) -> Arc<dyn Tool> {
+    use agent_tool_agent::definitions::{self, SourceKind};
+    let mut layers = vec![definitions::built_in()];
+    let last = config.agent_dirs.len().saturating_sub(1);
+    for (index, dir) in config.agent_dirs.iter().enumerate() {
+        // The last folder is the project's when there are two (see `agent_dirs`).
+        let kind = if index == last && config.agent_dirs.len() > 1 { SourceKind::Project } else { SourceKind::User };
+        let (found, warnings) = definitions::load_dir(dir, kind);
+        for warning in warnings {
+            tracing::warn!(%warning, "an agent definition was skipped");
+        }
+        layers.push(found);
+    }
+    agent_tool_agent::tool_with(agent_tool_agent::AgentConfig {
+        definitions: definitions::merge(layers),
+        ..agent_tool_agent::AgentConfig::default()
+    })
+}
+
+/// The `StructuredOutput` tool for a structured final answer's JSON Schema.
+///
+/// # Errors
+/// A message when the schema is not one (not an object schema, or not valid JSON Schema), or
+/// when the tool was not built in (feature `structured-output`).
+pub fn structured_output_tool(schema: serde_json::Value) -> Result<Arc<dyn Tool>, String> {
+    #[cfg(feature = "structured-output")]
+    return agent_tool_structured_output::tool(schema).map_err(|error| error.to_string());
+    #[cfg(not(feature = "structured-output"))]
+    {
+        let _ = schema;
+        Err("this build has no StructuredOutput tool (feature structured-output)".to_owned())
+    }
 }
 
 /// The one Messages API config WebFetch's secondary model and WebSearch share: the key, and
@@ -327,6 +395,13 @@ pub fn assemble_tool_pool(
     config: &HostConfig,
 ) -> Vec<Arc<dyn Tool>> {
     let mut built_ins = get_tools(permission_context, config);
+    // A special tool: only there when a structured answer is asked for (an invalid schema was
+    // refused when the session was built, see `SessionBuilder::build`).
+    if let Some(schema) = &config.structured_output
+        && let Ok(tool) = structured_output_tool(schema.clone())
+    {
+        built_ins.push(tool);
+    }
     built_ins.sort_by(|a, b| a.name().cmp(b.name()));
     let mut mcp = filter_tools_by_deny_rules(mcp_tools, permission_context);
     mcp.sort_by(|a, b| a.name().cmp(b.name()));

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_tools_background::TaskSnapshot;
-use agent_tools_core::context::{CancellationToken, PendingNotification, ProgressSink};
+use agent_tools_core::context::{CancellationToken, NotificationQueue, PendingNotification, ProgressSink};
 use agent_tools_core::invoke::Invocation;
 use agent_tools_core::result::{ContextModifier, ToolUseBlock};
 use agent_tools_core::{PermissionMode, PromptOptions, Tool, ToolPermissionContext, ToolUseContext, find_tool_by_name};
@@ -100,6 +100,9 @@ pub enum SessionError {
     /// An MCP configuration given to the builder is broken.
     #[error(transparent)]
     McpConfig(#[from] mcp_config::ConfigError),
+    /// The JSON Schema of a structured answer (`--json-schema`) is not usable.
+    #[error("the JSON Schema for structured output is not usable: {0}")]
+    OutputSchema(String),
 }
 
 impl From<agent_tools_settings::SettingsError> for SessionError {
@@ -296,6 +299,11 @@ impl SessionBuilder {
         // untrusted project's skills are left out (a skill's `allowed-tools` become allow rules).
         config.skill_dirs = claude_folders(config_dir.as_deref(), &cwd, "skills", trusted);
         config.command_dirs = claude_folders(config_dir.as_deref(), &cwd, "commands", trusted);
+        // Custom agents likewise: an untrusted project's could widen an agent's tools or mode.
+        config.agent_dirs = claude_folders(config_dir.as_deref(), &cwd, "agents", trusted);
+        if let Some(schema) = &config.structured_output {
+            crate::pool::structured_output_tool(schema.clone()).map_err(SessionError::OutputSchema)?;
+        }
 
         let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
         let mcp = Arc::new(connect_mcp(&servers, &self.env, &cwd, &notice).await);
@@ -344,6 +352,8 @@ impl SessionBuilder {
             model,
             env: self.env,
             shut_down: AtomicBool::new(false),
+            forked: false,
+            cancel: std::sync::Mutex::new(CancellationToken::new()),
         })
     }
 
@@ -537,6 +547,30 @@ pub struct CallOptions {
     pub progress: Option<ProgressSink>,
 }
 
+/// How a sub-agent's session differs from its caller's (see [`Session::fork`]).
+#[derive(Clone, Default)]
+pub struct ForkOptions {
+    /// The sub-agent's id (its context's `agent_id`).
+    pub agent_id: String,
+    /// Its type (its context's `agent_type`).
+    pub agent_type: String,
+    /// The names of the caller's tools it keeps; the others are not in its pool.
+    pub tools: Vec<String>,
+    /// Tools it has that its caller does not (its own `StructuredOutput`), added after those.
+    pub extra_tools: Vec<Arc<dyn Tool>>,
+    /// Its permission mode; `None` keeps the caller's.
+    pub permission_mode: Option<PermissionMode>,
+    /// Its working directory (a worktree); `None` keeps the caller's.
+    pub cwd: Option<PathBuf>,
+    /// A background agent: nobody is asked, a call that would ask is refused (Claude Code's
+    /// `shouldAvoidPermissionPrompts`).
+    pub background: bool,
+    /// Its notification queue (what SendMessage and its own background tasks push).
+    pub inbox: NotificationQueue,
+    /// Its cancellation: the runner links it to the caller's, so stopping the caller stops it.
+    pub cancel: CancellationToken,
+}
+
 /// A working session (see the module docs). Build one with [`Session::builder`].
 pub struct Session {
     pool: Arc<[Arc<dyn Tool>]>,
@@ -550,6 +584,11 @@ pub struct Session {
     model: Option<String>,
     env: Environment,
     shut_down: AtomicBool,
+    /// A sub-agent's session ([`Session::fork`]): its shutdown ends only what the agent started;
+    /// the background task registry and the MCP servers stay the caller's.
+    forked: bool,
+    /// Fires to stop everything the session's agent runs (see [`Session::cancel_token`]).
+    cancel: std::sync::Mutex<CancellationToken>,
 }
 
 impl std::fmt::Debug for Session {
@@ -738,12 +777,116 @@ impl Session {
         self.ctx.read().await.notifications().drain()
     }
 
+    /// A sub-agent's session, made from the caller's context `parent` the way Claude Code's
+    /// `createSubagentContext` makes one: the caller's pool cut down to `options.tools` (and its
+    /// extra tools), the same executor (hooks, prompter unless it runs in the background,
+    /// classifier), MCP connections, environment and session folder; a context that is the
+    /// caller's with a *copy* of its file-read state, a fresh app state whose notification queue
+    /// is `options.inbox`, the same root app state (background tasks), the agent's id, type and
+    /// cancellation, one more level of `query_depth`, and its own permission mode and working
+    /// directory when given. Nothing the sub-agent changes in its context reaches the caller.
+    pub fn fork(&self, parent: &ToolUseContext, options: ForkOptions) -> Session {
+        let mut tools: Vec<Arc<dyn Tool>> = parent
+            .options
+            .tools
+            .iter()
+            .filter(|tool| options.tools.iter().any(|name| name == tool.name()))
+            .cloned()
+            .collect();
+        for extra in options.extra_tools {
+            if !tools.iter().any(|tool| tool.name() == extra.name()) {
+                tools.push(extra);
+            }
+        }
+        let pool: Arc<[Arc<dyn Tool>]> = tools.into();
+        let mut ctx = parent.clone();
+        ctx.options.tools = Arc::clone(&pool);
+        ctx.agent_id = Some(options.agent_id);
+        ctx.agent_type = Some(options.agent_type);
+        ctx.query_depth = parent.query_depth.saturating_add(1);
+        ctx.read_file_state = parent.read_file_state.snapshot();
+        ctx.app_state = agent_tools_core::context::AppStateHandle::default();
+        let inbox = options.inbox;
+        ctx.app_state.with(|state| state.set(inbox));
+        ctx.root_app_state = parent.root_app_state.clone();
+        ctx.cancel = options.cancel;
+        ctx.interrupt = CancellationToken::new();
+        ctx.tool_use_id = None;
+        ctx.progress = None;
+        // The runner installs the sub-agent's own runner (it needs this session).
+        ctx.subagents = None;
+        if let Some(cwd) = options.cwd {
+            ctx.original_cwd.clone_from(&cwd);
+            ctx.cwd = cwd;
+        }
+        let permissions = Arc::make_mut(&mut ctx.permission_context);
+        if let Some(mode) = options.permission_mode {
+            permissions.mode = mode;
+        }
+        if options.background {
+            permissions.should_avoid_permission_prompts = true;
+        }
+        let executor = self.executor.for_pool(Arc::clone(&pool));
+        let cancel = std::sync::Mutex::new(ctx.cancel.clone());
+        Session {
+            cancel,
+            pool,
+            executor,
+            root: ctx.clone(),
+            ctx: RwLock::new(ctx),
+            mcp: Arc::clone(&self.mcp),
+            trusted: self.trusted,
+            model: self.model.clone(),
+            env: self.env.clone(),
+            shut_down: AtomicBool::new(false),
+            forked: true,
+        }
+    }
+
+    /// The token that stops the session's agent: the loop gives each call a child of it, so
+    /// firing it cancels every running call. A main session's never fires by itself; a
+    /// sub-agent's is the one its runner linked to the caller ([`ForkOptions::cancel`]).
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.cancel.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Replaces [`Session::cancel_token`] (a stopped sub-agent continued by SendMessage runs
+    /// under its new caller's cancellation).
+    pub fn replace_cancel_token(&self, token: CancellationToken) {
+        *self.cancel.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = token;
+    }
+
+    /// Whether this is a sub-agent's session ([`Session::fork`]).
+    pub fn is_fork(&self) -> bool {
+        self.forked
+    }
+
+    /// The agent id of a sub-agent's session (`None` for the main one).
+    pub fn agent_id(&self) -> Option<&str> {
+        self.root.agent_id.as_deref()
+    }
+
+    /// Installs the runner the session's tools start sub-agents with (the agent loop does this
+    /// for the session it runs on); calls that start afterwards see it.
+    pub async fn install_subagent_runner(&self, runner: Arc<dyn agent_tools_core::subagent::SubagentRunner>) {
+        self.ctx.write().await.subagents = Some(runner);
+    }
+
     /// Ends the session: stops every background task (its whole process tree) and ends the MCP
     /// servers. Returns the tasks that were still running. Idempotent: a second call stops
-    /// nothing and returns nothing.
+    /// nothing and returns nothing. A sub-agent's session ([`Session::fork`]) stops only the
+    /// tasks the agent started, and leaves the MCP servers to the session that connected them.
     pub async fn shutdown(&self) -> Vec<TaskSnapshot> {
         if self.shut_down.swap(true, Ordering::SeqCst) {
             return Vec::new();
+        }
+        if self.forked {
+            let (Some(id), Some(registry)) =
+                (self.root.agent_id.clone(), agent_tools_background::TaskRegistry::existing(&self.root))
+            else {
+                return Vec::new();
+            };
+            return tokio::task::spawn_blocking(move || registry.stop_owned_by(&id)).await.unwrap_or_default();
         }
         let root = self.root.clone();
         let stopped = tokio::task::spawn_blocking(move || agent_tools_background::shutdown(&root)).await;
@@ -754,7 +897,8 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        if !self.shut_down.swap(true, Ordering::SeqCst) {
+        // A sub-agent's session shares the caller's tasks: its runner ends what it started.
+        if !self.forked && !self.shut_down.swap(true, Ordering::SeqCst) {
             let stopped = agent_tools_background::shutdown(&self.root);
             if !stopped.is_empty() {
                 tracing::debug!(count = stopped.len(), "background tasks stopped with the session");
