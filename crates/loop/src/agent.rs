@@ -20,7 +20,7 @@ use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 use crate::events::{AgentEvent, QueryResult, ResultSubtype};
-use crate::options::{AgentOptions, MAX_TOKENS_CONTINUATIONS};
+use crate::options::{AgentOptions, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS};
 use crate::prompt::{EnvironmentFacts, IDENTITY, base_prompt, git_status};
 use crate::results::{notification_text, tool_result_json, unparsed_input, unparsed_input_error};
 use crate::transcript::Transcript;
@@ -37,6 +37,14 @@ exactly where it stopped, without repeating yourself or apologising, and split w
 
 /// What the model reads in place of the calls a user interrupt stopped before they ran.
 pub const INTERRUPTED_BY_USER: &str = "[Request interrupted by user]";
+
+/// The tool a structured answer is given through (Claude Code's SyntheticOutputTool).
+pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
+
+/// What the model reads when it ended its answer without the `StructuredOutput` call an output
+/// schema requires.
+pub const STRUCTURED_OUTPUT_REMINDER: &str = "Your answer is not finished: this conversation requires its \
+result as a call to the StructuredOutput tool, with input that matches the tool's schema. Call it now.";
 
 /// Why an agent could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +93,8 @@ struct State {
     /// Tools discovered before a compaction, sent in full from then on.
     carried_tools: Vec<String>,
     session_started: bool,
+    /// The sub-agent runner is in the session.
+    runner_installed: bool,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -189,11 +199,15 @@ impl Agent {
     /// # Errors
     /// [`AgentError::Transcript`] when the session folder cannot hold the transcript.
     pub fn new(session: Arc<Session>, backend: Backend, options: AgentOptions) -> Result<Self, AgentError> {
-        let transcript = match (options.persist, session.folder()) {
-            (true, Some(folder)) => {
+        let transcript = match (options.persist, &options.transcript_file, session.folder()) {
+            (false, _, _) => None,
+            (true, Some(file), _) => {
+                Some(Transcript::open_file(file, session.id(), session.project_dir(), &options.model)?)
+            }
+            (true, None, Some(folder)) => {
                 Some(Transcript::open(folder, session.id(), session.project_dir(), &options.model)?)
             }
-            _ => None,
+            (true, None, None) => None,
         };
         let state = State {
             started: !options.resume.is_empty(),
@@ -290,6 +304,22 @@ impl Agent {
         self.run_hooks("Notification", "", payload).await;
     }
 
+    /// A sub-agent's type (empty for the main conversation).
+    fn agent_type(&self) -> String {
+        self.session.context_without_waiting().agent_type.unwrap_or_default()
+    }
+
+    /// What SubagentStart and SubagentStop hooks get besides the common fields: `agent_id`,
+    /// `agent_type`, `agent_transcript_path`.
+    fn agent_payload(&self) -> Map<String, Value> {
+        let mut payload = Map::new();
+        payload.insert("agent_id".into(), json!(self.session.agent_id().unwrap_or_default()));
+        payload.insert("agent_type".into(), json!(self.agent_type()));
+        let transcript = self.transcript_path().map(|path| path.display().to_string()).unwrap_or_default();
+        payload.insert("agent_transcript_path".into(), json!(transcript));
+        payload
+    }
+
     async fn run_hooks(&self, event: &str, target: &str, payload: Map<String, Value>) -> EventOutcome {
         if self.session.hooks().event(event).is_empty() {
             return EventOutcome::default();
@@ -315,8 +345,12 @@ impl Agent {
         if let Ok(mut slot) = self.interrupt.lock() {
             *slot = interrupt.clone();
         }
-        let mut run =
-            Run { started, api: Duration::ZERO, turns: 0, messages: 0, denials: Vec::new(), last_text: String::new() };
+        let mut run = Run::new(started);
+        if !st.runner_installed && self.options.subagents {
+            st.runner_installed = true;
+            let runner = crate::subagents::LoopRunner::new(&self.session, self.backend.clone(), self.options.clone());
+            self.session.install_subagent_runner(Arc::new(runner)).await;
+        }
         let prompt_text: String =
             prompt.iter().filter_map(|block| block.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
 
@@ -324,25 +358,35 @@ impl Agent {
             classifier.record_prompt(&prompt_text);
         }
         let mut extra_context = Vec::new();
-        if !st.session_started {
-            st.session_started = true;
-            let source = if st.started { "resume" } else { "startup" };
+        if self.session.is_fork() {
+            // A sub-agent: SubagentStart (once) instead of SessionStart and UserPromptSubmit.
+            if !st.session_started {
+                st.session_started = true;
+                let target = self.agent_type();
+                let outcome = self.run_hooks("SubagentStart", &target, self.agent_payload()).await;
+                extra_context.extend(outcome.context);
+            }
+        } else {
+            if !st.session_started {
+                st.session_started = true;
+                let source = if st.started { "resume" } else { "startup" };
+                let mut payload = Map::new();
+                payload.insert("source".into(), json!(source));
+                let outcome = self.run_hooks("SessionStart", source, payload).await;
+                extra_context.extend(outcome.context);
+            }
             let mut payload = Map::new();
-            payload.insert("source".into(), json!(source));
-            let outcome = self.run_hooks("SessionStart", source, payload).await;
+            payload.insert("prompt".into(), json!(prompt_text));
+            let outcome = self.run_hooks("UserPromptSubmit", "", payload).await;
+            for line in &outcome.user_messages {
+                sink(AgentEvent::Notice(line.clone()));
+            }
+            if let Some(reason) = outcome.blocked.or(outcome.stop) {
+                let text = format!("UserPromptSubmit operation blocked by hook: {reason}");
+                return self.finish(&st, &run, ResultSubtype::Success, true, text, "hook_blocked");
+            }
             extra_context.extend(outcome.context);
         }
-        let mut payload = Map::new();
-        payload.insert("prompt".into(), json!(prompt_text));
-        let outcome = self.run_hooks("UserPromptSubmit", "", payload).await;
-        for line in &outcome.user_messages {
-            sink(AgentEvent::Notice(line.clone()));
-        }
-        if let Some(reason) = outcome.blocked.or(outcome.stop) {
-            let text = format!("UserPromptSubmit operation blocked by hook: {reason}");
-            return self.finish(&st, &run, ResultSubtype::Success, true, text, "hook_blocked");
-        }
-        extra_context.extend(outcome.context);
 
         let mut content = Vec::new();
         let first = !st.started;
@@ -375,6 +419,7 @@ impl Agent {
         let tools = self.tools(&st).await;
         let system = self.system_blocks();
         let mut continuations = 0;
+        let mut structured_reminders = 0;
         let mut stop_hook_active = false;
         loop {
             if interrupt.is_cancelled() {
@@ -418,9 +463,18 @@ impl Agent {
                 }
             };
             self.count(&mut st, &message);
+            run.last_usage = message.usage;
             run.messages += message.content.len() as u32;
             if let Some(text) = last_text(&message.content) {
                 run.last_text = text;
+                run.last_content = text_blocks(&message.content);
+            }
+            for call in &calls {
+                run.tool_uses += 1;
+                let name = self.tool_name(&call.block).to_owned();
+                if !run.tools_used.contains(&name) {
+                    run.tools_used.push(name);
+                }
             }
             self.push(&mut st, assistant_json(&message));
             if calls.is_empty() {
@@ -432,12 +486,32 @@ impl Agent {
                     );
                     continue;
                 }
-                let mut payload = Map::new();
+                if self.options.output_schema.is_some() && run.structured.is_none() {
+                    if structured_reminders >= MAX_STRUCTURED_OUTPUT_RETRIES {
+                        let text = format!(
+                            "The model ended {structured_reminders} answers in a row without a valid {STRUCTURED_OUTPUT} call"
+                        );
+                        let subtype = ResultSubtype::ErrorMaxStructuredOutputRetries;
+                        return self.finish(&st, &run, subtype, true, text, "structured_output");
+                    }
+                    structured_reminders += 1;
+                    self.push(
+                        &mut st,
+                        json!({"role": "user", "content": [{"type": "text", "text": STRUCTURED_OUTPUT_REMINDER}]}),
+                    );
+                    continue;
+                }
+                // A sub-agent's end runs SubagentStop (matched on its type) instead of Stop.
+                let (event, target, mut payload) = if self.session.is_fork() {
+                    ("SubagentStop", self.agent_type(), self.agent_payload())
+                } else {
+                    ("Stop", String::new(), Map::new())
+                };
                 payload.insert("stop_hook_active".into(), json!(stop_hook_active));
-                let outcome = self.run_hooks("Stop", "", payload).await;
+                let outcome = self.run_hooks(event, &target, payload).await;
                 if let Some(reason) = outcome.blocked.filter(|_| outcome.stop.is_none()) {
                     stop_hook_active = true;
-                    let text = format!("Stop hook feedback:\n{reason}");
+                    let text = format!("{event} hook feedback:\n{reason}");
                     self.push(&mut st, json!({"role": "user", "content": [{"type": "text", "text": text}]}));
                     continue;
                 }
@@ -690,7 +764,13 @@ impl Agent {
         let progress: agent_tools_core::context::ProgressSink = Arc::new(move |event| {
             let _ = tx.send(event);
         });
-        CallOptions { interrupt: Some(interrupt.clone()), progress: Some(progress), ..CallOptions::default() }
+        CallOptions {
+            // Stopping the agent (a sub-agent's caller cancelled, TaskStop) stops every call.
+            cancel: Some(self.session.cancel_token().child_token()),
+            interrupt: Some(interrupt.clone()),
+            progress: Some(progress),
+            ..CallOptions::default()
+        }
     }
 
     /// Waits for `work`, relaying the calls' progress to `sink` meanwhile.
@@ -809,6 +889,9 @@ impl Agent {
         let mut loaded = 0;
         let mut system = Vec::new();
         for (block, done, result) in finished {
+            if self.tool_name(&block) == STRUCTURED_OUTPUT && !done.block.is_error {
+                run.structured = Some(block.input.clone());
+            }
             if done.permission_denied {
                 run.denials.push(json!({"tool_name": block.name, "tool_use_id": block.id, "tool_input": block.input}));
             }
@@ -996,6 +1079,11 @@ impl Agent {
             permission_denials: run.denials.clone(),
             stop_reason: None,
             terminal_reason: terminal.to_owned(),
+            tool_uses: run.tool_uses,
+            tools_used: run.tools_used.clone(),
+            last_content: run.last_content.clone(),
+            last_usage: run.last_usage,
+            structured_output: run.structured.clone(),
         }
     }
 }
@@ -1009,6 +1097,31 @@ struct Run {
     messages: u32,
     denials: Vec<Value>,
     last_text: String,
+    /// The text blocks of the last answer that had text.
+    last_content: Vec<String>,
+    last_usage: Usage,
+    tool_uses: u32,
+    tools_used: Vec<String>,
+    /// The input of the last successful `StructuredOutput` call.
+    structured: Option<Value>,
+}
+
+impl Run {
+    fn new(started: Instant) -> Self {
+        Self {
+            started,
+            api: Duration::ZERO,
+            turns: 0,
+            messages: 0,
+            denials: Vec::new(),
+            last_text: String::new(),
+            last_content: Vec::new(),
+            last_usage: Usage::default(),
+            tool_uses: 0,
+            tools_used: Vec::new(),
+            structured: None,
+        }
+    }
 }
 
 /// The answer of a call whose task died (or was cancelled): an error the model can read.
@@ -1024,6 +1137,15 @@ fn assistant_json(message: &AssistantMessage) -> Value {
 }
 
 /// The text of the last text block, if any.
+/// The text of each text block of an answer.
+fn text_blocks(content: &[Value]) -> Vec<String> {
+    content
+        .iter()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|block| block.get("text").and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
 fn last_text(content: &[Value]) -> Option<String> {
     content.iter().rev().find_map(|block| {
         (block.get("type").and_then(Value::as_str) == Some("text"))

@@ -47,6 +47,8 @@ pub enum ResultSubtype {
     ErrorMaxBudgetUsd,
     /// The API failed for good, or the query was interrupted.
     ErrorDuringExecution,
+    /// The model kept ending its answer without a valid `StructuredOutput` call.
+    ErrorMaxStructuredOutputRetries,
 }
 
 impl ResultSubtype {
@@ -57,6 +59,7 @@ impl ResultSubtype {
             Self::ErrorMaxTurns => "error_max_turns",
             Self::ErrorMaxBudgetUsd => "error_max_budget_usd",
             Self::ErrorDuringExecution => "error_during_execution",
+            Self::ErrorMaxStructuredOutputRetries => "error_max_structured_output_retries",
         }
     }
 }
@@ -94,8 +97,19 @@ pub struct QueryResult {
     /// The last answer's `stop_reason`, when it ended normally.
     pub stop_reason: Option<String>,
     /// Why the loop stopped: `completed`, `max_turns`, `max_budget`, `interrupted`,
-    /// `api_error`, `hook_blocked`.
+    /// `api_error`, `hook_blocked`, `structured_output`.
     pub terminal_reason: String,
+    /// Tool calls made in this query.
+    pub tool_uses: u32,
+    /// The distinct tools called in this query, in first-use order.
+    pub tools_used: Vec<String>,
+    /// The text blocks of the last answer of this query that had text.
+    pub last_content: Vec<String>,
+    /// The usage of the last request of this query.
+    pub last_usage: Usage,
+    /// The object the model passed to a successful `StructuredOutput` call (with
+    /// [`crate::AgentOptions::output_schema`]).
+    pub structured_output: Option<Value>,
 }
 
 impl QueryResult {
@@ -116,7 +130,7 @@ impl QueryResult {
                 )
             })
             .collect();
-        json!({
+        let mut result = json!({
             "type": "result",
             "subtype": self.subtype.as_str(),
             "is_error": self.is_error,
@@ -132,6 +146,10 @@ impl QueryResult {
             "permission_denials": self.permission_denials,
             "terminal_reason": self.terminal_reason,
             "uuid": crate::agent::uuid(),
-        })
+        });
+        if let Some(object) = &self.structured_output {
+            result["structured_output"] = object.clone();
+        }
+        result
     }
 }

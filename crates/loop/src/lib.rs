@@ -69,9 +69,13 @@ pub mod memory;
 pub mod options;
 pub mod prompt;
 pub mod results;
+pub mod subagents;
 pub mod transcript;
 
 pub use agent::{Agent, AgentError, Sink};
 pub use classifier::ModelClassifier;
 pub use events::{AgentEvent, QueryResult, ResultSubtype};
-pub use options::{AgentOptions, DEFAULT_MODEL, MAX_TOKENS_CONTINUATIONS, resolve_model};
+pub use options::{
+    AgentOptions, DEFAULT_MODEL, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS, resolve_model,
+};
+pub use subagents::LoopRunner;

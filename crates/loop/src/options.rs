@@ -61,7 +61,22 @@ pub struct AgentOptions {
     /// Where the credential came from, as the `system/init` event's `apiKeySource` says it
     /// (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `none`).
     pub api_key_source: String,
+    /// The transcript file, instead of `<session folder>/transcript.jsonl` (a sub-agent's goes
+    /// to its task's output file). Only used when [`AgentOptions::persist`] is on.
+    pub transcript_file: Option<PathBuf>,
+    /// A JSON Schema the final answer must satisfy (`--json-schema`): the model must finish by
+    /// calling the `StructuredOutput` tool (which the session's pool must hold, built with the
+    /// same schema); an answer that ends without it is sent back with a reminder, at most
+    /// [`MAX_STRUCTURED_OUTPUT_RETRIES`] times.
+    pub output_schema: Option<serde_json::Value>,
+    /// Let the session's tools start sub-agents (the Agent tool, Skill's `context: fork`): the
+    /// agent installs its runner in the session before its first query.
+    pub subagents: bool,
 }
+
+/// How many answers that end without calling `StructuredOutput` are sent back before the query
+/// fails with `error_max_structured_output_retries`.
+pub const MAX_STRUCTURED_OUTPUT_RETRIES: u32 = 5;
 
 impl AgentOptions {
     /// The defaults with this model.
@@ -84,6 +99,9 @@ impl AgentOptions {
             thinking: None,
             classifier: None,
             api_key_source: "ANTHROPIC_API_KEY".to_owned(),
+            transcript_file: None,
+            output_schema: None,
+            subagents: true,
         }
     }
 }

@@ -47,11 +47,22 @@ impl Transcript {
     /// # Errors
     /// [`TranscriptError::Io`] when the folder or file cannot be created.
     pub fn open(folder: &Path, session_id: &str, cwd: &Path, model: &str) -> Result<Self, TranscriptError> {
-        let path = folder.join(FILE_NAME);
+        Self::open_file(&folder.join(FILE_NAME), session_id, cwd, model)
+    }
+
+    /// Opens (creating if needed) the transcript `path` (a sub-agent's task output file); a new
+    /// or empty file gets its header.
+    ///
+    /// # Errors
+    /// [`TranscriptError::Io`] when its folder or the file cannot be created.
+    pub fn open_file(path: &Path, session_id: &str, cwd: &Path, model: &str) -> Result<Self, TranscriptError> {
+        let path = path.to_path_buf();
         let io = |source| TranscriptError::Io { path: path.clone(), source };
-        std::fs::create_dir_all(folder).map_err(io)?;
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(io)?;
+        }
         let transcript = Self { path: path.clone() };
-        if !path.exists() {
+        if std::fs::metadata(&path).map_or(true, |meta| meta.len() == 0) {
             transcript.append(&json!({
                 "type": "session", "session_id": session_id, "cwd": cwd, "model": model,
                 "version": env!("CARGO_PKG_VERSION"),

@@ -1,0 +1,333 @@
+//! The loop's [`SubagentRunner`]: how the Agent tool's sub-agents run (Claude Code's
+//! `runAgent`).
+//!
+//! [`LoopRunner::run`] forks the caller's session ([`Session::fork`]: the tools the request
+//! keeps, a copy of the file-read state, its own app state whose notification queue is the
+//! request's inbox, the session's background tasks), builds an [`Agent`] over it with the
+//! definition's system prompt, model and limits, and runs the prompt to the end. Then, as long
+//! as something is waiting for it — background agents it started (their notifications), messages
+//! SendMessage queued while it finished — it goes on with another query, so it stops only when it
+//! has nothing left to hear. The sub-agent's events reach the caller's progress sink as
+//! `agent_progress` events.
+//!
+//! Cancellation: the agent's token is a child of the caller's (`parent.cancel`), and every call
+//! the agent makes runs under a child of it. When it fires (the caller was interrupted, TaskStop
+//! on a background agent), the agent's stream stops, its running calls are cancelled (a Bash
+//! command's process group is killed), the background tasks it started are stopped, and `run`
+//! returns [`SubagentError::Cancelled`] — nothing the agent started is left running.
+//!
+//! A finished agent is kept (the last [`KEPT_AGENTS`]) so [`LoopRunner::resume`] can continue it
+//! with a message, as Claude Code's SendMessage does with an agent that stopped.
+
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use agent_tools_api::{Backend, Usage};
+use agent_tools_background::{TaskRegistry, TaskStatus, TaskType};
+use agent_tools_core::ToolUseContext;
+use agent_tools_core::context::{CancellationToken, ProgressEvent};
+use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
+use agent_tools_core::tool::BoxFuture;
+use agent_tools_host::{ForkOptions, Session};
+use serde_json::{Value, json};
+
+use crate::agent::Agent;
+use crate::events::{AgentEvent, QueryResult};
+use crate::options::{AgentOptions, resolve_model};
+use crate::results::notification_text;
+
+/// How many finished sub-agents are kept for [`LoopRunner::resume`].
+pub const KEPT_AGENTS: usize = 32;
+
+/// The longest a sub-agent waits for the background agents it started.
+const BACKGROUND_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// Runs sub-agents for one session (see the module docs). The agent loop installs one in the
+/// session it runs on before its first query ([`AgentOptions::subagents`]).
+pub struct LoopRunner {
+    session: Weak<Session>,
+    backend: Backend,
+    base: AgentOptions,
+    kept: Mutex<Vec<(String, Arc<Agent>)>>,
+}
+
+impl std::fmt::Debug for LoopRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoopRunner").field("model", &self.base.model).finish_non_exhaustive()
+    }
+}
+
+impl LoopRunner {
+    /// A runner for the tools of `session` (held weakly: the runner lives in the session's
+    /// context), asking `backend`; sub-agents start from `base` (the caller's options: model,
+    /// retries, output limits).
+    pub fn new(session: &Arc<Session>, backend: Backend, base: AgentOptions) -> Self {
+        Self { session: Arc::downgrade(session), backend, base, kept: Mutex::new(Vec::new()) }
+    }
+
+    fn keep(&self, id: &str, agent: Arc<Agent>) {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.retain(|(kept_id, _)| kept_id != id);
+        kept.push((id.to_owned(), agent));
+        if kept.len() > KEPT_AGENTS {
+            kept.remove(0);
+        }
+    }
+
+    fn kept(&self, id: &str) -> Option<Arc<Agent>> {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.iter().find(|(kept_id, _)| kept_id == id).map(|(_, agent)| Arc::clone(agent))
+    }
+
+    async fn start(&self, request: SubagentRequest, parent: &ToolUseContext) -> Result<SubagentOutcome, SubagentError> {
+        let session = self.session.upgrade().ok_or_else(|| SubagentError::Failed("the session has ended".into()))?;
+        let extra_tools =
+            match &request.output_schema {
+                Some(schema) => vec![agent_tools_host::structured_output_tool(schema.clone()).map_err(|error| {
+                    SubagentError::Failed(format!("The agent's output schema is not valid: {error}"))
+                })?],
+                None => Vec::new(),
+            };
+        let cancel = parent.cancel.child_token();
+        let child = Arc::new(session.fork(
+            parent,
+            ForkOptions {
+                agent_id: request.agent_id.clone(),
+                agent_type: request.agent_type.clone(),
+                tools: request.tools.clone(),
+                extra_tools,
+                permission_mode: request.permission_mode,
+                cwd: request.cwd.clone(),
+                background: request.background,
+                inbox: request.inbox.clone(),
+                cancel: cancel.clone(),
+            },
+        ));
+        let mut options = self.base.clone();
+        options.model = request.model.clone().unwrap_or_else(|| self.base.model.clone());
+        options.system_prompt = Some(request.system_prompt.clone());
+        options.append_system_prompt = None;
+        options.max_turns = request.max_turns;
+        options.max_budget_usd = None;
+        options.resume = Vec::new();
+        options.parent_tool_use_id.clone_from(&parent.tool_use_id);
+        options.memory = self.base.memory && !request.omit_claude_md;
+        options.persist = request.transcript.is_some();
+        options.transcript_file = request.transcript.clone();
+        options.output_schema = request.output_schema.clone();
+        let agent = Arc::new(
+            Agent::new(child, self.backend.clone(), options)
+                .map_err(|error| SubagentError::Failed(error.to_string()))?,
+        );
+        let prompt = vec![json!({"type": "text", "text": request.prompt})];
+        let outcome = drive(&agent, prompt, parent, &cancel).await;
+        self.keep(&request.agent_id, agent);
+        outcome
+    }
+
+    async fn continue_agent(
+        &self,
+        agent_id: &str,
+        message: String,
+        parent: &ToolUseContext,
+    ) -> Result<SubagentOutcome, SubagentError> {
+        let agent = self.kept(agent_id).ok_or_else(|| SubagentError::Unknown(agent_id.to_owned()))?;
+        let cancel = parent.cancel.child_token();
+        agent.session().replace_cancel_token(cancel.clone());
+        let prompt = vec![json!({"type": "text", "text": message})];
+        drive(&agent, prompt, parent, &cancel).await
+    }
+}
+
+impl SubagentRunner for LoopRunner {
+    fn run<'a>(
+        &'a self,
+        request: SubagentRequest,
+        parent: &'a ToolUseContext,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, SubagentError>> {
+        Box::pin(self.start(request, parent))
+    }
+
+    fn resume<'a>(
+        &'a self,
+        agent_id: &'a str,
+        message: String,
+        parent: &'a ToolUseContext,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, SubagentError>> {
+        Box::pin(self.continue_agent(agent_id, message, parent))
+    }
+
+    fn resolve_model(&self, alias: &str, parent_model: &str) -> String {
+        resolve_subagent_model(alias, parent_model)
+    }
+}
+
+/// The model a sub-agent's `model` alias names: an alias of the caller's own family keeps the
+/// caller's exact model (Claude Code: "a bare opus/sonnet/haiku alias that matches the parent's
+/// family resolves to the parent's exact model"), `inherit` is the caller's, anything else as
+/// `--model` resolves it.
+pub fn resolve_subagent_model(alias: &str, parent_model: &str) -> String {
+    let alias = alias.trim();
+    if alias.is_empty() || alias == "inherit" {
+        return parent_model.to_owned();
+    }
+    if matches!(alias, "sonnet" | "opus" | "haiku") && parent_model.contains(alias) {
+        return parent_model.to_owned();
+    }
+    resolve_model(alias)
+}
+
+/// Stops `task` when dropped unless disarmed: whatever ends the sub-agent's run — its end, an
+/// error, the caller dropping the future — the link to the caller's cancellation goes with it.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Runs `agent` on `prompt` and on whatever reaches it afterwards, until it has nothing left to
+/// hear or `cancel` fires.
+async fn drive(
+    agent: &Arc<Agent>,
+    prompt: Vec<Value>,
+    parent: &ToolUseContext,
+    cancel: &CancellationToken,
+) -> Result<SubagentOutcome, SubagentError> {
+    let started = Instant::now();
+    let link = {
+        let agent = Arc::clone(agent);
+        let cancel = cancel.clone();
+        AbortOnDrop(tokio::spawn(async move {
+            cancel.cancelled().await;
+            agent.interrupt();
+        }))
+    };
+    let progress = parent.progress.clone();
+    let tool_use_id = parent.tool_use_id.clone().unwrap_or_default();
+    let mut sink = move |event: AgentEvent| {
+        if let (AgentEvent::Message(message), Some(progress)) = (event, &progress) {
+            progress(ProgressEvent {
+                tool_use_id: tool_use_id.clone(),
+                tool_name: "Agent".to_owned(),
+                data: json!({"type": "agent_progress", "message": message}),
+            });
+        }
+    };
+    let mut total = Totals::default();
+    let mut result = agent.query_blocks(prompt, &mut sink).await;
+    total.add(&result);
+    while !cancel.is_cancelled() {
+        let Some(next) = agent.continue_with_pending(&mut sink).await else { break };
+        total.add(&next);
+        result = next;
+    }
+    drop(link);
+    let session = agent.session();
+    // What it started in the background ends with it (Claude Code kills an agent's shell tasks).
+    if let (Some(id), Some(registry)) = (session.agent_id(), TaskRegistry::existing(&session.context_without_waiting()))
+    {
+        let (registry, id) = (registry.clone(), id.to_owned());
+        let _ = tokio::task::spawn_blocking(move || registry.stop_owned_by(&id)).await;
+    }
+    if cancel.is_cancelled() {
+        return Err(SubagentError::Cancelled);
+    }
+    Ok(SubagentOutcome {
+        content: result.last_content.clone(),
+        model: agent.options().model.clone(),
+        usage: serde_json::to_value(result.last_usage).unwrap_or(Value::Null),
+        total_tokens: context_tokens(&result.last_usage),
+        total_tool_use_count: total.tool_uses,
+        tools_used: total.tools_used,
+        total_duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        structured_output: result.structured_output.clone(),
+        stopped: (result.terminal_reason != "completed").then(|| result.terminal_reason.clone()),
+    })
+}
+
+/// Tokens in the context after a request: its input (cache reads and writes too) and output.
+fn context_tokens(usage: &Usage) -> u64 {
+    usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens
+}
+
+/// Tool use over every query of one run.
+#[derive(Default)]
+struct Totals {
+    tool_uses: u32,
+    tools_used: Vec<String>,
+}
+
+impl Totals {
+    fn add(&mut self, result: &QueryResult) {
+        self.tool_uses += result.tool_uses;
+        for name in &result.tools_used {
+            if !self.tools_used.contains(name) {
+                self.tools_used.push(name.clone());
+            }
+        }
+    }
+}
+
+impl Agent {
+    /// Goes on with what reached the agent after its answer: waits for the background agents it
+    /// started (at most a day; until the session's token fires) and then runs a query on the
+    /// notifications waiting for it — theirs, its own background commands', SendMessage's —
+    /// one `<system-reminder>` text block each. Returns `None` when nothing is waiting and no
+    /// background agent of its own is running, so the caller can stop.
+    ///
+    /// `claude -p` does the same before it exits: a background agent's report becomes one more
+    /// turn of the main conversation.
+    pub async fn continue_with_pending(&self, sink: crate::Sink<'_>) -> Option<QueryResult> {
+        let session = self.session();
+        let ctx = session.context_without_waiting();
+        let queue = ctx.notifications();
+        let registry = TaskRegistry::existing(&ctx);
+        let is_agent = |id: &str| {
+            registry
+                .as_ref()
+                .and_then(|registry| registry.get(id))
+                .is_some_and(|task| task.task_type == TaskType::LocalAgent)
+        };
+        loop {
+            // A sub-agent hears everything queued for it; the main conversation goes on only
+            // for a background agent's report (a shell task that ends after the last answer is
+            // not worth a turn, as in `claude -p`).
+            let keys = queue.keys();
+            if !keys.is_empty() && (session.is_fork() || keys.iter().any(|key| is_agent(key))) {
+                break;
+            }
+            let me = session.agent_id();
+            let running: Vec<String> = registry
+                .iter()
+                .flat_map(|registry| registry.list())
+                .filter(|task| {
+                    task.task_type == TaskType::LocalAgent
+                        && task.status == TaskStatus::Running
+                        && task.owner.as_deref() == me
+                })
+                .map(|task| task.id)
+                .collect();
+            let registry = registry.as_ref()?;
+            if running.is_empty() {
+                return None;
+            }
+            let cancel = session.cancel_token();
+            let waits = running.iter().map(|id| Box::pin(registry.wait(id, BACKGROUND_WAIT, &cancel)));
+            let _ = futures_util::future::select_all(waits).await;
+            if cancel.is_cancelled() {
+                return None;
+            }
+        }
+        let blocks: Vec<Value> = queue
+            .drain()
+            .iter()
+            .map(|pending| {
+                let text = format!("<system-reminder>\n{}\n</system-reminder>", notification_text(&pending.text));
+                json!({"type": "text", "text": text})
+            })
+            .collect();
+        Some(self.query_blocks(blocks, sink).await)
+    }
+}
