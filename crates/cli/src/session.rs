@@ -41,6 +41,8 @@ pub(crate) struct Extras {
     pub(crate) prompter: Option<Arc<dyn PermissionPrompter>>,
     /// The auto mode's classifier (`--permission-mode auto`).
     pub(crate) classifier: Option<Arc<dyn agent_tools_host::AutoClassifier>>,
+    /// The JSON Schema of a structured final answer (`agent --json-schema`).
+    pub(crate) output_schema: Option<serde_json::Value>,
 }
 
 /// The working directory the flags name: `--cwd` (canonical), else the current one.
@@ -119,6 +121,11 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
             if let Some(prompter) = extras.prompter {
                 builder = builder.prompter(prompter);
             }
+            // The agent loop runs sub-agents: the Agent tool is in its pool.
+            let mut config = Environment::from_process().host_config();
+            config.subagents = true;
+            config.structured_output = extras.output_schema;
+            builder = builder.host_config(config);
         }
         Kind::Server => {}
     }

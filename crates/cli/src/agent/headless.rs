@@ -72,7 +72,24 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, prompt: &str)
             }
         }
     };
-    let code = match interruptible(&agent, agent.query(prompt, &mut sink)).await {
+    let mut outcome = interruptible(&agent, agent.query(prompt, &mut sink)).await;
+    // Background agents report when they end: each report is one more turn, as in `claude -p`,
+    // which waits for them before it exits (stream-json shows every turn's result).
+    while let Outcome::Done(result) = &outcome
+        && !result.is_error
+    {
+        match interruptible(&agent, agent.continue_with_pending(&mut sink)).await {
+            Outcome::Done(None) => break,
+            Outcome::Done(Some(next)) => {
+                if format == OutputFormat::StreamJson {
+                    output::print_result(format, result, args.max_turns, args.max_budget_usd);
+                }
+                outcome = Outcome::Done(next);
+            }
+            Outcome::Stopped(code) => outcome = Outcome::Stopped(code),
+        }
+    }
+    let code = match outcome {
         Outcome::Done(result) => {
             output::print_result(format, &result, args.max_turns, args.max_budget_usd);
             if result.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS }

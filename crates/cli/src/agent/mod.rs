@@ -159,8 +159,9 @@ pub(crate) struct AgentArgs {
     /// Ignored.
     #[arg(long, value_name = "LEVEL", hide = true)]
     pub(crate) effort: Option<String>,
-    /// Ignored (structured output is not implemented).
-    #[arg(long, value_name = "SCHEMA", hide = true)]
+    /// A JSON Schema (JSON text, or a file holding it) the final answer must match: the model
+    /// finishes through the StructuredOutput tool, and the result carries `structured_output`.
+    #[arg(long, value_name = "SCHEMA")]
     pub(crate) json_schema: Option<String>,
     /// Ignored.
     #[arg(long, value_name = "DIR", hide = true)]

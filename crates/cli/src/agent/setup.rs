@@ -231,6 +231,16 @@ fn merged_settings(
     Ok(Some(value.to_string()))
 }
 
+/// The `--json-schema` value as JSON: inline JSON text, else the file it names.
+fn output_schema(flag: Option<&str>) -> anyhow::Result<Option<Value>> {
+    let Some(flag) = flag.filter(|flag| !flag.trim().is_empty()) else { return Ok(None) };
+    let text =
+        if flag.trim_start().starts_with('{') { flag.to_owned() } else { read_text(Path::new(flag), "--json-schema")? };
+    let schema: Value = serde_json::from_str(&text).context("--json-schema is not valid JSON")?;
+    anyhow::ensure!(schema.is_object(), "--json-schema must be a JSON object (a JSON Schema)");
+    Ok(Some(schema))
+}
+
 /// Whether `--setting-sources` lets any settings file be read (`None`: the flags decide).
 fn settings_files(sources: Option<&str>) -> Option<bool> {
     let sources = sources?;
@@ -280,6 +290,7 @@ pub(crate) async fn start(
         trust: Some(frontend.trust),
         prompter,
         classifier: Some(classifier.clone()),
+        output_schema: output_schema(args.json_schema.as_deref())?,
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
     let model = model(args, &env, &session);
@@ -303,6 +314,7 @@ pub(crate) async fn start(
     }
     .to_owned();
     agent_options.classifier = Some(classifier);
+    agent_options.output_schema = output_schema(args.json_schema.as_deref())?;
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
     // An empty prompt (the SDKs pass `--system-prompt ""` when none is set) keeps the default:
