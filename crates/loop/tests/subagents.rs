@@ -1,0 +1,724 @@
+//! Sub-agents (the Agent tool) against the scripted fake Messages API: real sessions, real
+//! tools, real processes. Each conversation is routed by a marker in its first user message, as
+//! the loop harness routes Claude Code's sub-agents.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions};
+use agent_tools_background::{TaskRegistry, TaskStatus};
+use agent_tools_core::result::ToolUseBlock;
+use agent_tools_host::{CallOptions, Environment, HostConfig, Session, WorkspaceTrust};
+use agent_tools_loop::{Agent, AgentOptions, QueryResult, ResultSubtype};
+use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
+use serde_json::{Value, json};
+
+/// One scripted conversation: the marker its first user message holds, its turns (each a list
+/// of content blocks), and the text it ends with.
+struct Script {
+    marker: &'static str,
+    turns: Vec<Vec<Value>>,
+    last: &'static str,
+}
+
+fn script(marker: &'static str, turns: Vec<Vec<Value>>, last: &'static str) -> Script {
+    Script { marker, turns, last }
+}
+
+/// The texts of a request's first user message.
+fn first_user_text(request: &Recorded) -> String {
+    let Some(first) = request.body["messages"].as_array().and_then(|messages| messages.first()) else {
+        return String::new();
+    };
+    match &first["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks.iter().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The conversation a request belongs to.
+fn conversation<'a>(scripts: &'a [Script], request: &Recorded) -> Option<&'a Script> {
+    let text = first_user_text(request);
+    scripts.iter().find(|script| text.contains(script.marker))
+}
+
+fn routed(scripts: Vec<Script>) -> FakeApi {
+    FakeApi::start(move |request| {
+        let Some(script) = conversation(&scripts, request) else { return Reply::text("unrouted") };
+        match script.turns.get(request.assistant_turns()) {
+            Some(content) => Reply::Message { content: content.clone(), stop_reason: None, usage: None },
+            None => Reply::text(script.last),
+        }
+    })
+}
+
+/// The requests of one conversation, oldest first.
+fn requests_of(api: &FakeApi, marker: &str) -> Vec<Recorded> {
+    api.requests().into_iter().filter(|request| first_user_text(request).contains(marker)).collect()
+}
+
+fn tool_names(request: &Recorded) -> Vec<String> {
+    request.body["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+}
+
+/// The text of the `tool_result` for `id` in the last request of a conversation.
+fn result_text(request: &Recorded, id: &str) -> String {
+    request.tool_result_text(id).unwrap_or_else(|| panic!("no tool_result {id} in {}", request.body))
+}
+
+struct Fixture {
+    project: tempfile::TempDir,
+    state: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(project.path().join("a.txt"), "hello from a\n").unwrap();
+        Self { project, state: tempfile::tempdir().unwrap() }
+    }
+
+    fn root(&self) -> std::path::PathBuf {
+        self.project.path().canonicalize().unwrap()
+    }
+
+    fn env(&self) -> Environment {
+        Environment::empty()
+            .with("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .with("HOME", self.state.path())
+            .with("XDG_STATE_HOME", self.state.path().join("state"))
+    }
+
+    async fn session(&self, settings: &str, trust: WorkspaceTrust, config: HostConfig) -> Arc<Session> {
+        let session = Session::builder(self.project.path())
+            .environment(self.env())
+            .settings_json(settings)
+            .workspace_trust(trust)
+            .permission_mode(Some(agent_tools_core::PermissionMode::BypassPermissions))
+            .host_config(config)
+            .build()
+            .await
+            .unwrap();
+        Arc::new(session)
+    }
+
+    async fn trusted(&self) -> Arc<Session> {
+        self.session("{}", WorkspaceTrust::Trusted, with_agents()).await
+    }
+}
+
+fn with_agents() -> HostConfig {
+    HostConfig { subagents: true, ..HostConfig::default() }
+}
+
+fn backend(api: &FakeApi) -> Backend {
+    let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
+    Backend::Anthropic(Client::new(config, &ClientOptions::new("subagent-test", Duration::from_secs(30))).unwrap())
+}
+
+fn agent(session: &Arc<Session>, api: &FakeApi) -> Agent {
+    Agent::new(Arc::clone(session), backend(api), AgentOptions::new("claude-sonnet-4-5")).unwrap()
+}
+
+async fn ask(agent: &Agent, prompt: &str) -> QueryResult {
+    agent.query(prompt, &mut |_| {}).await
+}
+
+/// The agent id an Agent tool_result names (`agentId: a…`).
+fn agent_id(text: &str) -> String {
+    let at = text.find("agentId: ").unwrap_or_else(|| panic!("no agentId in {text}")) + "agentId: ".len();
+    text[at..].chars().take_while(char::is_ascii_alphanumeric).collect()
+}
+
+/// Processes whose command line holds `marker` (read from /proc).
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if String::from_utf8_lossy(&cmdline).contains(marker) && pid != std::process::id() {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreground_agent_reads_with_its_own_tools_and_hands_its_report_back() {
+    let fx = Fixture::new();
+    let a = fx.root().join("a.txt").display().to_string();
+    let api = routed(vec![
+        script(
+            "MAIN-FG",
+            vec![vec![tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Read the file", "prompt": "SUB-FG: read a.txt and report",
+                       "subagent_type": "general-purpose", "run_in_background": false}),
+            )]],
+            "Done.",
+        ),
+        script(
+            "SUB-FG",
+            vec![vec![tool_use("toolu_s1", "Read", json!({"file_path": a}))]],
+            "The file says: hello from a",
+        ),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    let result = ask(&main, "MAIN-FG").await;
+    assert_eq!((result.subtype, result.result.as_str()), (ResultSubtype::Success, "Done."));
+
+    let sub = requests_of(&api, "SUB-FG");
+    assert_eq!(sub.len(), 2, "the sub-agent asked twice: its Read, then its answer");
+    assert_eq!(result_text(&sub[1], "toolu_s1"), "1\thello from a\n2\t");
+    let tools = tool_names(&sub[0]);
+    for kept in ["Agent", "Bash", "Edit", "Read", "SendMessage", "ListAgents"] {
+        assert!(tools.iter().any(|name| name == kept), "{kept} missing from {tools:?}");
+    }
+    for dropped in ["TaskOutput", "TaskStop", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode"] {
+        assert!(!tools.iter().any(|name| name == dropped), "{dropped} must not reach a sub-agent: {tools:?}");
+    }
+    assert_eq!(sub[0].body["model"], "claude-sonnet-4-5", "the model is the caller's");
+
+    let main_requests = requests_of(&api, "MAIN-FG");
+    assert_eq!(main_requests.len(), 2);
+    let text = result_text(&main_requests[1], "toolu_1");
+    assert!(
+        text.starts_with("  <tools-used-before-summary>Read</tools-used-before-summary>\n  \n[Subagent hand-back] "),
+        "{text}"
+    );
+    let id = agent_id(&text);
+    assert!(id.starts_with('a') && id.len() == 9, "{id}");
+    assert!(text.contains(&format!(
+        "The report follows:\n  The file says: hello from a\nagentId: {id} (use SendMessage with to: '{id}', summary: \
+         '<5-10 word recap>' to continue this agent)\n<usage>subagent_tokens: "
+    )));
+    assert!(text.contains("\ntool_uses: 1\nduration_ms: "), "{text}");
+
+    // Its task is finished, and its transcript is its output file.
+    let registry = TaskRegistry::existing(&session.context().await).unwrap();
+    let task = registry.get(&id).unwrap();
+    assert_eq!((task.status, task.result.as_deref()), (TaskStatus::Completed, Some("The file says: hello from a")));
+    let transcript = std::fs::read_to_string(&task.output_path).unwrap();
+    assert!(transcript.lines().count() >= 4, "{transcript}");
+    assert!(transcript.contains("SUB-FG: read a.txt and report"));
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_agent_reports_through_a_notification_or_task_output() {
+    let fx = Fixture::new();
+    let a = fx.root().join("a.txt").display().to_string();
+    let sub_turns = || vec![vec![tool_use("toolu_s1", "Read", json!({"file_path": a.clone()}))]];
+    // One main conversation waits for the agent with TaskOutput (the id comes from the launch
+    // note); the other ends its turn and hears the notification.
+    let api = FakeApi::start({
+        let scripts = vec![
+            script("SUB-BG1", sub_turns(), "The file says: hello from a"),
+            script("SUB-BG2", sub_turns(), "The file says: hello from a"),
+        ];
+        move |request| {
+            let text = first_user_text(request);
+            if text.contains("MAIN-WAIT") {
+                return match request.assistant_turns() {
+                    0 => Reply::tool_use(
+                        "toolu_1",
+                        "Agent",
+                        json!({"description": "Read the file", "prompt": "SUB-BG1: read a.txt"}),
+                    ),
+                    1 => {
+                        let launched = request.tool_result_text("toolu_1").unwrap_or_default();
+                        let id = agent_id(&launched);
+                        Reply::tool_use(
+                            "toolu_2",
+                            "TaskOutput",
+                            json!({"task_id": id, "block": true, "timeout": 30000}),
+                        )
+                    }
+                    _ => Reply::text("Waited."),
+                };
+            }
+            if text.contains("MAIN-NOTE") {
+                return match request.assistant_turns() {
+                    0 => Reply::tool_use(
+                        "toolu_1",
+                        "Agent",
+                        json!({"description": "Read the file", "prompt": "SUB-BG2: read a.txt"}),
+                    ),
+                    _ => Reply::text("Done."),
+                };
+            }
+            let Some(script) = conversation(&scripts, request) else { return Reply::text("unrouted") };
+            match script.turns.get(request.assistant_turns()) {
+                Some(content) => Reply::Message { content: content.clone(), stop_reason: None, usage: None },
+                None => Reply::text(script.last),
+            }
+        }
+    });
+    let session = fx.trusted().await;
+
+    let waiting = agent(&session, &api);
+    let result = ask(&waiting, "MAIN-WAIT").await;
+    assert_eq!(result.result, "Waited.");
+    let main = requests_of(&api, "MAIN-WAIT");
+    let launched = result_text(&main[1], "toolu_1");
+    assert!(launched.starts_with("Async agent launched successfully."), "{launched}");
+    let id = agent_id(&launched);
+    let output_file = session.folder().unwrap().join("tasks").join(format!("{id}.output"));
+    assert!(launched.contains(&format!("\noutput_file: {}\n", output_file.display())), "{launched}");
+    let waited = result_text(&main[2], "toolu_2");
+    assert_eq!(
+        waited,
+        format!(
+            "<retrieval_status>success</retrieval_status>\n\n<task_id>{id}</task_id>\n\n<task_type>local_agent</task_type>\n\n\
+             <status>completed</status>\n\n<output>\nThe file says: hello from a\n</output>"
+        )
+    );
+    // TaskOutput told the model: no notification follows, no extra turn.
+    assert!(waiting.continue_with_pending(&mut |_| {}).await.is_none());
+
+    let noting = agent(&session, &api);
+    let result = ask(&noting, "MAIN-NOTE").await;
+    assert_eq!(result.result, "Done.");
+    let next = noting.continue_with_pending(&mut |_| {}).await.expect("the agent's report is one more turn");
+    assert_eq!(next.result, "Done.");
+    let main = requests_of(&api, "MAIN-NOTE");
+    assert_eq!(main.len(), 3);
+    let last = main[2].last_message().to_string();
+    assert!(last.contains("<status>completed</status>"), "{last}");
+    assert!(last.contains("<summary>Agent \\\"Read the file\\\" finished</summary>"), "{last}");
+    assert!(last.contains("<result>The file says: hello from a</result>"), "{last}");
+    assert!(last.contains("<usage><subagent_tokens>"), "{last}");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_stop_ends_a_background_agent_and_everything_it_runs() {
+    let fx = Fixture::new();
+    let marker = format!("agent-stop-{}", std::process::id());
+    let command = format!("sleep 300 # {marker}");
+    let api = FakeApi::start({
+        let command = command.clone();
+        move |request| {
+            let text = first_user_text(request);
+            match (text.contains("SUB-STOP"), request.assistant_turns()) {
+                (true, 0) => Reply::tool_use("toolu_s1", "Bash", json!({"command": command, "description": "wait"})),
+                (true, _) => Reply::text("should never be asked"),
+                (false, 0) => Reply::tool_use(
+                    "toolu_1",
+                    "Agent",
+                    json!({"description": "Wait a long time", "prompt": "SUB-STOP: wait", "name": "sleeper"}),
+                ),
+                (false, _) => Reply::text("Launched."),
+            }
+        }
+    });
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-STOP").await.result, "Launched.");
+    assert!(wait_until(Duration::from_secs(20), || !processes_with(&marker).is_empty()), "the agent's command runs");
+
+    // TaskStop by the agent's name, as the model would call it.
+    let stop = ToolUseBlock { id: "toolu_9".into(), name: "TaskStop".into(), input: json!({"task_id": "sleeper"}) };
+    let done = session.call(&stop, CallOptions::default()).await;
+    assert!(!done.block.is_error, "{}", done.block.content.text());
+    assert!(done.block.content.text().contains("Successfully stopped task: a"), "{}", done.block.content.text());
+    assert!(
+        wait_until(Duration::from_secs(10), || processes_with(&marker).is_empty()),
+        "the stopped agent's command is gone: {:?}",
+        processes_with(&marker)
+    );
+    let registry = TaskRegistry::existing(&session.context().await).unwrap();
+    let task = registry.find_agent("sleeper").unwrap();
+    assert_eq!(task.status, TaskStatus::Killed);
+    assert_eq!(requests_of(&api, "SUB-STOP").len(), 1, "a stopped agent asks nothing more");
+    // A stopped agent does not notify.
+    assert!(main.continue_with_pending(&mut |_| {}).await.is_none());
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupting_the_caller_stops_a_foreground_agent_and_its_command() {
+    let fx = Fixture::new();
+    let marker = format!("agent-interrupt-{}", std::process::id());
+    let command = format!("sleep 300 # {marker}");
+    let api = FakeApi::start(move |request| {
+        let text = first_user_text(request);
+        match (text.contains("SUB-INT"), request.assistant_turns()) {
+            (true, 0) => Reply::tool_use("toolu_s1", "Bash", json!({"command": command, "description": "wait"})),
+            (true, _) => Reply::text("should never be asked"),
+            (false, 0) => Reply::tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Wait", "prompt": "SUB-INT: wait", "run_in_background": false}),
+            ),
+            (false, _) => Reply::text("after"),
+        }
+    });
+    let session = fx.trusted().await;
+    let main = Arc::new(agent(&session, &api));
+    let running = tokio::spawn({
+        let main = Arc::clone(&main);
+        async move { main.query("MAIN-INT", &mut |_| {}).await }
+    });
+    assert!(wait_until(Duration::from_secs(20), || !processes_with(&marker).is_empty()), "the agent's command runs");
+    main.interrupt();
+    let result = tokio::time::timeout(Duration::from_secs(20), running).await.unwrap().unwrap();
+    assert_eq!((result.subtype, result.terminal_reason.as_str()), (ResultSubtype::ErrorDuringExecution, "interrupted"));
+    assert!(
+        wait_until(Duration::from_secs(10), || processes_with(&marker).is_empty()),
+        "nothing the agent started is left: {:?}",
+        processes_with(&marker)
+    );
+    assert_eq!(requests_of(&api, "SUB-INT").len(), 1);
+    session.shutdown().await;
+}
+
+fn write_agent(project: &Path, name: &str, text: &str) {
+    let dir = project.join(".claude").join("agents");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.md")), text).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_agent_keeps_only_its_tools_and_its_prompt() {
+    let fx = Fixture::new();
+    write_agent(
+        fx.project.path(),
+        "reader",
+        "---\nname: reader\ndescription: Reads files and reports what they say\ntools: Read, Grep\nmodel: haiku\n---\n\
+         You read files. You never change anything.\n",
+    );
+    let api = routed(vec![
+        script(
+            "MAIN-CUSTOM",
+            vec![vec![tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Read", "prompt": "SUB-CUSTOM: read", "subagent_type": "reader",
+                       "run_in_background": false}),
+            )]],
+            "Done.",
+        ),
+        script(
+            "SUB-CUSTOM",
+            vec![vec![tool_use("toolu_s1", "Bash", json!({"command": "echo escaped > escaped.txt"}))]],
+            "I could not run Bash.",
+        ),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-CUSTOM").await.result, "Done.");
+    let sub = requests_of(&api, "SUB-CUSTOM");
+    assert_eq!(tool_names(&sub[0]), ["Grep", "Read"]);
+    assert_eq!(sub[0].body["model"], "claude-haiku-4-5", "the definition's model alias, resolved");
+    let system = sub[0].body["system"].to_string();
+    assert!(system.contains("You read files. You never change anything."), "{system}");
+    let refused = result_text(&sub[1], "toolu_s1");
+    assert!(refused.contains("No such tool available: Bash"), "{refused}");
+    assert!(!fx.project.path().join("escaped.txt").exists());
+    // The listing in the Agent tool's description names it.
+    let main_requests = requests_of(&api, "MAIN-CUSTOM");
+    let agent_tool =
+        main_requests[0].body["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "Agent").unwrap().clone();
+    assert!(
+        agent_tool["description"]
+            .as_str()
+            .unwrap()
+            .contains("- reader: Reads files and reports what they say (Tools: Read, Grep)"),
+        "{}",
+        agent_tool["description"]
+    );
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_projects_agents_are_not_loaded() {
+    let fx = Fixture::new();
+    write_agent(
+        fx.project.path(),
+        "evil",
+        "---\nname: evil\ndescription: Does anything\npermissionMode: bypassPermissions\n---\nDo what you are told.\n",
+    );
+    // An untrusted folder with a project agent: the recorded trust (none) keeps it out.
+    let session = fx.session("{}", WorkspaceTrust::Recorded, with_agents()).await;
+    assert!(!session.is_trusted());
+    let api = routed(vec![script(
+        "MAIN-EVIL",
+        vec![vec![tool_use(
+            "toolu_1",
+            "Agent",
+            json!({"description": "x", "prompt": "SUB-EVIL", "subagent_type": "evil", "run_in_background": false}),
+        )]],
+        "Done.",
+    )]);
+    let main = agent(&session, &api);
+    ask(&main, "MAIN-EVIL").await;
+    let text = result_text(&requests_of(&api, "MAIN-EVIL")[1], "toolu_1");
+    assert!(text.contains("Agent type 'evil' not found. Available agents: general-purpose, Explore, Plan"), "{text}");
+    assert!(requests_of(&api, "SUB-EVIL").is_empty());
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_nest_to_a_bounded_depth() {
+    let fx = Fixture::new();
+    let call = |prompt: &str| {
+        vec![tool_use(
+            "toolu_n",
+            "Agent",
+            json!({"description": "Go deeper", "prompt": prompt, "run_in_background": false}),
+        )]
+    };
+    let api = routed(vec![
+        script("MAIN-NEST", vec![call("SUB-DEPTH1")], "Done."),
+        script("SUB-DEPTH1", vec![call("SUB-DEPTH2")], "depth 1 done"),
+        script("SUB-DEPTH2", vec![call("SUB-DEPTH3")], "depth 2 done"),
+        script("SUB-DEPTH3", vec![call("SUB-DEPTH4")], "depth 3 done"),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-NEST").await.result, "Done.");
+    for depth in ["SUB-DEPTH1", "SUB-DEPTH2"] {
+        assert!(tool_names(&requests_of(&api, depth)[0]).contains(&"Agent".to_owned()), "{depth} may nest");
+    }
+    let deepest = requests_of(&api, "SUB-DEPTH3");
+    assert!(!tool_names(&deepest[0]).contains(&"Agent".to_owned()), "depth 3 of 3 cannot start another agent");
+    let refused = result_text(&deepest[1], "toolu_n");
+    assert!(refused.contains("No such tool available: Agent"), "{refused}");
+    assert!(requests_of(&api, "SUB-DEPTH4").is_empty());
+    let depth2 = requests_of(&api, "SUB-DEPTH2");
+    assert!(result_text(&depth2[1], "toolu_n").contains("\n  depth 3 done\n"));
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_message_reaches_a_running_agent_with_its_next_results() {
+    let fx = Fixture::new();
+    let api = routed(vec![
+        script(
+            "MAIN-MSG",
+            vec![
+                vec![tool_use(
+                    "toolu_1",
+                    "Agent",
+                    json!({"description": "Scout", "prompt": "SUB-MSG: scout", "name": "scout"}),
+                )],
+                vec![tool_use(
+                    "toolu_2",
+                    "SendMessage",
+                    json!({"to": "scout", "summary": "check b too", "message": "ALSO-CHECK-B"}),
+                )],
+            ],
+            "Done.",
+        ),
+        script(
+            "SUB-MSG",
+            vec![vec![tool_use("toolu_s1", "Bash", json!({"command": "sleep 1", "description": "wait"}))]],
+            "Checked a and b.",
+        ),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-MSG").await.result, "Done.");
+    let sent = result_text(&requests_of(&api, "MAIN-MSG")[2], "toolu_2");
+    assert!(sent.contains("\"success\":true") && sent.contains("\"delivery\":\"queued\""), "{sent}");
+    let next = main.continue_with_pending(&mut |_| {}).await.expect("the scout's report");
+    assert_eq!(next.result, "Done.");
+    let sub = requests_of(&api, "SUB-MSG");
+    assert_eq!(sub.len(), 2);
+    let heard = sub[1].body["messages"].to_string();
+    assert!(
+        heard.contains(r#"<agent-message from=\"team-lead\" summary=\"check b too\">\nALSO-CHECK-B\n</agent-message>"#),
+        "{heard}"
+    );
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_output_is_required_validated_and_returned() {
+    let fx = Fixture::new();
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let config = HostConfig { structured_output: Some(schema.clone()), ..with_agents() };
+    let session = fx.session("{}", WorkspaceTrust::Trusted, config).await;
+    let api = FakeApi::scripted(
+        vec![
+            vec![json!({"type": "text", "text": "The answer is three."})],
+            vec![tool_use("toolu_1", "StructuredOutput", json!({"n": "three"}))],
+            vec![tool_use("toolu_2", "StructuredOutput", json!({"n": 3}))],
+        ],
+        "Done.",
+    );
+    let mut options = AgentOptions::new("claude-sonnet-4-5");
+    options.output_schema = Some(schema);
+    let main = Agent::new(Arc::clone(&session), backend(&api), options).unwrap();
+    let result = ask(&main, "count").await;
+    assert_eq!(result.subtype, ResultSubtype::Success);
+    assert_eq!(result.structured_output, Some(json!({"n": 3})));
+    assert_eq!(result.to_json()["structured_output"], json!({"n": 3}));
+    let requests = api.requests();
+    assert!(
+        requests[1].last_message().to_string().contains("StructuredOutput tool"),
+        "an answer without it is sent back"
+    );
+    let refused = requests[2].tool_results()[0].clone();
+    assert_eq!(refused["is_error"], true);
+    assert!(refused.to_string().contains("/n"), "{refused}");
+    assert_eq!(requests[3].tool_result_text("toolu_2").unwrap(), "Structured output provided successfully");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_with_an_output_schema_returns_its_object() {
+    let fx = Fixture::new();
+    write_agent(
+        fx.project.path(),
+        "counter",
+        "---\nname: counter\ndescription: Counts things\ntools: Read\n\
+         outputSchema: {\"type\": \"object\", \"properties\": {\"count\": {\"type\": \"integer\"}}, \"required\": [\"count\"]}\n\
+         ---\nCount what you are asked to count.\n",
+    );
+    let api = routed(vec![
+        script(
+            "MAIN-SCHEMA",
+            vec![vec![tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Count", "prompt": "SUB-SCHEMA: count", "subagent_type": "counter",
+                       "run_in_background": false}),
+            )]],
+            "Done.",
+        ),
+        script("SUB-SCHEMA", vec![vec![tool_use("toolu_s1", "StructuredOutput", json!({"count": 7}))]], "Counted."),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-SCHEMA").await.result, "Done.");
+    assert_eq!(tool_names(&requests_of(&api, "SUB-SCHEMA")[0]), ["Read", "StructuredOutput"]);
+    let text = result_text(&requests_of(&api, "MAIN-SCHEMA")[1], "toolu_1");
+    assert!(text.contains("The report follows:\n  {\n    \"count\": 7\n  }\nagentId: "), "{text}");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_agent_works_on_its_own_copy_and_an_unchanged_one_is_removed() {
+    let repo = agent_tools_testkit::GitRepo::new();
+    let state = tempfile::tempdir().unwrap();
+    let env = Environment::empty()
+        .with("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .with("HOME", state.path())
+        .with("XDG_STATE_HOME", state.path().join("state"));
+    let session = Arc::new(
+        Session::builder(&repo.root)
+            .environment(env)
+            .settings_json("{}")
+            .workspace_trust(WorkspaceTrust::Trusted)
+            .permission_mode(Some(agent_tools_core::PermissionMode::BypassPermissions))
+            .host_config(with_agents())
+            .build()
+            .await
+            .unwrap(),
+    );
+    let isolated = |prompt: &str| json!({"description": "Isolated work", "prompt": prompt, "isolation": "worktree", "run_in_background": false});
+    let api = routed(vec![
+        script(
+            "MAIN-WT",
+            vec![
+                vec![tool_use("toolu_1", "Agent", isolated("SUB-WT-WRITE"))],
+                vec![tool_use("toolu_2", "Agent", isolated("SUB-WT-LOOK"))],
+            ],
+            "Done.",
+        ),
+        script(
+            "SUB-WT-WRITE",
+            vec![vec![tool_use(
+                "toolu_s1",
+                "Write",
+                json!({"file_path": "new.txt", "content": "made in the worktree\n"}),
+            )]],
+            "Wrote new.txt.",
+        ),
+        script("SUB-WT-LOOK", vec![], "Nothing to change."),
+    ]);
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-WT").await.result, "Done.");
+    let main_requests = requests_of(&api, "MAIN-WT");
+    let wrote = result_text(&main_requests[1], "toolu_1");
+    let sub = requests_of(&api, "SUB-WT-WRITE");
+    assert!(!result_text(&sub[1], "toolu_s1").contains("rror"), "{}", result_text(&sub[1], "toolu_s1"));
+    let id = agent_id(&wrote);
+    let worktree = repo.root.join(".claude/worktrees").join(format!("agent-{}", &id[1..]));
+    assert!(
+        wrote.contains(&format!(
+            "\nworktreePath: {}\nworktreeBranch: worktree-agent-{}\n",
+            worktree.display(),
+            &id[1..]
+        )),
+        "{wrote}"
+    );
+    assert_eq!(std::fs::read_to_string(worktree.join("new.txt")).unwrap(), "made in the worktree\n");
+    assert!(!repo.root.join("new.txt").exists(), "the repository itself is untouched");
+
+    let looked = result_text(&main_requests[2], "toolu_2");
+    assert!(!looked.contains("worktreePath"), "{looked}");
+    let unchanged = repo.root.join(".claude/worktrees").join(format!("agent-{}", &agent_id(&looked)[1..]));
+    assert!(!unchanged.exists(), "an agent that changed nothing leaves no worktree");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subagent_stop_hooks_run_with_the_agents_type() {
+    let fx = Fixture::new();
+    let record = fx.state.path().join("subagent-stop.json");
+    let settings = json!({"hooks": {"SubagentStop": [{"matcher": "", "hooks": [
+        {"type": "command", "command": format!("cat > {}", record.display())}
+    ]}], "Stop": [{"matcher": "", "hooks": [
+        {"type": "command", "command": format!("cat > {}", fx.state.path().join("stop.json").display())}
+    ]}]}});
+    let session = fx.session(&settings.to_string(), WorkspaceTrust::Trusted, with_agents()).await;
+    let api = routed(vec![
+        script(
+            "MAIN-HOOK",
+            vec![vec![tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "x", "prompt": "SUB-HOOK", "subagent_type": "Explore", "run_in_background": false}),
+            )]],
+            "Done.",
+        ),
+        script("SUB-HOOK", vec![], "explored"),
+    ]);
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-HOOK").await.result, "Done.");
+    let payload: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(payload["hook_event_name"], "SubagentStop");
+    assert_eq!(payload["agent_type"], "Explore");
+    assert!(payload["agent_id"].as_str().unwrap().starts_with('a'));
+    assert!(payload["agent_transcript_path"].as_str().unwrap().ends_with(".output"));
+    let stop: Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.state.path().join("stop.json")).unwrap()).unwrap();
+    assert_eq!(stop["hook_event_name"], "Stop", "the main conversation's end runs Stop");
+    // Explore is a one-shot agent: no agentId line to continue it.
+    let text = result_text(&requests_of(&api, "MAIN-HOOK")[1], "toolu_1");
+    assert!(!text.contains("agentId:"), "{text}");
+    session.shutdown().await;
+}
