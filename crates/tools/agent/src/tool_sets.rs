@@ -37,46 +37,12 @@ pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
 /// The prefix of MCP tools' names.
 pub const MCP_PREFIX: &str = "mcp__";
 
-/// Tools no sub-agent inherits: they talk to the user, control the session's plan mode, or
-/// manage the session's background tasks (Claude Code's set without `Agent`; see the module
-/// docs).
-pub const ALL_AGENT_DISALLOWED_TOOLS: &[&str] =
-    &["TaskOutput", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion", "TaskStop", "Workflow"];
-
-/// Tools a sub-agent from an agent file (not built in) does not inherit: the same set, as in
-/// Claude Code.
-pub const CUSTOM_AGENT_DISALLOWED_TOOLS: &[&str] = ALL_AGENT_DISALLOWED_TOOLS;
-
-/// The only tools a background sub-agent keeps: Claude Code's set plus `Agent` and `MultiEdit`
-/// (see the module docs; MultiEdit edits files as Edit does).
-pub const ASYNC_AGENT_ALLOWED_TOOLS: &[&str] = &[
-    "Read",
-    "WebSearch",
-    "TodoWrite",
-    "Grep",
-    "WebFetch",
-    "Glob",
-    "Bash",
-    "PowerShell",
-    "Edit",
-    "Write",
-    "NotebookEdit",
-    "MultiEdit",
-    "Skill",
-    "StructuredOutput",
-    "ToolSearch",
-    "EnterWorktree",
-    "ExitWorktree",
-    "Agent",
-];
-
-/// What an in-process teammate keeps on top of [`ASYNC_AGENT_ALLOWED_TOOLS`]: the shared task
-/// list, messaging and scheduling.
-pub const IN_PROCESS_TEAMMATE_ALLOWED_TOOLS: &[&str] =
-    &["TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "SendMessage", "CronCreate", "CronDelete", "CronList"];
-
-/// The only tools an agent in coordinator mode keeps: it delegates and does no work itself.
-pub const COORDINATOR_MODE_ALLOWED_TOOLS: &[&str] = &["Agent", "TaskStop", "SendMessage", "StructuredOutput"];
+// The sets live in core, so every tool that starts agents (Skill's `context: fork`, TeamCreate)
+// uses the same ones.
+pub use agent_tools_core::subagent::{
+    ALL_AGENT_DISALLOWED_TOOLS, ASYNC_AGENT_ALLOWED_TOOLS, COORDINATOR_MODE_ALLOWED_TOOLS,
+    CUSTOM_AGENT_DISALLOWED_TOOLS, IN_PROCESS_TEAMMATE_ALLOWED_TOOLS,
+};
 
 /// How the sub-agent runs, for [`tools_for_agent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
