@@ -53,6 +53,37 @@ pub struct AgentTask {
     pub inbox: NotificationQueue,
 }
 
+impl AgentTask {
+    /// A token that fires when the task is stopped or `caller` fires — what a foreground
+    /// agent runs under (it stops with the call that waits for it, and with TaskStop). The link
+    /// lasts as long as the returned guard.
+    ///
+    /// Must be called inside a Tokio runtime (the link is a task).
+    pub fn cancel_with(&self, caller: &CancellationToken) -> LinkedCancel {
+        let token = caller.child_token();
+        let (stopped, fire) = (self.cancel.clone(), token.clone());
+        let link = tokio::spawn(async move {
+            stopped.cancelled().await;
+            fire.cancel();
+        });
+        LinkedCancel { token, link }
+    }
+}
+
+/// A token fired by either of two others ([`AgentTask::cancel_with`]); dropping it ends the link.
+#[derive(Debug)]
+pub struct LinkedCancel {
+    /// The token to run under.
+    pub token: CancellationToken,
+    link: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for LinkedCancel {
+    fn drop(&mut self) {
+        self.link.abort();
+    }
+}
+
 /// How an agent task's work ended ([`TaskRegistry::finish_agent`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentEnd {

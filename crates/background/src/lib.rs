@@ -135,7 +135,7 @@ use agent_tools_core::context::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
 use serde::Serialize;
 
-pub use crate::agent::{AgentEnd, AgentTask, AgentTaskSpec};
+pub use crate::agent::{AgentEnd, AgentTask, AgentTaskSpec, LinkedCancel};
 pub use crate::text::{OutputTail, read_tail};
 
 /// A task's status (Claude Code's `TaskStatus`).

@@ -64,7 +64,7 @@ pub const COORDINATOR_MODE_ALLOWED_TOOLS: &[&str] = &["Agent", "TaskStop", "Send
 
 /// Everything a runner needs to start one sub-agent; the Agent tool resolves it from the agent
 /// definition and the call's input.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SubagentRequest {
     /// The agent's id (`a` + 8 of `[0-9a-z]`, the id of its background task when it has one).
     pub agent_id: String,
@@ -100,6 +100,8 @@ pub struct SubagentRequest {
     /// The agent's notification queue: what is pushed here (SendMessage, its own background
     /// tasks) reaches it with its next tool results.
     pub inbox: NotificationQueue,
+    /// Allow rules the agent gets on top of the caller's (a forked skill's `allowed-tools`).
+    pub allow_rules: Vec<String>,
 }
 
 /// What a finished sub-agent reports (Claude Code's `AgentToolResult`).

@@ -569,6 +569,9 @@ pub struct ForkOptions {
     pub inbox: NotificationQueue,
     /// Its cancellation: the runner links it to the caller's, so stopping the caller stops it.
     pub cancel: CancellationToken,
+    /// Allow rules it gets on top of the caller's (source `command`, as a skill's
+    /// `allowed-tools`).
+    pub allow_rules: Vec<String>,
 }
 
 /// A working session (see the module docs). Build one with [`Session::builder`].
@@ -825,6 +828,13 @@ impl Session {
         }
         if options.background {
             permissions.should_avoid_permission_prompts = true;
+        }
+        for rule in options.allow_rules {
+            *permissions = permissions.clone().with_rule(
+                agent_tools_core::permissions::PermissionBehavior::Allow,
+                agent_tools_core::permissions::PermissionRuleSource::Command,
+                rule,
+            );
         }
         let executor = self.executor.for_pool(Arc::clone(&pool));
         let cancel = std::sync::Mutex::new(ctx.cancel.clone());

@@ -101,6 +101,7 @@ impl LoopRunner {
                 background: request.background,
                 inbox: request.inbox.clone(),
                 cancel: cancel.clone(),
+                allow_rules: request.allow_rules.clone(),
             },
         ));
         let mut options = self.base.clone();
@@ -120,7 +121,7 @@ impl LoopRunner {
                 .map_err(|error| SubagentError::Failed(error.to_string()))?,
         );
         let prompt = vec![json!({"type": "text", "text": request.prompt})];
-        let outcome = drive(&agent, prompt, parent, &cancel).await;
+        let outcome = drive_in_own_task(&agent, prompt, parent, &cancel).await;
         self.keep(&request.agent_id, agent);
         outcome
     }
@@ -135,7 +136,7 @@ impl LoopRunner {
         let cancel = parent.cancel.child_token();
         agent.session().replace_cancel_token(cancel.clone());
         let prompt = vec![json!({"type": "text", "text": message})];
-        drive(&agent, prompt, parent, &cancel).await
+        drive_in_own_task(&agent, prompt, parent, &cancel).await
     }
 }
 
@@ -185,6 +186,34 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
     }
+}
+
+/// Fires the token when dropped: the future waiting for a sub-agent went away (its caller was
+/// dropped), so the agent and its calls stop rather than run on unwatched.
+struct CancelOnDrop(Option<CancellationToken>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(token) = self.0.take() {
+            token.cancel();
+        }
+    }
+}
+
+/// [`drive`] as a task of its own: each sub-agent's loop starts on a fresh stack, however deep
+/// it is nested (a sub-agent's loop polled inside its caller's call would add a whole loop's
+/// frames to the caller's stack at every level).
+async fn drive_in_own_task(
+    agent: &Arc<Agent>,
+    prompt: Vec<Value>,
+    parent: &ToolUseContext,
+    cancel: &CancellationToken,
+) -> Result<SubagentOutcome, SubagentError> {
+    let mut guard = CancelOnDrop(Some(cancel.clone()));
+    let (agent, parent, cancel) = (Arc::clone(agent), parent.clone(), cancel.clone());
+    let ran = tokio::spawn(async move { drive(&agent, prompt, &parent, &cancel).await }).await;
+    guard.0 = None;
+    ran.unwrap_or_else(|error| Err(SubagentError::Failed(format!("the agent's task failed: {error}"))))
 }
 
 /// Runs `agent` on `prompt` and on whatever reaches it afterwards, until it has nothing left to

@@ -722,3 +722,70 @@ async fn subagent_stop_hooks_run_with_the_agents_type() {
     assert!(!text.contains("agentId:"), "{text}");
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forked_skill_runs_as_a_sub_agent_and_reports() {
+    let fx = Fixture::new();
+    let skill = fx.project.path().join(".claude/skills/survey");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\ndescription: Survey the project\ncontext: fork\n---\nSUB-SKILL: list the files and say what a.txt holds.\n",
+    )
+    .unwrap();
+    let a = fx.root().join("a.txt").display().to_string();
+    let api = routed(vec![
+        script("MAIN-SKILL", vec![vec![tool_use("toolu_1", "Skill", json!({"skill": "survey"}))]], "Done."),
+        script("SUB-SKILL", vec![vec![tool_use("toolu_s1", "Read", json!({"file_path": a}))]], "a.txt says hello."),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-SKILL").await.result, "Done.");
+    let sub = requests_of(&api, "SUB-SKILL");
+    assert_eq!(sub.len(), 2, "the skill ran as its own conversation");
+    assert!(first_user_text(&sub[0]).contains("Base directory for this skill: "));
+    assert!(!tool_names(&sub[0]).contains(&"AskUserQuestion".to_owned()));
+    let text = result_text(&requests_of(&api, "MAIN-SKILL")[1], "toolu_1");
+    assert_eq!(text, "Skill \"survey\" completed (forked execution).\n\nResult:\na.txt says hello.");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_inherits_plan_mode_and_cannot_write() {
+    let fx = Fixture::new();
+    let session = Arc::new(
+        Session::builder(fx.project.path())
+            .environment(fx.env())
+            .settings_json("{}")
+            .workspace_trust(WorkspaceTrust::Trusted)
+            .permission_mode(Some(agent_tools_core::PermissionMode::Plan))
+            .host_config(with_agents())
+            .build()
+            .await
+            .unwrap(),
+    );
+    let api = routed(vec![
+        script(
+            "MAIN-PLAN",
+            vec![vec![tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Try", "prompt": "SUB-PLAN: write", "run_in_background": false}),
+            )]],
+            "Done.",
+        ),
+        script(
+            "SUB-PLAN",
+            vec![vec![tool_use("toolu_s1", "Write", json!({"file_path": "planned.txt", "content": "no\n"}))]],
+            "I was not allowed to write.",
+        ),
+    ]);
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-PLAN").await.result, "Done.");
+    let sub = requests_of(&api, "SUB-PLAN");
+    assert!(tool_names(&sub[0]).contains(&"ExitPlanMode".to_owned()), "in plan mode it may leave plan mode");
+    let refused = sub[1].tool_results()[0].clone();
+    assert_eq!(refused["is_error"], true, "{refused}");
+    assert!(!fx.project.path().join("planned.txt").exists());
+    session.shutdown().await;
+}

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, AgentTask, AgentTaskSpec, TaskRegistry, TaskStatus};
-use agent_tools_core::context::CancellationToken;
 use agent_tools_core::permissions::{PermissionBehavior, PermissionDecisionReason};
 use agent_tools_core::result::ContentPart;
 use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
@@ -186,30 +185,6 @@ fn agent_mode(def: &AgentDefinition, ctx: &ToolUseContext) -> Option<PermissionM
     Some(wanted)
 }
 
-/// A token that fires when any of `sources` does, and the task that links them (aborted on drop).
-struct Linked {
-    token: CancellationToken,
-    _link: Option<AbortOnDrop>,
-}
-
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-fn linked(a: &CancellationToken, b: &CancellationToken) -> Linked {
-    let token = a.child_token();
-    let (b, fire) = (b.clone(), token.clone());
-    let link = tokio::spawn(async move {
-        b.cancelled().await;
-        fire.cancel();
-    });
-    Linked { token, _link: Some(AbortOnDrop(link)) }
-}
-
 /// A worktree made for one agent.
 struct AgentWorktree {
     git: Git,
@@ -376,6 +351,7 @@ impl AgentTool {
             omit_claude_md: def.omit_claude_md,
             transcript: Some(task.output_path.clone()),
             inbox: task.inbox.clone(),
+            allow_rules: Vec::new(),
         };
         let continuable = !(matches!(def.source, AgentSource::BuiltIn) && ONE_SHOT.contains(&def.agent_type.as_str()));
         Ok(Prepared { request, task, registry, runner, continuable, worktree })
@@ -490,7 +466,7 @@ impl ToolDef for AgentTool {
             return Ok(ToolResult::new(output));
         }
         // A foreground agent stops with this call or with its task (TaskStop).
-        let cancel = linked(&ctx.cancel, &task.cancel);
+        let cancel = task.cancel_with(&ctx.cancel);
         let mut own = ctx.clone();
         own.cancel = cancel.token.clone();
         let ended = runner.run(request.clone(), &own).await;

@@ -16,7 +16,7 @@
 //! * **Input** `{skill, args?}`; a leading `/` in `skill` is dropped.
 //! * **Validation** (Claude Code's codes): 1 blank name (`Invalid skill format: …`), 2 no such
 //!   skill (`Unknown skill: NAME`), 4 `disable-model-invocation` set. Ours: 8 a `context: fork`
-//!   skill (no sub-agent runtime here yet).
+//!   skill where the host runs no sub-agents (no runner in the context, as under `serve`).
 //! * **Permissions**: a `Skill(name)` deny rule denies; a `Skill(name)` or `Skill(prefix:*)`
 //!   allow rule allows; a skill whose frontmatter uses only [`skills::SAFE_KEYS`] is allowed;
 //!   any other asks `Execute skill: NAME`, suggesting `Skill(NAME)` and `Skill(NAME:*)`.
@@ -25,6 +25,11 @@
 //!   `${CLAUDE_SKILL_DIR}` expanded and headed by its base directory, follows as a new user
 //!   message. A context modifier adds the skill's `allowed-tools` as `command`-source allow rules
 //!   and switches the main-loop model when the skill names one, for the calls that follow.
+//! * **`context: fork`**: the skill runs as a sub-agent instead (Claude Code's forked skill), of
+//!   the type its `agent` key names (default `general-purpose`), through the context's runner:
+//!   the caller's tools minus those no sub-agent inherits, its `allowed-tools` as allow rules, its
+//!   `model`; the call waits for it and the result is `Skill "NAME" completed (forked
+//!   execution).\n\nResult:\n<report>` (data adds `result` and `agentId`).
 //!
 //! Not read-only, not concurrency-safe (one skill at a time), not deferred.
 //!
@@ -53,6 +58,7 @@
 
 /// The frontmatter reader, now shared in core (re-exported so `agent_tool_skill::frontmatter` keeps working).
 pub use agent_tools_core::frontmatter;
+mod fork;
 mod input;
 mod render;
 pub mod skills;
@@ -261,7 +267,7 @@ impl ToolDef for SkillTool {
         Some(format!("Running skill {}", input.name()))
     }
 
-    async fn validate_input(&self, input: &SkillInput, _ctx: &ToolUseContext) -> ValidationResult {
+    async fn validate_input(&self, input: &SkillInput, ctx: &ToolUseContext) -> ValidationResult {
         let name = input.name();
         if name.trim().is_empty() {
             return ValidationResult::error(render::invalid_format(&input.skill), 1);
@@ -272,7 +278,7 @@ impl ToolDef for SkillTool {
         if skill.model_invocation_disabled() {
             return ValidationResult::error(render::model_invocation_disabled(name), 4);
         }
-        if skill.is_fork() {
+        if skill.is_fork() && ctx.subagents.is_none() {
             return ValidationResult::error(render::fork_unsupported(name), 8);
         }
         ValidationResult::Ok
@@ -307,24 +313,27 @@ impl ToolDef for SkillTool {
         }
     }
 
-    async fn call(&self, input: SkillInput, _ctx: &ToolUseContext) -> Result<ToolResult<SkillOutput>, ToolError> {
+    async fn call(&self, input: SkillInput, ctx: &ToolUseContext) -> Result<ToolResult<SkillOutput>, ToolError> {
         let name = input.name().to_owned();
         let Some(skill) = self.find(&name) else {
             return Err(ToolError::failed(render::unknown(&name)));
         };
-        if skill.is_fork() {
-            return Err(ToolError::failed(render::fork_unsupported(&name)));
-        }
         let body = skill.read_body().map_err(ToolError::failed)?;
         let expanded = skills::expand(&body, input.args.as_deref().unwrap_or(""), &skill.base_dir);
         let allowed = skill.allowed_tools();
         let model = skill.model();
+        if skill.is_fork() {
+            let text = render::injected(&skill.base_dir, &expanded);
+            return fork::run(&name, &skill, text, ctx).await.map(ToolResult::new);
+        }
         let message = Message::user(vec![ContentBlock::text(render::injected(&skill.base_dir, &expanded))]);
         let output = SkillOutput {
             success: true,
             command_name: name,
             allowed_tools: (!allowed.is_empty()).then(|| allowed.clone()),
             model: model.clone(),
+            result: None,
+            agent_id: None,
         };
         let mut result = ToolResult::new(output).with_message(message);
         if !allowed.is_empty() || model.is_some() {
@@ -340,6 +349,9 @@ impl ToolDef for SkillTool {
     }
 
     fn map_tool_result(&self, output: &SkillOutput, tool_use_id: &str) -> ToolResultBlock {
-        ToolResultBlock::text(tool_use_id, render::launching(&output.command_name))
+        match &output.result {
+            Some(report) => ToolResultBlock::text(tool_use_id, render::forked(&output.command_name, report)),
+            None => ToolResultBlock::text(tool_use_id, render::launching(&output.command_name)),
+        }
     }
 }

@@ -18,6 +18,17 @@ pub struct SkillOutput {
     /// The skill's `model`, when it sets one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// A forked skill's (`context: fork`) report: it ran as a sub-agent, which wrote this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// The sub-agent a forked skill ran as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+}
+
+/// The `tool_result` text of a forked skill: its sub-agent's report.
+pub fn forked(name: &str, report: &str) -> String {
+    format!("Skill \"{name}\" completed (forked execution).\n\nResult:\n{report}")
 }
 
 /// The `tool_result` text of an inline call: `Launching skill: NAME`.
@@ -40,10 +51,11 @@ pub fn model_invocation_disabled(name: &str) -> String {
     format!("Skill {name} cannot be used with Skill tool due to disable-model-invocation")
 }
 
-/// Validation message for a `context: fork` skill (error code 8, ours: no sub-agent runtime).
+/// Validation message for a `context: fork` skill where nothing runs sub-agents (error code 8,
+/// ours: an MCP server has no model to run one on).
 pub fn fork_unsupported(name: &str) -> String {
     format!(
-        "Skill {name} runs in a forked sub-agent (context: fork), which this host cannot run yet. Follow the skill's steps yourself or ask the user to run it."
+        "Skill {name} runs in a forked sub-agent (context: fork), and this host runs no sub-agents. Follow the skill's steps yourself or ask the user to run it."
     )
 }
 

@@ -165,12 +165,12 @@ async fn validation_uses_claude_codes_codes() {
 }
 
 #[tokio::test]
-async fn a_forked_skill_is_refused_clearly() {
+async fn a_forked_skill_is_refused_clearly_where_no_sub_agents_run() {
     let f = fixture();
     let done = call_tool(f.tool().as_ref(), "t", json!({"skill": "forked"}), &f.ctx()).await;
     assert_eq!(
         done.block.content.text(),
-        "<tool_use_error>Skill forked runs in a forked sub-agent (context: fork), which this host cannot run yet. Follow the skill's steps yourself or ask the user to run it.</tool_use_error>"
+        "<tool_use_error>Skill forked runs in a forked sub-agent (context: fork), and this host runs no sub-agents. Follow the skill's steps yourself or ask the user to run it.</tool_use_error>"
     );
 }
 
