@@ -159,7 +159,9 @@ fn tools_denied(list: Option<&str>, env: &Environment) -> Vec<String> {
         return Vec::new();
     }
     let wanted = agent_tools_settings::parse_tool_list(list);
-    let all = agent_tools_host::pool::get_all_base_tools(&env.host_config());
+    // The agent's own pool: the sub-agent tools are in it too.
+    let config = agent_tools_host::HostConfig { subagents: true, ..env.host_config() };
+    let all = agent_tools_host::pool::get_all_base_tools(&config);
     for name in &wanted {
         if !all.iter().any(|tool| agent_tools_core::tool_matches_name(tool.as_ref(), name)) {
             crate::report(format_args!(
