@@ -515,3 +515,68 @@ fn a_session_id_that_cannot_name_a_folder_and_unknown_tools_are_said() {
         .collect();
     assert!(tools.contains(&"Read".to_owned()) && !tools.contains(&"Bash".to_owned()), "{tools:?}");
 }
+
+#[test]
+fn json_schema_makes_the_run_finish_through_structured_output() {
+    let dir = project();
+    let api = FakeApi::scripted(
+        vec![
+            vec![json!({"type": "tool_use", "id": "toolu_1", "name": "StructuredOutput", "input": {"lines": "two"}})],
+            vec![json!({"type": "tool_use", "id": "toolu_2", "name": "StructuredOutput", "input": {"lines": 2}})],
+        ],
+        "Done.",
+    );
+    let schema = r#"{"type":"object","properties":{"lines":{"type":"integer"}},"required":["lines"]}"#;
+    let output = run(dir.path(), &api, &["-p", "Count the lines", "--json-schema", schema, "--output-format", "json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let result = &lines(&output)[0];
+    assert_eq!(result["structured_output"], json!({"lines": 2}));
+    let requests = api.requests();
+    let tools: Vec<&str> =
+        requests[0].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"StructuredOutput"), "{tools:?}");
+    let refused = requests[1].tool_results()[0].clone();
+    assert_eq!(refused["is_error"], true, "{refused}");
+    // A schema that is not one stops the run before anything is asked.
+    let bad = run(dir.path(), &api, &["-p", "x", "--json-schema", r#"{"type":"string"}"#]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("JSON Schema"), "{}", String::from_utf8_lossy(&bad.stderr));
+}
+
+#[test]
+fn print_mode_waits_for_a_background_agent_and_answers_its_report() {
+    let dir = project();
+    let path = dir.path().canonicalize().unwrap().join("notes.txt");
+    let api = FakeApi::start(move |request| {
+        let first = request.body["messages"][0]["content"].to_string();
+        let turns = request.assistant_turns();
+        if first.contains("SUB-P") {
+            return match turns {
+                0 => agent_tools_testkit::fake_api::Reply::tool_use("toolu_s1", "Read", json!({"file_path": path})),
+                _ => agent_tools_testkit::fake_api::Reply::text("notes.txt holds alpha and beta."),
+            };
+        }
+        match turns {
+            0 => agent_tools_testkit::fake_api::Reply::tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Read notes", "prompt": "SUB-P: read notes.txt"}),
+            ),
+            1 => agent_tools_testkit::fake_api::Reply::text("Started an agent."),
+            _ => agent_tools_testkit::fake_api::Reply::text("The agent says: alpha and beta."),
+        }
+    });
+    let output = run(dir.path(), &api, &["-p", "Delegate", "--output-format", "stream-json", "--verbose"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let results: Vec<Value> = lines(&output).into_iter().filter(|line| line["type"] == "result").collect();
+    let texts: Vec<&str> = results.iter().map(|result| result["result"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["Started an agent.", "The agent says: alpha and beta."]);
+    let last = api
+        .requests()
+        .into_iter()
+        .filter(|r| !r.body["messages"][0]["content"].to_string().contains("SUB-P"))
+        .last()
+        .unwrap();
+    let heard = last.last_message().to_string();
+    assert!(heard.contains("<result>notes.txt holds alpha and beta.</result>"), "{heard}");
+}
