@@ -574,8 +574,8 @@ fn print_mode_waits_for_a_background_agent_and_answers_its_report() {
     let last = api
         .requests()
         .into_iter()
-        .filter(|r| !r.body["messages"][0]["content"].to_string().contains("SUB-P"))
-        .last()
+        .rev()
+        .find(|r| !r.body["messages"][0]["content"].to_string().contains("SUB-P"))
         .unwrap();
     let heard = last.last_message().to_string();
     assert!(heard.contains("<result>notes.txt holds alpha and beta.</result>"), "{heard}");
