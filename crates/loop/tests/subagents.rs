@@ -5,7 +5,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions};
 use agent_tools_background::{TaskRegistry, TaskStatus};
@@ -13,6 +13,8 @@ use agent_tools_core::result::ToolUseBlock;
 use agent_tools_host::{CallOptions, Environment, HostConfig, Session, WorkspaceTrust};
 use agent_tools_loop::{Agent, AgentOptions, QueryResult, ResultSubtype};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
+use agent_tools_testkit::procs::{Reaper, unique_token};
+use agent_tools_testkit::{carrying, eventually};
 use serde_json::{Value, json};
 
 /// One scripted conversation: the marker its first user message holds, its turns (each a list
@@ -135,30 +137,6 @@ async fn ask(agent: &Agent, prompt: &str) -> QueryResult {
 fn agent_id(text: &str) -> String {
     let at = text.find("agentId: ").unwrap_or_else(|| panic!("no agentId in {text}")) + "agentId: ".len();
     text[at..].chars().take_while(char::is_ascii_alphanumeric).collect()
-}
-
-/// Processes whose command line holds `marker` (read from /proc).
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        if String::from_utf8_lossy(&cmdline).contains(marker) && pid != std::process::id() {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -314,8 +292,9 @@ async fn a_background_agent_reports_through_a_notification_or_task_output() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn task_stop_ends_a_background_agent_and_everything_it_runs() {
     let fx = Fixture::new();
-    let marker = format!("agent-stop-{}", std::process::id());
-    let command = format!("sleep 300 # {marker}");
+    let token = unique_token();
+    let _reaper = Reaper(token.clone());
+    let command = format!("sleep 3001.{token}");
     let api = FakeApi::start({
         let command = command.clone();
         move |request| {
@@ -335,7 +314,7 @@ async fn task_stop_ends_a_background_agent_and_everything_it_runs() {
     let session = fx.trusted().await;
     let main = agent(&session, &api);
     assert_eq!(ask(&main, "MAIN-STOP").await.result, "Launched.");
-    assert!(wait_until(Duration::from_secs(20), || !processes_with(&marker).is_empty()), "the agent's command runs");
+    assert!(eventually(Duration::from_secs(20), || !carrying(&token).is_empty()).await, "the agent's command runs");
 
     // TaskStop by the agent's name, as the model would call it.
     let stop = ToolUseBlock { id: "toolu_9".into(), name: "TaskStop".into(), input: json!({"task_id": "sleeper"}) };
@@ -343,9 +322,9 @@ async fn task_stop_ends_a_background_agent_and_everything_it_runs() {
     assert!(!done.block.is_error, "{}", done.block.content.text());
     assert!(done.block.content.text().contains("Successfully stopped task: a"), "{}", done.block.content.text());
     assert!(
-        wait_until(Duration::from_secs(10), || processes_with(&marker).is_empty()),
+        eventually(Duration::from_secs(10), || carrying(&token).is_empty()).await,
         "the stopped agent's command is gone: {:?}",
-        processes_with(&marker)
+        carrying(&token)
     );
     let registry = TaskRegistry::existing(&session.context().await).unwrap();
     let task = registry.find_agent("sleeper").unwrap();
@@ -359,8 +338,9 @@ async fn task_stop_ends_a_background_agent_and_everything_it_runs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupting_the_caller_stops_a_foreground_agent_and_its_command() {
     let fx = Fixture::new();
-    let marker = format!("agent-interrupt-{}", std::process::id());
-    let command = format!("sleep 300 # {marker}");
+    let token = unique_token();
+    let _reaper = Reaper(token.clone());
+    let command = format!("sleep 3001.{token}");
     let api = FakeApi::start(move |request| {
         let text = first_user_text(request);
         match (text.contains("SUB-INT"), request.assistant_turns()) {
@@ -380,14 +360,14 @@ async fn interrupting_the_caller_stops_a_foreground_agent_and_its_command() {
         let main = Arc::clone(&main);
         async move { main.query("MAIN-INT", &mut |_| {}).await }
     });
-    assert!(wait_until(Duration::from_secs(20), || !processes_with(&marker).is_empty()), "the agent's command runs");
+    assert!(eventually(Duration::from_secs(20), || !carrying(&token).is_empty()).await, "the agent's command runs");
     main.interrupt();
     let result = tokio::time::timeout(Duration::from_secs(20), running).await.unwrap().unwrap();
     assert_eq!((result.subtype, result.terminal_reason.as_str()), (ResultSubtype::ErrorDuringExecution, "interrupted"));
     assert!(
-        wait_until(Duration::from_secs(10), || processes_with(&marker).is_empty()),
+        eventually(Duration::from_secs(10), || carrying(&token).is_empty()).await,
         "nothing the agent started is left: {:?}",
-        processes_with(&marker)
+        carrying(&token)
     );
     assert_eq!(requests_of(&api, "SUB-INT").len(), 1);
     session.shutdown().await;

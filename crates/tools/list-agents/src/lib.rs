@@ -42,7 +42,7 @@ use std::sync::Arc;
 use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskType};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
+    ValidationResult, build_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -52,6 +52,9 @@ pub const NAME: &str = "ListAgents";
 
 /// Most agents listed at once.
 pub const PAGE: usize = 50;
+
+/// Most characters of each input field (Claude Code's schema says 256).
+pub const MAX_FIELD_CHARS: usize = 256;
 
 /// ListAgents' input (Claude Code 2.1.332's fields).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -151,6 +154,15 @@ impl ToolDef for ListAgentsTool {
 
     fn flags(&self) -> ToolFlags {
         ToolFlags::LOCAL_READ_ONLY
+    }
+
+    async fn validate_input(&self, input: &ListAgentsInput, _ctx: &ToolUseContext) -> ValidationResult {
+        for (field, value) in [("channel", &input.channel), ("q", &input.q), ("cursor", &input.cursor)] {
+            if value.as_ref().is_some_and(|value| value.chars().count() > MAX_FIELD_CHARS) {
+                return ValidationResult::error(format!("{field} must be at most {MAX_FIELD_CHARS} characters"), 1);
+            }
+        }
+        ValidationResult::Ok
     }
 
     async fn call(
