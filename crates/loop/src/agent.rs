@@ -408,6 +408,12 @@ impl Agent {
             content
                 .push(json!({"type": "text", "text": format!("<system-reminder>\n{context}\n</system-reminder>\n")}));
         }
+        // What reached the conversation while it was idle (a background agent's report, a
+        // message) comes with the prompt, before it.
+        for pending in self.session.drain_notifications().await {
+            let text = format!("<system-reminder>\n{}\n</system-reminder>", notification_text(&pending.text));
+            content.push(json!({"type": "text", "text": text}));
+        }
         content.extend(prompt);
         self.push(&mut st, json!({"role": "user", "content": content}));
         if first {

@@ -769,3 +769,33 @@ async fn a_sub_agent_inherits_plan_mode_and_cannot_write() {
     assert!(!fx.project.path().join("planned.txt").exists());
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_that_arrives_while_idle_comes_with_the_next_prompt() {
+    let fx = Fixture::new();
+    let api = routed(vec![
+        script(
+            "MAIN-IDLE",
+            vec![vec![tool_use("toolu_1", "Agent", json!({"description": "Quick look", "prompt": "SUB-IDLE: look"}))]],
+            "Noted.",
+        ),
+        script("SUB-IDLE", vec![], "Looked: nothing odd."),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-IDLE").await.result, "Noted.");
+    let registry = TaskRegistry::existing(&session.context().await).unwrap();
+    let id = registry.list()[0].id.clone();
+    let cancel = agent_tools_core::context::CancellationToken::new();
+    assert!(matches!(
+        registry.wait(&id, Duration::from_secs(20), &cancel).await,
+        agent_tools_background::WaitOutcome::Finished(_)
+    ));
+    // The user speaks next (a chat): the report is in that message, before the prompt.
+    assert_eq!(ask(&main, "and now?").await.result, "Noted.");
+    let last = requests_of(&api, "MAIN-IDLE").pop().unwrap();
+    let content = last.last_message()["content"].as_array().unwrap().clone();
+    assert!(content[0]["text"].as_str().unwrap().contains("<result>Looked: nothing odd.</result>"), "{content:?}");
+    assert_eq!(content.last().unwrap()["text"], "and now?");
+    session.shutdown().await;
+}
