@@ -580,3 +580,43 @@ fn print_mode_waits_for_a_background_agent_and_answers_its_report() {
     let heard = last.last_message().to_string();
     assert!(heard.contains("<result>notes.txt holds alpha and beta.</result>"), "{heard}");
 }
+
+#[test]
+fn an_sdk_session_answers_a_background_agents_report_between_prompts() {
+    use std::io::BufRead as _;
+    let dir = project();
+    let api = FakeApi::start(move |request| {
+        let first = request.body["messages"][0]["content"].to_string();
+        if first.contains("SUB-SDK") {
+            return agent_tools_testkit::fake_api::Reply::text("The notes hold alpha and beta.");
+        }
+        match request.assistant_turns() {
+            0 => agent_tools_testkit::fake_api::Reply::tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Read notes", "prompt": "SUB-SDK: read notes.txt"}),
+            ),
+            1 => agent_tools_testkit::fake_api::Reply::text("Started."),
+            _ => agent_tools_testkit::fake_api::Reply::text("Heard the report."),
+        }
+    });
+    let (mut child, mut stdin, stdout) = sdk_protocol(dir.path(), &api, &[]);
+    send(
+        &mut stdin,
+        &json!({"type": "user", "message": {"role": "user", "content": "Delegate"}, "parent_tool_use_id": null, "session_id": ""}),
+    );
+    // Both results come while stdin is still open: the report is a turn of its own.
+    let mut results = Vec::new();
+    for line in stdout.lines() {
+        let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if line["type"] == "result" {
+            results.push(line["result"].as_str().unwrap().to_owned());
+            if results.len() == 2 {
+                break;
+            }
+        }
+    }
+    assert_eq!(results, ["Started.", "Heard the report."]);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

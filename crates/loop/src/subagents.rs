@@ -300,15 +300,12 @@ impl Totals {
 }
 
 impl Agent {
-    /// Goes on with what reached the agent after its answer: waits for the background agents it
-    /// started (at most a day; until the session's token fires) and then runs a query on the
-    /// notifications waiting for it — theirs, its own background commands', SendMessage's —
-    /// one `<system-reminder>` text block each. Returns `None` when nothing is waiting and no
-    /// background agent of its own is running, so the caller can stop.
-    ///
-    /// `claude -p` does the same before it exits: a background agent's report becomes one more
-    /// turn of the main conversation.
-    pub async fn continue_with_pending(&self, sink: crate::Sink<'_>) -> Option<QueryResult> {
+    /// Waits until something has reached the agent after its answer that it should hear — a
+    /// report of a background agent it started, and inside a sub-agent anything queued for it
+    /// (SendMessage, its own background commands) — and returns `true`; returns `false` at once
+    /// when nothing is waiting and no background agent of its own runs (nothing will come), or
+    /// when the session's token fires. Waits at most a day. Dropping the future is harmless.
+    pub async fn pending_ready(&self) -> bool {
         let session = self.session();
         let ctx = session.context_without_waiting();
         let queue = ctx.notifications();
@@ -325,7 +322,7 @@ impl Agent {
             // not worth a turn, as in `claude -p`).
             let keys = queue.keys();
             if !keys.is_empty() && (session.is_fork() || keys.iter().any(|key| is_agent(key))) {
-                break;
+                return true;
             }
             let me = session.agent_id();
             let running: Vec<String> = registry
@@ -338,25 +335,50 @@ impl Agent {
                 })
                 .map(|task| task.id)
                 .collect();
-            let registry = registry.as_ref()?;
+            let Some(registry) = registry.as_ref() else { return false };
             if running.is_empty() {
-                return None;
+                return false;
             }
             let cancel = session.cancel_token();
             let waits = running.iter().map(|id| Box::pin(registry.wait(id, BACKGROUND_WAIT, &cancel)));
             let _ = futures_util::future::select_all(waits).await;
             if cancel.is_cancelled() {
-                return None;
+                return false;
             }
         }
-        let blocks: Vec<Value> = queue
-            .drain()
+    }
+
+    /// Goes on with what reached the agent after its answer: waits for it ([`Agent::pending_ready`])
+    /// and then runs a query on the notifications waiting — one `<system-reminder>` text block
+    /// each. Returns `None` when nothing will come, so the caller can stop.
+    ///
+    /// `claude -p` does the same before it exits: a background agent's report becomes one more
+    /// turn of the main conversation.
+    pub async fn continue_with_pending(&self, sink: crate::Sink<'_>) -> Option<QueryResult> {
+        if !self.pending_ready().await {
+            return None;
+        }
+        Some(self.query_pending(sink).await)
+    }
+
+    /// Runs a query on the notifications waiting now (see [`Agent::continue_with_pending`]);
+    /// with none (nobody waited with [`Agent::pending_ready`]), a reminder saying so.
+    pub async fn query_pending(&self, sink: crate::Sink<'_>) -> QueryResult {
+        let mut blocks: Vec<Value> = self
+            .session()
+            .drain_notifications()
+            .await
             .iter()
             .map(|pending| {
                 let text = format!("<system-reminder>\n{}\n</system-reminder>", notification_text(&pending.text));
                 json!({"type": "text", "text": text})
             })
             .collect();
-        Some(self.query_blocks(blocks, sink).await)
+        if blocks.is_empty() {
+            blocks.push(
+                json!({"type": "text", "text": "<system-reminder>\nNothing new has arrived.\n</system-reminder>"}),
+            );
+        }
+        self.query_blocks(blocks, sink).await
     }
 }

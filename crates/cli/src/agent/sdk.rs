@@ -373,7 +373,27 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     let runner = async {
         let mut last_error = false;
         let mut initialised = false;
-        while let Some(message) = prompts.recv().await {
+        loop {
+            // Between prompts, a background agent's report is a turn of its own (as claude's
+            // SDK sessions have it); a prompt that comes first goes first.
+            let message = if initialised {
+                tokio::select! {
+                    message = prompts.recv() => message,
+                    ready = agent.pending_ready() => {
+                        if ready {
+                            let mut sink = output::json_lines_sink(session.id().to_owned(), partial);
+                            let result = agent.query_pending(&mut sink).await;
+                            output::line(&result.to_json());
+                            last_error = result.is_error;
+                            continue;
+                        }
+                        prompts.recv().await
+                    }
+                }
+            } else {
+                prompts.recv().await
+            };
+            let Some(message) = message else { break };
             let Some(blocks) = user_blocks(&message) else {
                 crate::report(format_args!("agent-tools: a user message without content was skipped"));
                 continue;
@@ -394,6 +414,12 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
             if states {
                 output::line(&state_line("idle", session.id()));
             }
+        }
+        // The end of stdin: the reports of agents still running are answered before the end.
+        let mut sink = output::json_lines_sink(session.id().to_owned(), partial);
+        while let Some(result) = agent.continue_with_pending(&mut sink).await {
+            output::line(&result.to_json());
+            last_error = result.is_error;
         }
         last_error
     };
