@@ -1,16 +1,17 @@
 //! SendMessage's input (Claude Code's field names).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-/// A structured message between an agent and its team lead.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+/// A structured message between an agent and its team lead (serialised, as JSON text, into a
+/// teammate's mailbox).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Structured {
     /// Asks the recipient to finish and stop.
     ShutdownRequest {
         /// Why.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
     /// Answers a shutdown request (sent to `team-lead`).
@@ -20,7 +21,7 @@ pub enum Structured {
         /// Whether the recipient agrees to stop.
         approve: bool,
         /// Why not (required when not approving).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
     /// Answers a teammate's plan.
@@ -30,7 +31,7 @@ pub enum Structured {
         /// Whether the plan is approved.
         approve: bool,
         /// What to change.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
     },
 }
@@ -49,7 +50,7 @@ pub enum MessageBody {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendMessageInput {
-    /// The recipient: an agent's id or name (from the Agent call), or "*" for every running agent
+    /// The recipient: an agent's id or name (from the Agent call), a teammate's name, "team-lead", or "*" for every running agent and teammate
     pub to: String,
     /// A 5-10 word summary of the message, shown in place of it (required for a text message)
     #[serde(default)]

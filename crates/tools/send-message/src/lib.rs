@@ -1,22 +1,32 @@
 //! # agent-tool-send-message: the SendMessage tool
 //!
 //! Claude Code's `SendMessage`: a message to another agent of the session, by the `agentId` or
-//! the `name` its Agent call gave it (`*` for every running agent):
+//! the `name` its Agent call gave it, or to a teammate (`*` for every running agent and tmux
+//! teammate):
 //!
 //! - a **running** agent finds it queued in its inbox and reads it with its next tool results
 //!   (as a `<agent-message from="…">` block);
 //! - a **stopped** agent (finished, failed or stopped with TaskStop) is continued with the
 //!   message as its next prompt, in the background, through the context's sub-agent runner; its
-//!   task runs again under the same id and sends a `<task-notification>` when it ends.
+//!   task runs again under the same id and sends a `<task-notification>` when it ends;
+//! - a **teammate** of the caller's team (TeamCreate) that is no agent task here — a tmux
+//!   teammate in its own process — or the team's lead (`to: "team-lead"`, from a teammate), by
+//!   name or as `<name>@<team>`, finds it in its mailbox file (`<team>/inboxes/<name>.json`,
+//!   Claude Code's `Message sent to <name>'s inbox`); a structured message goes there as its
+//!   JSON. `*` reaches the running agents and the tmux teammates' mailboxes.
 //!
-//! Checks, as Claude Code's (error code 9): `to` must not be empty nor contain `@`; a text
-//! message needs a `summary`; a structured message cannot go to `*`; a `shutdown_response` goes
-//! to `team-lead`; refusing a shutdown needs a `reason`. The result is the output object as JSON
-//! text: `{"success", "message", "routing"}`.
+//! The sender is `team-lead` for the main conversation, a teammate's name for a teammate
+//! (in-process or tmux), else the sending sub-agent's id.
 //!
-//! Read-only for a text message (it changes no file), not concurrency-safe, deferred, as in
-//! Claude Code. Teams' mailbox files (`~/.claude/teams/…/inboxes`) are not written here: a name
-//! that is no agent of this session is an error the model can act on.
+//! Checks, as Claude Code's (error code 9): `to` must not be empty nor contain `@` (except
+//! `<name>@<team>` for the caller's own team); a text message needs a `summary`; a structured
+//! message cannot go to `*`; a `shutdown_response` goes to `team-lead`; refusing a shutdown
+//! needs a `reason`. The result is the output object as JSON text: `{"success", "message",
+//! "routing"}`.
+//!
+//! Read-only for a text message (it changes no file of the project), not concurrency-safe,
+//! deferred, as in Claude Code. A name that is neither an agent of this session nor a member of
+//! its team is an error the model can act on.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -45,6 +55,7 @@ use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
+use agent_tools_team::{Backend, Message, Team};
 use serde::Serialize;
 
 pub use crate::input::{MessageBody, SendMessageInput, Structured};
@@ -90,8 +101,48 @@ pub fn tool() -> Arc<dyn Tool> {
     build_tool(SendMessageTool)
 }
 
-fn sender(ctx: &ToolUseContext) -> String {
-    ctx.agent_id.clone().unwrap_or_else(|| LEAD.to_owned())
+/// Who sends: the caller's name in its team (`team-lead` for the lead, a teammate's name),
+/// else its agent id, else `team-lead` (the main conversation).
+fn sender(ctx: &ToolUseContext, team: Option<&(Team, String)>) -> String {
+    match team {
+        Some((_, name)) => name.clone(),
+        None => ctx.agent_id.clone().unwrap_or_else(|| LEAD.to_owned()),
+    }
+}
+
+/// `to` as `<name>@<team>` for the caller's own team: the name.
+fn team_address<'a>(to: &'a str, team: Option<&(Team, String)>) -> Option<&'a str> {
+    let (name, team_name) = to.split_once('@')?;
+    let (team, _) = team?;
+    (!name.is_empty() && team_name == team.name()).then_some(name)
+}
+
+/// The mailbox `to` names in `team`: `team-lead`, or a member (by its name, in any case).
+fn team_recipient(team: &Team, to: &str) -> Option<String> {
+    if to == LEAD {
+        return Some(LEAD.to_owned());
+    }
+    let name = agent_tools_team::sanitize_name(to).ok()?;
+    team.load().ok()?.member(&name).map(|member| member.name.clone())
+}
+
+/// The text a mailbox holds: the text, or the structured message as JSON.
+fn mailbox_text(message: &MessageBody) -> String {
+    match message {
+        MessageBody::Text(text) => text.clone(),
+        MessageBody::Structured(structured) => {
+            serde_json::to_string(structured).unwrap_or_else(|_| structured_text(structured))
+        }
+    }
+}
+
+/// Appends to a mailbox off the async threads (the mailbox's lock may be held for a moment).
+async fn post(team: &Team, to: &str, message: Message) -> Result<(), ToolError> {
+    let (team, to) = (team.clone(), to.to_owned());
+    tokio::task::spawn_blocking(move || team.append_message(&to, message))
+        .await
+        .map_err(|error| ToolError::internal(format!("the mailbox write failed: {error}")))?
+        .map_err(|error| ToolError::failed(format!("The message could not be delivered: {error}")))
 }
 
 /// `&`, `<`, `>` and `"` as entities, for an attribute or text inside a tag.
@@ -138,6 +189,19 @@ fn no_agent(to: &str) -> String {
     )
 }
 
+fn no_recipient(to: &str, team: Option<&(Team, String)>) -> String {
+    let Some((team, _)) = team else { return no_agent(to) };
+    let members: Vec<String> =
+        team.load().map(|file| file.members.into_iter().map(|member| member.name).collect()).unwrap_or_default();
+    format!(
+        "{} Team '{}' has: {LEAD}{}{}.",
+        no_agent(to),
+        team.name(),
+        if members.is_empty() { "" } else { ", " },
+        members.join(", ")
+    )
+}
+
 impl ToolDef for SendMessageTool {
     type Input = SendMessageInput;
     type Output = SendMessageOutput;
@@ -172,12 +236,13 @@ impl ToolDef for SendMessageTool {
         true
     }
 
-    async fn validate_input(&self, input: &SendMessageInput, _ctx: &ToolUseContext) -> ValidationResult {
+    async fn validate_input(&self, input: &SendMessageInput, ctx: &ToolUseContext) -> ValidationResult {
         let to = input.to.trim();
         if to.is_empty() {
             return ValidationResult::error("to must name the recipient: an agent's id or name, or \"*\"", 9);
         }
-        if to.contains('@') {
+        // `<name>@<team>` only for the caller's own team.
+        if to.contains('@') && team_address(to, agent_tools_team::team_of(ctx).as_ref()).is_none() {
             return ValidationResult::error("to must be an agent's id or name, without '@'", 9);
         }
         match &input.message {
@@ -204,10 +269,12 @@ impl ToolDef for SendMessageTool {
         input: SendMessageInput,
         ctx: &ToolUseContext,
     ) -> Result<ToolResult<SendMessageOutput>, ToolError> {
-        let from = sender(ctx);
-        let to = input.to.trim().to_owned();
+        let team = agent_tools_team::team_of(ctx);
+        let from = sender(ctx, team.as_ref());
+        let trimmed = input.to.trim();
+        let to = team_address(trimmed, team.as_ref()).unwrap_or(trimmed).to_owned();
         let text = letter(&from, input.summary.as_deref(), &input.message);
-        let registry = TaskRegistry::existing(ctx).ok_or_else(|| ToolError::failed(no_agent(&to)))?;
+        let registry = TaskRegistry::existing(ctx);
         let routing = |target: &str, delivery| Routing {
             sender: from.clone(),
             target: target.to_owned(),
@@ -216,28 +283,67 @@ impl ToolDef for SendMessageTool {
         };
         if to == "*" {
             let running: Vec<String> = registry
-                .list()
-                .into_iter()
+                .iter()
+                .flat_map(TaskRegistry::list)
                 .filter(|task| task.task_type == TaskType::LocalAgent && task.status == TaskStatus::Running)
                 .filter(|task| ctx.agent_id.as_deref() != Some(task.id.as_str()))
                 .map(|task| task.id)
                 .collect();
-            if running.is_empty() {
+            // Teammates in their own processes (tmux) read their mailboxes.
+            let mailboxes: Vec<String> = team
+                .as_ref()
+                .and_then(|(team, _)| team.load().ok())
+                .map(|file| file.members)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|member| member.backend == Backend::Tmux && member.name != from)
+                .map(|member| member.name)
+                .collect();
+            if running.is_empty() && mailboxes.is_empty() {
                 return Err(ToolError::failed("No other agent is running to receive the message."));
             }
-            for id in &running {
-                if let Some(inbox) = registry.agent_inbox(id) {
-                    inbox.push(format!("message:{from}"), text.clone());
+            if let Some(registry) = &registry {
+                for id in &running {
+                    if let Some(inbox) = registry.agent_inbox(id) {
+                        inbox.push(format!("message:{from}"), text.clone());
+                    }
                 }
             }
-            let message = format!("Message queued for {} running agents: {}", running.len(), running.join(", "));
+            if let Some((team, _)) = &team {
+                for name in &mailboxes {
+                    post(team, name, Message::new(&from, mailbox_text(&input.message), input.summary.clone())).await?;
+                }
+            }
+            let mut message = format!("Message queued for {} running agents: {}", running.len(), running.join(", "));
+            if !mailboxes.is_empty() {
+                message.push_str(&format!("; sent to the inboxes of {}", mailboxes.join(", ")));
+            }
             return Ok(ToolResult::new(SendMessageOutput {
                 success: true,
                 message,
                 routing: Some(routing("*", "queued")),
             }));
         }
-        let task = registry.find_agent(&to).ok_or_else(|| ToolError::failed(no_agent(&to)))?;
+        let found =
+            registry.as_ref().and_then(|registry| registry.find_agent(&to).map(|task| (registry.clone(), task)));
+        let Some((registry, task)) = found else {
+            // Not an agent of this session: a member of the caller's team (or its lead) reads
+            // it from its mailbox.
+            let recipient = team.as_ref().and_then(|(team, _)| team_recipient(team, &to).map(|name| (team, name)));
+            let Some((team_handle, recipient)) = recipient else {
+                return Err(ToolError::failed(no_recipient(&to, team.as_ref())));
+            };
+            if recipient == from {
+                return Err(ToolError::failed("An agent cannot send a message to itself."));
+            }
+            let message = Message::new(&from, mailbox_text(&input.message), input.summary.clone());
+            post(team_handle, &recipient, message).await?;
+            return Ok(ToolResult::new(SendMessageOutput {
+                success: true,
+                message: format!("Message sent to {recipient}'s inbox"),
+                routing: Some(routing(&team_handle.agent_id(&recipient), "mailbox")),
+            }));
+        };
         if ctx.agent_id.as_deref() == Some(task.id.as_str()) {
             return Err(ToolError::failed("An agent cannot send a message to itself."));
         }
