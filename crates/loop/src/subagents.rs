@@ -42,6 +42,14 @@ pub const KEPT_AGENTS: usize = 32;
 /// The longest a sub-agent waits for the background agents it started.
 const BACKGROUND_WAIT: Duration = Duration::from_secs(24 * 3600);
 
+/// The key prefix of a team's messages to its lead (TeamCreate's mailbox watcher queues them as
+/// `team:<team>`, only while the session leads the team).
+const TEAM_KEY_PREFIX: &str = "team:";
+
+/// How often a wait for background agents looks again at what is queued (a teammate's message
+/// arrives without any agent ending).
+const PENDING_POLL: Duration = Duration::from_millis(500);
+
 /// Runs sub-agents for one session (see the module docs). The agent loop installs one in the
 /// session it runs on before its first query ([`AgentOptions::subagents`]).
 pub struct LoopRunner {
@@ -301,8 +309,9 @@ impl Totals {
 
 impl Agent {
     /// Waits until something has reached the agent after its answer that it should hear — a
-    /// report of a background agent it started, and inside a sub-agent anything queued for it
-    /// (SendMessage, its own background commands) — and returns `true`; returns `false` at once
+    /// report of a background agent it started, a message of its team (a `team:` key), and
+    /// inside a sub-agent anything queued for it (SendMessage, its own background commands) —
+    /// and returns `true` (it looks again every 500 ms while it waits); returns `false` at once
     /// when nothing is waiting and no background agent of its own runs (nothing will come), or
     /// when the session's token fires. Waits at most a day. Dropping the future is harmless.
     pub async fn pending_ready(&self) -> bool {
@@ -318,10 +327,11 @@ impl Agent {
         };
         loop {
             // A sub-agent hears everything queued for it; the main conversation goes on only
-            // for a background agent's report (a shell task that ends after the last answer is
-            // not worth a turn, as in `claude -p`).
+            // for a background agent's report or a teammate's message (a shell task that ends
+            // after the last answer is not worth a turn, as in `claude -p`).
             let keys = queue.keys();
-            if !keys.is_empty() && (session.is_fork() || keys.iter().any(|key| is_agent(key))) {
+            let worth_a_turn = |key: &String| is_agent(key) || key.starts_with(TEAM_KEY_PREFIX);
+            if !keys.is_empty() && (session.is_fork() || keys.iter().any(worth_a_turn)) {
                 return true;
             }
             let me = session.agent_id();
@@ -341,7 +351,7 @@ impl Agent {
             }
             let cancel = session.cancel_token();
             let waits = running.iter().map(|id| Box::pin(registry.wait(id, BACKGROUND_WAIT, &cancel)));
-            let _ = futures_util::future::select_all(waits).await;
+            let _ = tokio::time::timeout(PENDING_POLL, futures_util::future::select_all(waits)).await;
             if cancel.is_cancelled() {
                 return false;
             }
