@@ -25,6 +25,10 @@ use crate::tool::Tool;
 pub struct ToolUseOptions {
     /// The tool pool the model sees (used by tools that list or call other tools).
     pub tools: Arc<[Arc<dyn Tool>]>,
+    /// The pool sub-agents take their tools from when it is not [`Self::tools`]: in coordinator
+    /// mode the conversation itself only dispatches, while its workers get the whole pool.
+    /// `None`: sub-agents take theirs from [`Self::tools`].
+    pub worker_tools: Option<Arc<[Arc<dyn Tool>]>>,
     /// The main loop's model name (e.g. `claude-sonnet-4-5`); empty when unknown.
     pub main_loop_model: String,
     /// The session id (used to name per-session files).

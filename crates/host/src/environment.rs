@@ -143,6 +143,7 @@ impl Environment {
             subagents: false,
             agent_dirs: Vec::new(),
             structured_output: None,
+            coordinator: self.flag("CLAUDE_CODE_COORDINATOR_MODE"),
         }
     }
 

@@ -62,6 +62,11 @@ pub struct HostConfig {
     /// The JSON Schema of a structured final answer (`--json-schema`): the pool gets the
     /// `StructuredOutput` tool built with it.
     pub structured_output: Option<serde_json::Value>,
+    /// Coordinator mode (`CLAUDE_CODE_COORDINATOR_MODE`, with [`HostConfig::subagents`]): the
+    /// conversation only dispatches — its pool is Claude Code's coordinator set (`Agent`,
+    /// `TaskStop`, `SendMessage`, `StructuredOutput`) — and every agent it starts works in the
+    /// background.
+    pub coordinator: bool,
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -308,6 +313,7 @@ fn agent_tool(config: &HostConfig) -> Arc<dyn Tool> {
     }
     agent_tool_agent::tool_with(agent_tool_agent::AgentConfig {
         definitions: definitions::merge(layers),
+        coordinator: config.coordinator,
         ..agent_tool_agent::AgentConfig::default()
     })
 }
@@ -380,6 +386,9 @@ pub fn get_tools(permission_context: &ToolPermissionContext, config: &HostConfig
     let base = get_all_base_tools(config);
     let tools: Vec<Arc<dyn Tool>> = if config.simple {
         base.into_iter().filter(|tool| SIMPLE_MODE_TOOLS.contains(&tool.name())).collect()
+    } else if config.coordinator && config.subagents {
+        let set = agent_tools_core::subagent::COORDINATOR_MODE_ALLOWED_TOOLS;
+        base.into_iter().filter(|tool| set.contains(&tool.name())).collect()
     } else {
         base.into_iter().filter(|tool| !SPECIAL_TOOLS.contains(&tool.name())).collect()
     };

@@ -308,6 +308,11 @@ impl SessionBuilder {
         let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
         let mcp = Arc::new(connect_mcp(&servers, &self.env, &cwd, &notice).await);
         let pool: Arc<[Arc<dyn Tool>]> = assemble_tool_pool(&permissions, mcp.tools(), &config).into();
+        // A coordinator only dispatches: its workers take their tools from the whole pool.
+        let worker_tools: Option<Arc<[Arc<dyn Tool>]>> = (config.coordinator && config.subagents).then(|| {
+            let whole = HostConfig { coordinator: false, ..config.clone() };
+            assemble_tool_pool(&permissions, mcp.tools(), &whole).into()
+        });
 
         let id = self.session_id.clone().filter(|id| is_plain_id(id)).unwrap_or_else(new_session_id);
         let folder = self.env.sessions_dir().join(&id);
@@ -316,6 +321,7 @@ impl SessionBuilder {
         ctx.home_dir = home;
         ctx.permission_context = Arc::new(permissions);
         ctx.options.tools = Arc::clone(&pool);
+        ctx.options.worker_tools = worker_tools;
         ctx.options.session_dir = Some(folder);
         ctx.options.tasks_dir = config_dir.as_ref().map(|dir| dir.join("tasks"));
         ctx.options.plans_dir = plans_dir(settings.plans_directory(), &ctx.original_cwd, config_dir.as_ref());
@@ -789,13 +795,9 @@ impl Session {
     /// cancellation, one more level of `query_depth`, and its own permission mode and working
     /// directory when given. Nothing the sub-agent changes in its context reaches the caller.
     pub fn fork(&self, parent: &ToolUseContext, options: ForkOptions) -> Session {
-        let mut tools: Vec<Arc<dyn Tool>> = parent
-            .options
-            .tools
-            .iter()
-            .filter(|tool| options.tools.iter().any(|name| name == tool.name()))
-            .cloned()
-            .collect();
+        let source = parent.options.worker_tools.as_ref().unwrap_or(&parent.options.tools);
+        let mut tools: Vec<Arc<dyn Tool>> =
+            source.iter().filter(|tool| options.tools.iter().any(|name| name == tool.name())).cloned().collect();
         for extra in options.extra_tools {
             if !tools.iter().any(|tool| tool.name() == extra.name()) {
                 tools.push(extra);
@@ -804,6 +806,7 @@ impl Session {
         let pool: Arc<[Arc<dyn Tool>]> = tools.into();
         let mut ctx = parent.clone();
         ctx.options.tools = Arc::clone(&pool);
+        ctx.options.worker_tools = None;
         ctx.agent_id = Some(options.agent_id);
         ctx.agent_type = Some(options.agent_type);
         ctx.query_depth = parent.query_depth.saturating_add(1);

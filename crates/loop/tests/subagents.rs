@@ -799,3 +799,35 @@ async fn a_report_that_arrives_while_idle_comes_with_the_next_prompt() {
     assert_eq!(content.last().unwrap()["text"], "and now?");
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coordinator_only_dispatches_and_its_workers_run_in_the_background() {
+    let fx = Fixture::new();
+    let a = fx.root().join("a.txt").display().to_string();
+    let config = HostConfig { coordinator: true, ..with_agents() };
+    let session = fx.session("{}", WorkspaceTrust::Trusted, config).await;
+    let api = routed(vec![
+        script(
+            "MAIN-COORD",
+            vec![vec![tool_use(
+                "toolu_1",
+                "Agent",
+                json!({"description": "Read", "prompt": "SUB-WORKER: read a.txt", "run_in_background": false}),
+            )]],
+            "Dispatched.",
+        ),
+        script("SUB-WORKER", vec![vec![tool_use("toolu_s1", "Read", json!({"file_path": a}))]], "a.txt says hello."),
+    ]);
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-COORD").await.result, "Dispatched.");
+    let coordinator = requests_of(&api, "MAIN-COORD");
+    assert_eq!(tool_names(&coordinator[0]), ["Agent", "SendMessage", "TaskStop"]);
+    assert!(result_text(&coordinator[1], "toolu_1").starts_with("Async agent launched successfully."));
+    assert!(main.continue_with_pending(&mut |_| {}).await.is_some(), "the worker's report comes back");
+    let worker = requests_of(&api, "SUB-WORKER");
+    let tools = tool_names(&worker[0]);
+    assert!(tools.contains(&"Read".to_owned()) && tools.contains(&"Bash".to_owned()), "{tools:?}");
+    assert!(!tools.contains(&"SendMessage".to_owned()), "a worker has the background set: {tools:?}");
+    assert_eq!(result_text(&worker[1], "toolu_s1"), "1\thello from a\n2\t");
+    session.shutdown().await;
+}

@@ -45,7 +45,9 @@ pub struct AgentConfig {
     pub definitions: Vec<AgentDefinition>,
     /// The deepest level of nesting (see [`DEFAULT_MAX_DEPTH`]).
     pub max_depth: u32,
-    /// Coordinator mode: sub-agents keep only the coordinator's tool set.
+    /// Coordinator mode (Claude Code's `CLAUDE_CODE_COORDINATOR_MODE`): the caller only
+    /// dispatches (the host cut its own pool to the coordinator's set), so every agent it starts
+    /// is a worker in the background with the background agents' tools.
     pub coordinator: bool,
     /// How worktrees for `isolation: "worktree"` are made.
     pub git: Git,
@@ -294,11 +296,13 @@ impl AgentTool {
                 serde_json::to_value(rule.source).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
             )));
         }
-        let background = input.run_in_background.unwrap_or(true) || def.background;
-        let pool: Vec<&str> = ctx.options.tools.iter().map(|tool| tool.name()).collect();
+        let background = input.run_in_background.unwrap_or(true) || def.background || self.config.coordinator;
+        let source = ctx.options.worker_tools.as_ref().unwrap_or(&ctx.options.tools);
+        let pool: Vec<&str> = source.iter().map(|tool| tool.name()).collect();
         let options = ToolSetOptions {
             background,
-            coordinator: self.config.coordinator,
+            // The coordinator's set is its own pool's; its workers get the background set.
+            coordinator: false,
             teammate: false,
             plan_mode: ctx.permission_context.mode == PermissionMode::Plan,
             allow_agent: ctx.query_depth + 1 < self.config.max_depth,
