@@ -18,6 +18,7 @@ mod relay;
 mod repl;
 mod sdk;
 mod setup;
+mod teammate;
 
 use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;
@@ -181,6 +182,17 @@ pub(crate) struct AgentArgs {
     /// Ignored.
     #[arg(long, hide = true)]
     pub(crate) replay_user_messages: bool,
+    /// Run as teammate NAME of team TEAM (`TEAM/NAME`), as TeamCreate's tmux backend starts
+    /// one ([`teammate`]).
+    #[arg(long, value_name = "TEAM/NAME", hide = true)]
+    pub(crate) teammate: Option<String>,
+    /// With `--teammate`: the teams folder (default `<config dir>/teams`).
+    #[arg(long, value_name = "DIR", hide = true, requires = "teammate")]
+    pub(crate) teams_dir: Option<PathBuf>,
+    /// With `--teammate`: how long to wait for a message before exiting, in seconds (default
+    /// 1800).
+    #[arg(long, value_name = "SECONDS", hide = true, requires = "teammate")]
+    pub(crate) teammate_idle_secs: Option<u64>,
     /// Ignored (logs go to stderr with `AGENT_TOOLS_LOG`).
     #[arg(short = 'd', long, num_args = 0..=1, value_name = "FILTER", hide = true)]
     pub(crate) debug: Option<Option<String>>,
@@ -307,6 +319,8 @@ enum Mode {
     Stream,
     /// A chat on the terminal, maybe with a first prompt.
     Interactive(Option<String>),
+    /// A team's teammate, prompted through its mailbox (`--teammate`).
+    Teammate,
 }
 
 /// Runs `agent-tools agent` and returns its exit status.
@@ -315,7 +329,7 @@ pub(crate) fn main(options: GlobalOptions, args: AgentArgs) -> ExitCode {
         crate::say(format_args!("{}", version_line()));
         return ExitCode::SUCCESS;
     }
-    let mode = match choose_mode(&args) {
+    let mode = match if args.teammate.is_some() { Ok(Mode::Teammate) } else { choose_mode(&args) } {
         Ok(mode) => mode,
         Err(error) => {
             crate::report(format_args!("Error: {error:#}"));
@@ -334,6 +348,7 @@ pub(crate) fn main(options: GlobalOptions, args: AgentArgs) -> ExitCode {
             Mode::Headless(prompt) => headless::run(&options, &args, &prompt).await,
             Mode::Stream => sdk::run(&options, &args).await,
             Mode::Interactive(first) => repl::run(&options, &args, first).await,
+            Mode::Teammate => teammate::run(&options, &args).await,
         }
     });
     // Do not wait for a blocking read of stdin or the terminal that is still pending.
