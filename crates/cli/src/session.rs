@@ -124,6 +124,8 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
             // The agent loop runs sub-agents: the Agent tool is in its pool.
             let mut config = Environment::from_process().host_config();
             config.subagents = true;
+            // TeamCreate's tmux teammates run this very program (`agent --teammate`).
+            config.teammate_program = std::env::current_exe().ok();
             config.structured_output = extras.output_schema;
             builder = builder.host_config(config);
         }

@@ -127,8 +127,10 @@ impl Environment {
     /// The pool's switches, as Claude Code reads them: `CLAUDE_CODE_SIMPLE` (simple mode),
     /// `CLAUDE_CODE_GLOB_NO_IGNORE=true`, `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`, `pwsh` on
     /// `PATH`, the small model, `CLAUDE_CODE_ENABLE_TASKS` (task list V2: Claude Code also turns
-    /// it on in its interactive chat, which none of our front ends is), and tool search. The
-    /// skill folders are the session's to fill (they depend on workspace trust).
+    /// it on in its interactive chat, which none of our front ends is), tool search,
+    /// `CLAUDE_CODE_TEAMMATE_MODE` (Claude Code's `teammateMode` setting, for TeamCreate) and
+    /// `tmux` on `PATH`. The skill folders and the teams folder are the session's to fill (they
+    /// depend on workspace trust and the config folder).
     pub fn host_config(&self) -> HostConfig {
         HostConfig {
             simple: self.flag("CLAUDE_CODE_SIMPLE"),
@@ -144,6 +146,10 @@ impl Environment {
             agent_dirs: Vec::new(),
             structured_output: None,
             coordinator: self.flag("CLAUDE_CODE_COORDINATOR_MODE"),
+            teams_dir: None,
+            teammate_mode: self.text("CLAUDE_CODE_TEAMMATE_MODE"),
+            teammate_program: None,
+            tmux: find_program("tmux", self.get("PATH").map(OsString::as_os_str)),
         }
     }
 
@@ -166,6 +172,25 @@ impl Environment {
     /// The task list id Claude Code shares between sessions (`CLAUDE_CODE_TASK_LIST_ID`).
     pub fn task_list_id(&self) -> Option<String> {
         self.text("CLAUDE_CODE_TASK_LIST_ID")
+    }
+}
+
+/// The first executable `name` in a `PATH`-style list (for tmux, which TeamCreate's tmux
+/// teammates need).
+fn find_program(name: &str, search_path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(search_path?).map(|dir| dir.join(name)).find(|path| is_executable(path))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(metadata) = path.metadata() else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        metadata.is_file()
     }
 }
 
@@ -197,5 +222,44 @@ mod tests {
         assert_eq!(env.tool_search_mode(), ToolSearchMode::Off);
         assert_eq!(Environment::empty().mcp_depth(), 0);
         assert_eq!(Environment::empty().with(MCP_DEPTH_VAR, "3").mcp_depth(), 3);
+    }
+
+    #[test]
+    fn teams_read_the_teammate_mode_and_find_tmux_and_the_pool_offers_them_with_sub_agents() {
+        let bin = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let tmux = bin.path().join("tmux");
+        std::fs::write(&tmux, "#!/bin/sh\n").unwrap_or_else(|error| panic!("{error}"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let _ = std::fs::set_permissions(&tmux, std::fs::Permissions::from_mode(0o755));
+        }
+        let env = Environment::empty().with("CLAUDE_CODE_TEAMMATE_MODE", "tmux").with("PATH", bin.path());
+        let config = env.host_config();
+        assert_eq!(config.teammate_mode.as_deref(), Some("tmux"));
+        assert_eq!(config.tmux.as_deref(), Some(tmux.as_path()));
+        assert_eq!(Environment::empty().host_config().tmux, None);
+
+        let names = |config: &HostConfig| -> Vec<String> {
+            crate::pool::get_all_base_tools(config)
+                .iter()
+                .filter(|tool| tool.is_enabled())
+                .map(|tool| tool.name().to_owned())
+                .collect()
+        };
+        let teams =
+            |names: &[String]| names.iter().filter(|name| name.starts_with("Team")).cloned().collect::<Vec<_>>();
+        // Only with sub-agents; TeamCreate needs a teams folder.
+        assert!(teams(&names(&config)).is_empty());
+        #[cfg(all(feature = "team-create", feature = "team-delete"))]
+        {
+            let with_agents = HostConfig { subagents: true, ..config };
+            assert_eq!(teams(&names(&with_agents)), ["TeamDelete"]);
+            let with_folder = HostConfig { teams_dir: Some(bin.path().join("teams")), ..with_agents };
+            let all = names(&with_folder);
+            assert_eq!(teams(&all), ["TeamCreate", "TeamDelete"]);
+            let at = |name: &str| all.iter().position(|tool| tool == name);
+            assert!(at("ListAgents") < at("TeamCreate"), "{all:?}");
+        }
     }
 }

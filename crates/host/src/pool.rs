@@ -67,6 +67,19 @@ pub struct HostConfig {
     /// `TaskStop`, `SendMessage`, `StructuredOutput`) — and every agent it starts works in the
     /// background.
     pub coordinator: bool,
+    /// Where TeamCreate keeps teams: the session passes `<config dir>/teams` (Claude Code's
+    /// `~/.claude/teams`). `None`: TeamCreate is disabled.
+    pub teams_dir: Option<PathBuf>,
+    /// How TeamCreate starts teammates (Claude Code's `teammateMode`; the CLI reads
+    /// `CLAUDE_CODE_TEAMMATE_MODE`): `tmux` for tmux panes (when [`HostConfig::tmux`] and
+    /// [`HostConfig::teammate_program`] are known), anything else in-process.
+    pub teammate_mode: Option<String>,
+    /// The `agent-tools` program a tmux teammate runs (`<it> agent --teammate TEAM/NAME`): the
+    /// CLI passes its own executable.
+    pub teammate_program: Option<PathBuf>,
+    /// The `tmux` program, when it is installed ([`Environment::host_config`](crate::Environment::host_config)
+    /// looks it up on `PATH`).
+    pub tmux: Option<PathBuf>,
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -165,6 +178,10 @@ pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
     agent_tool_send_message::NAME,
     #[cfg(feature = "list-agents")]
     agent_tool_list_agents::NAME,
+    #[cfg(feature = "team-create")]
+    agent_tool_team_create::NAME,
+    #[cfg(feature = "team-delete")]
+    agent_tool_team_delete::NAME,
     #[cfg(feature = "powershell")]
     agent_tool_powershell::NAME,
     #[cfg(feature = "tool-search")]
@@ -278,6 +295,15 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     if config.subagents {
         tools.push(agent_tool_list_agents::tool());
     }
+    // Teams (Claude Code's agent swarms): only where sub-agents run.
+    #[cfg(feature = "team-create")]
+    if config.subagents {
+        tools.push(team_create_tool(config));
+    }
+    #[cfg(feature = "team-delete")]
+    if config.subagents {
+        tools.push(agent_tool_team_delete::tool());
+    }
     #[cfg(feature = "powershell")]
     if let Some(pwsh) = &config.pwsh {
         tools.push(agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {
@@ -293,6 +319,20 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     }
     let _ = config;
     tools
+}
+
+/// TeamCreate with the session's teams folder, teammate mode, program and tmux (a private tmux
+/// server for this process: `agent-tools-<pid>`).
+#[cfg(feature = "team-create")]
+fn team_create_tool(config: &HostConfig) -> Arc<dyn Tool> {
+    use agent_tool_team_create::{TeamConfig, TeammateMode, TmuxConfig};
+    agent_tool_team_create::tool_with(TeamConfig {
+        teams_dir: config.teams_dir.clone(),
+        teammate_mode: TeammateMode::parse(config.teammate_mode.as_deref()),
+        agent_program: config.teammate_program.clone(),
+        tmux: config.tmux.clone().map(TmuxConfig::new),
+        teammate_idle_timeout: None,
+    })
 }
 
 /// The Agent tool with the built-in agents and the custom ones of [`HostConfig::agent_dirs`]

@@ -301,6 +301,10 @@ impl SessionBuilder {
         config.command_dirs = claude_folders(config_dir.as_deref(), &cwd, "commands", trusted);
         // Custom agents likewise: an untrusted project's could widen an agent's tools or mode.
         config.agent_dirs = claude_folders(config_dir.as_deref(), &cwd, "agents", trusted);
+        // Teams live in Claude Code's folder, `<config dir>/teams`, unless the caller chose one.
+        if config.teams_dir.is_none() {
+            config.teams_dir = config_dir.as_ref().map(|dir| dir.join("teams"));
+        }
         if let Some(schema) = &config.structured_output {
             crate::pool::structured_output_tool(schema.clone()).map_err(SessionError::OutputSchema)?;
         }
