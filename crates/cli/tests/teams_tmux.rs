@@ -8,12 +8,13 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_tool_team_create::{TeamConfig, TeammateMode, TmuxConfig};
 use agent_tools_core::{ToolUseContext, invoke::call_tool};
 use agent_tools_team::{Team, state, tmux};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
+use agent_tools_testkit::procs::eventually as wait_for;
 use serde_json::{Value, json};
 
 /// The texts of a message's content (a string, or its blocks' text).
@@ -54,17 +55,6 @@ fn has_session(server: &Server, name: &str) -> bool {
         .status()
         .unwrap()
         .success()
-}
-
-async fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if done() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    done()
 }
 
 #[test]

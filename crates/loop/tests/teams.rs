@@ -150,8 +150,11 @@ async fn hear(agent: &Agent, api: &FakeApi, wanted: &[&str]) {
         assert!(Instant::now() < deadline, "the lead never heard {wanted:?}; it heard:\n{}", lead_heard(api));
         match tokio::time::timeout(Duration::from_secs(30), agent.continue_with_pending(&mut |_| {})).await {
             Ok(Some(result)) => assert_eq!(result.subtype, ResultSubtype::Success, "{result:?}"),
-            // Nothing queued yet (a mailbox message is on its way): look again shortly.
-            Ok(None) => tokio::time::sleep(Duration::from_millis(100)).await,
+            // Nothing queued yet (a mailbox message is on its way): wait until something is.
+            Ok(None) => {
+                let queue = agent.session().context_without_waiting().notifications();
+                agent_tools_testkit::procs::eventually(Duration::from_secs(5), || !queue.is_empty()).await;
+            }
             Err(_) => panic!("continue_with_pending hung"),
         }
     }

@@ -1,7 +1,7 @@
 //! # agent-tools-team: agent teams
 //!
 //! What TeamCreate, TeamDelete, SendMessage and the `agent-tools agent --teammate` process
-//! share (Claude Code's agent swarms; the seeds' `spawnMultiAgent`):
+//! share (Claude Code's agent swarms and its `spawnMultiAgent` backends):
 //!
 //! - the team's files in Claude Code's layout ([`files`]): `<teams dir>/<team>/config.json`
 //!   ([`TeamFile`]: name, lead `team-lead@<team>`, members) and one mailbox per member,

@@ -1,4 +1,4 @@
-//! The tmux backend (the seeds' `spawnMultiAgent` tmux panes): one tmux session per team,
+//! The tmux backend (Claude Code's `spawnMultiAgent` tmux panes): one tmux session per team,
 //! `agent-tools-<team>`, on the private server of [`TmuxConfig`], one window per teammate.
 //!
 //! Nothing a model wrote goes on a tmux command line: the program, fixed words, sanitised team

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use agent_tools_core::NotificationQueue;
 use agent_tools_team::{Backend, MailboxWatch, Member, Message, Team, TeamError, notification_key};
+use agent_tools_testkit::procs::eventually_blocking as wait_until;
 use serde_json::{Value, json};
 
 fn member(team: &Team, name: &str) -> Member {
@@ -20,17 +21,6 @@ fn member(team: &Team, name: &str) -> Member {
         tmux_pane: None,
         cwd: "/work".into(),
     }
-}
-
-fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    done()
 }
 
 #[test]
@@ -188,6 +178,7 @@ fn an_append_waits_for_the_mailbox_lock() {
         let team = team.clone();
         std::thread::spawn(move || team.append_message("alice", Message::new("bob", "hi", None)))
     };
+    // tidy:allow-sleep the lock is held this long on purpose; the append must wait it out.
     std::thread::sleep(Duration::from_millis(300));
     assert!(team.messages("alice").unwrap().is_empty(), "nothing written while the lock is held");
     holder.unlock().unwrap();
@@ -271,9 +262,10 @@ fn dropping_a_watcher_stops_it() {
     let queue = NotificationQueue::default();
     let watch = MailboxWatch::start(team.clone(), "team-lead", queue.clone(), Duration::from_millis(50)).unwrap();
     watch.stop();
-    std::thread::sleep(Duration::from_millis(300));
+    assert!(wait_until(Duration::from_secs(5), || watch.is_stopped()));
     drop(watch);
     team.append_message("team-lead", Message::new("alice", "late", None)).unwrap();
+    // tidy:allow-sleep six watcher intervals in which nothing may take the message.
     std::thread::sleep(Duration::from_millis(300));
     assert!(queue.is_empty());
     assert!(!team.messages("team-lead").unwrap()[0].read, "nobody took it");

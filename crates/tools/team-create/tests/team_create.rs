@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_tool_team_create::{TeamConfig, TeammateMode, TmuxConfig, tool_with};
 use agent_tools_background::{TaskRegistry, TaskStatus};
@@ -15,6 +15,7 @@ use agent_tools_core::{
     invoke::call_tool,
 };
 use agent_tools_team::{Message, Team, state};
+use agent_tools_testkit::procs::eventually_blocking as wait_until;
 use serde_json::{Value, json};
 
 /// A tool that is only a name, for the caller's pool.
@@ -117,17 +118,6 @@ impl Fixture {
 async fn create(config: TeamConfig, input: Value, ctx: &ToolUseContext) -> (bool, String) {
     let done = call_tool(tool_with(config).as_ref(), "toolu_tc", input, ctx).await;
     (done.block.is_error, done.block.content.text())
-}
-
-fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    done()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
