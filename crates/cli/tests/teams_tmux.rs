@@ -60,6 +60,11 @@ fn has_session(server: &Server, name: &str) -> bool {
 #[test]
 fn a_tmux_teammate_answers_hears_a_second_prompt_and_is_deleted() {
     let Some(program) = tmux::find_program("tmux", std::env::var_os("PATH").as_deref()) else {
+        // The CI installs tmux and sets AGENT_TOOLS_REQUIRE_TMUX=1: there a missing tmux fails.
+        assert!(
+            std::env::var_os("AGENT_TOOLS_REQUIRE_TMUX").is_none_or(|v| v != "1"),
+            "tmux is required here (AGENT_TOOLS_REQUIRE_TMUX=1) but not on PATH"
+        );
         eprintln!("SKIP: tmux not found");
         return;
     };

@@ -1,5 +1,5 @@
 //! The runner handle through which the Agent tool (and Skill's `context: fork`) runs a
-//! sub-agent: the seeds' dependency injection. The trait lives here, the implementation in the
+//! sub-agent: dependency injection across the floors. The trait lives here, the implementation in the
 //! agent loop crate, which puts it in [`ToolUseContext::subagents`]; a tool never depends on the
 //! loop, so the crate graph stays a tree.
 //!

@@ -98,6 +98,11 @@ fn tmux_program() -> Option<PathBuf> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tmux_teammates_are_asked_to_stop_then_their_session_is_killed() {
     let Some(program) = tmux_program() else {
+        // The CI installs tmux and sets AGENT_TOOLS_REQUIRE_TMUX=1: there a missing tmux fails.
+        assert!(
+            std::env::var_os("AGENT_TOOLS_REQUIRE_TMUX").is_none_or(|v| v != "1"),
+            "tmux is required here (AGENT_TOOLS_REQUIRE_TMUX=1) but not on PATH"
+        );
         eprintln!("SKIP: tmux not found");
         return;
     };
