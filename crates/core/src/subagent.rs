@@ -24,8 +24,17 @@ use crate::tool::BoxFuture;
 /// Tools no sub-agent inherits: they talk to the user, control the session's plan mode, or
 /// manage the session's background tasks (Claude Code's set without `Agent`; see the module
 /// docs).
-pub const ALL_AGENT_DISALLOWED_TOOLS: &[&str] =
-    &["TaskOutput", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion", "TaskStop", "Workflow"];
+pub const ALL_AGENT_DISALLOWED_TOOLS: &[&str] = &[
+    "TaskOutput",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "AskUserQuestion",
+    "TaskStop",
+    "Workflow",
+    // Ours: only the main conversation leads a team (TeamCreate refuses elsewhere anyway).
+    "TeamCreate",
+    "TeamDelete",
+];
 
 /// Tools a sub-agent from an agent file (not built in) does not inherit: the same set, as in
 /// Claude Code.

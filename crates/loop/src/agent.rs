@@ -1,6 +1,5 @@
 //! The agent loop itself: [`Agent`] and [`Agent::query`].
 
-use std::collections::BTreeMap;
 use std::future::Future as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,6 +22,7 @@ use crate::events::{AgentEvent, QueryResult, ResultSubtype};
 use crate::options::{AgentOptions, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS};
 use crate::prompt::{EnvironmentFacts, IDENTITY, base_prompt, git_status};
 use crate::results::{notification_text, tool_result_json, unparsed_input, unparsed_input_error};
+use crate::spend::Spend;
 use crate::transcript::Transcript;
 use crate::{compact, memory};
 
@@ -69,6 +69,8 @@ pub struct Agent {
     /// Progress of running calls, relayed as [`AgentEvent::Progress`] while the loop waits.
     progress_tx: tokio::sync::mpsc::UnboundedSender<ProgressEvent>,
     progress_rx: Mutex<tokio::sync::mpsc::UnboundedReceiver<ProgressEvent>>,
+    /// The totals it adds to: its own, or its caller's when it is a sub-agent.
+    spend: Arc<Spend>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -85,9 +87,6 @@ struct State {
     started: bool,
     /// The working directory the model was last told about.
     reported_cwd: PathBuf,
-    usage: Usage,
-    cost_usd: f64,
-    model_usage: BTreeMap<String, ModelUsage>,
     /// Input tokens of the last request (the conversation's size, as the model saw it).
     context_tokens: u64,
     /// Tools discovered before a compaction, sent in full from then on.
@@ -95,12 +94,6 @@ struct State {
     session_started: bool,
     /// The sub-agent runner is in the session.
     runner_installed: bool,
-}
-
-#[derive(Default, Clone, Copy)]
-struct ModelUsage {
-    usage: Usage,
-    cost_usd: f64,
 }
 
 /// One call of the assistant message: waiting for the end of the message, started early while
@@ -216,7 +209,9 @@ impl Agent {
             ..State::default()
         };
         let (progress_tx, progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        let spend = options.spend.clone().unwrap_or_default();
         Ok(Self {
+            spend,
             session,
             backend,
             options,
@@ -348,7 +343,10 @@ impl Agent {
         let mut run = Run::new(started);
         if !st.runner_installed && self.options.subagents {
             st.runner_installed = true;
-            let runner = crate::subagents::LoopRunner::new(&self.session, self.backend.clone(), self.options.clone());
+            // Its sub-agents spend from the same totals (and budget).
+            let mut base = self.options.clone();
+            base.spend = Some(Arc::clone(&self.spend));
+            let runner = crate::subagents::LoopRunner::new(&self.session, self.backend.clone(), base);
             self.session.install_subagent_runner(Arc::new(runner)).await;
         }
         let prompt_text: String =
@@ -383,7 +381,7 @@ impl Agent {
             }
             if let Some(reason) = outcome.blocked.or(outcome.stop) {
                 let text = format!("UserPromptSubmit operation blocked by hook: {reason}");
-                return self.finish(&st, &run, ResultSubtype::Success, true, text, "hook_blocked");
+                return self.finish(&run, ResultSubtype::Success, true, text, "hook_blocked");
             }
             extra_context.extend(outcome.context);
         }
@@ -429,17 +427,17 @@ impl Agent {
         let mut stop_hook_active = false;
         loop {
             if interrupt.is_cancelled() {
-                return self.finish(&st, &run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
+                return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
             }
             if let Some(max) = self.options.max_turns
                 && run.turns >= max
             {
-                return self.finish(&st, &run, ResultSubtype::ErrorMaxTurns, true, String::new(), "max_turns");
+                return self.finish(&run, ResultSubtype::ErrorMaxTurns, true, String::new(), "max_turns");
             }
             if let Some(budget) = self.options.max_budget_usd
-                && st.cost_usd >= budget
+                && self.spend.cost_usd() >= budget
             {
-                return self.finish(&st, &run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "max_budget");
+                return self.finish(&run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "max_budget");
             }
             if self.needs_compaction(&st) {
                 self.compact(&mut st, "auto", sink).await;
@@ -453,19 +451,12 @@ impl Agent {
                 Ok(Streamed::Done(message, calls)) => (message, calls),
                 Ok(Streamed::Interrupted(calls)) => {
                     self.stop_calls(calls).await;
-                    return self.finish(
-                        &st,
-                        &run,
-                        ResultSubtype::ErrorDuringExecution,
-                        true,
-                        String::new(),
-                        "interrupted",
-                    );
+                    return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
                 }
                 Err(error) => {
                     let text = api_error_text(&error);
                     sink(AgentEvent::Notice(text.clone()));
-                    return self.finish(&st, &run, ResultSubtype::ErrorDuringExecution, true, text, "api_error");
+                    return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, text, "api_error");
                 }
             };
             self.count(&mut st, &message);
@@ -494,11 +485,12 @@ impl Agent {
                 }
                 if self.options.output_schema.is_some() && run.structured.is_none() {
                     if structured_reminders >= MAX_STRUCTURED_OUTPUT_RETRIES {
+                        let answers = structured_reminders + 1;
                         let text = format!(
-                            "The model ended {structured_reminders} answers in a row without a valid {STRUCTURED_OUTPUT} call"
+                            "The model ended {answers} answers in a row without a valid {STRUCTURED_OUTPUT} call"
                         );
                         let subtype = ResultSubtype::ErrorMaxStructuredOutputRetries;
-                        return self.finish(&st, &run, subtype, true, text, "structured_output");
+                        return self.finish(&run, subtype, true, text, "structured_output");
                     }
                     structured_reminders += 1;
                     self.push(
@@ -523,7 +515,7 @@ impl Agent {
                 }
                 let reason = message.stop_reason.clone().unwrap_or_else(|| "end_turn".to_owned());
                 let text = std::mem::take(&mut run.last_text);
-                let mut result = self.finish(&st, &run, ResultSubtype::Success, false, text, "completed");
+                let mut result = self.finish(&run, ResultSubtype::Success, false, text, "completed");
                 result.stop_reason = Some(reason);
                 return result;
             }
@@ -951,15 +943,11 @@ impl Agent {
             Backend::Anthropic(_) => cost_usd(&model, &usage),
             _ => 0.0,
         };
-        st.usage += usage;
-        st.cost_usd += cost;
+        self.spend.add(&model, usage, cost);
         st.context_tokens = usage.input_tokens
             + usage.cache_read_input_tokens
             + usage.cache_creation_input_tokens
             + usage.output_tokens;
-        let entry = st.model_usage.entry(model).or_default();
-        entry.usage += usage;
-        entry.cost_usd += cost;
     }
 
     fn needs_compaction(&self, st: &State) -> bool {
@@ -1057,15 +1045,7 @@ impl Agent {
         event
     }
 
-    fn finish(
-        &self,
-        st: &State,
-        run: &Run,
-        subtype: ResultSubtype,
-        is_error: bool,
-        text: String,
-        terminal: &str,
-    ) -> QueryResult {
+    fn finish(&self, run: &Run, subtype: ResultSubtype, is_error: bool, text: String, terminal: &str) -> QueryResult {
         QueryResult {
             subtype,
             is_error,
@@ -1075,13 +1055,9 @@ impl Agent {
             duration_ms: run.started.elapsed().as_millis() as u64,
             duration_api_ms: run.api.as_millis() as u64,
             session_id: self.session.id().to_owned(),
-            total_cost_usd: st.cost_usd,
-            usage: st.usage,
-            model_usage: st
-                .model_usage
-                .iter()
-                .map(|(model, used)| (model.clone(), (used.usage, used.cost_usd)))
-                .collect(),
+            total_cost_usd: self.spend.cost_usd(),
+            usage: self.spend.usage(),
+            model_usage: self.spend.per_model(),
             permission_denials: run.denials.clone(),
             stop_reason: None,
             terminal_reason: terminal.to_owned(),

@@ -69,6 +69,7 @@ pub mod memory;
 pub mod options;
 pub mod prompt;
 pub mod results;
+pub mod spend;
 pub mod subagents;
 pub mod transcript;
 

@@ -72,6 +72,10 @@ pub struct AgentOptions {
     /// Let the session's tools start sub-agents (the Agent tool, Skill's `context: fork`): the
     /// agent installs its runner in the session before its first query.
     pub subagents: bool,
+    /// The totals the agent adds its requests to (and checks [`AgentOptions::max_budget_usd`]
+    /// against): `None` for its own; a sub-agent gets its caller's, so the main result counts
+    /// every agent's spending.
+    pub spend: Option<std::sync::Arc<crate::spend::Spend>>,
 }
 
 /// How many answers that end without calling `StructuredOutput` are sent back before the query
@@ -102,6 +106,7 @@ impl AgentOptions {
             transcript_file: None,
             output_schema: None,
             subagents: true,
+            spend: None,
         }
     }
 }

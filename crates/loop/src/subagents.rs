@@ -117,7 +117,7 @@ impl LoopRunner {
         options.system_prompt = Some(request.system_prompt.clone());
         options.append_system_prompt = None;
         options.max_turns = request.max_turns;
-        options.max_budget_usd = None;
+        // The budget is the session's: its spending is shared (`AgentOptions::spend`).
         options.resume = Vec::new();
         options.parent_tool_use_id.clone_from(&parent.tool_use_id);
         options.memory = self.base.memory && !request.omit_claude_md;

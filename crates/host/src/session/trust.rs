@@ -34,7 +34,7 @@ pub struct Gated {
     pub withheld: Vec<Withheld>,
     /// The servers of its `.mcp.json`.
     pub servers: Vec<String>,
-    /// Its `.claude/skills` or `.claude/commands` folder holds something.
+    /// Its `.claude/skills`, `.claude/commands` or `.claude/agents` folder holds something.
     pub skills: bool,
 }
 
@@ -45,7 +45,7 @@ impl Gated {
     }
 
     /// In words: `1 MCP server in .mcp.json (build); hooks and 2 allow rules in
-    /// .claude/settings.json; its skills and commands in .claude/`.
+    /// .claude/settings.json; its skills, commands and agents in .claude/`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if !self.servers.is_empty() {
@@ -57,7 +57,7 @@ impl Gated {
             parts.push(format!("{} in {}", join_words(&withheld.items), withheld.file));
         }
         if self.skills {
-            parts.push("its skills and commands in .claude/".to_owned());
+            parts.push("its skills, commands and agents in .claude/".to_owned());
         }
         parts.join("; ")
     }
@@ -82,9 +82,9 @@ fn join_words(items: &[String]) -> String {
     }
 }
 
-/// Whether the project keeps skills or legacy commands of its own.
+/// Whether the project keeps skills, legacy commands or custom agents of its own.
 pub fn has_project_skills(project: &Path) -> bool {
-    ["skills", "commands"].iter().any(|kind| {
+    ["skills", "commands", "agents"].iter().any(|kind| {
         std::fs::read_dir(project.join(".claude").join(kind)).is_ok_and(|mut entries| entries.next().is_some())
     })
 }
@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(
             gated.describe(),
             "1 MCP server in .mcp.json (build); hooks, 2 allow rules and defaultMode in .claude/settings.json; \
-             its skills and commands in .claude/"
+             its skills, commands and agents in .claude/"
         );
         assert!(Gated::default().is_empty());
         let env = Environment::empty().with("HOME", "/home/me").with("XDG_CONFIG_HOME", "/cfg");
