@@ -568,9 +568,17 @@ fn print_mode_waits_for_a_background_agent_and_answers_its_report() {
     });
     let output = run(dir.path(), &api, &["-p", "Delegate", "--output-format", "stream-json", "--verbose"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let results: Vec<Value> = lines(&output).into_iter().filter(|line| line["type"] == "result").collect();
+    let all = lines(&output);
+    let results: Vec<&Value> = all.iter().filter(|line| line["type"] == "result").collect();
     let texts: Vec<&str> = results.iter().map(|result| result["result"].as_str().unwrap()).collect();
     assert_eq!(texts, ["Started an agent.", "The agent says: alpha and beta."]);
+    // The sub-agent's own messages are printed too, under the Agent call that started it.
+    let sub: Vec<&Value> = all.iter().filter(|line| line["parent_tool_use_id"] == "toolu_1").collect();
+    assert!(
+        sub.iter().any(|line| line["type"] == "assistant" && line["message"]["content"][0]["name"] == "Read"),
+        "{sub:?}"
+    );
+    assert!(sub.iter().any(|line| line["type"] == "user"), "{sub:?}");
     let last = api
         .requests()
         .into_iter()

@@ -89,6 +89,11 @@ pub(crate) fn json_lines_sink(session_id: String, partial: bool) -> impl FnMut(A
             }
         }
         AgentEvent::Notice(notice) => crate::report(format_args!("{notice}")),
+        // A sub-agent's own messages, as claude prints them: with `parent_tool_use_id` set to
+        // the Agent call that started it.
+        AgentEvent::Progress(progress) if progress.data["type"] == "agent_progress" => {
+            line(&progress.data["message"]);
+        }
         _ => {}
     }
 }
