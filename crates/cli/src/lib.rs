@@ -150,8 +150,22 @@ enum Command {
         stream: bool,
     },
     /// Serve the tool pool over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor,
-    /// the MCP Inspector …).
-    Serve,
+    /// the MCP Inspector …), or over Streamable HTTP with `--http`.
+    Serve {
+        /// Serve over MCP's Streamable HTTP at http://ADDR/mcp instead (`PORT` alone means
+        /// 127.0.0.1:PORT; port 0 picks a free one): one session per MCP session, every request
+        /// with `Authorization: Bearer <token>`.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// The file holding the bearer token (its first line); without it a token is made and
+        /// printed once on stderr.
+        #[arg(long, value_name = "FILE", requires = "http")]
+        auth_token_file: Option<PathBuf>,
+        /// Another host name the `Host` header may carry (a reverse proxy's public name);
+        /// repeatable. Loopback names are always allowed.
+        #[arg(long, value_name = "HOST", requires = "http")]
+        allow_host: Vec<String>,
+    },
     /// Trust a project folder (default: the current one), so that its own configuration — the
     /// servers of its `.mcp.json`, its hooks, allow rules and skills — applies. A folder trusted
     /// in Claude Code is trusted here already.
@@ -259,6 +273,64 @@ fn report_stopped_tasks(stopped: &[agent_tools_background::TaskSnapshot]) {
     }
 }
 
+/// `serve --http ADDR`: listens on ADDR (a bare port means 127.0.0.1), says where and with which
+/// token on stderr, and serves until SIGINT or SIGTERM; each MCP session opens a session of its
+/// own as `serve` would.
+async fn serve_http(
+    options: &GlobalOptions,
+    addr: &str,
+    token_file: Option<&std::path::Path>,
+    allow_host: &[String],
+) -> anyhow::Result<ExitCode> {
+    use anyhow::Context as _;
+    let addr = if addr.chars().all(|c| c.is_ascii_digit()) { format!("127.0.0.1:{addr}") } else { addr.to_owned() };
+    let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("--http {addr}"))?;
+    let local = listener.local_addr()?;
+    let (token, made) = match token_file {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("--auth-token-file {}", path.display()))?;
+            let token = text.lines().next().unwrap_or_default().trim().to_owned();
+            anyhow::ensure!(
+                token.len() >= 16,
+                "--auth-token-file {}: the token must be at least 16 characters",
+                path.display()
+            );
+            (token, false)
+        }
+        None => (agent_tools_mcp_server::http::new_token(), true),
+    };
+    let mut http = agent_tools_mcp_server::http::HttpOptions::new(token.clone());
+    http.allowed_hosts.extend(allow_host.iter().cloned());
+    // A session per MCP session, opened as `serve` opens its one.
+    let shared = options.clone();
+    let factory: agent_tools_mcp_server::http::SessionFactory = std::sync::Arc::new(move || {
+        let options = shared.clone();
+        Box::pin(async move {
+            session::open(&options, session::Kind::Server)
+                .await
+                .map(std::sync::Arc::new)
+                .map_err(|error| format!("{error:#}"))
+        })
+    });
+    report(format_args!("agent-tools: serving MCP at http://{local}{}", agent_tools_mcp_server::http::MCP_PATH));
+    if made {
+        report(format_args!("agent-tools: bearer token (shown once): {token}"));
+    }
+    let stop = tokio_util::sync::CancellationToken::new();
+    let server = agent_tools_mcp_server::http::serve_http(listener, factory, http, stop.clone());
+    tokio::pin!(server);
+    tokio::select! {
+        served = &mut server => served?,
+        code = stop_requested() => {
+            stop.cancel();
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), server).await;
+            return Ok(ExitCode::from(code));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs the `agent-tools` program with the process's arguments and returns its exit status:
 /// 0 success, 1 an error `tool_result` (`call`), 2 a usage or setup error.
 pub fn main() -> ExitCode {
@@ -288,9 +360,20 @@ pub fn main() -> ExitCode {
             }
         };
     }
+    if let Command::Serve { http: Some(addr), auth_token_file, allow_host } = &cli.command {
+        let served = runtime.block_on(serve_http(&cli.options, addr, auth_token_file.as_deref(), allow_host));
+        runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+        return match served {
+            Ok(code) => code,
+            Err(error) => {
+                report(format_args!("agent-tools: {error:#}"));
+                ExitCode::from(2)
+            }
+        };
+    }
     let result = runtime.block_on(async move {
         let kind = match cli.command {
-            Command::Serve => session::Kind::Server,
+            Command::Serve { .. } => session::Kind::Server,
             _ => session::Kind::Command,
         };
         let session = std::sync::Arc::new(session::open(&cli.options, kind).await?);
@@ -301,7 +384,7 @@ pub fn main() -> ExitCode {
                     Command::List { json } => commands::list(&session, json).await,
                     Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
                     Command::Run { file, stream } => commands::run(&session, &file, stream).await,
-                    Command::Serve => {
+                    Command::Serve { .. } => {
                         agent_tools_mcp_server::serve_stdio(session).await?;
                         Ok(ExitCode::SUCCESS)
                     }

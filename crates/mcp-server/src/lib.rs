@@ -54,6 +54,7 @@
 //! - Logs go to stderr only; stdout carries nothing but the protocol.
 
 pub mod elicitation;
+pub mod http;
 pub mod questions;
 mod rounds;
 mod transport;
