@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the Claude Agent SDK test (test_sdk.py) against a built agent-tools binary:
+# Runs the Claude Agent SDK test (test_sdk.py) and the MCP SDK's serve --http test (test_http.py)
+# against a built agent-tools binary:
 #   tests/sdk/run.sh target/debug/agent-tools
 # Creates a virtual environment beside this script (tests/sdk/.venv, reused on later runs) with
 # the SDK version the test was written against; that install is the only network access.
@@ -14,4 +15,6 @@ if ! "$venv/bin/python" -c "import claude_agent_sdk, sys; sys.exit(claude_agent_
   "$venv/bin/pip" install --quiet --disable-pip-version-check "claude-agent-sdk==$sdk_version"
 fi
 cd "$here"
-exec "$venv/bin/python" test_sdk.py "$program"
+"$venv/bin/python" test_sdk.py "$program"
+# `serve --http` from the MCP Python SDK (the Agent SDK installs `mcp`).
+exec "$venv/bin/python" test_http.py "$program"

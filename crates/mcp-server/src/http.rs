@@ -214,7 +214,13 @@ async fn route(
         }
         return response;
     }
-    service.handle(request).await
+    let deleting = request.method() == hyper::Method::DELETE;
+    let mut response = service.handle(request).await;
+    // rmcp answers a session's DELETE with 202; clients (the Python SDK) expect 200 or 204.
+    if deleting && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 /// A new random bearer token (128 bits from the operating system's generator, as hex).
