@@ -4,6 +4,7 @@
 //! Mirrors Claude Code's `expandPath` (trim, `~`, relative → cwd) and the relativising of Glob and
 //! Grep results (paths inside the cwd are shown relative, others absolute).
 
+use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 
 /// Resolves a path as given by the model: surrounding whitespace is trimmed, a leading `~` or
@@ -29,6 +30,26 @@ pub fn expand_path(input: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
         (text, _) => PathBuf::from(text),
     };
     if expanded.is_absolute() { normalize(&expanded) } else { normalize(&cwd.join(expanded)) }
+}
+
+/// The first executable file named `name` in `search_path` (a `PATH`-style list; `None` finds
+/// nothing), as a shell would find the program. Library code never reads `PATH` itself: the
+/// caller passes it.
+pub fn find_program(name: &str, search_path: Option<&OsStr>) -> Option<PathBuf> {
+    search_path.into_iter().flat_map(std::env::split_paths).map(|dir| dir.join(name)).find(|path| is_executable(path))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(metadata) = path.metadata() else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        metadata.is_file()
+    }
 }
 
 /// Removes `.` and `..` components lexically. `..` at the root stays at the root.
@@ -84,6 +105,14 @@ pub fn display_relative(path: &Path, cwd: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn programs_are_found_on_a_search_path() {
+        let found = find_program("sh", Some(OsStr::new("/nonexistent:/bin:/usr/bin")));
+        assert!(found.is_some_and(|path| path.ends_with("sh")));
+        assert_eq!(find_program("sh", None), None);
+        assert_eq!(find_program("no-such-program-here", Some(OsStr::new("/bin"))), None);
+    }
 
     #[test]
     fn expands_like_claude_code() {

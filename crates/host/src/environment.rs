@@ -149,7 +149,7 @@ impl Environment {
             teams_dir: None,
             teammate_mode: self.text("CLAUDE_CODE_TEAMMATE_MODE"),
             teammate_program: None,
-            tmux: find_program("tmux", self.get("PATH").map(OsString::as_os_str)),
+            tmux: agent_tools_core::path::find_program("tmux", self.get("PATH").map(OsString::as_os_str)),
         }
     }
 
@@ -172,25 +172,6 @@ impl Environment {
     /// The task list id Claude Code shares between sessions (`CLAUDE_CODE_TASK_LIST_ID`).
     pub fn task_list_id(&self) -> Option<String> {
         self.text("CLAUDE_CODE_TASK_LIST_ID")
-    }
-}
-
-/// The first executable `name` in a `PATH`-style list (for tmux, which TeamCreate's tmux
-/// teammates need).
-fn find_program(name: &str, search_path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(search_path?).map(|dir| dir.join(name)).find(|path| is_executable(path))
-}
-
-fn is_executable(path: &Path) -> bool {
-    let Ok(metadata) = path.metadata() else { return false };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        metadata.is_file()
     }
 }
 

@@ -106,9 +106,6 @@ pub mod runner;
 pub mod sandbox;
 pub mod tool;
 
-use std::ffi::OsStr;
-use std::path::PathBuf;
-
 pub use crate::input::{ShellInput, input_schema};
 pub use crate::process::{Argv, CallFiles, SHELL_ENV};
 pub use crate::render::{ShellOutput, to_block};
@@ -118,12 +115,6 @@ pub use crate::runner::{
 };
 pub use crate::tool::{Shell, ShellTool};
 
-/// The first executable file named `name` in `search_path` (a `PATH`-style list; `None` finds
-/// nothing), as a shell would find the program. Library code never reads `PATH` itself: the
-/// caller passes it.
-pub fn find_program(name: &str, search_path: Option<&OsStr>) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt as _;
-    search_path.into_iter().flat_map(std::env::split_paths).map(|dir| dir.join(name)).find(|candidate| {
-        candidate.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    })
-}
+/// The first executable file named `name` in a `PATH`-style list (core's, re-exported for the
+/// shell tools' hosts).
+pub use agent_tools_core::path::find_program;

@@ -7,7 +7,7 @@
 //! expand formats in it; an argument ending in `;` would end the tmux command, so such
 //! arguments (and any with control characters) are refused.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io::Read as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -135,24 +135,9 @@ pub fn kill_session(config: &TmuxConfig, name: &str) -> Result<(), TeamError> {
     }
 }
 
-/// The program `name` in a `PATH`-style `search_path` (the first executable file found), for a
-/// host that looks tmux up; library code never reads `PATH` itself.
-pub fn find_program(name: &str, search_path: Option<&OsStr>) -> Option<std::path::PathBuf> {
-    std::env::split_paths(search_path?).map(|dir| dir.join(name)).find(|path| is_executable(path))
-}
-
-fn is_executable(path: &Path) -> bool {
-    let Ok(metadata) = path.metadata() else { return false };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        metadata.is_file()
-    }
-}
+/// The program `name` in a `PATH`-style `search_path` (core's lookup), for a host that looks
+/// tmux up; library code never reads `PATH` itself.
+pub use agent_tools_core::path::find_program;
 
 #[cfg(test)]
 mod tests {
@@ -167,13 +152,5 @@ mod tests {
             assert!(check_args(&args).is_err(), "{bad:?} was accepted");
         }
         assert_eq!(session_name("alpha"), "agent-tools-alpha");
-    }
-
-    #[test]
-    fn programs_are_found_on_a_search_path() {
-        let found = find_program("sh", Some(OsStr::new("/nonexistent:/bin:/usr/bin")));
-        assert!(found.is_some_and(|path| path.ends_with("sh")));
-        assert_eq!(find_program("sh", None), None);
-        assert_eq!(find_program("no-such-program-here", Some(OsStr::new("/bin"))), None);
     }
 }
