@@ -8,6 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use agent_tools_core::NotificationQueue;
 use agent_tools_core::context::CancellationToken;
+use agent_tools_core::subagent::SubagentOutcome;
 
 use crate::{
     AgentWork, SpawnError, StopError, Task, TaskKind, TaskRegistry, TaskSnapshot, TaskState, TaskStatus, now_ms,
@@ -95,6 +96,17 @@ pub struct AgentEnd {
     /// The whole `<task-notification>` text to queue (the Agent tool writes Claude Code's);
     /// `None` to queue none.
     pub notification: Option<String>,
+}
+
+impl AgentEnd {
+    /// How a run `ended`: completed with the agent's report ([`SubagentOutcome::report`]), or
+    /// failed with the error; `notification` as given.
+    pub fn of_run(ended: &Result<SubagentOutcome, String>, notification: Option<String>) -> Self {
+        match ended {
+            Ok(outcome) => Self { status: TaskStatus::Completed, result: outcome.report(), notification },
+            Err(error) => Self { status: TaskStatus::Failed, result: error.clone(), notification },
+        }
+    }
 }
 
 impl TaskRegistry {

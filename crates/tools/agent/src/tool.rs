@@ -455,17 +455,7 @@ impl ToolDef for AgentTool {
                 });
                 let notification =
                     render::notification(&task.id, tool_use_id.as_deref(), &output_file, &description, &ended);
-                let end = match &ended {
-                    Ok(outcome) => AgentEnd {
-                        status: TaskStatus::Completed,
-                        result: render::report(outcome),
-                        notification: Some(notification),
-                    },
-                    Err(error) => {
-                        AgentEnd { status: TaskStatus::Failed, result: error.clone(), notification: Some(notification) }
-                    }
-                };
-                registry.finish_agent(&task.id, end);
+                registry.finish_agent(&task.id, AgentEnd::of_run(&ended, Some(notification)));
             });
             return Ok(ToolResult::new(output));
         }

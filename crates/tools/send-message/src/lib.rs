@@ -373,17 +373,7 @@ impl ToolDef for SendMessageTool {
         tokio::spawn(async move {
             let ended = runner.resume(&id, text, &own).await.map_err(|error| error.to_string());
             let notification = task_notification(&id, own.tool_use_id.as_deref(), &output_file, &description, &ended);
-            let end = match &ended {
-                Ok(outcome) => AgentEnd {
-                    status: TaskStatus::Completed,
-                    result: outcome.report(),
-                    notification: Some(notification),
-                },
-                Err(error) => {
-                    AgentEnd { status: TaskStatus::Failed, result: error.clone(), notification: Some(notification) }
-                }
-            };
-            background.finish_agent(&id, end);
+            background.finish_agent(&id, AgentEnd::of_run(&ended, Some(notification)));
         });
         Ok(ToolResult::new(SendMessageOutput {
             success: true,

@@ -122,15 +122,7 @@ pub(crate) fn start_in_process(
             other => other.to_string(),
         });
         let notification = task_notification(&id, tool_use_id.as_deref(), &output_file, &description, &ended);
-        let end = match &ended {
-            Ok(outcome) => {
-                AgentEnd { status: TaskStatus::Completed, result: outcome.report(), notification: Some(notification) }
-            }
-            Err(error) => {
-                AgentEnd { status: TaskStatus::Failed, result: error.clone(), notification: Some(notification) }
-            }
-        };
-        registry.finish_agent(&id, end);
+        registry.finish_agent(&id, AgentEnd::of_run(&ended, Some(notification)));
     });
     Ok(member)
 }
