@@ -1,0 +1,146 @@
+//! Connecting with stored tokens ([`authorized_client`]) and telling whether a server wants
+//! OAuth at all ([`probe_auth`]).
+
+use std::time::Duration;
+
+use rmcp::transport::auth::{AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource};
+
+use crate::store::OAuthStore;
+use crate::{OAuthError, check_endpoint, install_crypto};
+
+/// The HTTP client that an [`AuthClient`] wraps for the MCP requests themselves.
+fn http_client(timeout: Option<Duration>) -> Result<reqwest::Client, OAuthError> {
+    install_crypto();
+    let mut builder = reqwest::Client::builder();
+    if let Some(timeout) = timeout {
+        builder = builder.timeout(timeout);
+    }
+    builder.build().map_err(|error| OAuthError::Http(format!("cannot build an HTTP client: {error}")))
+}
+
+/// An HTTP client for rmcp's `StreamableHttpClientTransport::with_client` that puts the stored
+/// access token of `server_name`/`server_url` on every request, or `None` when the server needs
+/// (again) an authorization first.
+///
+/// - no token file, or one with no tokens (a refresh token the server rejected) → `None`;
+/// - the server's authorization server moved (another issuer) → the old tokens are cleared, `None`;
+/// - an access token that expired is refreshed now with the refresh token; a refresh the server
+///   refuses, or no refresh token → `None` ("needs authentication again"), as Claude Code then
+///   shows the server as needing authentication;
+/// - later, while connected, the client refreshes an access token as it nears its expiry, and
+///   once more when the server answers 401; a 401 that survives that comes out of the transport
+///   as `StreamableHttpError::AuthRequired` with the server's challenge.
+///
+/// Discovery runs again here (the metadata is not cached), so this makes a few HTTP requests.
+///
+/// # Errors
+/// [`OAuthError::Store`] for an unreadable or corrupt token file; [`OAuthError::InsecureUrl`]
+/// for a plain-`http` non-loopback server or token endpoint; [`OAuthError::Auth`] when discovery
+/// fails or a refresh fails for a reason worth retrying (network, a server error).
+pub async fn authorized_client(
+    server_name: &str,
+    server_url: &str,
+    store: &OAuthStore,
+) -> Result<Option<AuthClient<reqwest::Client>>, OAuthError> {
+    check_endpoint("MCP server", server_url)?;
+    let file = store.server(server_name, server_url);
+    let has_tokens = {
+        let file = file.clone();
+        tokio::task::spawn_blocking(move || file.has_tokens())
+            .await
+            .map_err(|error| OAuthError::Store(format!("the token file task failed: {error}")))??
+    };
+    if !has_tokens {
+        return Ok(None);
+    }
+    install_crypto();
+    let mut manager = AuthorizationManager::new(server_url).await?;
+    manager.set_credential_store(file);
+    let resolution = manager.resolve_metadata().await?;
+    if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+        return Err(OAuthError::NoMetadata(server_url.to_owned()));
+    }
+    check_endpoint("token endpoint", &resolution.metadata.token_endpoint)?;
+    manager.set_metadata(resolution.metadata);
+    if !manager.initialize_from_store().await? {
+        return Ok(None);
+    }
+    match manager.get_access_token().await {
+        Ok(_) => {}
+        Err(AuthError::AuthorizationRequired) => return Ok(None),
+        Err(error) => return Err(error.into()),
+    }
+    Ok(Some(AuthClient::new(http_client(None)?, manager)))
+}
+
+/// What a server said to a request without credentials ([`probe_auth`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthProbe {
+    /// It did not answer 401: no authorization needed (or none this crate can give).
+    Open,
+    /// 401 with a `Bearer` challenge: OAuth is needed. `challenge` is the `WWW-Authenticate` value
+    /// (pass it as [`crate::AuthorizeOptions::challenge`]; it usually names the RFC 9728
+    /// `resource_metadata`).
+    NeedsAuth {
+        /// The `WWW-Authenticate` header's value.
+        challenge: String,
+    },
+    /// 401 without a `Bearer` challenge (an API key, Basic auth): OAuth cannot help.
+    Unauthorized {
+        /// The `WWW-Authenticate` header's value, if any.
+        challenge: Option<String>,
+    },
+}
+
+/// Asks `server_url` (an MCP Streamable HTTP endpoint) whether it needs OAuth: POSTs an
+/// `initialize` request without credentials and reads the answer (see [`AuthProbe`]). A session
+/// the server opens for the probe is ended with a DELETE. Waits at most `timeout`.
+///
+/// This is how Claude Code learns that a remote server needs authentication (its connect gets a
+/// 401 and the server is marked `needs-auth`).
+///
+/// # Errors
+/// [`OAuthError::InsecureUrl`] for a plain-`http` non-loopback URL; [`OAuthError::Http`] when the
+/// server cannot be reached.
+pub async fn probe_auth(server_url: &str, timeout: Duration) -> Result<AuthProbe, OAuthError> {
+    check_endpoint("MCP server", server_url)?;
+    let client = http_client(Some(timeout))?;
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": crate::DEFAULT_CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")},
+        },
+    });
+    let response = client
+        .post(server_url)
+        .header(reqwest::header::ACCEPT, "application/json, text/event-stream")
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(initialize.to_string())
+        .send()
+        .await
+        .map_err(|error| OAuthError::Http(format!("cannot reach {server_url}: {error}")))?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        if let Some(session) = response.headers().get("mcp-session-id").cloned() {
+            let _ = client.delete(server_url).header("mcp-session-id", session).send().await;
+        }
+        return Ok(AuthProbe::Open);
+    }
+    let challenges: Vec<String> = response
+        .headers()
+        .get_all(reqwest::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .map(str::to_owned)
+        .collect();
+    let bearer = challenges.iter().find(|value| {
+        value.trim_start().split([' ', ',']).next().is_some_and(|scheme| scheme.eq_ignore_ascii_case("bearer"))
+    });
+    Ok(match bearer {
+        Some(challenge) => AuthProbe::NeedsAuth { challenge: challenge.clone() },
+        None => AuthProbe::Unauthorized { challenge: challenges.into_iter().next() },
+    })
+}
