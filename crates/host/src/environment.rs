@@ -166,6 +166,7 @@ impl Environment {
                 .and_then(|tokens| usize::try_from(tokens).ok())
                 .unwrap_or(defaults.max_output_tokens),
             cwd: Some(cwd.to_path_buf()),
+            ..defaults
         }
     }
 

@@ -1,20 +1,45 @@
 //! MCP server configurations in Claude Code's format.
 //!
 //! Claude Code reads `{"mcpServers": {"<name>": {...}}}` from a project's `.mcp.json` and from
-//! each `--mcp-config <file|json>`. A server entry is either a local process spoken to over stdio
+//! each `--mcp-config <file|json>`. A server entry is one of
 //!
 //! ```json
 //! {"command": "npx", "args": ["-y", "some-server"], "env": {"TOKEN": "…"}}
+//! {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"}}
+//! {"type": "sse", "url": "https://example.com/sse", "headers": {"X-Api-Key": "…"}}
 //! ```
 //!
-//! (`"type": "stdio"` optional), or a remote one (`"type": "http"`, `"sse"` or `"ws"` with a
-//! `"url"`). Only stdio servers are connected here; remote ones are kept as
-//! [`ServerConfig::Unsupported`] so the caller can warn about them by name.
+//! - a local process spoken to over stdio (`"type": "stdio"` optional): [`ServerConfig::Stdio`];
+//! - a remote server over Streamable HTTP (`"type": "http"`, also spelt `"streamable-http"`):
+//!   [`ServerConfig::Http`];
+//! - a remote server over the legacy HTTP+SSE transport of protocol 2024-11-05
+//!   (`"type": "sse"`): [`ServerConfig::Sse`];
+//! - anything else (`"ws"`, …) is kept as [`ServerConfig::Unsupported`] so the caller can warn
+//!   about it by name.
+//!
+//! Every entry may also carry two timeouts of ours (Claude Code has only the global
+//! `MCP_TOOL_TIMEOUT`), both in milliseconds and both over [`McpOptions::tool_timeout`]:
+//!
+//! - `"timeout"`: the time allowed for each tool call of that server ([`NamedServer::timeout`]);
+//! - `"toolTimeouts"`: `{"<raw tool name>": ms}`, the time for one tool, over `"timeout"`
+//!   ([`NamedServer::tool_timeouts`]).
+//!
+//! ## Environment variables
+//!
+//! As Claude Code does ("Environment variable expansion in `.mcp.json`"), `${VAR}` and
+//! `${VAR:-default}` are expanded in `command`, `args`, `env` values, `url` and `headers`
+//! values, by [`expand_env`] (or [`NamedServer::expand`]) with a lookup the caller gives — the
+//! library never reads the environment. A bare `$VAR` is not expanded; a `${VAR}` whose variable
+//! is unset and has no default stays as its literal text, and its name is reported
+//! ([`MissingVars`]) so the caller can warn, as `claude mcp list` does.
+//!
+//! [`McpOptions::tool_timeout`]: crate::McpOptions::tool_timeout
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One configured server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,8 +53,25 @@ pub enum ServerConfig {
         /// Extra environment variables, on top of the inherited environment.
         env: BTreeMap<String, String>,
     },
-    /// A transport this crate does not speak (`http`, `sse`, `ws`, …): listed so it can be
-    /// reported, never connected.
+    /// A remote server over Streamable HTTP (`"type": "http"`): every message is a POST to
+    /// `url`, answers come as JSON or an SSE stream.
+    Http {
+        /// The endpoint, e.g. `https://example.com/mcp` (checked when connecting).
+        url: String,
+        /// Extra HTTP headers sent with every request (e.g. `Authorization`).
+        headers: BTreeMap<String, String>,
+    },
+    /// A remote server over the legacy HTTP+SSE transport (`"type": "sse"`, protocol
+    /// 2024-11-05): a GET of `url` streams the server's messages, and the server names the
+    /// endpoint (same origin only) where each of ours is POSTed.
+    Sse {
+        /// The SSE endpoint, e.g. `https://example.com/sse`.
+        url: String,
+        /// Extra HTTP headers sent with the GET and every POST.
+        headers: BTreeMap<String, String>,
+    },
+    /// A transport this crate does not speak (`ws`, …): listed so it can be reported, never
+    /// connected.
     Unsupported {
         /// The configured `type`.
         kind: String,
@@ -43,6 +85,120 @@ pub struct NamedServer {
     pub name: String,
     /// How to reach it.
     pub config: ServerConfig,
+    /// `"timeout"` (ms): the time allowed for each tool call of this server, over
+    /// [`crate::McpOptions::tool_timeout`] (`MCP_TOOL_TIMEOUT`). `None` when not configured.
+    pub timeout: Option<Duration>,
+    /// `"toolTimeouts"` (`{"<raw tool name>": ms}`): the time for one tool's calls, over
+    /// [`Self::timeout`].
+    pub tool_timeouts: BTreeMap<String, Duration>,
+}
+
+impl NamedServer {
+    /// A server with no timeouts of its own.
+    pub fn new(name: impl Into<String>, config: ServerConfig) -> Self {
+        Self { name: name.into(), config, timeout: None, tool_timeouts: BTreeMap::new() }
+    }
+
+    /// The time allowed for one call of the raw tool `tool`: its `"toolTimeouts"` entry, else
+    /// the server's `"timeout"`, else `default` (`MCP_TOOL_TIMEOUT`); `None` = no limit.
+    pub fn tool_timeout(&self, tool: &str, default: Option<Duration>) -> Option<Duration> {
+        self.tool_timeouts.get(tool).copied().or(self.timeout).or(default)
+    }
+
+    /// Expands `${VAR}` and `${VAR:-default}` in `command`, `args`, `env` values, `url` and
+    /// `headers` values (see the [module docs](self)), looking names up with `lookup`. Returns
+    /// the names that were unset and had no default (each once, in order of appearance); their
+    /// `${VAR}` text is left as it was.
+    pub fn expand(&mut self, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+        let mut missing = Vec::new();
+        let mut one = |text: &mut String| {
+            let (expanded, names) = expand_vars(text, lookup);
+            *text = expanded;
+            for name in names {
+                if !missing.contains(&name) {
+                    missing.push(name);
+                }
+            }
+        };
+        match &mut self.config {
+            ServerConfig::Stdio { command, args, env } => {
+                one(command);
+                args.iter_mut().for_each(&mut one);
+                env.values_mut().for_each(&mut one);
+            }
+            ServerConfig::Http { url, headers } | ServerConfig::Sse { url, headers } => {
+                one(url);
+                headers.values_mut().for_each(&mut one);
+            }
+            ServerConfig::Unsupported { .. } => {}
+        }
+        missing
+    }
+}
+
+/// The variables a server's config names that were unset and had no default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingVars {
+    /// The server's name.
+    pub server: String,
+    /// The unset variables, each once, in order of appearance.
+    pub names: Vec<String>,
+}
+
+impl std::fmt::Display for MissingVars {
+    /// `MCP server "<name>": missing environment variables: A, B` (Claude Code's warning).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MCP server \"{}\": missing environment variables: {}", self.server, self.names.join(", "))
+    }
+}
+
+/// Expands every server's config (see [`NamedServer::expand`]) and returns, per server with
+/// any, the variables that were unset and had no default.
+pub fn expand_env(servers: &mut [NamedServer], lookup: &dyn Fn(&str) -> Option<String>) -> Vec<MissingVars> {
+    servers
+        .iter_mut()
+        .filter_map(|server| {
+            let names = server.expand(lookup);
+            (!names.is_empty()).then(|| MissingVars { server: server.name.clone(), names })
+        })
+        .collect()
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` in `text` with `lookup`: Claude Code's syntax. An
+/// unset `${VAR}` without a default stays literal and its name is returned; `${VAR:-default}`
+/// uses `default` when `VAR` is unset (the default is taken as it is, not expanded again); a
+/// `${` without its `}` and a bare `$VAR` are kept as written.
+pub fn expand_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut missing = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        match (lookup(name), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => {
+                out.push_str(&rest[start..start + 2 + end + 1]);
+                if !missing.iter().any(|known| known == name) {
+                    missing.push(name.to_owned());
+                }
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    (out, missing)
 }
 
 /// Why a configuration could not be read. Each message is complete on its own (the cause is in
@@ -65,7 +221,8 @@ pub enum ConfigError {
         /// The parse error.
         reason: serde_json::Error,
     },
-    /// The JSON does not have the expected shape.
+    /// The JSON does not have the expected shape; the message names the server
+    /// (`server "name": …`) when an entry is at fault.
     #[error("MCP config {origin}: {message}")]
     Shape {
         /// Where the text came from.
@@ -75,12 +232,15 @@ pub enum ConfigError {
     },
 }
 
-/// Parses the text of a config (`{"mcpServers": {...}}`); `origin` names it in errors.
+/// Parses the text of a config (`{"mcpServers": {...}}`); `origin` names it in errors. Nothing
+/// is expanded here: call [`expand_env`] on the result.
 ///
 /// # Errors
 /// [`ConfigError::Json`] for text that is not JSON, [`ConfigError::Shape`] when `mcpServers` is
-/// missing or not an object, or an entry is not an object or a stdio entry lacks a string
-/// `command` (or has non-string `args` / `env` values).
+/// missing or not an object, or an entry is not an object, a stdio entry lacks a string
+/// `command` (or has non-string `args` / `env` values), an `http`/`sse` entry lacks a string
+/// `url` (or has non-string `headers` values), or `timeout` / `toolTimeouts` are not whole
+/// numbers of milliseconds.
 pub fn parse_config(text: &str, origin: &str) -> Result<Vec<NamedServer>, ConfigError> {
     let value: Value =
         serde_json::from_str(text).map_err(|reason| ConfigError::Json { origin: origin.to_owned(), reason })?;
@@ -93,23 +253,70 @@ pub fn parse_config(text: &str, origin: &str) -> Result<Vec<NamedServer>, Config
     };
     servers
         .iter()
-        .map(|(name, entry)| {
-            let config = parse_entry(entry).map_err(|message| shape(format!("server {name:?}: {message}")))?;
-            Ok(NamedServer { name: name.clone(), config })
-        })
+        .map(|(name, entry)| parse_entry(name, entry).map_err(|message| shape(format!("server {name:?}: {message}"))))
         .collect()
 }
 
-fn parse_entry(entry: &Value) -> Result<ServerConfig, String> {
+fn parse_entry(name: &str, entry: &Value) -> Result<NamedServer, String> {
     let Value::Object(entry) = entry else { return Err("an entry must be an object".to_owned()) };
     let kind = match entry.get("type") {
         None | Some(Value::Null) => "stdio",
         Some(Value::String(kind)) => kind.as_str(),
         Some(_) => return Err("\"type\" must be a string".to_owned()),
     };
-    if kind != "stdio" {
-        return Ok(ServerConfig::Unsupported { kind: kind.to_owned() });
+    let config = match kind {
+        "stdio" => parse_stdio(entry)?,
+        "http" | "streamable-http" | "streamableHttp" => {
+            let (url, headers) = parse_remote(entry, "an http")?;
+            ServerConfig::Http { url, headers }
+        }
+        "sse" => {
+            let (url, headers) = parse_remote(entry, "an sse")?;
+            ServerConfig::Sse { url, headers }
+        }
+        other => ServerConfig::Unsupported { kind: other.to_owned() },
+    };
+    let timeout = match entry.get("timeout") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(millis(value).ok_or("\"timeout\" must be a whole number of milliseconds")?),
+    };
+    let tool_timeouts = match entry.get("toolTimeouts") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Object(tools)) => tools
+            .iter()
+            .map(|(tool, value)| {
+                millis(value)
+                    .map(|limit| (tool.clone(), limit))
+                    .ok_or_else(|| format!("\"toolTimeouts\".{tool:?} must be a whole number of milliseconds"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("\"toolTimeouts\" must be an object of tool names to milliseconds".to_owned()),
+    };
+    Ok(NamedServer { name: name.to_owned(), config, timeout, tool_timeouts })
+}
+
+/// A positive whole number of milliseconds.
+fn millis(value: &Value) -> Option<Duration> {
+    value.as_u64().filter(|ms| *ms > 0).map(Duration::from_millis)
+}
+
+fn strings(entry: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, String>, String> {
+    match entry.get(key) {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(vars)) => vars
+            .iter()
+            .map(|(key_name, value)| {
+                value
+                    .as_str()
+                    .map(|text| (key_name.clone(), text.to_owned()))
+                    .ok_or_else(|| format!("\"{key}\" values must be strings"))
+            })
+            .collect(),
+        Some(_) => Err(format!("\"{key}\" must be an object of strings")),
     }
+}
+
+fn parse_stdio(entry: &Map<String, Value>) -> Result<ServerConfig, String> {
     let command = match entry.get("command") {
         Some(Value::String(command)) if !command.trim().is_empty() => command.clone(),
         _ => return Err("a stdio server needs a non-empty string \"command\"".to_owned()),
@@ -122,20 +329,16 @@ fn parse_entry(entry: &Value) -> Result<ServerConfig, String> {
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("\"args\" must be an array of strings".to_owned()),
     };
-    let env = match entry.get("env") {
-        None | Some(Value::Null) => BTreeMap::new(),
-        Some(Value::Object(vars)) => vars
-            .iter()
-            .map(|(key, value)| {
-                value
-                    .as_str()
-                    .map(|text| (key.clone(), text.to_owned()))
-                    .ok_or_else(|| "\"env\" values must be strings".to_owned())
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("\"env\" must be an object of strings".to_owned()),
-    };
+    let env = strings(entry, "env")?;
     Ok(ServerConfig::Stdio { command, args, env })
+}
+
+fn parse_remote(entry: &Map<String, Value>, what: &str) -> Result<(String, BTreeMap<String, String>), String> {
+    let url = match entry.get("url") {
+        Some(Value::String(url)) if !url.trim().is_empty() => url.trim().to_owned(),
+        _ => return Err(format!("{what} server needs a non-empty string \"url\"")),
+    };
+    Ok((url, strings(entry, "headers")?))
 }
 
 /// Reads a `--mcp-config` argument: JSON text when it starts with `{` (after blanks), else a
@@ -198,7 +401,10 @@ mod tests {
             }
         );
         assert_eq!(servers[1].config, ServerConfig::Stdio { command: "x".into(), args: vec![], env: BTreeMap::new() });
-        assert_eq!(servers[2].config, ServerConfig::Unsupported { kind: "http".into() });
+        assert_eq!(
+            servers[2].config,
+            ServerConfig::Http { url: "https://example.com/mcp".into(), headers: BTreeMap::new() }
+        );
     }
 
     #[test]
@@ -212,6 +418,14 @@ mod tests {
             r#"{"mcpServers": {"a": {"command": "x", "args": [1]}}}"#,
             r#"{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}"#,
             r#"{"mcpServers": {"a": {"type": 7, "command": "x"}}}"#,
+            r#"{"mcpServers": {"a": {"type": "http"}}}"#,
+            r#"{"mcpServers": {"a": {"type": "sse", "url": 3}}}"#,
+            r#"{"mcpServers": {"a": {"type": "http", "url": "u", "headers": {"K": 1}}}}"#,
+            r#"{"mcpServers": {"a": {"type": "http", "url": "u", "headers": []}}}"#,
+            r#"{"mcpServers": {"a": {"command": "x", "timeout": "5"}}}"#,
+            r#"{"mcpServers": {"a": {"command": "x", "timeout": -1}}}"#,
+            r#"{"mcpServers": {"a": {"command": "x", "toolTimeouts": {"t": 1.5}}}}"#,
+            r#"{"mcpServers": {"a": {"command": "x", "toolTimeouts": [1]}}}"#,
             "not json",
         ] {
             assert!(parse_config(text, "t").is_err(), "{text}");
@@ -225,5 +439,112 @@ mod tests {
         let merged = merge([first, second]);
         assert_eq!(merged.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert!(matches!(&merged[0].config, ServerConfig::Stdio { command, .. } if command == "two"));
+    }
+
+    #[test]
+    fn remote_entries_timeouts_and_unsupported_types_are_read() {
+        let servers = parse_config(
+            r#"{"mcpServers": {
+                "web": {"type": "http", "url": " https://example.com/mcp ", "headers": {"Authorization": "Bearer t"},
+                        "timeout": 5000, "toolTimeouts": {"slow.tool": 60000}},
+                "old": {"type": "sse", "url": "http://127.0.0.1:1/sse"},
+                "sock": {"type": "ws", "url": "ws://x"}
+            }}"#,
+            "test",
+        )
+        .unwrap();
+        assert_eq!(
+            servers[0].config,
+            ServerConfig::Http {
+                url: "https://example.com/mcp".into(),
+                headers: BTreeMap::from([("Authorization".to_owned(), "Bearer t".to_owned())]),
+            }
+        );
+        assert_eq!(servers[0].timeout, Some(Duration::from_millis(5000)));
+        assert_eq!(servers[0].tool_timeout("slow.tool", None), Some(Duration::from_secs(60)));
+        assert_eq!(servers[0].tool_timeout("other", Some(Duration::from_secs(1))), Some(Duration::from_secs(5)));
+        assert_eq!(
+            servers[1].config,
+            ServerConfig::Sse { url: "http://127.0.0.1:1/sse".into(), headers: BTreeMap::new() }
+        );
+        assert_eq!(servers[1].tool_timeout("t", Some(Duration::from_secs(1))), Some(Duration::from_secs(1)));
+        assert_eq!(servers[1].tool_timeout("t", None), None);
+        assert_eq!(servers[2].config, ServerConfig::Unsupported { kind: "ws".into() });
+    }
+
+    #[test]
+    fn shape_errors_name_the_server() {
+        let error = parse_config(r#"{"mcpServers": {"web": {"type": "http"}}}"#, "cfg").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "MCP config cfg: server \"web\": an http server needs a non-empty string \"url\""
+        );
+        let error = parse_config(r#"{"mcpServers": {"s": {"command": "x", "timeout": "5"}}}"#, "cfg").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "MCP config cfg: server \"s\": \"timeout\" must be a whole number of milliseconds"
+        );
+    }
+
+    fn lookup(name: &str) -> Option<String> {
+        match name {
+            "HOME" => Some("/home/me".to_owned()),
+            "TOKEN" => Some("s3cret".to_owned()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn variables_expand_as_claude_code_expands_them() {
+        let expand = |text: &str| expand_vars(text, &lookup);
+        assert_eq!(expand("${HOME}/bin"), ("/home/me/bin".to_owned(), vec![]));
+        assert_eq!(expand("${NOPE:-/tmp}/x"), ("/tmp/x".to_owned(), vec![]));
+        assert_eq!(expand("${HOME:-/tmp}"), ("/home/me".to_owned(), vec![]));
+        assert_eq!(expand("${EMPTY:-d}"), (String::new(), vec![]), "a set but empty variable is used");
+        assert_eq!(expand("${NOPE:-}"), (String::new(), vec![]));
+        assert_eq!(expand("a ${NOPE} b ${NOPE}"), ("a ${NOPE} b ${NOPE}".to_owned(), vec!["NOPE".to_owned()]));
+        assert_eq!(expand("$HOME and ${unclosed"), ("$HOME and ${unclosed".to_owned(), vec![]));
+        assert_eq!(expand("é${TOKEN}é"), ("és3creté".to_owned(), vec![]));
+    }
+
+    #[test]
+    fn expansion_covers_command_args_env_url_and_headers_and_reports_missing_names() {
+        let mut servers = parse_config(
+            r#"{"mcpServers": {
+                "local": {"command": "${HOME}/srv", "args": ["--token=${TOKEN}", "${GONE}"], "env": {"K": "${MISSING:-x}"}},
+                "web": {"type": "http", "url": "https://${HOST:-example.com}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X": "${GONE}${ALSO}"}},
+                "plain": {"command": "x"}
+            }}"#,
+            "test",
+        )
+        .unwrap();
+        let missing = expand_env(&mut servers, &lookup);
+        assert_eq!(
+            servers[0].config,
+            ServerConfig::Stdio {
+                command: "/home/me/srv".into(),
+                args: vec!["--token=s3cret".into(), "${GONE}".into()],
+                env: BTreeMap::from([("K".to_owned(), "x".to_owned())]),
+            }
+        );
+        assert_eq!(
+            servers[1].config,
+            ServerConfig::Http {
+                url: "https://example.com/mcp".into(),
+                headers: BTreeMap::from([
+                    ("Authorization".to_owned(), "Bearer s3cret".to_owned()),
+                    ("X".to_owned(), "${GONE}${ALSO}".to_owned()),
+                ]),
+            }
+        );
+        assert_eq!(
+            missing,
+            [
+                MissingVars { server: "local".into(), names: vec!["GONE".into()] },
+                MissingVars { server: "web".into(), names: vec!["GONE".into(), "ALSO".into()] },
+            ]
+        );
+        assert_eq!(missing[1].to_string(), "MCP server \"web\": missing environment variables: GONE, ALSO");
     }
 }

@@ -57,12 +57,21 @@
 
 mod client;
 pub mod config;
+mod handler;
 pub mod names;
 pub mod resources;
 pub mod schema;
+mod sse;
 mod tool;
 pub mod transform;
 
-pub use client::{DEFAULT_CONNECT_TIMEOUT, McpOptions, McpSession, ServerConnection, ServerFailure, connect_all};
+pub use client::{
+    DEFAULT_CONNECT_TIMEOUT, FailureKind, McpOptions, McpSession, RECONNECT_ATTEMPTS, RECONNECT_BACKOFF,
+    ServerConnection, ServerFailure, connect_all,
+};
+pub use handler::{ELICITATION_UNAVAILABLE, Elicitor, SAMPLING_UNAVAILABLE, Sampler};
 pub use names::{MAX_TOOL_NAME_CHARS, NameAllocator, mcp_tool_name, normalize_name};
+/// rmcp's request and result types the [`Elicitor`] and [`Sampler`] traits use.
+#[allow(deprecated)] // sampling is deprecated by SEP-2577 in rmcp, and still what servers use
+pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult};
 pub use tool::{MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, McpTool, truncate_description};

@@ -14,7 +14,7 @@ use rmcp::model::ReadResourceRequestParams;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::client::ServerConnection;
+use crate::client::{Connections, ServerConnection};
 use crate::transform::{SaveTarget, save_blob};
 
 /// The listing tool's name.
@@ -26,9 +26,9 @@ pub const READ_MCP_RESOURCE: &str = "ReadMcpResourceTool";
 pub const NO_RESOURCES: &str =
     "No resources found. The MCP servers may still offer tools even though they list no resources.";
 
-/// Both resource tools, sharing the session's connections.
-pub(crate) fn tools(connections: Arc<[Arc<ServerConnection>]>) -> Vec<Arc<dyn Tool>> {
-    vec![build_tool(ListResources { connections: Arc::clone(&connections) }), build_tool(ReadResource { connections })]
+/// Both resource tools, sharing the session's (current) connections.
+pub(crate) fn tools(connections: Connections) -> Vec<Arc<dyn Tool>> {
+    vec![build_tool(ListResources { connections: connections.clone() }), build_tool(ReadResource { connections })]
 }
 
 fn unknown_server(name: &str, connections: &[Arc<ServerConnection>]) -> ToolError {
@@ -64,7 +64,7 @@ pub struct ResourceEntry {
 }
 
 struct ListResources {
-    connections: Arc<[Arc<ServerConnection>]>,
+    connections: Connections,
 }
 
 impl ToolDef for ListResources {
@@ -97,16 +97,21 @@ impl ToolDef for ListResources {
     }
 
     async fn call(&self, input: ListInput, ctx: &ToolUseContext) -> Result<ToolResult<Vec<ResourceEntry>>, ToolError> {
+        let connections = self.connections.list();
         let chosen: Vec<&Arc<ServerConnection>> = match &input.server {
-            Some(name) => match self.connections.iter().find(|connection| &connection.name == name) {
+            Some(name) => match connections.iter().find(|connection| &connection.name == name) {
                 Some(connection) => vec![connection],
-                None => return Err(unknown_server(name, &self.connections)),
+                None => return Err(unknown_server(name, &connections)),
             },
-            None => self.connections.iter().collect(),
+            None => connections.iter().collect(),
         };
         let listings = chosen.iter().filter(|connection| connection.has_resources).map(|connection| async move {
             // One server's failure does not hide the others' resources.
-            match connection.peer.list_all_resources().await {
+            let listed = match connection.peer().await {
+                Ok(peer) => peer.list_all_resources().await.map_err(|error| error.to_string()),
+                Err(error) => Err(error),
+            };
+            match listed {
                 Ok(resources) => resources
                     .iter()
                     .filter_map(|resource| serde_json::to_value(resource).ok())
@@ -178,7 +183,7 @@ pub struct ReadOutput {
 }
 
 struct ReadResource {
-    connections: Arc<[Arc<ServerConnection>]>,
+    connections: Connections,
 }
 
 impl ToolDef for ReadResource {
@@ -211,8 +216,9 @@ impl ToolDef for ReadResource {
     }
 
     async fn call(&self, input: ReadInput, ctx: &ToolUseContext) -> Result<ToolResult<ReadOutput>, ToolError> {
-        let Some(connection) = self.connections.iter().find(|connection| connection.name == input.server) else {
-            return Err(unknown_server(&input.server, &self.connections));
+        let connections = self.connections.list();
+        let Some(connection) = connections.iter().find(|connection| connection.name == input.server) else {
+            return Err(unknown_server(&input.server, &connections));
         };
         if !connection.has_resources {
             return Err(ToolError::failed(format!("Server \"{}\" does not offer resources", input.server)));
@@ -221,7 +227,10 @@ impl ToolDef for ReadResource {
             .map_err(|error| ToolError::internal(format!("resources/read params: {error}")))?;
         let read = tokio::select! {
             () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
-            read = connection.peer.read_resource(params) => read,
+            read = async {
+                let peer = connection.peer().await?;
+                peer.read_resource(params).await.map_err(|error| error.to_string())
+            } => read,
         };
         let read = read.map_err(|error| {
             ToolError::failed(format!("Reading {} from server \"{}\" failed: {error}", input.uri, input.server))

@@ -17,7 +17,7 @@ use agent_tools_core::{
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Map, Value};
 
-use crate::client::{McpOptions, ServerConnection};
+use crate::client::{CallError, McpOptions, ServerConnection};
 use crate::schema::InputValidator;
 use crate::transform::{SaveTarget, cap_output, error_message, transform_result};
 
@@ -105,6 +105,7 @@ impl McpTool {
             .filter(|title| !title.is_empty())
             .map(str::to_owned);
         let meta = listed.get("_meta").unwrap_or(&Value::Null);
+        let tool_timeout = connection.tool_timeout(&tool_name, options.tool_timeout);
         Self {
             name,
             description: truncate_description(listed.get("description").and_then(Value::as_str).unwrap_or_default()),
@@ -117,7 +118,7 @@ impl McpTool {
             title,
             flags,
             connection,
-            tool_timeout: options.tool_timeout,
+            tool_timeout,
             max_output_tokens: options.max_output_tokens,
         }
     }
@@ -135,27 +136,23 @@ impl McpTool {
         }))
         .unwrap_or_else(|_| CallToolRequestParams::new(self.tool_name.clone()).with_arguments(arguments));
         let server = &self.connection.name;
-        let call = self.connection.peer.call_tool(params);
-        let timed = async {
-            match self.tool_timeout {
-                Some(limit) => tokio::time::timeout(limit, call).await.map_err(|_| {
-                    ToolError::failed(format!(
-                        "MCP server \"{server}\" tool \"{}\" timed out after {} ms",
-                        self.tool_name,
-                        limit.as_millis()
-                    ))
-                }),
-                None => Ok(call.await),
+        let result = match self.connection.call_tool(params, self.tool_timeout, ctx, &self.name).await {
+            Ok(result) => result,
+            Err(CallError::Cancelled) => return Err(ToolError::Cancelled),
+            Err(CallError::Timeout(limit)) => {
+                return Err(ToolError::failed(format!(
+                    "MCP server \"{server}\" tool \"{}\" timed out after {} ms",
+                    self.tool_name,
+                    limit.as_millis()
+                )));
+            }
+            Err(CallError::Failed(error)) => {
+                return Err(ToolError::failed(format!(
+                    "MCP server \"{server}\" tool \"{}\" failed: {error}",
+                    self.tool_name
+                )));
             }
         };
-        // Dropping the request future on cancellation sends `notifications/cancelled`.
-        let outcome = tokio::select! {
-            () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
-            outcome = timed => outcome?,
-        };
-        let result = outcome.map_err(|error| {
-            ToolError::failed(format!("MCP server \"{server}\" tool \"{}\" failed: {error}", self.tool_name))
-        })?;
         let result = serde_json::to_value(&result).unwrap_or(Value::Null);
         if result.get("isError").and_then(Value::as_bool) == Some(true) {
             return Err(ToolError::failed(error_message(&result)));

@@ -157,22 +157,26 @@ async fn servers_that_fail_are_reported_and_skipped() {
         "missing": {"command": "/nonexistent/agent-tools-no-such-server"},
         "exits": {"command": SERVER, "args": ["--exit"]},
         "hangs": {"command": SERVER, "args": ["--hang"]},
-        "remote": {"type": "http", "url": "https://example.com/mcp"},
+        "remote": {"type": "ws", "url": "wss://example.com/mcp"},
         "good": {"command": SERVER, "args": ["--no-resources"]},
     }));
     let options = McpOptions { connect_timeout: Duration::from_secs(2), ..McpOptions::default() };
     let started = Instant::now();
     let session = connect_all(&configs, &options).await;
     assert!(started.elapsed() < Duration::from_secs(10));
+    let failures = session.failures();
     let failures: Vec<(&str, &str)> =
-        session.failures().iter().map(|failure| (failure.name.as_str(), failure.message.as_str())).collect();
+        failures.iter().map(|failure| (failure.name.as_str(), failure.message.as_str())).collect();
     assert_eq!(failures.len(), 4, "{failures:?}");
     assert_eq!(failures[0].0, "missing");
     assert!(failures[0].1.starts_with("cannot start `/nonexistent/agent-tools-no-such-server`"), "{}", failures[0].1);
     assert_eq!(failures[1].0, "exits");
     assert!(failures[1].1.starts_with("the server did not initialise"), "{}", failures[1].1);
     assert_eq!(failures[2], ("hangs", "the server did not initialise within 2000 ms"));
-    assert_eq!(failures[3], ("remote", "transport type \"http\" is not supported (only stdio servers are)"));
+    assert_eq!(
+        failures[3],
+        ("remote", "transport type \"ws\" is not supported (only stdio, http and sse servers are)")
+    );
     assert_eq!(session.connections().len(), 1);
     // No server offers resources, so the resource tools are not added.
     assert!(session.tools().iter().all(|tool| tool.name().starts_with("mcp__good__")));
