@@ -22,7 +22,7 @@
 //! for the server and its authorization endpoints. Tokens are never logged. The library never
 //! reads environment variables: the caller passes the config folder.
 //!
-//! With the `fixture` feature, [`fixture`] runs a real OAuth authorization server and a protected
+//! With the `fixture` feature, the `fixture` module runs a real OAuth authorization server and a protected
 //! MCP server on `127.0.0.1` — what this example and the tests use:
 //!
 //! ```
@@ -102,11 +102,17 @@ pub enum OAuthError {
     #[error("authorization refused: {0}")]
     Denied(String),
     /// Nobody came back from the browser within the flow's time.
-    #[error("no sign-in arrived within {} s", .0.as_secs())]
+    #[error("no sign-in arrived within {}", human(*.0))]
     TimedOut(Duration),
     /// An HTTP request of a probe failed.
     #[error("{0}")]
     Http(String),
+}
+
+/// `300 s`, `1500 ms`: a duration as people read it.
+fn human(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis.is_multiple_of(1000) { format!("{} s", millis / 1000) } else { format!("{millis} ms") }
 }
 
 /// Checks that `url` may carry OAuth traffic: `https` with a host, or `http` to a loopback host
