@@ -24,6 +24,7 @@ use tokio::sync::watch;
 
 use crate::config::{NamedServer, ServerConfig};
 use crate::handler::{Elicitor, Handler, HandlerShared, Sampler};
+use crate::http::SessionClient;
 use crate::names::{NameAllocator, normalize_name};
 use crate::sse::{SseError, SseTransport};
 use crate::tool::{McpTool, listed_name};
@@ -66,9 +67,10 @@ pub struct McpOptions {
     pub max_output_tokens: usize,
     /// The working directory stdio servers are started in (default: the process's).
     pub cwd: Option<PathBuf>,
-    /// The roots answered to `roots/list`, as `file://` URIs (absolute paths; others are left
-    /// out). Claude Code answers its working directory. Default: none (an empty list; the
-    /// `roots` capability is declared all the same).
+    /// The roots answered to `roots/list`, as `file://` URIs named by their last component
+    /// (absolute paths; others are left out). Claude Code answers its working directory, which is
+    /// what a host should pass. The `roots` capability is declared only when this is not empty.
+    /// Default: none.
     pub roots: Vec<PathBuf>,
     /// Answers servers' form elicitations; only with one is the `elicitation` capability
     /// declared. Default: none.
@@ -170,6 +172,7 @@ pub struct ServerConnection {
     listing: tokio::sync::Mutex<()>,
     shut: AtomicBool,
     lost: AtomicBool,
+    lost_reason: Mutex<String>,
     session: Weak<Shared>,
 }
 
@@ -215,7 +218,7 @@ impl ServerConnection {
     async fn peer_with_generation(&self) -> Result<(Peer<RoleClient>, u64), String> {
         let name = &self.name;
         if self.shut.load(Ordering::SeqCst) {
-            return Err(format!("MCP server \"{name}\" is not connected (the session ended)"));
+            return Err("not connected (the session ended)".to_owned());
         }
         let mut link = self.link.lock().await;
         if let Some(service) = &link.service
@@ -227,13 +230,13 @@ impl ServerConnection {
             service.cancellation_token().cancel();
         }
         if self.lost.load(Ordering::SeqCst) {
-            return Err(format!("MCP server \"{name}\" is not connected"));
+            return Err(format!("not connected (lost: {})", self.lost_reason()));
         }
         if !self.is_remote() {
             drop(link);
             let message = "its process ended".to_owned();
             self.mark_lost(&message);
-            return Err(format!("MCP server \"{name}\" is not connected: {message}"));
+            return Err(format!("not connected: {message}"));
         }
         let mut last = String::new();
         for attempt in 0..RECONNECT_ATTEMPTS {
@@ -261,7 +264,7 @@ impl ServerConnection {
         drop(link);
         let message = format!("could not reconnect after {RECONNECT_ATTEMPTS} attempts: {last}");
         self.mark_lost(&message);
-        Err(format!("MCP server \"{name}\" is not connected and {message}"))
+        Err(format!("not connected and {message}"))
     }
 
     /// Drops the service of `generation` (its transport failed), so the next call reconnects.
@@ -274,7 +277,14 @@ impl ServerConnection {
         }
     }
 
+    fn lost_reason(&self) -> String {
+        self.lost_reason.lock().map(|reason| reason.clone()).unwrap_or_default()
+    }
+
     fn mark_lost(&self, message: &str) {
+        if let Ok(mut reason) = self.lost_reason.lock() {
+            message.clone_into(&mut reason);
+        }
         if self.lost.swap(true, Ordering::SeqCst) {
             return;
         }
@@ -335,7 +345,7 @@ impl ServerConnection {
                         retried = true;
                         continue;
                     }
-                    return Err(CallError::Failed(format!("MCP server \"{}\" is not connected: {error}", self.name)));
+                    return Err(CallError::Failed(format!("not connected: {error}")));
                 }
             };
             let _route = ctx.progress.clone().map(|sink| {
@@ -754,6 +764,7 @@ async fn establish(
         listing: tokio::sync::Mutex::new(()),
         shut: AtomicBool::new(false),
         lost: AtomicBool::new(false),
+        lost_reason: Mutex::new(String::new()),
         session: Arc::downgrade(shared),
     });
     Ok((connection, listed))
@@ -795,9 +806,12 @@ async fn open(
             let parsed = parse_url(name, url)?;
             let client = http_client(&parsed, timeout).map_err(|message| ServerFailure::failed(name, message))?;
             let headers = header_map(headers).map_err(|message| ServerFailure::failed(name, message))?;
+            // A stale session is reconnected by us (fresh handler, fresh listing), not re-initialised
+            // inside rmcp's transport.
             let config = StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
-                .custom_headers(headers.into_iter().filter_map(|(key, value)| Some((key?, value))).collect());
-            let transport = StreamableHttpClientTransport::with_client(client, config);
+                .custom_headers(headers.into_iter().filter_map(|(key, value)| Some((key?, value))).collect())
+                .reinit_on_expired_session(false);
+            let transport = StreamableHttpClientTransport::with_client(SessionClient(client), config);
             tokio::time::timeout(timeout, handler.serve(transport)).await
         }
         ServerConfig::Sse { url, headers } => {

@@ -1,8 +1,9 @@
 //! Our side of the conversation: what we tell servers we can do, and how we answer their
 //! requests and notifications (rmcp's [`ClientHandler`]).
 //!
-//! - `roots`: always declared; `roots/list` answers [`McpOptions::roots`] as `file://` URIs
-//!   (Claude Code answers with its working directory);
+//! - `roots`: declared when [`McpOptions::roots`] is not empty; `roots/list` answers them as
+//!   `file://` URIs (Claude Code declares roots and answers with its working directory, which
+//!   is what a host passes);
 //! - `elicitation` (form mode): declared only when an [`Elicitor`] is given, which answers each
 //!   `elicitation/create`; without one, a request gets a JSON-RPC error saying so;
 //! - `sampling`: declared only when a [`Sampler`] is given; without one, a
@@ -124,7 +125,10 @@ impl HandlerShared {
         elicitor: Option<Arc<dyn Elicitor>>,
         sampler: Option<Arc<dyn Sampler>>,
     ) -> Arc<Self> {
-        let mut capabilities = serde_json::json!({"roots": {"listChanged": false}});
+        let mut capabilities = serde_json::json!({});
+        if !roots.is_empty() {
+            capabilities["roots"] = serde_json::json!({"listChanged": false});
+        }
         if elicitor.is_some() {
             capabilities["elicitation"] = serde_json::json!({"form": {}});
         }

@@ -58,6 +58,7 @@
 mod client;
 pub mod config;
 mod handler;
+mod http;
 pub mod names;
 pub mod resources;
 pub mod schema;

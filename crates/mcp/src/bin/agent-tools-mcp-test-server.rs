@@ -20,7 +20,7 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig,
+    ServerConfig, ServerRequest,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
@@ -29,6 +29,9 @@ use serde_json::{Value, json};
 struct TestServer {
     resources: bool,
     case_tools: bool,
+    /// `--ask-client`: two more tools, `ask-sampling` and `ask-elicitation`, that send the client
+    /// a sampling or elicitation request whatever it declared, and return how it answered.
+    ask_client: bool,
     log: Option<std::path::PathBuf>,
 }
 
@@ -154,14 +157,42 @@ impl ServerHandler for TestServer {
         {
             all.extend(extra);
         }
+        if self.ask_client
+            && let Value::Array(all) = &mut listed
+        {
+            all.push(json!({"name": "ask-sampling", "inputSchema": {"type": "object"}}));
+            all.push(json!({"name": "ask-elicitation", "inputSchema": {"type": "object"}}));
+        }
         from_json(json!({"tools": listed}))
     }
 
+    #[allow(deprecated)] // sampling is deprecated by SEP-2577 in rmcp, and still what servers use
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.ask_client && request.name.starts_with("ask-") {
+            let ask = if request.name == "ask-sampling" {
+                ServerRequest::CreateMessageRequest(rmcp::model::CreateMessageRequest::new(from_json(json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5
+                }))?))
+            } else {
+                ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(from_json(json!({
+                    "mode": "form", "message": "Your name?",
+                    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+                }))?))
+            };
+            let text = match context.peer.send_request(ask).await {
+                Ok(answer) => format!("answered: {}", serde_json::to_string(&answer).unwrap_or_default()),
+                Err(rmcp::service::ServiceError::McpError(error)) => {
+                    format!("refused: {} {}", error.code.0, error.message)
+                }
+                Err(other) => format!("failed: {other}"),
+            };
+            let result: CallToolResult = from_json(json!({"content": [{"type": "text", "text": text}]}))?;
+            return Ok(result.into());
+        }
         let args = request.arguments.unwrap_or_default();
         let result: CallToolResult = from_json(self.call(&request.name, &args).await)?;
         Ok(result.into())
@@ -209,6 +240,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Arc::new(TestServer {
         resources: !args.iter().any(|arg| arg == "--no-resources"),
         case_tools: args.iter().any(|arg| arg == "--case-tools"),
+        ask_client: args.iter().any(|arg| arg == "--ask-client"),
         log,
     });
     let running = server.serve(rmcp::transport::stdio()).await?;
