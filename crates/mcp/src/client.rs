@@ -897,7 +897,6 @@ fn init_failure(name: &str, error: &ClientInitializeError) -> ServerFailure {
         if let Some(sse) = inner.downcast_ref::<SseError>() {
             return transport_failure(name, sse);
         }
-        return ServerFailure::failed(name, format!("cannot connect: {inner}"));
     }
     ServerFailure::failed(name, format!("the server did not initialise: {error}"))
 }

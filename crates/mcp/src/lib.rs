@@ -2,12 +2,23 @@
 //!
 //! The client side of MCP, as Claude Code uses it (`services/mcp/client.ts`, `tools/MCPTool/`):
 //!
-//! - [`config`]: server configs in Claude Code's format, `{"mcpServers": {"name": {"command",
-//!   "args", "env"}}}`, from a project's `.mcp.json` or a `--mcp-config` file or JSON text;
+//! - [`config`]: server configs in Claude Code's format, `{"mcpServers": {"name": {...}}}`, from a
+//!   project's `.mcp.json` or a `--mcp-config` file or JSON text: stdio (`command`, `args`,
+//!   `env`), `http` (Streamable HTTP) and `sse` (legacy HTTP+SSE) with `url` and `headers`,
+//!   `${VAR}` / `${VAR:-default}` expansion through a lookup the caller gives
+//!   ([`config::expand_env`]), and our per-server `"timeout"` and per-tool `"toolTimeouts"` (ms);
 //! - [`connect_all`]: starts each stdio server as a child process (rmcp's child-process
-//!   transport), initialises it within a timeout and lists its tools. A server that fails is
-//!   reported in [`McpSession::failures`] and skipped, never fatal; `http`/`sse`/`ws` servers are
-//!   reported as unsupported;
+//!   transport) and reaches remote ones (rmcp's Streamable HTTP client; our own HTTP+SSE
+//!   transport, which refuses an endpoint on another origin), initialises each within a
+//!   timeout and lists its tools. A server that fails is reported in [`McpSession::failures`]
+//!   and skipped, never fatal; a 401 is [`FailureKind::NeedsAuth`], `ws` servers are
+//!   [`FailureKind::Unsupported`];
+//! - our side of MCP: `roots` (from [`McpOptions::roots`]), form `elicitation` and `sampling`
+//!   only when an [`Elicitor`] / [`Sampler`] is given (otherwise not declared, and a request
+//!   is refused in words), server logs to `tracing::debug`;
+//! - a live tool list: a server's `notifications/tools/list_changed` re-lists its tools, a
+//!   server lost for good leaves, [`McpSession::add_server`] adds one; [`McpSession::changes`]
+//!   signals each change, and tools that stay keep their names;
 //! - [`McpTool`]: each server tool as a [`Tool`](agent_tools_core::Tool) named
 //!   `mcp__<server>__<tool>` — at most 64 characters of `[a-zA-Z0-9_-]`, long names shortened
 //!   with a hash and mapped back to the server's name ([`names`]) —, with the server's
@@ -16,8 +27,12 @@
 //!   allow rule names the tool, by its listed name, or its server), and Claude Code's result
 //!   transformation and output cap ([`transform`]: a cut result keeps its start inline and points
 //!   at the whole output saved to a file);
-//! - calls bounded by [`McpOptions::tool_timeout`]: a call past it is an error result, and the
-//!   connection stays usable for the next call;
+//! - calls send a progress token (the server's `notifications/progress` become the call's
+//!   `mcp_progress` events), send `notifications/cancelled` when cancelled or past their time
+//!   (the tool's `"toolTimeouts"` entry, else the server's `"timeout"`, else
+//!   [`McpOptions::tool_timeout`]), and leave the connection usable; a remote server whose
+//!   connection dropped is reconnected by the next call ([`RECONNECT_ATTEMPTS`] with
+//!   backoff), else the call says it could not;
 //! - `ListMcpResourcesTool` and `ReadMcpResourceTool` ([`resources`]), added once when a server
 //!   has the `resources` capability;
 //! - [`McpSession::shutdown`]: ends the servers when the session ends.

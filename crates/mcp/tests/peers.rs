@@ -520,3 +520,23 @@ async fn a_stdio_server_that_exits_is_lost_and_leaves_the_tool_list() {
     assert!(session.tools().is_empty());
     assert!(changes.has_changed().unwrap());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_server_and_per_tool_timeouts_come_before_mcp_tool_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = common::servers(json!({
+        "t": {"command": SERVER, "args": ["--no-resources"], "timeout": 300, "toolTimeouts": {"echo": 5000}}
+    }));
+    // MCP_TOOL_TIMEOUT of 20 s is overridden by the server's 300 ms.
+    let options = McpOptions { tool_timeout: Some(Duration::from_secs(20)), ..McpOptions::default() };
+    let session = connect_all(&servers, &options).await;
+    let started = Instant::now();
+    let slow = call_tool(find(&session, "mcp__t__slow").as_ref(), "s", json!({"ms": 3000}), &ctx(dir.path())).await;
+    assert!(slow.block.is_error);
+    assert_eq!(slow.block.content.text(), "MCP server \"t\" tool \"slow\" timed out after 300 ms");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // The per-tool entry gives echo its own limit; the connection is still usable.
+    let echo = call_tool(find(&session, "mcp__t__echo").as_ref(), "e", json!({"text": "ok"}), &ctx(dir.path())).await;
+    assert_eq!(echo.block.content.text(), "ok");
+    session.shutdown().await;
+}
