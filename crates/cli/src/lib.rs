@@ -161,10 +161,20 @@ enum Command {
         /// printed once on stderr.
         #[arg(long, value_name = "FILE", requires = "http")]
         auth_token_file: Option<PathBuf>,
+        /// Accept requests without a bearer token. Only for a loopback address (127.0.0.1,
+        /// ::1), for test harnesses that cannot send headers (the MCP conformance suite); any
+        /// local user's process can then use the server.
+        #[arg(long, requires = "http", conflicts_with = "auth_token_file")]
+        no_auth: bool,
         /// Another host name the `Host` header may carry (a reverse proxy's public name);
         /// repeatable. Loopback names are always allowed.
         #[arg(long, value_name = "HOST", requires = "http")]
         allow_host: Vec<String>,
+        /// A folder sessions may work in; repeatable. Each MCP session works in the first root
+        /// its client offers (MCP `roots`) that is one of these or inside one, else in the first
+        /// of these. Default: `--cwd`, else the current directory.
+        #[arg(long, value_name = "DIR", requires = "http")]
+        root: Vec<PathBuf>,
     },
     /// Trust a project folder (default: the current one), so that its own configuration — the
     /// servers of its `.mcp.json`, its hooks, allow rules and skills — applies. A folder trusted
@@ -280,13 +290,20 @@ async fn serve_http(
     options: &GlobalOptions,
     addr: &str,
     token_file: Option<&std::path::Path>,
+    no_auth: bool,
     allow_host: &[String],
+    roots: &[PathBuf],
 ) -> anyhow::Result<ExitCode> {
     use anyhow::Context as _;
     let addr = if addr.chars().all(|c| c.is_ascii_digit()) { format!("127.0.0.1:{addr}") } else { addr.to_owned() };
     let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("--http {addr}"))?;
     let local = listener.local_addr()?;
+    anyhow::ensure!(
+        !no_auth || local.ip().is_loopback(),
+        "--no-auth is only allowed on a loopback address (127.0.0.1 or ::1), not {local}"
+    );
     let (token, made) = match token_file {
+        _ if no_auth => (String::new(), false),
         Some(path) => {
             let text =
                 std::fs::read_to_string(path).with_context(|| format!("--auth-token-file {}", path.display()))?;
@@ -301,11 +318,29 @@ async fn serve_http(
         None => (agent_tools_mcp_server::http::new_token(), true),
     };
     let mut http = agent_tools_mcp_server::http::HttpOptions::new(token.clone());
+    if no_auth {
+        http.token = None;
+    }
     http.allowed_hosts.extend(allow_host.iter().cloned());
-    // A session per MCP session, opened as `serve` opens its one.
-    let shared = options.clone();
-    let factory: agent_tools_mcp_server::http::SessionFactory = std::sync::Arc::new(move || {
-        let options = shared.clone();
+    let base = match &options.cwd {
+        Some(cwd) => cwd.clone(),
+        None => std::env::current_dir().context("the current directory")?,
+    };
+    let roots = if roots.is_empty() { std::slice::from_ref(&base) } else { roots };
+    for root in roots {
+        let canonical = base.join(root).canonicalize().with_context(|| format!("--root {}", root.display()))?;
+        anyhow::ensure!(canonical.is_dir(), "--root {}: not a directory", root.display());
+        http.roots.push(canonical);
+    }
+    // A session per MCP session, opened as `serve` opens its one; over the network, questions go
+    // to the client's user unless a permission mode is given.
+    let mut shared = options.clone();
+    if shared.permission_mode.is_none() && !shared.dangerously_skip_permissions {
+        shared.permission_mode = Some(agent_tools_core::PermissionMode::Default);
+    }
+    let factory: agent_tools_mcp_server::http::SessionFactory = std::sync::Arc::new(move |cwd| {
+        let mut options = shared.clone();
+        options.cwd = Some(cwd);
         Box::pin(async move {
             session::open(&options, session::Kind::Server)
                 .await
@@ -316,6 +351,9 @@ async fn serve_http(
     report(format_args!("agent-tools: serving MCP at http://{local}{}", agent_tools_mcp_server::http::MCP_PATH));
     if made {
         report(format_args!("agent-tools: bearer token (shown once): {token}"));
+    }
+    if no_auth {
+        report(format_args!("agent-tools: --no-auth: requests need no token; any local process can use this server"));
     }
     let stop = tokio_util::sync::CancellationToken::new();
     let server = agent_tools_mcp_server::http::serve_http(listener, factory, http, stop.clone());
@@ -360,8 +398,9 @@ pub fn main() -> ExitCode {
             }
         };
     }
-    if let Command::Serve { http: Some(addr), auth_token_file, allow_host } = &cli.command {
-        let served = runtime.block_on(serve_http(&cli.options, addr, auth_token_file.as_deref(), allow_host));
+    if let Command::Serve { http: Some(addr), auth_token_file, no_auth, allow_host, root } = &cli.command {
+        let served =
+            runtime.block_on(serve_http(&cli.options, addr, auth_token_file.as_deref(), *no_auth, allow_host, root));
         runtime.shutdown_timeout(std::time::Duration::from_millis(200));
         return match served {
             Ok(code) => code,

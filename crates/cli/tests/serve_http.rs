@@ -22,12 +22,13 @@ impl Drop for Server {
     }
 }
 
-fn start(dir: &std::path::Path) -> Server {
+fn start(dir: &std::path::Path, args: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
         .current_dir(dir)
         .env("HOME", dir.join(".home"))
         .env("XDG_STATE_HOME", dir.join(".state"))
         .env_remove("CLAUDE_CONFIG_DIR")
+        .args(args)
         .args(["serve", "--http", "0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -148,7 +149,7 @@ fn serve_http_needs_the_token_checks_the_host_and_keeps_sessions_apart() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().canonicalize().unwrap();
     std::fs::write(project.join("a.txt"), "hello\n").unwrap();
-    let server = start(&project);
+    let server = start(&project, &["--permission-mode", "acceptEdits"]);
 
     // No token: 401, with where to learn how to authenticate.
     let (status, headers, _) = exchange(server.port, "POST", &[("Content-Type", "application/json")], "{}");
@@ -195,4 +196,52 @@ fn serve_http_needs_the_token_checks_the_host_and_keeps_sessions_apart() {
     assert_eq!(status, 204);
     let (status, _, _) = second.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list"}));
     assert_eq!(status, 404);
+}
+
+#[test]
+fn over_http_the_default_mode_asks_so_a_client_without_elicitation_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().canonicalize().unwrap();
+    let server = start(&project, &[]);
+    let mut client = Client::connect(&server);
+    let path = project.join("new.txt").display().to_string();
+    let (error, text) = client.call("Write", json!({"file_path": path, "content": "x\n"}));
+    assert!(error && text.contains("no one could be asked"), "{text}");
+    assert!(!project.join("new.txt").exists());
+}
+
+#[test]
+fn no_auth_is_refused_off_loopback_and_needs_no_token_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join(".home"))
+        .args(["serve", "--http", "0.0.0.0:0", "--no-auth"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--no-auth is only allowed on a loopback address"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join(".home"))
+        .args(["serve", "--http", "0", "--no-auth"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let serving = lines.next().unwrap().unwrap();
+    let port: u16 = serving.rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
+    std::thread::spawn(move || lines.for_each(drop));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, _, body) = exchange(
+        port,
+        "POST",
+        &[("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")],
+        &initialize.to_string(),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("agent-tools"), "{body}");
 }

@@ -501,14 +501,16 @@ fn under_2026_07_28_questions_are_input_required_results_when_the_request_declar
     let asked = server.request(1, "tools/call", call_2026("Bash", json!({"command": "touch x"}), forms.clone()));
     let result = &asked["result"];
     assert_eq!(result["resultType"], "input_required", "{asked}");
-    assert_eq!(result["requestState"], "agent-tools-question-1", "{asked}");
+    let first = result["requestState"].as_str().unwrap().to_owned();
+    // Numbered, and unguessable: a state names one question, and only its holder can answer it.
+    assert!(first.starts_with("agent-tools-question-1-") && first.len() >= 40, "{asked}");
     assert_eq!(result["inputRequests"].as_object().unwrap().len(), 1, "{asked}");
     assert_eq!(result["inputRequests"]["answer"]["method"], "elicitation/create", "{asked}");
     assert_bash_question(&result["inputRequests"]["answer"]["params"], "x");
     assert!(!dir.path().join("x").exists(), "nothing runs before the answer");
 
     let mut retry = call_2026("Bash", json!({"command": "touch x"}), forms.clone());
-    retry["requestState"] = json!("agent-tools-question-1");
+    retry["requestState"] = json!(first);
     retry["inputResponses"] = json!({"answer": {"action": "accept", "content": {"decision": "allow_once"}}});
     let done = server.request(2, "tools/call", retry.clone());
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
@@ -522,27 +524,30 @@ fn under_2026_07_28_questions_are_input_required_results_when_the_request_declar
         error(
             json!(3),
             -32602,
-            "Invalid params: requestState \"agent-tools-question-1\" names no question this server is waiting on \
-             (answered already, never asked, or given up on)"
+            &format!(
+                "Invalid params: requestState {first:?} names no question this server is waiting on \
+                 (answered already, never asked, or given up on)"
+            )
         )
     );
 
     // Denied with a reason, after a retry for another tool was refused.
     let asked = server.request(4, "tools/call", call_2026("Bash", json!({"command": "touch y"}), forms.clone()));
-    assert_eq!(asked["result"]["requestState"], "agent-tools-question-2", "{asked}");
+    let second = asked["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(second.starts_with("agent-tools-question-2-"), "{asked}");
     let mut wrong = call_2026("Read", json!({"file_path": "x"}), forms.clone());
-    wrong["requestState"] = json!("agent-tools-question-2");
+    wrong["requestState"] = json!(second);
     wrong["inputResponses"] = json!({"answer": {"action": "accept", "content": {"decision": "allow_once"}}});
     assert_eq!(
         server.request(5, "tools/call", wrong),
         error(
             json!(5),
             -32602,
-            "Invalid params: requestState \"agent-tools-question-2\" belongs to a call of Bash, not of Read"
+            &format!("Invalid params: requestState {second:?} belongs to a call of Bash, not of Read")
         )
     );
     let mut retry = call_2026("Bash", json!({"command": "touch y"}), forms.clone());
-    retry["requestState"] = json!("agent-tools-question-2");
+    retry["requestState"] = json!(second);
     retry["inputResponses"] =
         json!({"answer": {"action": "accept", "content": {"decision": "deny", "reason": "use docs/ instead"}}});
     let denied = server.request(6, "tools/call", retry);

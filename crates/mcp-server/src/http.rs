@@ -3,7 +3,8 @@
 //!
 //! Safe by default:
 //! - it listens where it is told, and the CLI's default is `127.0.0.1`;
-//! - every request to `/mcp` must carry `Authorization: Bearer <token>`; without it, the answer
+//! - every request to `/mcp` must carry `Authorization: Bearer <token>` (unless the caller
+//!   turned the token off, which the CLI allows only on a loopback address); without it, the answer
 //!   is `401` with a `WWW-Authenticate: Bearer resource_metadata="…"` header naming the OAuth 2.0
 //!   protected-resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource`, so a
 //!   client that speaks MCP authorization can discover how to authenticate;
@@ -18,6 +19,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,7 +32,104 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::ToolServer;
+use crate::{Served, ToolServer};
+use rmcp::RoleServer;
+use rmcp::model::ErrorData;
+use rmcp::service::RequestContext;
+
+/// How long a client gets to answer `roots/list` when its session opens.
+const ROOTS_WAIT: Duration = Duration::from_secs(5);
+
+/// Opens the sessions of one HTTP server: each MCP session's own, in a working directory inside
+/// the roots, and the one session that stateless (2026-07-28) requests share.
+pub(crate) struct Opener {
+    factory: SessionFactory,
+    roots: Vec<PathBuf>,
+    stateless: tokio::sync::OnceCell<Served>,
+    stateless_rounds: Arc<crate::rounds::Rounds>,
+}
+
+impl Opener {
+    /// Builds a session in `cwd` (the factory's future runs to its end here).
+    async fn open(&self, cwd: PathBuf) -> Result<Served, ErrorData> {
+        let factory = Arc::clone(&self.factory);
+        let session = tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(factory(cwd)))
+            .map_err(|error| ErrorData::internal_error(format!("the session could not be opened: {error}"), None))?;
+        Ok(Served::new(session).await)
+    }
+
+    /// The session of the MCP session `context` belongs to, in the working directory its
+    /// client's roots choose ([`choose_cwd`]).
+    #[allow(deprecated, reason = "roots are deprecated by 2026-07-28 (SEP-2577); this is the 2025-11-25 path")]
+    pub(crate) async fn open_for(&self, context: &RequestContext<RoleServer>) -> Result<Served, ErrorData> {
+        let declares_roots = context.peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        let offered = if declares_roots {
+            match tokio::time::timeout(ROOTS_WAIT, context.peer.list_roots()).await {
+                Ok(Ok(listed)) => listed.roots.into_iter().map(|root| root.uri).collect(),
+                Ok(Err(error)) => {
+                    tracing::debug!(%error, "roots/list failed; the session opens in the first root");
+                    Vec::new()
+                }
+                Err(_) => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        self.open(choose_cwd(&offered, &self.roots)).await
+    }
+
+    /// The session stateless requests share (2026-07-28 has no sessions, SEP-2567), opened in
+    /// the first root at the first such request.
+    pub(crate) async fn stateless(&self) -> Result<Served, ErrorData> {
+        let first = self.roots[0].clone();
+        self.stateless.get_or_try_init(|| self.open(first)).await.cloned()
+    }
+
+    /// Where stateless requests' questions wait (a retry may reach any handler).
+    pub(crate) fn rounds(&self) -> Arc<crate::rounds::Rounds> {
+        Arc::clone(&self.stateless_rounds)
+    }
+}
+
+/// The working directory for a client that offered the `file://` roots `offered`: the first of
+/// them that is one of `allowed` or inside one (after resolving links, so a link cannot lead
+/// out), else the first of `allowed`. `allowed` must not be empty.
+pub fn choose_cwd(offered: &[String], allowed: &[PathBuf]) -> PathBuf {
+    for uri in offered {
+        let Some(path) = file_uri_path(uri) else { continue };
+        let Ok(path) = path.canonicalize() else { continue };
+        if path.is_dir() && allowed.iter().any(|root| path.starts_with(root)) {
+            return path;
+        }
+        tracing::info!(root = %uri, "a client root outside the --root folders is ignored");
+    }
+    allowed[0].clone()
+}
+
+/// The path of a `file://` URI (`file:///srv/a%20b` → `/srv/a b`); `None` for another scheme,
+/// a host other than empty or `localhost`, or a relative path.
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let bytes = rest.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%' && index + 3 <= bytes.len() {
+            let hex = std::str::from_utf8(&bytes[index + 1..index + 3]).ok()?;
+            decoded.push(u8::from_str_radix(hex, 16).ok()?);
+            index += 3;
+        } else {
+            decoded.push(bytes[index]);
+            index += 1;
+        }
+    }
+    let text = String::from_utf8(decoded).ok()?;
+    Some(Path::new(&text).to_path_buf())
+}
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -38,9 +137,10 @@ pub const MCP_PATH: &str = "/mcp";
 /// The path of the OAuth 2.0 protected-resource metadata (RFC 9728).
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// Makes the session of a new MCP session (each `initialize` calls it once). The future need
-/// not be `Send`: it is run to its end where the session is asked for.
-pub type SessionFactory = Arc<dyn Fn() -> SessionFuture + Send + Sync>;
+/// Makes a session whose working directory is the given folder (one of the `--root` folders or a
+/// folder inside one). The future need not be `Send`: it is run to its end where the session is
+/// asked for.
+pub type SessionFactory = Arc<dyn Fn(PathBuf) -> SessionFuture + Send + Sync>;
 
 /// What a [`SessionFactory`] returns.
 pub type SessionFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Arc<Session>, String>>>>;
@@ -48,8 +148,10 @@ pub type SessionFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Resu
 /// How the HTTP server runs.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// The bearer token every request must carry.
-    pub token: String,
+    /// The bearer token every request must carry; `None` accepts requests without one (only
+    /// for a server on a loopback address that nothing but the local user can reach, such as a
+    /// test harness that cannot send headers; the CLI's `--no-auth` refuses any other address).
+    pub token: Option<String>,
     /// Hosts the `Host` header may name (`localhost`, `127.0.0.1`, `::1` by default); add the
     /// public name when the server sits behind a reverse proxy.
     pub allowed_hosts: Vec<String>,
@@ -57,16 +159,20 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// An MCP session with no request for this long is ended (default 30 minutes).
     pub idle_timeout: Duration,
+    /// The folders sessions may work in (`--root`; canonical paths, the first is the default
+    /// working directory). Empty: the server's current directory.
+    pub roots: Vec<PathBuf>,
 }
 
 impl HttpOptions {
     /// Loopback hosts only, the server's own origins, a 30-minute idle timeout.
     pub fn new(token: impl Into<String>) -> Self {
         Self {
-            token: token.into(),
+            token: Some(token.into()),
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             allowed_origins: Vec::new(),
             idle_timeout: Duration::from_secs(30 * 60),
+            roots: Vec::new(),
         }
     }
 }
@@ -126,21 +232,17 @@ pub async fn serve_http(
     config.cancellation_token = stop.child_token();
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(options.idle_timeout);
-    let service = StreamableHttpService::new(
-        move || {
-            let factory = Arc::clone(&factory);
-            // rmcp asks for the handler synchronously, inside the request that opens the session.
-            tokio::task::block_in_place(|| {
-                tokio::runtime::Handle::current().block_on(async move {
-                    let session = factory().await.map_err(std::io::Error::other)?;
-                    Ok(ToolServer::new(session).await)
-                })
-            })
-        },
-        Arc::new(manager),
-        config,
-    );
-    let token = Arc::new(options.token.into_bytes());
+    let mut roots = options.roots.clone();
+    if roots.is_empty() {
+        roots.push(std::env::current_dir()?.canonicalize()?);
+    }
+    let opener =
+        Arc::new(Opener { factory, roots, stateless: tokio::sync::OnceCell::new(), stateless_rounds: Arc::default() });
+    // Each MCP session's handler opens its session at its first request (when the client's
+    // roots can be asked); a stateless request's handler serves the shared one.
+    let service =
+        StreamableHttpService::new(move || Ok(ToolServer::lazy(Arc::clone(&opener))), Arc::new(manager), config);
+    let token = Arc::new(options.token.map(String::into_bytes));
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -179,7 +281,7 @@ pub async fn serve_http(
 async fn route(
     request: Request<Incoming>,
     service: &StreamableHttpService<ToolServer, LocalSessionManager>,
-    token: &[u8],
+    token: &Option<Vec<u8>>,
     local: SocketAddr,
 ) -> Response<Body> {
     let path = request.uri().path().to_owned();
@@ -206,7 +308,11 @@ async fn route(
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
         .map(str::trim);
-    if !given.is_some_and(|given| same_token(given.as_bytes(), token)) {
+    let authorized = match token {
+        Some(token) => given.is_some_and(|given| same_token(given.as_bytes(), token)),
+        None => true,
+    };
+    if !authorized {
         let challenge = format!("Bearer resource_metadata=\"{}{RESOURCE_METADATA_PATH}\"", base_url(&request, local));
         let mut response = text(StatusCode::UNAUTHORIZED, "Unauthorized: send Authorization: Bearer <token>");
         if let Ok(value) = hyper::header::HeaderValue::from_str(&challenge) {
@@ -231,6 +337,32 @@ pub fn new_token() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_working_directory_is_the_first_offered_root_inside_the_allowed_ones() {
+        let base = tempfile::tempdir().unwrap();
+        let base = base.path().canonicalize().unwrap();
+        let allowed = base.join("projects");
+        std::fs::create_dir_all(allowed.join("a b")).unwrap();
+        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(base.join("elsewhere"), allowed.join("link")).unwrap();
+        let roots = vec![allowed.clone()];
+        let uri = |path: &Path| format!("file://{}", path.display()).replace(' ', "%20");
+        assert_eq!(choose_cwd(&[], &roots), allowed);
+        assert_eq!(choose_cwd(&[uri(&allowed.join("a b"))], &roots), allowed.join("a b"));
+        // Outside, through a link that leads out, missing, another scheme: the first root.
+        assert_eq!(choose_cwd(&[uri(&base.join("elsewhere"))], &roots), allowed);
+        assert_eq!(choose_cwd(&[uri(&allowed.join("link"))], &roots), allowed);
+        assert_eq!(choose_cwd(&[uri(&allowed.join("missing"))], &roots), allowed);
+        assert_eq!(
+            choose_cwd(&["https://example.com/x".into(), uri(&allowed.join("a b"))], &roots),
+            allowed.join("a b")
+        );
+        assert_eq!(file_uri_path("file://localhost/srv/x").as_deref(), Some(Path::new("/srv/x")));
+        assert_eq!(file_uri_path("file://host/srv/x"), None);
+        assert_eq!(file_uri_path("file:///srv/%ZZ"), None);
+        assert_eq!(file_uri_path("file:///srv/%4"), Some(PathBuf::from("/srv/%4")));
+    }
 
     #[test]
     fn tokens_compare_whole() {

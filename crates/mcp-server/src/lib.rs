@@ -15,6 +15,7 @@
 //! let session = Arc::new(Session::builder(project.path()).environment(Environment::empty()).build().await?);
 //! let server = agent_tools_mcp_server::ToolServer::new(Arc::clone(&session)).await;
 //! assert!(server.tools().iter().any(|tool| tool.name == "Grep"));
+//! assert!(server.session().is_some());
 //! assert_eq!(server.get_info().server_info.name, "agent-tools");
 //! session.shutdown().await;
 //! # Ok(()) }
@@ -55,6 +56,8 @@
 
 pub mod elicitation;
 pub mod http;
+mod logging;
+pub mod progress;
 pub mod questions;
 mod rounds;
 mod transport;
@@ -83,10 +86,32 @@ pub use elicitation::ElicitationPrompter;
 /// call asking under 2026-07-28 runs on a task of its own).
 #[derive(Clone)]
 pub struct ToolServer {
-    session: Arc<Session>,
-    listing: Arc<Vec<rmcp::model::Tool>>,
+    /// This MCP session's session and listing: set at once for [`ToolServer::new`], opened at
+    /// the first request that needs it for a server of [`http`].
+    served: Arc<tokio::sync::OnceCell<Served>>,
+    /// How an HTTP server opens sessions, and the one its stateless requests share.
+    opener: Option<Arc<http::Opener>>,
     calls: Arc<AtomicU64>,
     rounds: Arc<rounds::Rounds>,
+    log: Arc<logging::Log>,
+}
+
+/// A session and its `tools/list` entries (built once, when the session opens).
+#[derive(Clone)]
+pub(crate) struct Served {
+    session: Arc<Session>,
+    listing: Arc<Vec<rmcp::model::Tool>>,
+}
+
+impl Served {
+    pub(crate) async fn new(session: Arc<Session>) -> Self {
+        let listing = session
+            .with_prompt_options(|options| {
+                session.pool().iter().map(|tool| describe(tool.as_ref(), options)).collect::<Vec<_>>()
+            })
+            .await;
+        Self { session, listing: Arc::new(listing) }
+    }
 }
 
 /// Why serving stopped with an error.
@@ -142,27 +167,50 @@ impl ToolServer {
     /// session's context (see [`Session::call`]); the session's own prompter is replaced, call
     /// by call, by the client's user (elicitation) or a refusal.
     pub async fn new(session: Arc<Session>) -> Self {
-        let listing = session
-            .with_prompt_options(|options| {
-                session.pool().iter().map(|tool| describe(tool.as_ref(), options)).collect::<Vec<_>>()
-            })
-            .await;
+        let served = Served::new(session).await;
         Self {
-            session,
-            listing: Arc::new(listing),
+            served: Arc::new(tokio::sync::OnceCell::new_with(Some(served))),
+            opener: None,
             calls: Arc::new(AtomicU64::new(0)),
             rounds: Arc::new(rounds::Rounds::default()),
+            log: Arc::new(logging::Log::default()),
         }
     }
 
-    /// The `tools/list` entries, in pool order.
-    pub fn tools(&self) -> &[rmcp::model::Tool] {
-        &self.listing
+    /// A server of one MCP session over HTTP, whose session `opener` opens at its first request.
+    pub(crate) fn lazy(opener: Arc<http::Opener>) -> Self {
+        Self {
+            served: Arc::new(tokio::sync::OnceCell::new()),
+            opener: Some(opener),
+            calls: Arc::new(AtomicU64::new(0)),
+            rounds: Arc::new(rounds::Rounds::default()),
+            log: Arc::new(logging::Log::default()),
+        }
     }
 
-    /// The session served.
-    pub fn session(&self) -> &Arc<Session> {
-        &self.session
+    /// The `tools/list` entries, in pool order (empty until the session is open).
+    pub fn tools(&self) -> &[rmcp::model::Tool] {
+        self.served.get().map_or(&[], |served| served.listing.as_slice())
+    }
+
+    /// The session served, once it is open.
+    pub fn session(&self) -> Option<&Arc<Session>> {
+        self.served.get().map(|served| &served.session)
+    }
+
+    /// The session this request is served by, and where its 2026-07-28 questions wait: the
+    /// server's own (opened now if need be, in the working directory the client's roots choose),
+    /// or, for a stateless 2026-07-28 request over HTTP, the one such requests share.
+    async fn served(&self, context: &RequestContext<RoleServer>) -> Result<(Served, Arc<rounds::Rounds>), ErrorData> {
+        let Some(opener) = &self.opener else {
+            let served = self.served.get().cloned().ok_or_else(|| ErrorData::internal_error("no session", None))?;
+            return Ok((served, Arc::clone(&self.rounds)));
+        };
+        if is_2026_era(context) {
+            return Ok((opener.stateless().await?, opener.rounds()));
+        }
+        let served = self.served.get_or_try_init(|| opener.open_for(context)).await?.clone();
+        Ok((served, Arc::clone(&self.rounds)))
     }
 
     /// Runs one call and makes its MCP result: the tool result's content with tool references
@@ -170,21 +218,29 @@ impl ToolServer {
     /// finished since the last call.
     async fn call(
         &self,
+        served: &Served,
         block: ToolUseBlock,
         cancel: CancellationToken,
         prompter: Arc<dyn PermissionPrompter>,
+        progress: Option<progress::Forwarder>,
     ) -> CallToolResult {
-        let options = CallOptions { cancel: Some(cancel), prompter: Some(prompter), progress: None, interrupt: None };
-        let done = self.session.call(&block, options).await;
-        let pool = self.session.pool();
-        let content = self
+        let sink = progress.as_ref().and_then(progress::Forwarder::sink);
+        let options = CallOptions { cancel: Some(cancel), prompter: Some(prompter), progress: sink, interrupt: None };
+        let started = std::time::Instant::now();
+        let done = served.session.call(&block, options).await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        self.log.call_finished(&block.name, done.block.is_error, started.elapsed()).await;
+        let pool = served.session.pool();
+        let content = served
             .session
             .with_prompt_options(|options| agent_tools_host::render_tool_references(&done.block.content, pool, options))
             .await;
         let mut result = to_mcp(&content, &done);
         // Background tasks that finished since the last call: an MCP client has no other channel
         // for them, so they ride along with this result as extra text.
-        let pending = self.session.drain_notifications().await;
+        let pending = served.session.drain_notifications().await;
         result.content.extend(pending.into_iter().map(|note| ContentBlock::text(note.text)));
         result
     }
@@ -248,8 +304,9 @@ fn to_mcp(content: &ToolResultContent, done: &Invocation) -> CallToolResult {
 }
 
 impl ServerHandler for ToolServer {
+    #[allow(deprecated, reason = "logging is deprecated by 2026-07-28 (SEP-2577) but part of 2025-11-25")]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_logging().build())
             .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Claude Code's tools (Read, Glob, Grep and more) for the server's working directory. \
@@ -260,9 +317,10 @@ impl ServerHandler for ToolServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.listing.as_ref().clone()))
+        let (served, _) = self.served(&context).await?;
+        Ok(ListToolsResult::with_all_items(served.listing.as_ref().clone()))
     }
 
     async fn call_tool(
@@ -271,14 +329,19 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // A 2026-07-28 client's retry, with the answer to the question its call asked.
+        let (served, rounds) = self.served(&context).await?;
         if let Some(state) = request.request_state.as_deref() {
-            let running = self.rounds.resume(state, &request.name, request.input_responses.as_ref())?;
-            return Ok(self.rounds.drive(running, &context.ct).await);
+            let running = rounds.resume(state, &request.name, request.input_responses.as_ref())?;
+            return Ok(rounds.drive(running, &context.ct).await);
         }
         let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let input = request.arguments.map_or_else(|| Value::Object(serde_json::Map::new()), Value::Object);
         let block = ToolUseBlock { id: format!("mcp_call_{number}"), name: request.name.into_owned(), input };
         tracing::debug!(tool = %block.name, id = %block.id, "tools/call");
+        self.log.attach(&context.peer).await;
+        // The client asked for progress (`_meta.progressToken`): the tool's progress events
+        // become `notifications/progress` on this request's stream.
+        let progress = context.meta.get_progress_token().map(|token| progress::forward(context.peer.clone(), token));
         if is_2026_era(&context) && shows_forms(context.client_capabilities().as_ref()) {
             // Its questions end this request with the question; the call waits on its own task.
             let cancel = CancellationToken::new();
@@ -286,15 +349,26 @@ impl ServerHandler for ToolServer {
             let prompter = Arc::new(rounds::RoundsPrompter::new(asker.clone()));
             let server = self.clone();
             tokio::spawn(async move {
-                let result = server.call(block, cancel, prompter).await;
+                let result = server.call(&served, block, cancel, prompter, progress).await;
                 asker.finish(result).await;
             });
-            return Ok(self.rounds.drive(running, &context.ct).await);
+            return Ok(rounds.drive(running, &context.ct).await);
         }
         // Under 2025-xx: `elicitation/create` requests, if the client declared elicitation at
         // `initialize`; else (and under 2026-07-28 without it) a refusal.
         let prompter = Arc::new(ElicitationPrompter::new(context.peer));
-        Ok(self.call(block, context.ct, prompter).await.into())
+        Ok(self.call(&served, block, context.ct, prompter, progress).await.into())
+    }
+
+    #[allow(deprecated, reason = "logging/setLevel is deprecated by 2026-07-28 (SEP-2577) but part of 2025-11-25")]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log.attach(&context.peer).await;
+        self.log.set_level(request.level);
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@
 //! [`RoundsPrompter`]. A question it asks (a permission question, AskUserQuestion's form,
 //! ExitPlanMode's plan) ends the `tools/call` with an `InputRequiredResult`:
 //! `{"resultType": "input_required", "inputRequests": {"answer": {"method": "elicitation/create",
-//! "params": …}}, "requestState": "agent-tools-question-N"}`. The call waits, holding what it
+//! "params": …}}, "requestState": "agent-tools-question-N-<random>"}`. The call waits, holding what it
 //! holds (the session, for a call that is not concurrency-safe), until the client sends the
 //! `tools/call` again with `requestState` and `inputResponses: {"answer": <ElicitResult>}`; that
 //! request then carries the call on, to its result or to its next question.
@@ -138,7 +138,10 @@ impl Rounds {
         match event {
             Some(Event::Done(result)) => result.into(),
             Some(Event::Ask { params, answer }) => {
-                let state = format!("agent-tools-question-{}", self.issued.fetch_add(1, Ordering::Relaxed) + 1);
+                // Numbered for the logs, and unguessable: over HTTP, stateless requests of every
+                // client share one `Rounds`, and a state must let only its holder answer.
+                let number = self.issued.fetch_add(1, Ordering::Relaxed) + 1;
+                let state = format!("agent-tools-question-{number}-{}", uuid::Uuid::new_v4().simple());
                 let mut requests = InputRequests::new();
                 requests.insert(ANSWER_KEY.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)));
                 let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
