@@ -29,8 +29,8 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         return crate::cargo(&["bench", "-p", "agent-tools-host", "--bench", "executor"]);
     }
     ensure!(
-        suite == "search" || suite == "loop",
-        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop` and `executor`"
+        suite == "search" || suite == "loop" || suite == "http",
+        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop`, `http` and `executor`"
     );
     if !options.iter().any(|option| option == "--no-build") {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
@@ -43,7 +43,11 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         format!("{} is missing: run `cargo build --release -p agent-tools-cli`", release.join("agent-tools").display())
     })?;
     ensure!(runner.is_file(), "{} is missing: run without --no-build", runner.display());
-    let entry = if suite == "loop" { "bench-loop" } else { "bench-run" };
+    let entry = match suite.as_str() {
+        "loop" => "bench-loop",
+        "http" => "bench-http",
+        _ => "bench-run",
+    };
     let status = Command::new(&runner)
         .arg(entry)
         .arg("--bin")

@@ -15,6 +15,8 @@
 //! - `bench loop`: the agent loop against the scripted fake Messages API: process start to the
 //!   first request, the loop's overhead per turn, streaming tool execution, peak RSS after a
 //!   50-turn session (see `bench_loop.rs`).
+//! - `bench http`: 50 MCP sessions × 200 calls against one `serve --http` on 127.0.0.1: latency
+//!   per tool, RSS per idle session, isolation and a clean end (see `bench_http.rs`).
 //! - `bench executor`: what the executor's pipeline (find, parse, validate, permissions, call,
 //!   map, size control) adds to a permitted Read of a small file.
 
@@ -27,6 +29,8 @@ use anyhow::{Context as _, bail, ensure};
 use serde_json::Value;
 
 mod bench;
+#[cfg(feature = "bench")]
+mod bench_http;
 #[cfg(feature = "bench")]
 mod bench_loop;
 #[cfg(feature = "bench")]
@@ -41,6 +45,7 @@ fn main() -> anyhow::Result<()> {
         "bench-run" => return bench_run::run(&args[1..]),
         "bench-rss" => return bench_run::peak_rss_of_child(&args[1..]),
         "bench-loop" => return bench_loop::run(&args[1..]),
+        "bench-http" => return bench_http::run(&args[1..]),
         _ => {}
     }
     let root = workspace_root()?;
@@ -71,6 +76,7 @@ const USAGE: &str = "usage: cargo xtask <task>
   bench executor
             the executor's per-call overhead
   bench loop [--runs N] [--claude PATH] [--no-build]
+  bench http [--sessions N] [--calls N] [--no-build]
             the agent loop against the fake Messages API (start, per-turn overhead, streaming
             tool execution, peak RSS), beside Claude Code's when --claude names claude.exe";
 

@@ -254,6 +254,10 @@ pub async fn serve_http(
             },
             () = stop.cancelled() => return Ok(()),
         };
+        // Small JSON-RPC answers must not wait for the peer's delayed ACK (Nagle).
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
         let service = service.clone();
         let token = Arc::clone(&token);
         let stop = stop.clone();
