@@ -139,7 +139,7 @@ fn failing_and_unsupported_servers_are_reported_and_skipped() {
     let cfg = json!({"mcpServers": {
         "gone": {"command": "/nonexistent/mcp-server"},
         "quits": {"command": "sh", "args": ["-c", "exit 3"]},
-        "web": {"type": "sse", "url": "https://example.com/sse"}
+        "web": {"type": "ws", "url": "wss://example.com/ws"}
     }})
     .to_string();
     let listed = run(dir.path(), &["--mcp-config", &cfg, "--mcp-config", &config("ok", dir.path()), "list"]);
@@ -147,7 +147,7 @@ fn failing_and_unsupported_servers_are_reported_and_skipped() {
     let err = stderr(&listed);
     assert!(err.contains("MCP server \"gone\" skipped: cannot start `/nonexistent/mcp-server`"), "{err}");
     assert!(err.contains("MCP server \"quits\" skipped: the server did not initialise"), "{err}");
-    assert!(err.contains("MCP server \"web\" skipped: transport type \"sse\" is not supported"), "{err}");
+    assert!(err.contains("MCP server \"web\" skipped: transport type \"ws\" is not supported"), "{err}");
     assert!(names(&stdout(&listed)).contains(&"mcp__ok__Read".to_owned()));
 
     let broken = run(dir.path(), &["--mcp-config", "{not json", "list"]);

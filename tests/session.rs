@@ -30,7 +30,8 @@ async fn an_mcp_server_of_the_session_serves_calls_and_ends_with_shutdown() {
         .await
         .unwrap();
     assert!(session.mcp().failures().is_empty(), "{:?}", session.mcp().failures());
-    let names: Vec<&str> = session.pool().iter().map(|tool| tool.name()).collect();
+    let pool = session.pool();
+    let names: Vec<&str> = pool.iter().map(|tool| tool.name()).collect();
     assert!(names.contains(&"mcp__inner__Read") && names.contains(&"Read"), "{names:?}");
 
     let notes = project.path().join("notes.txt");

@@ -31,7 +31,7 @@ fn first_sentence(text: &str) -> String {
 pub(crate) async fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode> {
     let pool = session.pool();
     if as_json {
-        let tools = session.with_prompt_options(|options| agent_tools_host::api_tools(pool, options)).await;
+        let tools = session.with_prompt_options(|options| agent_tools_host::api_tools(&pool, options)).await;
         let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &tools)?;
         writeln!(out)?;
@@ -59,7 +59,7 @@ pub(crate) async fn list(session: &Session, as_json: bool) -> anyhow::Result<Exi
 /// a reader of the text has no other way to see.
 async fn content_text(session: &Session, content: &ToolResultContent) -> String {
     let rendered = session
-        .with_prompt_options(|options| agent_tools_host::render_tool_references(content, session.pool(), options))
+        .with_prompt_options(|options| agent_tools_host::render_tool_references(content, &session.pool(), options))
         .await;
     match &rendered {
         ToolResultContent::Text(text) => text.clone(),

@@ -155,7 +155,9 @@ impl Environment {
 
     /// MCP client options: `MCP_TIMEOUT` (connect, ms), `MCP_TOOL_TIMEOUT` (per call, ms) and
     /// `MAX_MCP_OUTPUT_TOKENS`, as Claude Code reads them; zero or unreadable values keep the
-    /// defaults. Servers start in `cwd`.
+    /// defaults. Servers start in `cwd`, which is also the one root answered to `roots/list` (as
+    /// Claude Code answers); remote servers' OAuth tokens are kept under the Claude config
+    /// folder's `mcp-oauth/` (`CLAUDE_CONFIG_DIR`, else `~/.claude`).
     pub fn mcp_options(&self, cwd: &Path) -> agent_tools_mcp::McpOptions {
         let defaults = agent_tools_mcp::McpOptions::default();
         let positive = |name: &str| self.number(name).filter(|value| *value > 0);
@@ -166,6 +168,8 @@ impl Environment {
                 .and_then(|tokens| usize::try_from(tokens).ok())
                 .unwrap_or(defaults.max_output_tokens),
             cwd: Some(cwd.to_path_buf()),
+            roots: vec![cwd.to_path_buf()],
+            oauth: self.claude_config_dir().map(agent_tools_mcp::OAuthStore::new),
             ..defaults
         }
     }

@@ -311,6 +311,8 @@ impl SessionBuilder {
 
         let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
         let mcp = Arc::new(connect_mcp(&servers, &self.env, &cwd, &notice).await);
+        // Watched from before the pool is assembled, so no change is missed in between.
+        let mcp_changes = std::sync::Mutex::new(mcp.changes());
         let pool: Arc<[Arc<dyn Tool>]> = assemble_tool_pool(&permissions, mcp.tools(), &config).into();
         // A coordinator only dispatches: its workers take their tools from the whole pool.
         let worker_tools: Option<Arc<[Arc<dyn Tool>]>> = (config.coordinator && config.subagents).then(|| {
@@ -352,9 +354,12 @@ impl SessionBuilder {
             executor = executor.with_classifier(classifier);
         }
         let root = ctx.clone();
+        let recipe = PoolRecipe { permissions: (*ctx.permission_context).clone(), config };
         Ok(Session {
-            pool,
-            executor,
+            hooks: executor.hooks().clone(),
+            live: std::sync::RwLock::new(LivePool { pool, executor }),
+            recipe: Some(recipe),
+            mcp_changes,
             ctx: RwLock::new(ctx),
             root,
             mcp,
@@ -403,6 +408,15 @@ impl SessionBuilder {
             sources.push(mcp_config::load_config_arg(config, cwd)?);
         }
         let mut servers = mcp_config::merge(sources);
+        // `${VAR}` and `${VAR:-default}` in commands, arguments, env, urls and headers, as
+        // Claude Code expands them; an unset one without a default stays as written, and is said.
+        for missing in mcp_config::expand_env(&mut servers, &|name| self.env.text(name)) {
+            notice(&format!(
+                "MCP server \"{}\": missing environment variables: {}",
+                missing.server,
+                missing.names.join(", ")
+            ));
+        }
         for server in &mut servers {
             if let ServerConfig::Stdio { env, .. } = &mut server.config {
                 env.insert(MCP_DEPTH_VAR.to_owned(), (depth + 1).to_string());
@@ -488,8 +502,21 @@ async fn connect_mcp(servers: &[NamedServer], env: &Environment, cwd: &Path, not
         return McpSession::empty();
     }
     let session = agent_tools_mcp::connect_all(servers, &env.mcp_options(cwd)).await;
+    let tools = session.tools();
     for failure in session.failures() {
-        notice(&format!("MCP server \"{}\" skipped: {}", failure.name, failure.message));
+        // A server that needs OAuth has its McpAuth tool instead of its tools.
+        let sign_in = tools.iter().find(|tool| {
+            tool.mcp_info().is_some_and(|info| info.server_name == failure.name && info.tool_name == "authenticate")
+        });
+        if let (true, Some(sign_in)) = (failure.needs_auth(), sign_in) {
+            notice(&format!(
+                "MCP server \"{}\" needs authentication: its {} tool signs in",
+                failure.name,
+                sign_in.name()
+            ));
+        } else {
+            notice(&format!("MCP server \"{}\" skipped: {}", failure.name, failure.message));
+        }
     }
     session
 }
@@ -584,10 +611,28 @@ pub struct ForkOptions {
     pub allow_rules: Vec<String>,
 }
 
-/// A working session (see the module docs). Build one with [`Session::builder`].
-pub struct Session {
+/// The pool as it stands, and the executor over it.
+struct LivePool {
     pool: Arc<[Arc<dyn Tool>]>,
     executor: Executor,
+}
+
+/// What the pool is assembled from besides the MCP tools: the rules (deny rules naming a whole
+/// tool) and the switches, as the session was built with them.
+struct PoolRecipe {
+    permissions: ToolPermissionContext,
+    config: HostConfig,
+}
+
+/// A working session (see the module docs). Build one with [`Session::builder`].
+pub struct Session {
+    /// The pool and the executor over it, replaced together when the MCP tools change.
+    live: std::sync::RwLock<LivePool>,
+    /// How to assemble the pool again (`None` for a fork, whose pool is fixed).
+    recipe: Option<PoolRecipe>,
+    /// Says when the MCP servers' tools changed (list_changed, a server lost, a sign-in).
+    mcp_changes: std::sync::Mutex<tokio::sync::watch::Receiver<u64>>,
+    hooks: Hooks,
     ctx: RwLock<ToolUseContext>,
     /// The context as built: it shares the app state (the background task registry) with every
     /// later copy, so the session can end its tasks without waiting for a running call.
@@ -607,7 +652,7 @@ pub struct Session {
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("tools", &self.pool.iter().map(|tool| tool.name()).collect::<Vec<_>>())
+            .field("tools", &self.pool().iter().map(|tool| tool.name()).collect::<Vec<_>>())
             .field("mcp", &self.mcp)
             .field("trusted", &self.trusted)
             .finish_non_exhaustive()
@@ -630,19 +675,49 @@ impl Session {
         SessionBuilder::new(cwd.into())
     }
 
-    /// The tool pool, in the order the model sees it.
-    pub fn pool(&self) -> &Arc<[Arc<dyn Tool>]> {
-        &self.pool
+    /// The tool pool, in the order the model sees it, as it stands now: when the MCP servers'
+    /// tools changed since the last look (a server's `tools/list_changed`, a server lost, a
+    /// server signed in to through its McpAuth tool), the pool is assembled again first, so the
+    /// next request, `tools/list` or call sees the new tools (Claude Code refreshes its MCP
+    /// tools the same way). A fork's pool is fixed.
+    pub fn pool(&self) -> Arc<[Arc<dyn Tool>]> {
+        self.refresh_pool();
+        Arc::clone(&self.live_pool().pool)
+    }
+
+    fn live_pool(&self) -> std::sync::RwLockReadGuard<'_, LivePool> {
+        self.live.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Assembles the pool again if the MCP tools changed; returns whether it did.
+    pub fn refresh_pool(&self) -> bool {
+        let Some(recipe) = &self.recipe else { return false };
+        {
+            let mut changes = self.mcp_changes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !changes.has_changed().unwrap_or(false) {
+                return false;
+            }
+            changes.borrow_and_update();
+        }
+        let pool: Arc<[Arc<dyn Tool>]> =
+            assemble_tool_pool(&recipe.permissions, self.mcp.tools(), &recipe.config).into();
+        let mut live = self.live.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        live.executor = live.executor.for_pool(Arc::clone(&pool));
+        live.pool = pool;
+        tracing::debug!(tools = live.pool.len(), "the tool pool was assembled again: the MCP tools changed");
+        true
     }
 
     /// The tool `name` names (an alias too), if it is in the pool.
-    pub fn find_tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        find_tool_by_name(&self.pool, name)
+    pub fn find_tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        find_tool_by_name(&self.pool(), name).cloned()
     }
 
-    /// The executor (hooks, the session's prompter, the concurrency cap) over the pool.
-    pub fn executor(&self) -> &Executor {
-        &self.executor
+    /// The executor (hooks, the session's prompter, the concurrency cap) over the pool as it
+    /// stands now.
+    pub fn executor(&self) -> Executor {
+        self.refresh_pool();
+        self.live_pool().executor.clone()
     }
 
     /// Whether the working directory's own configuration applies (see [`WorkspaceTrust`]).
@@ -677,7 +752,7 @@ impl Session {
 
     /// The hooks of the session's settings (empty in an untrusted folder but for the user's own).
     pub fn hooks(&self) -> &Hooks {
-        self.executor.hooks()
+        &self.hooks
     }
 
     /// The MCP servers this session connected to, and those that failed.
@@ -688,17 +763,21 @@ impl Session {
     /// A copy of the session's context as it is now (working directory, permission context,
     /// file-read state, shared task registry).
     pub async fn context(&self) -> ToolUseContext {
-        self.ctx.read().await.clone()
+        let mut ctx = self.ctx.read().await.clone();
+        ctx.options.tools = self.pool();
+        ctx
     }
 
     /// The session's context if no serial call holds it now, without waiting; else the context
     /// the session started with (its working directory and rules as built). For work that runs
     /// while a call may be waiting on it (a hook fired by that call's permission question).
     pub fn context_without_waiting(&self) -> ToolUseContext {
-        match self.ctx.try_read() {
+        let mut ctx = match self.ctx.try_read() {
             Ok(ctx) => ctx.clone(),
             Err(_) => self.root.clone(),
-        }
+        };
+        ctx.options.tools = self.pool();
+        ctx
     }
 
     /// The permission context as it is now (rules, mode, "allow always" answers).
@@ -710,16 +789,19 @@ impl Session {
     /// `api_tools`, tool-reference rendering).
     pub async fn with_prompt_options<R>(&self, with: impl FnOnce(&PromptOptions<'_>) -> R) -> R {
         let permissions = self.permission_context().await;
-        with(&PromptOptions { tools: &self.pool, permission_context: Some(&permissions) })
+        let pool = self.pool();
+        with(&PromptOptions { tools: &pool, permission_context: Some(&permissions) })
     }
 
     /// Runs one `tool_use` block against the session's context (see "Calls" in the module docs).
     pub async fn call(&self, block: &ToolUseBlock, options: CallOptions) -> Invocation {
         let executor = match options.prompter {
-            Some(prompter) => self.executor.clone().with_prompter(prompter),
-            None => self.executor.clone(),
+            Some(prompter) => self.executor().with_prompter(prompter),
+            None => self.executor(),
         };
+        let pool = self.pool();
         let prepare = |mut ctx: ToolUseContext| {
+            ctx.options.tools = Arc::clone(&pool);
             ctx.cancel = options.cancel.clone().unwrap_or_default();
             if let Some(interrupt) = &options.interrupt {
                 ctx.interrupt = interrupt.clone();
@@ -756,12 +838,14 @@ impl Session {
     /// Runs an assistant turn's `tool_use` blocks with the executor's batching, alone on the
     /// session, and keeps the turn's context changes. `progress` receives the calls' progress.
     pub async fn run_turn(&self, blocks: &[ToolUseBlock], progress: Option<ProgressSink>) -> Turn {
+        let executor = self.executor();
         let mut session = self.ctx.write().await;
         let mut ctx = session.clone();
+        ctx.options.tools = self.pool();
         if progress.is_some() {
             ctx.progress = progress;
         }
-        let turn = self.executor.run_turn(blocks, &mut ctx).await;
+        let turn = executor.run_turn(blocks, &mut ctx).await;
         ctx.progress.clone_from(&session.progress);
         ctx.cancel = session.cancel.clone();
         *session = ctx;
@@ -843,12 +927,14 @@ impl Session {
                 rule,
             );
         }
-        let executor = self.executor.for_pool(Arc::clone(&pool));
+        let executor = self.executor().for_pool(Arc::clone(&pool));
         let cancel = std::sync::Mutex::new(ctx.cancel.clone());
         Session {
             cancel,
-            pool,
-            executor,
+            hooks: self.hooks.clone(),
+            live: std::sync::RwLock::new(LivePool { pool, executor }),
+            recipe: None,
+            mcp_changes: std::sync::Mutex::new(self.mcp.changes()),
             root: ctx.clone(),
             ctx: RwLock::new(ctx),
             mcp: Arc::clone(&self.mcp),

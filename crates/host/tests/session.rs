@@ -41,7 +41,7 @@ async fn settings_rules_and_a_cd_carry_over_from_call_to_call() {
         .await
         .unwrap();
     assert!(session.find_tool("WebFetch").is_none(), "a deny rule naming a whole tool removes it");
-    assert!(Arc::ptr_eq(session.pool(), &session.context().await.options.tools), "one pool, held once");
+    assert!(Arc::ptr_eq(&session.pool(), &session.context().await.options.tools), "one pool, held once");
 
     let (denied, is_error) = text(&session, "Read", json!({"file_path": "secret.txt"})).await;
     assert!(is_error && denied.contains("denied"), "{denied}");

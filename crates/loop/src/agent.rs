@@ -256,7 +256,8 @@ impl Agent {
     /// "mcp_servers","model","permissionMode",…}`, as `claude -p --output-format stream-json`
     /// prints it first.
     pub async fn init_event(&self) -> Value {
-        let tools: Vec<&str> = self.session.pool().iter().map(|tool| tool.name()).collect();
+        let pool = self.session.pool();
+        let tools: Vec<&str> = pool.iter().map(|tool| tool.name()).collect();
         let mut servers: Vec<Value> = self
             .session
             .mcp()
@@ -468,7 +469,7 @@ impl Agent {
             }
             for call in &calls {
                 run.tool_uses += 1;
-                let name = self.tool_name(&call.block).to_owned();
+                let name = self.tool_name(&call.block);
                 if !run.tools_used.contains(&name) {
                     run.tools_used.push(name);
                 }
@@ -545,7 +546,7 @@ impl Agent {
         let cwd = self.session.project_dir().to_path_buf();
         let model = self.options.model.clone();
         let dirs = self.options.additional_dirs.clone();
-        let pool = Arc::clone(self.session.pool());
+        let pool = self.session.pool();
         let facts = tokio::task::spawn_blocking(move || {
             let facts = EnvironmentFacts::gather(&cwd, &model, &dirs).render();
             let git = if facts.contains("Is a git repository: true") { git_status(&cwd) } else { None };
@@ -568,7 +569,7 @@ impl Agent {
     /// sent in full; the last built-in tool is a cache breakpoint.
     async fn tools(&self, st: &State) -> Vec<Value> {
         let session = &self.session;
-        let mut tools = session.with_prompt_options(|options| api_tools(session.pool(), options)).await;
+        let mut tools = session.with_prompt_options(|options| api_tools(&session.pool(), options)).await;
         if !st.carried_tools.is_empty() {
             for tool in &mut tools {
                 let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
@@ -737,18 +738,18 @@ impl Agent {
     fn report(&self, block: &ToolUseBlock, done: &Invocation, sink: Sink<'_>) -> Value {
         sink(AgentEvent::CallFinished {
             tool_use_id: block.id.clone(),
-            tool_name: self.tool_name(block).to_owned(),
+            tool_name: self.tool_name(block),
             is_error: done.block.is_error,
             denied: done.permission_denied,
         });
-        let result = tool_result_json(self.tool_name(block), done);
+        let result = tool_result_json(&self.tool_name(block), done);
         let data = done.data.as_ref().map(|data| data.to_json());
         sink(AgentEvent::Message(self.user_event(&result, data)));
         result
     }
 
-    fn tool_name<'a>(&'a self, block: &'a ToolUseBlock) -> &'a str {
-        self.session.find_tool(&block.name).map_or(block.name.as_str(), |tool| tool.name())
+    fn tool_name(&self, block: &ToolUseBlock) -> String {
+        self.session.find_tool(&block.name).map_or_else(|| block.name.clone(), |tool| tool.name().to_owned())
     }
 
     fn is_concurrency_safe(&self, block: &ToolUseBlock) -> bool {
@@ -838,7 +839,7 @@ impl Agent {
             .map(|(block, done)| {
                 let (done, result) = done.unwrap_or_else(|| {
                     let missing = Invocation::refused(ToolResultBlock::error(&block.id, INTERRUPTED_BY_USER));
-                    let result = tool_result_json(self.tool_name(&block), &missing);
+                    let result = tool_result_json(&self.tool_name(&block), &missing);
                     (missing, result)
                 });
                 (block, done, result)

@@ -42,6 +42,24 @@ pub async fn authorized_client(
     server_url: &str,
     store: &OAuthStore,
 ) -> Result<Option<AuthClient<reqwest::Client>>, OAuthError> {
+    match authorized_manager(server_name, server_url, store).await? {
+        Some(manager) => Ok(Some(AuthClient::new(http_client(None)?, manager))),
+        None => Ok(None),
+    }
+}
+
+/// What [`authorized_client`] wraps: the signed-in `AuthorizationManager` of `server_name` at
+/// `server_url` (tokens loaded, an expired access token refreshed), for a caller that puts its
+/// own HTTP client under rmcp's `AuthClient` (`AuthClient::new(client, manager)`). `Ok(None)`
+/// in the same cases.
+///
+/// # Errors
+/// As [`authorized_client`].
+pub async fn authorized_manager(
+    server_name: &str,
+    server_url: &str,
+    store: &OAuthStore,
+) -> Result<Option<AuthorizationManager>, OAuthError> {
     check_endpoint("MCP server", server_url)?;
     let file = store.server(server_name, server_url);
     let has_tokens = {
@@ -70,7 +88,7 @@ pub async fn authorized_client(
         Err(AuthError::AuthorizationRequired) => return Ok(None),
         Err(error) => return Err(error.into()),
     }
-    Ok(Some(AuthClient::new(http_client(None)?, manager)))
+    Ok(Some(manager))
 }
 
 /// What a server said to a request without credentials ([`probe_auth`]).

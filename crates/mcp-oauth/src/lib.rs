@@ -65,13 +65,13 @@ pub mod store;
 use std::net::IpAddr;
 use std::time::Duration;
 
-pub use connect::{AuthProbe, authorized_client, probe_auth};
+pub use connect::{AuthProbe, authorized_client, authorized_manager, probe_auth};
 pub use flow::{
     AuthorizeOptions, CALLBACK_PATH, DEFAULT_CLIENT_NAME, DEFAULT_TIMEOUT, PendingAuthorization, authorize,
 };
 /// rmcp's types this crate's API hands out (the authorized client, its errors, the stored
 /// credentials).
-pub use rmcp::transport::auth::{AuthClient, AuthError, StoredCredentials};
+pub use rmcp::transport::auth::{AuthClient, AuthError, AuthorizationManager, StoredCredentials};
 pub use store::{OAuthStore, ServerCredentialStore};
 
 /// What can go wrong. Messages name URLs and files, never tokens.

@@ -94,24 +94,80 @@ pub struct ToolServer {
     calls: Arc<AtomicU64>,
     rounds: Arc<rounds::Rounds>,
     log: Arc<logging::Log>,
+    /// Whether this MCP session's pool is watched for changes (once, at its first request).
+    watching: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// A session and its `tools/list` entries (built once, when the session opens).
+/// A session and its `tools/list` entries, described again whenever the session's pool
+/// changes (its MCP servers' tools changed).
 #[derive(Clone)]
 pub(crate) struct Served {
     session: Arc<Session>,
-    listing: Arc<Vec<rmcp::model::Tool>>,
+    listing: Arc<std::sync::Mutex<Listing>>,
+}
+
+/// The `tools/list` entries of one pool.
+struct Listing {
+    pool: Arc<[Arc<dyn Tool>]>,
+    tools: Arc<Vec<rmcp::model::Tool>>,
 }
 
 impl Served {
     pub(crate) async fn new(session: Arc<Session>) -> Self {
-        let listing = session
-            .with_prompt_options(|options| {
-                session.pool().iter().map(|tool| describe(tool.as_ref(), options)).collect::<Vec<_>>()
-            })
-            .await;
-        Self { session, listing: Arc::new(listing) }
+        let pool = session.pool();
+        let tools = Self::describe_all(&session, &pool).await;
+        Self { session, listing: Arc::new(std::sync::Mutex::new(Listing { pool, tools })) }
     }
+
+    async fn describe_all(session: &Session, pool: &[Arc<dyn Tool>]) -> Arc<Vec<rmcp::model::Tool>> {
+        Arc::new(
+            session
+                .with_prompt_options(|options| pool.iter().map(|tool| describe(tool.as_ref(), options)).collect())
+                .await,
+        )
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Listing> {
+        self.listing.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The entries of the pool as it stands now.
+    async fn tools(&self) -> Arc<Vec<rmcp::model::Tool>> {
+        let pool = self.session.pool();
+        {
+            let listing = self.lock();
+            if Arc::ptr_eq(&listing.pool, &pool) {
+                return Arc::clone(&listing.tools);
+            }
+        }
+        let tools = Self::describe_all(&self.session, &pool).await;
+        let mut listing = self.lock();
+        *listing = Listing { pool, tools: Arc::clone(&tools) };
+        tools
+    }
+
+    /// The entries as last described (without looking for a change).
+    fn current(&self) -> Arc<Vec<rmcp::model::Tool>> {
+        Arc::clone(&self.lock().tools)
+    }
+}
+
+/// Tells the client `notifications/tools/list_changed` each time the session's MCP servers'
+/// tools change, until the session or the client is gone.
+fn watch_pool(served: &Served, peer: rmcp::service::Peer<RoleServer>) {
+    let mut changes = served.session.mcp().changes();
+    let session = Arc::downgrade(&served.session);
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            let Some(session) = session.upgrade() else { return };
+            session.refresh_pool();
+            drop(session);
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::debug!(%error, "tools/list_changed could not be sent; the client is gone");
+                return;
+            }
+        }
+    });
 }
 
 /// Why serving stopped with an error.
@@ -174,6 +230,7 @@ impl ToolServer {
             calls: Arc::new(AtomicU64::new(0)),
             rounds: Arc::new(rounds::Rounds::default()),
             log: Arc::new(logging::Log::default()),
+            watching: Arc::default(),
         }
     }
 
@@ -185,12 +242,13 @@ impl ToolServer {
             calls: Arc::new(AtomicU64::new(0)),
             rounds: Arc::new(rounds::Rounds::default()),
             log: Arc::new(logging::Log::default()),
+            watching: Arc::default(),
         }
     }
 
     /// The `tools/list` entries, in pool order (empty until the session is open).
-    pub fn tools(&self) -> &[rmcp::model::Tool] {
-        self.served.get().map_or(&[], |served| served.listing.as_slice())
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.served.get().map_or_else(Vec::new, |served| served.current().as_ref().clone())
     }
 
     /// The session served, once it is open.
@@ -204,13 +262,25 @@ impl ToolServer {
     async fn served(&self, context: &RequestContext<RoleServer>) -> Result<(Served, Arc<rounds::Rounds>), ErrorData> {
         let Some(opener) = &self.opener else {
             let served = self.served.get().cloned().ok_or_else(|| ErrorData::internal_error("no session", None))?;
+            if !is_2026_era(context) {
+                self.watch(&served, context);
+            }
             return Ok((served, Arc::clone(&self.rounds)));
         };
         if is_2026_era(context) {
             return Ok((opener.stateless().await?, opener.rounds()));
         }
         let served = self.served.get_or_try_init(|| opener.open_for(context)).await?.clone();
+        self.watch(&served, context);
         Ok((served, Arc::clone(&self.rounds)))
+    }
+
+    /// Starts telling this client about pool changes, once (a 2026-07-28 client has no channel
+    /// for them: it lists again when it wants).
+    fn watch(&self, served: &Served, context: &RequestContext<RoleServer>) {
+        if !self.watching.swap(true, Ordering::SeqCst) {
+            watch_pool(served, context.peer.clone());
+        }
     }
 
     /// Runs one call and makes its MCP result: the tool result's content with tool references
@@ -235,7 +305,9 @@ impl ToolServer {
         let pool = served.session.pool();
         let content = served
             .session
-            .with_prompt_options(|options| agent_tools_host::render_tool_references(&done.block.content, pool, options))
+            .with_prompt_options(|options| {
+                agent_tools_host::render_tool_references(&done.block.content, &pool, options)
+            })
             .await;
         let mut result = to_mcp(&content, &done);
         // Background tasks that finished since the last call: an MCP client has no other channel
@@ -306,12 +378,14 @@ fn to_mcp(content: &ToolResultContent, done: &Invocation) -> CallToolResult {
 impl ServerHandler for ToolServer {
     #[allow(deprecated, reason = "logging is deprecated by 2026-07-28 (SEP-2577) but part of 2025-11-25")]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_logging().build())
-            .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Claude Code's tools (Read, Glob, Grep and more) for the server's working directory. \
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build(),
+        )
+        .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Claude Code's tools (Read, Glob, Grep and more) for the server's working directory. \
                  Relative paths resolve against it.",
-            )
+        )
     }
 
     async fn list_tools(
@@ -320,7 +394,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let (served, _) = self.served(&context).await?;
-        Ok(ListToolsResult::with_all_items(served.listing.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(served.tools().await.as_ref().clone()))
     }
 
     async fn call_tool(

@@ -78,6 +78,12 @@ pub struct McpOptions {
     /// Answers servers' `sampling/createMessage`; only with one is the `sampling` capability
     /// declared. Default: none (a request is refused with [`crate::SAMPLING_UNAVAILABLE`]).
     pub sampler: Option<Arc<dyn Sampler>>,
+    /// Where OAuth tokens of remote servers are kept (the user's config folder; see
+    /// [`agent_tools_mcp_oauth::OAuthStore`]). With one, an `http` server whose tokens are
+    /// stored is connected with them (refreshed as needed), and one that answers 401 gets the
+    /// `mcp__<server>__authenticate` tool (McpAuth) in place of its tools, which signs in and
+    /// then connects it. Default: none (a 401 is only a failure).
+    pub oauth: Option<agent_tools_mcp_oauth::OAuthStore>,
 }
 
 impl Default for McpOptions {
@@ -90,6 +96,7 @@ impl Default for McpOptions {
             roots: Vec::new(),
             elicitor: None,
             sampler: None,
+            oauth: None,
         }
     }
 }
@@ -104,6 +111,7 @@ impl std::fmt::Debug for McpOptions {
             .field("roots", &self.roots)
             .field("elicitor", &self.elicitor.is_some())
             .field("sampler", &self.sampler.is_some())
+            .field("oauth", &self.oauth.as_ref().map(agent_tools_mcp_oauth::OAuthStore::dir))
             .finish()
     }
 }
@@ -244,7 +252,8 @@ impl ServerConnection {
                 tokio::time::sleep(RECONNECT_BACKOFF * 2u32.pow(attempt - 1)).await;
             }
             let timeout = self.connect_timeout.min(RECONNECT_ATTEMPT_TIMEOUT);
-            match open(&self.server, &self.handler, timeout, self.cwd.as_deref()).await {
+            let oauth = self.session.upgrade().and_then(|shared| shared.options.oauth.clone());
+            match open(&self.server, &self.handler, timeout, self.cwd.as_deref(), oauth.as_ref()).await {
                 Ok(service) => {
                     tracing::debug!(server = %name, attempt, "MCP server reconnected");
                     let peer = service.peer().clone();
@@ -458,6 +467,8 @@ struct State {
     listed: HashMap<String, Vec<Value>>,
     tools: HashMap<String, Vec<Arc<dyn Tool>>>,
     failures: Vec<ServerFailure>,
+    /// The McpAuth tool of each server waiting to be signed in to, by server name.
+    sign_ins: Vec<(String, Arc<dyn Tool>)>,
 }
 
 impl Shared {
@@ -500,10 +511,53 @@ impl Shared {
             .iter()
             .flat_map(|connection| state.tools.get(&connection.name).cloned().unwrap_or_default())
             .collect();
+        tools.extend(state.sign_ins.iter().map(|(_, tool)| Arc::clone(tool)));
         if state.servers.iter().any(|connection| connection.has_resources) {
             tools.extend(self.resource_tools.iter().cloned());
         }
         tools
+    }
+
+    /// Offers `mcp__<server>__authenticate` for an `http` server that answered 401, when the
+    /// session keeps OAuth tokens; once signed in, the tool connects the server and leaves.
+    fn offer_sign_in(self: &Arc<Self>, server: &NamedServer, challenge: Option<String>) {
+        let (Some(store), ServerConfig::Http { url, .. }) = (&self.options.oauth, &server.config) else {
+            return;
+        };
+        let weak = Arc::downgrade(self);
+        let named = server.clone();
+        let on_authorized: agent_tools_mcp_auth::OnAuthorized = Arc::new(move || {
+            let weak = weak.clone();
+            let server = named.clone();
+            Box::pin(async move {
+                let shared = weak.upgrade().ok_or_else(|| "the session has ended".to_owned())?;
+                let (connection, listed) = establish(&shared, &server).await.map_err(|failure| failure.message)?;
+                shared.lock().sign_ins.retain(|(name, _)| *name != server.name);
+                register(&shared, &connection, listed).await;
+                Ok(())
+            })
+        });
+        let mut state = self.lock();
+        if state.sign_ins.iter().any(|(name, _)| *name == server.name) {
+            return;
+        }
+        let key = (server.name.clone(), agent_tools_mcp_auth::TOOL_SUFFIX.to_owned());
+        let tool_name = match state.assigned.get(&key) {
+            Some(name) => name.clone(),
+            None => {
+                let name = state.names.allocate(&server.name, agent_tools_mcp_auth::TOOL_SUFFIX);
+                state.assigned.insert(key, name.clone());
+                name
+            }
+        };
+        let options = agent_tools_mcp_oauth::AuthorizeOptions { challenge, ..Default::default() };
+        let tool = agent_tools_mcp_auth::tool(agent_tools_mcp_auth::McpAuthConfig {
+            tool_name,
+            server_name: server.name.clone(),
+            target: agent_tools_mcp_auth::AuthTarget::Http { url: url.clone(), store: store.clone(), options },
+            on_authorized,
+        });
+        state.sign_ins.push((server.name.clone(), tool));
     }
 
     /// Adds a connected server with its first listing (names are handed out in listing order).
@@ -668,6 +722,9 @@ impl McpSession {
                 Ok(())
             }
             Err(failure) => {
+                if let FailureKind::NeedsAuth { challenge } = &failure.kind {
+                    self.shared.offer_sign_in(server, challenge.clone());
+                }
                 let mut state = self.shared.lock();
                 state.failures.retain(|known| known.name != failure.name);
                 state.failures.push(failure.clone());
@@ -707,10 +764,15 @@ pub async fn connect_all(servers: &[NamedServer], options: &McpOptions) -> McpSe
     let outcomes = futures_util::future::join_all(attempts).await;
     // Names are handed out in configuration and listing order, so the same servers always get
     // the same names, each unique and within the API's 64 characters.
-    for outcome in outcomes {
+    for (server, outcome) in servers.iter().zip(outcomes) {
         match outcome {
             Ok((connection, listed)) => register(&session.shared, &connection, listed).await,
-            Err(failure) => session.shared.lock().failures.push(failure),
+            Err(failure) => {
+                if let FailureKind::NeedsAuth { challenge } = &failure.kind {
+                    session.shared.offer_sign_in(server, challenge.clone());
+                }
+                session.shared.lock().failures.push(failure);
+            }
         }
     }
     session
@@ -733,7 +795,7 @@ async fn establish(
     let options = &shared.options;
     let handler = HandlerShared::new(&server.name, &options.roots, options.elicitor.clone(), options.sampler.clone());
     let timeout = options.connect_timeout;
-    let service = open(server, &handler, timeout, options.cwd.as_deref()).await?;
+    let service = open(server, &handler, timeout, options.cwd.as_deref(), options.oauth.as_ref()).await?;
     let capabilities = service.peer().peer_info().map(|info| info.capabilities.clone()).unwrap_or_default();
     let listed = if capabilities.tools.is_some() {
         match tokio::time::timeout(timeout, service.peer().list_all_tools()).await {
@@ -776,6 +838,7 @@ async fn open(
     handler: &Arc<HandlerShared>,
     timeout: Duration,
     cwd: Option<&std::path::Path>,
+    oauth: Option<&agent_tools_mcp_oauth::OAuthStore>,
 ) -> Result<Service, ServerFailure> {
     let name = &server.name;
     let handler = Handler(Arc::clone(handler));
@@ -811,8 +874,24 @@ async fn open(
             let config = StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
                 .custom_headers(headers.into_iter().filter_map(|(key, value)| Some((key?, value))).collect())
                 .reinit_on_expired_session(false);
-            let transport = StreamableHttpClientTransport::with_client(SessionClient(client), config);
-            tokio::time::timeout(timeout, handler.serve(transport)).await
+            // Signed in before: the stored tokens go with every request (refreshed as needed).
+            let manager = match oauth {
+                Some(store) => agent_tools_mcp_oauth::authorized_manager(name, url, store).await.map_err(|error| {
+                    ServerFailure::failed(name, format!("its stored sign-in cannot be used: {error}"))
+                })?,
+                None => None,
+            };
+            match manager {
+                Some(manager) => {
+                    let client = agent_tools_mcp_oauth::AuthClient::new(SessionClient(client), manager);
+                    let transport = StreamableHttpClientTransport::with_client(client, config);
+                    tokio::time::timeout(timeout, handler.serve(transport)).await
+                }
+                None => {
+                    let transport = StreamableHttpClientTransport::with_client(SessionClient(client), config);
+                    tokio::time::timeout(timeout, handler.serve(transport)).await
+                }
+            }
         }
         ServerConfig::Sse { url, headers } => {
             let parsed = parse_url(name, url)?;

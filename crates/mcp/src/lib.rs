@@ -81,6 +81,7 @@ mod sse;
 mod tool;
 pub mod transform;
 
+pub use agent_tools_mcp_oauth::OAuthStore;
 pub use client::{
     DEFAULT_CONNECT_TIMEOUT, FailureKind, McpOptions, McpSession, RECONNECT_ATTEMPTS, RECONNECT_BACKOFF,
     ServerConnection, ServerFailure, connect_all,

@@ -123,6 +123,7 @@ fn wait_for_port(port: u16) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "server-everything did not listen on {port}");
+        // tidy:allow-sleep polling a child process's port: nothing to wait on but the socket.
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -203,7 +204,9 @@ async fn exercise(peer: &Peer) {
     let dir = tempfile::tempdir().unwrap();
     // No capabilities declared: the 13 base tools, none of the conditional ones.
     let plain = session_with(peer, &McpOptions::default()).await;
-    tokio::time::sleep(Duration::from_millis(600)).await; // past the peer's post-init work
+    // The peer adds tools after init for declared capabilities only; this waits past that
+    // moment to see that none came (an absence has no event to wait on).
+    tokio::time::sleep(Duration::from_millis(600)).await; // tidy:allow-sleep see above
     assert_eq!(raw_names(&plain), base());
     // Without a Sampler, the sampling tool is not offered at all.
     assert!(!raw_names(&plain).contains("trigger-sampling-request"));
@@ -241,6 +244,7 @@ async fn exercise(peer: &Peer) {
     let cancel_ctx = ctx(dir.path());
     let cancel = cancel_ctx.cancel.clone();
     tokio::spawn(async move {
+        // tidy:allow-sleep the cancellation must come while the call runs on the peer.
         tokio::time::sleep(Duration::from_millis(500)).await;
         cancel.cancel();
     });
@@ -506,6 +510,7 @@ async fn a_stdio_server_that_exits_is_lost_and_leaves_the_tool_list() {
             break;
         }
         assert!(Instant::now() < deadline, "the killed server still answers");
+        // tidy:allow-sleep polling, bounded by the deadline, until the kill shows.
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // Lost for good: reported, its tools gone, the change signalled.
@@ -513,6 +518,7 @@ async fn a_stdio_server_that_exits_is_lost_and_leaves_the_tool_list() {
     while session.failures().is_empty() {
         assert!(Instant::now() < deadline);
         let _ = call_tool(echo.as_ref(), "e", json!({"text": "x"}), &ctx(dir.path())).await;
+        // tidy:allow-sleep polling, bounded by the deadline, until the loss is recorded.
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(session.failures()[0].kind, FailureKind::Lost);

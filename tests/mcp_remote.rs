@@ -1,0 +1,91 @@
+//! `agent-tools serve` as the MCP client of a remote server that needs OAuth — the real local
+//! fixture from `agent-tools-mcp-oauth` (an authorization server and a protected Streamable
+//! HTTP MCP server on 127.0.0.1). Its client (this test) sees `mcp__docs__authenticate` in place
+//! of the server's tools; the call gives the sign-in URL; after the user's browser visit the
+//! client is told `notifications/tools/list_changed`, and the server's tool is listed and works.
+//! The tokens land in the Claude config folder, readable by the owner only.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_tools_mcp_oauth::fixture::{Fixture, FixtureOptions, browse};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-tools-under-test");
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Watcher {
+    changed: Arc<Notify>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+}
+
+async fn names(client: &RunningService<RoleClient, Watcher>) -> Vec<String> {
+    client.peer().list_all_tools().await.unwrap().into_iter().map(|tool| tool.name.into_owned()).collect()
+}
+
+async fn call(client: &RunningService<RoleClient, Watcher>, name: &str, arguments: Value) -> CallToolResult {
+    let Value::Object(arguments) = arguments else { panic!("arguments must be an object") };
+    client.peer().call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)).await.unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|block| block.as_text().map(|text| text.text.clone())).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_that_needs_oauth_is_signed_in_through_serve_and_its_tools_arrive() {
+    let fixture = Fixture::start(FixtureOptions::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config_dir = dir.path().join(".claude");
+    let servers = json!({"mcpServers": {"docs": {"type": "http", "url": fixture.mcp_url()}}}).to_string();
+    let mut command = tokio::process::Command::new(BIN);
+    command
+        .env("HOME", dir.path().join(".home"))
+        .env("XDG_STATE_HOME", dir.path().join(".state"))
+        .env("CLAUDE_CONFIG_DIR", &config_dir)
+        .env_remove("MCP_TIMEOUT")
+        .arg("--cwd")
+        .arg(dir.path())
+        .args(["--mcp-config", &servers, "serve"]);
+    let watcher = Watcher::default();
+    let client = watcher.clone().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+
+    let before = names(&client).await;
+    assert!(before.contains(&"mcp__docs__authenticate".to_owned()), "{before:?}");
+    assert!(!before.contains(&"mcp__docs__echo".to_owned()), "{before:?}");
+
+    let started = call(&client, "mcp__docs__authenticate", json!({})).await;
+    assert_eq!(started.is_error, Some(false), "{}", text(&started));
+    let output = started.structured_content.clone().unwrap();
+    assert_eq!(output["status"], "auth_url", "{output}");
+    let url = output["authUrl"].as_str().unwrap().to_owned();
+    assert!(text(&started).contains(&url));
+
+    assert_eq!(browse(&url).await.unwrap().status, 200);
+    tokio::time::timeout(Duration::from_secs(10), watcher.changed.notified()).await.expect("tools/list_changed");
+    let after = names(&client).await;
+    assert!(after.contains(&"mcp__docs__echo".to_owned()), "{after:?}");
+    assert!(!after.contains(&"mcp__docs__authenticate".to_owned()), "{after:?}");
+    let echoed = call(&client, "mcp__docs__echo", json!({"text": "over oauth"})).await;
+    assert_eq!(text(&echoed), "echo: over oauth");
+
+    let tokens: Vec<_> = std::fs::read_dir(config_dir.join("mcp-oauth")).unwrap().map(|entry| entry.unwrap()).collect();
+    assert_eq!(tokens.len(), 1, "{tokens:?}");
+    assert_eq!(tokens[0].metadata().unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::metadata(config_dir.join("mcp-oauth")).unwrap().permissions().mode() & 0o777, 0o700);
+    client.cancel().await.unwrap();
+}
