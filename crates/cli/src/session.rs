@@ -43,6 +43,8 @@ pub(crate) struct Extras {
     pub(crate) classifier: Option<Arc<dyn agent_tools_host::AutoClassifier>>,
     /// The JSON Schema of a structured final answer (`agent --json-schema`).
     pub(crate) output_schema: Option<serde_json::Value>,
+    /// Answers MCP servers' sampling requests (`Kind::Agent`: the loop's model).
+    pub(crate) sampler: Option<Arc<dyn agent_tools_mcp::Sampler>>,
 }
 
 /// The working directory the flags name: `--cwd` (canonical), else the current one.
@@ -98,6 +100,9 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
         .notices(|notice| crate::report(format_args!("agent-tools: {notice}")));
     if let Some(id) = extras.session_id {
         builder = builder.session_id(id);
+    }
+    if let Some(sampler) = extras.sampler {
+        builder = builder.mcp_sampler(sampler);
     }
     if let Some(classifier) = extras.classifier {
         builder = builder.auto_classifier(classifier);

@@ -628,3 +628,43 @@ fn an_sdk_session_answers_a_background_agents_report_between_prompts() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn an_mcp_servers_sampling_request_is_answered_by_the_loops_model() {
+    let dir = project();
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sampling_server.py");
+    let config = json!({"mcpServers": {"s": {"command": "python3", "args": [server]}}}).to_string();
+    let api = FakeApi::start(|request| {
+        if request.body["system"] == "Be brief." {
+            return agent_tools_testkit::fake_api::Reply::text("sampled words");
+        }
+        match request.assistant_turns() {
+            0 => agent_tools_testkit::fake_api::Reply::Message {
+                content: vec![json!({"type": "tool_use", "id": "toolu_1", "name": "mcp__s__ask", "input": {}})],
+                stop_reason: None,
+                usage: None,
+            },
+            _ => agent_tools_testkit::fake_api::Reply::text("done"),
+        }
+    });
+    let output = run(
+        dir.path(),
+        &api,
+        &["-p", "ask it", "--mcp-config", &config, "--allowed-tools", "mcp__s", "--output-format", "json"],
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let requests = api.requests();
+    let sampling = requests.iter().find(|request| request.body["system"] == "Be brief.").expect("a sampling request");
+    assert_eq!(
+        sampling.body["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "Say something"}]}])
+    );
+    assert_eq!(sampling.body["max_tokens"], 50);
+    assert!(sampling.body.get("tools").is_none(), "sampling offers no tools");
+    let last = &requests.last().unwrap().body["messages"];
+    let result = last.as_array().unwrap().iter().rev().find_map(|message| {
+        message["content"].as_array()?.iter().find(|block| block["type"] == "tool_result").cloned()
+    });
+    let result = result.expect("the tool's result went back to the model").to_string();
+    assert!(result.contains("model said: sampled words"), "{result}");
+}

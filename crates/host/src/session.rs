@@ -149,6 +149,7 @@ pub struct SessionBuilder {
     config: Option<HostConfig>,
     session_id: Option<String>,
     classifier: Option<Arc<dyn crate::permissions::AutoClassifier>>,
+    sampler: Option<Arc<dyn agent_tools_mcp::Sampler>>,
 }
 
 impl SessionBuilder {
@@ -169,7 +170,15 @@ impl SessionBuilder {
             config: None,
             session_id: None,
             classifier: None,
+            sampler: None,
         }
+    }
+
+    /// Answers the MCP servers' `sampling/createMessage` (the agent loop's model); only with one
+    /// do the servers see the `sampling` capability. Without one a request is refused.
+    pub fn mcp_sampler(mut self, sampler: Arc<dyn agent_tools_mcp::Sampler>) -> Self {
+        self.sampler = Some(sampler);
+        self
     }
 
     /// The auto mode's safety classifier (`--permission-mode auto`). Without one, auto mode
@@ -310,7 +319,9 @@ impl SessionBuilder {
         }
 
         let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
-        let mcp = Arc::new(connect_mcp(&servers, &self.env, &cwd, &notice).await);
+        let mut mcp_options = self.env.mcp_options(&cwd);
+        mcp_options.sampler.clone_from(&self.sampler);
+        let mcp = Arc::new(connect_mcp(&servers, &mcp_options, &notice).await);
         // Watched from before the pool is assembled, so no change is missed in between.
         let mcp_changes = std::sync::Mutex::new(mcp.changes());
         let pool: Arc<[Arc<dyn Tool>]> = assemble_tool_pool(&permissions, mcp.tools(), &config).into();
@@ -497,11 +508,15 @@ fn approved_servers(
 
 /// Connects to the servers; with none, no MCP work happens at all. A server that cannot be used
 /// is a notice and is left out.
-async fn connect_mcp(servers: &[NamedServer], env: &Environment, cwd: &Path, notice: &dyn Fn(&str)) -> McpSession {
+async fn connect_mcp(
+    servers: &[NamedServer],
+    options: &agent_tools_mcp::McpOptions,
+    notice: &dyn Fn(&str),
+) -> McpSession {
     if servers.is_empty() {
         return McpSession::empty();
     }
-    let session = agent_tools_mcp::connect_all(servers, &env.mcp_options(cwd)).await;
+    let session = agent_tools_mcp::connect_all(servers, options).await;
     let tools = session.tools();
     for failure in session.failures() {
         // A server that needs OAuth has its McpAuth tool instead of its tools.

@@ -69,6 +69,7 @@ pub mod memory;
 pub mod options;
 pub mod prompt;
 pub mod results;
+pub mod sampler;
 pub mod spend;
 pub mod subagents;
 pub mod transcript;
@@ -79,4 +80,5 @@ pub use events::{AgentEvent, QueryResult, ResultSubtype};
 pub use options::{
     AgentOptions, DEFAULT_MODEL, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS, resolve_model,
 };
+pub use sampler::ModelSampler;
 pub use subagents::LoopRunner;

@@ -280,6 +280,8 @@ pub(crate) async fn start(
     };
     // Judges calls only in auto mode; bound to the backend once the model is known.
     let classifier = Arc::new(ModelClassifier::new());
+    // MCP servers' sampling requests go to the loop's model; bound with it below.
+    let sampler = Arc::new(agent_tools_loop::ModelSampler::new());
     let session_id = match (&resumed, args.fork_session) {
         (Some((id, _)), false) => Some(id.clone()),
         _ => args.session_id.clone(),
@@ -293,6 +295,7 @@ pub(crate) async fn start(
         prompter,
         classifier: Some(classifier.clone()),
         output_schema: output_schema(args.json_schema.as_deref())?,
+        sampler: Some(sampler.clone()),
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
     let model = model(args, &env, &session);
@@ -308,6 +311,7 @@ pub(crate) async fn start(
         _ => env.text("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| DEFAULT_CLASSIFIER_MODEL.to_owned()),
     };
     classifier.bind(backend.clone(), classifier_model);
+    sampler.bind(backend.clone(), model.clone());
     let mut agent_options = AgentOptions::new(model);
     agent_options.api_key_source = match &backend {
         Backend::OpenAi(_) => "none",
