@@ -225,3 +225,43 @@ impl Activity {
         self.bar.finish_and_clear();
     }
 }
+
+/// `mcp-login SERVER`: calls the server's `mcp__<server>__authenticate` tool, prints the URL,
+/// and waits until the sign-in connects the server (its McpAuth flow stores the tokens).
+pub(crate) async fn mcp_login(session: &Session, server: &str) -> anyhow::Result<ExitCode> {
+    let pool = session.pool();
+    let sign_in = pool.iter().find(|tool| {
+        tool.mcp_info().is_some_and(|info| info.server_name == server && info.tool_name == "authenticate")
+    });
+    let Some(sign_in) = sign_in else {
+        if session.mcp().connections().iter().any(|connection| connection.name == server) {
+            println!("MCP server \"{server}\" is connected: it needs no sign-in (or its stored one works).");
+            return Ok(ExitCode::SUCCESS);
+        }
+        let why = session
+            .mcp()
+            .failures()
+            .into_iter()
+            .find(|failure| failure.name == server)
+            .map_or_else(|| "no server of that name is configured".to_owned(), |failure| failure.message);
+        anyhow::bail!("cannot sign in to MCP server \"{server}\": {why}");
+    };
+    let mut changes = session.mcp().changes();
+    let block = ToolUseBlock { id: "mcp_login".into(), name: sign_in.name().to_owned(), input: serde_json::json!({}) };
+    let done = session.call(&block, CallOptions::default()).await;
+    let output = done.data.as_ref().map(|data| data.to_json()).unwrap_or_default();
+    let Some(url) = output.get("authUrl").and_then(Value::as_str) else {
+        anyhow::bail!("{}", done.block.content.text());
+    };
+    println!("Open this URL in a browser to sign in to MCP server \"{server}\":\n\n{url}\n");
+    println!("Waiting for the browser to come back (at most 5 minutes)…");
+    let connected = |session: &Session| session.mcp().connections().iter().any(|connection| connection.name == server);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5 * 60 + 5);
+    while !connected(session) {
+        if tokio::time::timeout_at(deadline, changes.changed()).await.is_err() {
+            anyhow::bail!("the sign-in to MCP server \"{server}\" did not finish in time");
+        }
+    }
+    println!("Signed in to MCP server \"{server}\"; later runs use the stored tokens.");
+    Ok(ExitCode::SUCCESS)
+}

@@ -176,6 +176,13 @@ enum Command {
         #[arg(long, value_name = "DIR", requires = "http")]
         root: Vec<PathBuf>,
     },
+    /// Sign in to a remote MCP server that needs OAuth (an `http` server of `.mcp.json` or
+    /// `--mcp-config` that answers 401): prints the URL to open, waits until the browser comes
+    /// back (at most 5 minutes), and stores the tokens, which later runs use.
+    McpLogin {
+        /// The server's name in the configuration.
+        server: String,
+    },
     /// Trust a project folder (default: the current one), so that its own configuration — the
     /// servers of its `.mcp.json`, its hooks, allow rules and skills — applies. A folder trusted
     /// in Claude Code is trusted here already.
@@ -423,6 +430,7 @@ pub fn main() -> ExitCode {
                     Command::List { json } => commands::list(&session, json).await,
                     Command::Call { tool, input } => commands::call(&session, &tool, &input).await,
                     Command::Run { file, stream } => commands::run(&session, &file, stream).await,
+                    Command::McpLogin { server } => commands::mcp_login(&session, &server).await,
                     Command::Serve { .. } => {
                         agent_tools_mcp_server::serve_stdio(session).await?;
                         Ok(ExitCode::SUCCESS)
