@@ -229,13 +229,19 @@ impl Activity {
 /// `mcp-login SERVER`: calls the server's `mcp__<server>__authenticate` tool, prints the URL,
 /// and waits until the sign-in connects the server (its McpAuth flow stores the tokens).
 pub(crate) async fn mcp_login(session: &Session, server: &str) -> anyhow::Result<ExitCode> {
+    // Each line is flushed at once: the user must see the URL while this waits.
+    let say = |text: &str| -> std::io::Result<()> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}")?;
+        out.flush()
+    };
     let pool = session.pool();
     let sign_in = pool.iter().find(|tool| {
         tool.mcp_info().is_some_and(|info| info.server_name == server && info.tool_name == "authenticate")
     });
     let Some(sign_in) = sign_in else {
         if session.mcp().connections().iter().any(|connection| connection.name == server) {
-            println!("MCP server \"{server}\" is connected: it needs no sign-in (or its stored one works).");
+            say(&format!("MCP server \"{server}\" is connected: it needs no sign-in (or its stored one works)."))?;
             return Ok(ExitCode::SUCCESS);
         }
         let why = session
@@ -253,8 +259,8 @@ pub(crate) async fn mcp_login(session: &Session, server: &str) -> anyhow::Result
     let Some(url) = output.get("authUrl").and_then(Value::as_str) else {
         anyhow::bail!("{}", done.block.content.text());
     };
-    println!("Open this URL in a browser to sign in to MCP server \"{server}\":\n\n{url}\n");
-    println!("Waiting for the browser to come back (at most 5 minutes)…");
+    say(&format!("Open this URL in a browser to sign in to MCP server \"{server}\":\n\n{url}\n"))?;
+    say("Waiting for the browser to come back (at most 5 minutes)…")?;
     let connected = |session: &Session| session.mcp().connections().iter().any(|connection| connection.name == server);
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5 * 60 + 5);
     while !connected(session) {
@@ -262,6 +268,6 @@ pub(crate) async fn mcp_login(session: &Session, server: &str) -> anyhow::Result
             anyhow::bail!("the sign-in to MCP server \"{server}\" did not finish in time");
         }
     }
-    println!("Signed in to MCP server \"{server}\"; later runs use the stored tokens.");
+    say(&format!("Signed in to MCP server \"{server}\"; later runs use the stored tokens."))?;
     Ok(ExitCode::SUCCESS)
 }
