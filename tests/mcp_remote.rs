@@ -21,15 +21,41 @@ use tokio::sync::Notify;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-tools-under-test");
 
-/// A client that counts `notifications/tools/list_changed`.
+/// A client that counts `notifications/tools/list_changed`, and (when `user` is set) shows
+/// forms: it answers `{"name": "Ada"}` and keeps each form's message.
 #[derive(Clone, Default)]
 struct Watcher {
     changed: Arc<Notify>,
+    user: Option<Arc<std::sync::Mutex<Vec<String>>>>,
 }
 
 impl ClientHandler for Watcher {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.changed.notify_one();
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+            return Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline));
+        };
+        if let Some(user) = &self.user {
+            user.lock().unwrap().push(message);
+        }
+        let mut answer = rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept);
+        answer.content = Some(json!({"name": "Ada"}));
+        Ok(answer)
+    }
+
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        if self.user.is_some() {
+            capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
+        }
+        rmcp::model::ClientConfig::new(capabilities, rmcp::model::Implementation::new("watcher", "1"))
     }
 }
 
@@ -87,5 +113,39 @@ async fn a_remote_server_that_needs_oauth_is_signed_in_through_serve_and_its_too
     assert_eq!(tokens.len(), 1, "{tokens:?}");
     assert_eq!(tokens[0].metadata().unwrap().permissions().mode() & 0o777, 0o600);
     assert_eq!(std::fs::metadata(config_dir.join("mcp-oauth")).unwrap().permissions().mode() & 0o777, 0o700);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_servers_question_goes_on_to_the_user_of_serves_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/cli/tests/fixtures/sampling_server.py");
+    let servers = json!({"mcpServers": {"s": {"command": "python3", "args": [script]}}}).to_string();
+    let start = |watcher: Watcher| {
+        let mut command = tokio::process::Command::new(BIN);
+        command
+            .env("HOME", dir.path().join(".home"))
+            .env("XDG_STATE_HOME", dir.path().join(".state"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .arg("--cwd")
+            .arg(dir.path())
+            .args(["--mcp-config", &servers, "serve"]);
+        watcher.serve(TokioChildProcess::new(command).unwrap())
+    };
+
+    // A client that shows forms: the server's question reaches its user, named, and the answer
+    // goes back to the server.
+    let user = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let client = start(Watcher { user: Some(Arc::clone(&user)), ..Watcher::default() }).await.unwrap();
+    let asked = call(&client, "mcp__s__elicit", json!({})).await;
+    assert_eq!(text(&asked), r#"user said: {"action": "accept", "content": {"name": "Ada"}}"#);
+    assert_eq!(user.lock().unwrap().as_slice(), [r#"The MCP server "s" asks: Your name?"#]);
+    client.cancel().await.unwrap();
+
+    // A client that cannot show forms: the server is declined.
+    let client = start(Watcher::default()).await.unwrap();
+    let asked = call(&client, "mcp__s__elicit", json!({})).await;
+    assert_eq!(text(&asked), r#"user said: {"action": "decline", "content": null}"#);
     client.cancel().await.unwrap();
 }

@@ -349,10 +349,16 @@ async fn serve_http(
         let mut options = shared.clone();
         options.cwd = Some(cwd);
         Box::pin(async move {
-            session::open(&options, session::Kind::Server)
+            // The session's own MCP servers' questions go on to this MCP session's client.
+            let elicitor = std::sync::Arc::new(agent_tools_mcp_server::ClientElicitor::new());
+            let extras = session::Extras { elicitor: Some(elicitor.clone()), ..session::Extras::default() };
+            let session = session::open_with(&options, session::Kind::Server, extras)
                 .await
-                .map(std::sync::Arc::new)
-                .map_err(|error| format!("{error:#}"))
+                .map_err(|error| format!("{error:#}"))?;
+            Ok(agent_tools_mcp_server::http::OpenedSession {
+                session: std::sync::Arc::new(session),
+                elicitor: Some(elicitor),
+            })
         })
     });
     report(format_args!("agent-tools: serving MCP at http://{local}{}", agent_tools_mcp_server::http::MCP_PATH));
@@ -418,11 +424,18 @@ pub fn main() -> ExitCode {
         };
     }
     let result = runtime.block_on(async move {
-        let kind = match cli.command {
-            Command::Serve { .. } => session::Kind::Server,
-            _ => session::Kind::Command,
+        // `serve` passes its own MCP servers' questions on to its client.
+        let (kind, elicitor) = match cli.command {
+            Command::Serve { .. } => {
+                (session::Kind::Server, Some(std::sync::Arc::new(agent_tools_mcp_server::ClientElicitor::new())))
+            }
+            _ => (session::Kind::Command, None),
         };
-        let session = std::sync::Arc::new(session::open(&cli.options, kind).await?);
+        let extras = session::Extras {
+            elicitor: elicitor.clone().map(|e| e as std::sync::Arc<dyn agent_tools_mcp::Elicitor>),
+            ..session::Extras::default()
+        };
+        let session = std::sync::Arc::new(session::open_with(&cli.options, kind, extras).await?);
         let command = {
             let session = std::sync::Arc::clone(&session);
             async move {
@@ -432,7 +445,8 @@ pub fn main() -> ExitCode {
                     Command::Run { file, stream } => commands::run(&session, &file, stream).await,
                     Command::McpLogin { server } => commands::mcp_login(&session, &server).await,
                     Command::Serve { .. } => {
-                        agent_tools_mcp_server::serve_stdio(session).await?;
+                        let server = agent_tools_mcp_server::ToolServer::with_forwarding(session, elicitor).await;
+                        agent_tools_mcp_server::serve_stdio_with(server).await?;
                         Ok(ExitCode::SUCCESS)
                     }
                     Command::Trust { .. } | Command::Agent(_) | Command::HookRelay { .. } => Ok(ExitCode::SUCCESS),

@@ -45,6 +45,8 @@ pub(crate) struct Extras {
     pub(crate) output_schema: Option<serde_json::Value>,
     /// Answers MCP servers' sampling requests (`Kind::Agent`: the loop's model).
     pub(crate) sampler: Option<Arc<dyn agent_tools_mcp::Sampler>>,
+    /// Answers MCP servers' elicitations (`serve`: its own client's user).
+    pub(crate) elicitor: Option<Arc<dyn agent_tools_mcp::Elicitor>>,
 }
 
 /// The working directory the flags name: `--cwd` (canonical), else the current one.
@@ -57,15 +59,11 @@ pub(crate) fn working_dir(options: &GlobalOptions) -> anyhow::Result<PathBuf> {
     Ok(cwd)
 }
 
-/// Opens the session the flags describe: the working directory from `--cwd` (or the current
-/// one), the settings files unless `--no-settings`, the rules, the mode (`serve` defaults to
-/// bypassPermissions: the MCP client asks its user before each call), MCP servers, and — for
-/// `list`, `call` and `run` — the terminal to ask on when there is one.
-pub(crate) async fn open(options: &GlobalOptions, kind: Kind) -> anyhow::Result<Session> {
-    open_with(options, kind, Extras::default()).await
-}
-
-/// [`open`] with what a front end adds ([`Extras`]).
+/// Opens the session the flags describe, with what a front end adds ([`Extras`]): the working
+/// directory from `--cwd` (or the current one), the settings files unless `--no-settings`, the
+/// rules, the mode (`serve` defaults to bypassPermissions: the MCP client asks its user before
+/// each call), MCP servers, and — for `list`, `call` and `run` — the terminal to ask on when
+/// there is one.
 pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extras) -> anyhow::Result<Session> {
     let cwd = working_dir(options)?;
     let mode = if options.dangerously_skip_permissions {
@@ -103,6 +101,9 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
     }
     if let Some(sampler) = extras.sampler {
         builder = builder.mcp_sampler(sampler);
+    }
+    if let Some(elicitor) = extras.elicitor {
+        builder = builder.mcp_elicitor(elicitor);
     }
     if let Some(classifier) = extras.classifier {
         builder = builder.auto_classifier(classifier);

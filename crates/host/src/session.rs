@@ -150,6 +150,7 @@ pub struct SessionBuilder {
     session_id: Option<String>,
     classifier: Option<Arc<dyn crate::permissions::AutoClassifier>>,
     sampler: Option<Arc<dyn agent_tools_mcp::Sampler>>,
+    elicitor: Option<Arc<dyn agent_tools_mcp::Elicitor>>,
 }
 
 impl SessionBuilder {
@@ -171,6 +172,7 @@ impl SessionBuilder {
             session_id: None,
             classifier: None,
             sampler: None,
+            elicitor: None,
         }
     }
 
@@ -178,6 +180,13 @@ impl SessionBuilder {
     /// do the servers see the `sampling` capability. Without one a request is refused.
     pub fn mcp_sampler(mut self, sampler: Arc<dyn agent_tools_mcp::Sampler>) -> Self {
         self.sampler = Some(sampler);
+        self
+    }
+
+    /// Answers the MCP servers' `elicitation/create` (a front end's user: `serve` passes them on
+    /// to its own client); only with one do the servers see the `elicitation` capability.
+    pub fn mcp_elicitor(mut self, elicitor: Arc<dyn agent_tools_mcp::Elicitor>) -> Self {
+        self.elicitor = Some(elicitor);
         self
     }
 
@@ -321,6 +330,7 @@ impl SessionBuilder {
         let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
         let mut mcp_options = self.env.mcp_options(&cwd);
         mcp_options.sampler.clone_from(&self.sampler);
+        mcp_options.elicitor.clone_from(&self.elicitor);
         let mcp = Arc::new(connect_mcp(&servers, &mcp_options, &notice).await);
         // Watched from before the pool is assembled, so no change is missed in between.
         let mcp_changes = std::sync::Mutex::new(mcp.changes());

@@ -53,9 +53,9 @@ impl Opener {
     /// Builds a session in `cwd` (the factory's future runs to its end here).
     async fn open(&self, cwd: PathBuf) -> Result<Served, ErrorData> {
         let factory = Arc::clone(&self.factory);
-        let session = tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(factory(cwd)))
+        let opened = tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(factory(cwd)))
             .map_err(|error| ErrorData::internal_error(format!("the session could not be opened: {error}"), None))?;
-        Ok(Served::new(session).await)
+        Ok(Served::new(opened.session, opened.elicitor).await)
     }
 
     /// The session of the MCP session `context` belongs to, in the working directory its
@@ -143,7 +143,16 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource"
 pub type SessionFactory = Arc<dyn Fn(PathBuf) -> SessionFuture + Send + Sync>;
 
 /// What a [`SessionFactory`] returns.
-pub type SessionFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Arc<Session>, String>>>>;
+pub type SessionFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<OpenedSession, String>>>>;
+
+/// A session a [`SessionFactory`] opened, and the elicitor it was built with, if any (its own MCP
+/// servers' questions then go on to the MCP session's client, see [`crate::ClientElicitor`]).
+pub struct OpenedSession {
+    /// The session.
+    pub session: Arc<Session>,
+    /// The session's `mcp_elicitor`, when it is a [`crate::ClientElicitor`].
+    pub elicitor: Option<Arc<crate::ClientElicitor>>,
+}
 
 /// How the HTTP server runs.
 #[derive(Debug, Clone)]

@@ -55,6 +55,7 @@
 //! - Logs go to stderr only; stdout carries nothing but the protocol.
 
 pub mod elicitation;
+pub mod forward;
 pub mod http;
 mod logging;
 pub mod progress;
@@ -80,6 +81,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 pub use elicitation::ElicitationPrompter;
+pub use forward::ClientElicitor;
 
 /// The MCP server of a session: its `tools/list` entries (built once), the session, and the
 /// calls waiting for a 2026-07-28 client to answer a question. Cloning it shares them all (a
@@ -104,6 +106,8 @@ pub struct ToolServer {
 pub(crate) struct Served {
     session: Arc<Session>,
     listing: Arc<std::sync::Mutex<Listing>>,
+    /// Passes the session's own MCP servers' questions on to this server's client.
+    forward: Option<Arc<ClientElicitor>>,
 }
 
 /// The `tools/list` entries of one pool.
@@ -113,10 +117,10 @@ struct Listing {
 }
 
 impl Served {
-    pub(crate) async fn new(session: Arc<Session>) -> Self {
+    pub(crate) async fn new(session: Arc<Session>, forward: Option<Arc<ClientElicitor>>) -> Self {
         let pool = session.pool();
         let tools = Self::describe_all(&session, &pool).await;
-        Self { session, listing: Arc::new(std::sync::Mutex::new(Listing { pool, tools })) }
+        Self { session, listing: Arc::new(std::sync::Mutex::new(Listing { pool, tools })), forward }
     }
 
     async fn describe_all(session: &Session, pool: &[Arc<dyn Tool>]) -> Arc<Vec<rmcp::model::Tool>> {
@@ -223,7 +227,14 @@ impl ToolServer {
     /// session's context (see [`Session::call`]); the session's own prompter is replaced, call
     /// by call, by the client's user (elicitation) or a refusal.
     pub async fn new(session: Arc<Session>) -> Self {
-        let served = Served::new(session).await;
+        Self::with_forwarding(session, None).await
+    }
+
+    /// [`ToolServer::new`], passing the questions of the session's own MCP servers
+    /// (`elicitation/create`) on to this server's client through `elicitor`, which must be the
+    /// one the session was built with ([`agent_tools_host::SessionBuilder::mcp_elicitor`]).
+    pub async fn with_forwarding(session: Arc<Session>, elicitor: Option<Arc<ClientElicitor>>) -> Self {
+        let served = Served::new(session, elicitor).await;
         Self {
             served: Arc::new(tokio::sync::OnceCell::new_with(Some(served))),
             opener: None,
@@ -280,6 +291,9 @@ impl ToolServer {
     fn watch(&self, served: &Served, context: &RequestContext<RoleServer>) {
         if !self.watching.swap(true, Ordering::SeqCst) {
             watch_pool(served, context.peer.clone());
+            if let Some(forward) = &served.forward {
+                forward.attach(&context.peer);
+            }
         }
     }
 
@@ -452,7 +466,14 @@ impl ServerHandler for ToolServer {
 /// # Errors
 /// [`ServeError`]: the handshake failed, or the connection broke.
 pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
-    let server = ToolServer::new(session).await;
+    serve_stdio_with(ToolServer::new(session).await).await
+}
+
+/// [`serve_stdio`] for a server made beforehand (with [`ToolServer::with_forwarding`]).
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_stdio_with(server: ToolServer) -> Result<(), ServeError> {
     let transport = transport::LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
     let running = server.serve(transport).await.map_err(|error| ServeError::Handshake(Box::new(error)))?;
     running.waiting().await?;

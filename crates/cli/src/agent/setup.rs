@@ -296,6 +296,7 @@ pub(crate) async fn start(
         classifier: Some(classifier.clone()),
         output_schema: output_schema(args.json_schema.as_deref())?,
         sampler: Some(sampler.clone()),
+        elicitor: None,
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
     let model = model(args, &env, &session);
