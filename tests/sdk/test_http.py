@@ -127,6 +127,31 @@ async def session_checks(url: str, token: str, project: str, mode: str) -> None:
     logging.getLogger("mcp").removeHandler(warnings)
 
 
+async def stateless_checks(url: str, token: str, project: str) -> None:
+    """2026-07-28 requests have no session: they share one session of the server, so each call
+    runs isolated — another client's Read does not count, and no "allow for the rest of this
+    session" is offered (it would reach every other client)."""
+    choices: list[list[str]] = []
+
+    async def allow(_ctx, params):
+        decision = params.requested_schema["properties"]["decision"]
+        choices.append([choice["const"] for choice in decision.get("oneOf", [])] or decision.get("enum", []))
+        return t.ElicitResult(action="accept", content={"decision": "allow_once"})
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode="auto", elicitation_callback=allow) as a:
+            async with Client(streamable_http_client(url, http_client=http), mode="auto") as b:
+                first = await a.call_tool("Read", {"file_path": os.path.join(project, "a.txt")})
+                second = await b.call_tool("Read", {"file_path": os.path.join(project, "a.txt")})
+                assert text(first) == text(second) == "1\thello over http\n2\t", (text(first), text(second))
+                wrote = await a.call_tool("Write", {"file_path": "stateless-a.txt", "content": "a\n"})
+                assert not wrote.is_error, text(wrote)
+                assert choices == [["allow_once", "deny"]], choices
+                refused = await b.call_tool("Write", {"file_path": "stateless-b.txt", "content": "b\n"})
+                assert refused.is_error, text(refused)
+                assert not os.path.exists(os.path.join(project, "stateless-b.txt"))
+
+
 async def root_checks(url: str, token: str, allowed: str) -> None:
     """With `--root ALLOWED`, a session works in the first root its client offers inside ALLOWED;
     a root outside is ignored (the session works in ALLOWED), and a `cd` out of it does not stay."""
@@ -166,6 +191,7 @@ def main() -> int:
                     assert answer.status_code == 401, answer.status_code
 
             checks.append(("serve_http_refuses_a_request_without_the_token", refused))
+            checks.append(("serve_http_stateless_requests_are_isolated", lambda: stateless_checks(url, token, project)))
             allowed = os.path.join(project, "allowed")
             os.makedirs(os.path.join(allowed, "sub"))
             rooted, rooted_url, rooted_token = start(program, project, "--root", allowed)

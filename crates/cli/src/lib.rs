@@ -77,8 +77,9 @@ pub(crate) struct GlobalOptions {
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) cwd: Option<PathBuf>,
     /// Permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk or auto (default: the
-    /// settings' `defaultMode`, else `default`; `serve` defaults to bypassPermissions, since the
-    /// MCP client asks its user before each call).
+    /// settings' `defaultMode`, else `default`; `serve` on stdio defaults to bypassPermissions,
+    /// since the MCP client asks its user before each call; `serve --http` stays at `default`,
+    /// asking the client's user through elicitation).
     #[arg(long, global = true, value_name = "MODE", value_parser = parse_mode)]
     pub(crate) permission_mode: Option<agent_tools_core::PermissionMode>,
     /// The same as `--permission-mode bypassPermissions` (deny rules and the safety checks on
@@ -214,8 +215,10 @@ enum Command {
 }
 
 fn init_logging() {
+    // rmcp logs a failed or closed MCP connection as an error of its own; the notices already
+    // say what happened in our words, so its lines show only when asked (AGENT_TOOLS_LOG).
     let filter = tracing_subscriber::EnvFilter::try_from_env("AGENT_TOOLS_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -245,3 +245,55 @@ fn no_auth_is_refused_off_loopback_and_needs_no_token_on_it() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("agent-tools"), "{body}");
 }
+
+#[test]
+fn behind_a_proxy_its_name_and_origin_are_allowed_and_the_metadata_says_https() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join(".home"))
+        .env("XDG_STATE_HOME", dir.path().join(".state"))
+        .args(["serve", "--http", "0", "--allow-host", "tools.example.com"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let serving = lines.next().unwrap().unwrap();
+    let port: u16 = serving.rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
+    let token = lines.next().unwrap().unwrap().rsplit(' ').next().unwrap().to_owned();
+    std::thread::spawn(move || lines.for_each(drop));
+    let auth = format!("Bearer {token}");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let through_proxy = [
+        ("Host", "tools.example.com"),
+        ("Origin", "https://tools.example.com"),
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let (status, _, body) = exchange(port, "POST", &through_proxy, &initialize);
+    assert_eq!(status, 200, "{body}");
+    // Another origin is still refused, and so is another Host, even before the token is checked.
+    let mut foreign = through_proxy;
+    foreign[1] = ("Origin", "https://evil.example");
+    assert_eq!(exchange(port, "POST", &foreign, &initialize).0, 403);
+    let (status, headers, _) = exchange(port, "POST", &[("Host", "evil.example")], "{}");
+    assert_eq!(status, 403);
+    assert!(header(&headers, "www-authenticate").is_none(), "nothing is built from a foreign Host");
+    // The metadata names the public https URL when the proxy says TLS.
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET /.well-known/oauth-protected-resource HTTP/1.1\r\nHost: tools.example.com\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    assert!(raw.contains(r#""resource":"https://tools.example.com/mcp""#), "{raw}");
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -607,6 +607,11 @@ pub struct CallOptions {
     pub prompter: Option<Arc<dyn PermissionPrompter>>,
     /// Receives this call's progress events.
     pub progress: Option<ProgressSink>,
+    /// Runs the call on its own: a copy of the session's context with no files read yet, whose
+    /// changes (a `cd`, an "allow always" answer, the files it read) are not kept. For requests
+    /// of several clients that share one session and must not see each other (stateless MCP
+    /// 2026-07-28 requests over HTTP).
+    pub isolated: bool,
 }
 
 /// How a sub-agent's session differs from its caller's (see [`Session::fork`]).
@@ -836,6 +841,13 @@ impl Session {
             }
             ctx
         };
+        if options.isolated {
+            let mut ctx = prepare(self.context().await);
+            ctx.read_file_state = agent_tools_core::context::FileReadState::default();
+            let mut done = executor.run_tool_use(block, &ctx).await;
+            done.context_modifier = None;
+            return done;
+        }
         let concurrent = self.find_tool(&block.name).is_some_and(|tool| tool.is_concurrency_safe_json(&block.input));
         if concurrent {
             let ctx = prepare(self.context().await);

@@ -46,9 +46,22 @@ pub enum FormDecision {
 /// reason. Written out rather than derived, because an elicitation schema allows only flat
 /// primitive properties (a derived `Option<String>` or documented enum is not one).
 pub fn permission_form() -> rmcp::model::ElicitationSchema {
+    permission_form_with(true)
+}
+
+/// [`permission_form`], without the "allow for the rest of this session" choice when
+/// `offer_always` is false (for a call whose session other clients share, where such an answer
+/// would reach them too).
+pub fn permission_form_with(offer_always: bool) -> rmcp::model::ElicitationSchema {
     use rmcp::model::{ElicitationSchema, EnumSchema, PrimitiveSchemaDefinition, StringSchema};
-    let choices = ["allow_once", "allow_always", "deny"].map(String::from).to_vec();
-    let titles = ["Allow once", "Allow for the rest of this session", "Deny"].map(String::from).to_vec();
+    let (choices, titles) = if offer_always {
+        (
+            ["allow_once", "allow_always", "deny"].map(String::from).to_vec(),
+            ["Allow once", "Allow for the rest of this session", "Deny"].map(String::from).to_vec(),
+        )
+    } else {
+        (["allow_once", "deny"].map(String::from).to_vec(), ["Allow once", "Deny"].map(String::from).to_vec())
+    };
     let decision = match EnumSchema::builder(choices.clone()).enum_titles(titles) {
         Ok(titled) => titled.build(),
         Err(_) => EnumSchema::builder(choices).build(),
@@ -97,6 +110,16 @@ impl FormAsker for rmcp::service::Peer<rmcp::RoleServer> {
 /// decision (an unreadable answer is a "no"). A form the client could not show means nobody
 /// could be asked.
 pub async fn ask_through_forms(asker: &dyn FormAsker, request: &PermissionRequest) -> PermissionAnswer {
+    ask_through_forms_with(asker, request, true).await
+}
+
+/// [`ask_through_forms`]; with `offer_always` false the permission form has no "allow for the
+/// rest of this session" choice, and such an answer counts as "allow once".
+pub async fn ask_through_forms_with(
+    asker: &dyn FormAsker,
+    request: &PermissionRequest,
+    offer_always: bool,
+) -> PermissionAnswer {
     use rmcp::model::{ElicitRequestParams, ElicitationAction};
     if let Some(questions) = request.questions() {
         let params = ElicitRequestParams::FormElicitationParams {
@@ -138,8 +161,11 @@ pub async fn ask_through_forms(asker: &dyn FormAsker, request: &PermissionReques
         message.push_str("\nNote: ");
         message.push_str(caution);
     }
-    let params =
-        ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: permission_form() };
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema: permission_form_with(offer_always),
+    };
     let answer = match asker.elicit(params).await {
         Ok(result) if result.action == ElicitationAction::Accept => result.content,
         Ok(_) => None,
@@ -152,7 +178,10 @@ pub async fn ask_through_forms(asker: &dyn FormAsker, request: &PermissionReques
     };
     match answer.map(serde_json::from_value::<PermissionForm>) {
         Some(Ok(PermissionForm { decision: FormDecision::AllowOnce, .. })) => PermissionAnswer::AllowOnce,
-        Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowAlways,
+        Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) if offer_always => {
+            PermissionAnswer::AllowAlways
+        }
+        Some(Ok(PermissionForm { decision: FormDecision::AllowAlways, .. })) => PermissionAnswer::AllowOnce,
         Some(Ok(PermissionForm { decision: FormDecision::Deny, reason })) => {
             PermissionAnswer::Deny { feedback: reason }
         }

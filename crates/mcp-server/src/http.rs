@@ -82,7 +82,12 @@ impl Opener {
     /// the first root at the first such request.
     pub(crate) async fn stateless(&self) -> Result<Served, ErrorData> {
         let first = self.roots[0].clone();
-        self.stateless.get_or_try_init(|| self.open(first)).await.cloned()
+        let open = || async {
+            let mut served = self.open(first).await?;
+            served.shared = true;
+            Ok::<_, ErrorData>(served)
+        };
+        self.stateless.get_or_try_init(open).await.cloned()
     }
 
     /// Where stateless requests' questions wait (a retry may reach any handler).
@@ -202,14 +207,37 @@ fn same_token(given: &[u8], expected: &[u8]) -> bool {
     given.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }
 
-/// The URL the server is reached at, as the request names it.
+/// The URL the server is reached at, as the request names it (its `Host`, already checked to be
+/// an allowed one); `https` when a reverse proxy says the client came over TLS
+/// (`X-Forwarded-Proto: https`).
 fn base_url(request: &Request<Incoming>, local: SocketAddr) -> String {
     let host = request
         .headers()
         .get(hyper::header::HOST)
         .and_then(|value| value.to_str().ok())
         .map_or_else(|| local.to_string(), str::to_owned);
-    format!("http://{host}")
+    let tls = request
+        .headers()
+        .get("x-forwarded-proto")
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"));
+    format!("{}://{host}", if tls { "https" } else { "http" })
+}
+
+/// Whether the request's `Host` names one of `allowed` (the name, without its port; a request
+/// without one is refused).
+fn host_allowed(host: Option<&str>, allowed: &[String]) -> bool {
+    let Some(host) = host else {
+        return false;
+    };
+    let name =
+        match host.strip_prefix('[') {
+            Some(rest) => rest.split(']').next().unwrap_or(rest),
+            None => host
+                .rsplit_once(':')
+                .map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }),
+        };
+    allowed.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
 }
 
 /// Serves the pool on `listener` until `stop` fires: `/mcp` through rmcp's Streamable HTTP
@@ -234,6 +262,13 @@ pub async fn serve_http(
             format!("http://127.0.0.1:{port}"),
             format!("http://[::1]:{port}"),
         ];
+        // Behind a reverse proxy, the server's own origin is the proxy's public name.
+        for host in &options.allowed_hosts {
+            if !["localhost", "127.0.0.1", "::1"].contains(&host.as_str()) {
+                origins.push(format!("https://{host}"));
+                origins.push(format!("http://{host}"));
+            }
+        }
     }
     let mut config = StreamableHttpServerConfig::default();
     config.allowed_hosts.clone_from(&options.allowed_hosts);
@@ -252,6 +287,7 @@ pub async fn serve_http(
     let service =
         StreamableHttpService::new(move || Ok(ToolServer::lazy(Arc::clone(&opener))), Arc::new(manager), config);
     let token = Arc::new(options.token.map(String::into_bytes));
+    let hosts: Arc<[String]> = options.allowed_hosts.clone().into();
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -269,12 +305,14 @@ pub async fn serve_http(
         }
         let service = service.clone();
         let token = Arc::clone(&token);
+        let hosts = Arc::clone(&hosts);
         let stop = stop.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
                 let token = Arc::clone(&token);
-                async move { Ok::<_, Infallible>(route(request, &service, &token, local).await) }
+                let hosts = Arc::clone(&hosts);
+                async move { Ok::<_, Infallible>(route(request, &service, &token, &hosts, local).await) }
             });
             let connection = hyper::server::conn::http1::Builder::new()
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
@@ -295,10 +333,17 @@ async fn route(
     request: Request<Incoming>,
     service: &StreamableHttpService<ToolServer, LocalSessionManager>,
     token: &Option<Vec<u8>>,
+    hosts: &[String],
     local: SocketAddr,
 ) -> Response<Body> {
+    // A Host a rebinding page would send is refused first: nothing is built from it.
+    let host = request.headers().get(hyper::header::HOST).and_then(|value| value.to_str().ok());
+    if !host_allowed(host, hosts) {
+        return text(StatusCode::FORBIDDEN, "Forbidden: Host header is not allowed");
+    }
     let path = request.uri().path().to_owned();
-    if path == RESOURCE_METADATA_PATH {
+    // RFC 9728 also names the metadata of a resource at a path by that path.
+    if path == RESOURCE_METADATA_PATH || path == format!("{RESOURCE_METADATA_PATH}{MCP_PATH}") {
         let base = base_url(&request, local);
         let metadata = serde_json::json!({
             "resource": format!("{base}{MCP_PATH}"),
@@ -378,7 +423,20 @@ mod tests {
     }
 
     #[test]
+    fn the_host_is_checked_by_its_name_without_the_port() {
+        let allowed: Vec<String> = ["localhost", "127.0.0.1", "::1", "tools.example.com"].map(String::from).to_vec();
+        for host in ["127.0.0.1:8765", "localhost", "[::1]:80", "TOOLS.example.com:443", "tools.example.com"] {
+            assert!(host_allowed(Some(host), &allowed), "{host}");
+        }
+        for host in ["evil.example", "evil.example:8765", "127.0.0.1.evil.example", "::1", "[::2]:80", ""] {
+            assert!(!host_allowed(Some(host), &allowed), "{host}");
+        }
+        assert!(!host_allowed(None, &allowed));
+    }
+
+    #[test]
     fn tokens_compare_whole() {
+        assert!(same_token(b"", b""));
         assert!(same_token(b"abc", b"abc"));
         assert!(!same_token(b"abd", b"abc"));
         assert!(!same_token(b"ab", b"abc"));

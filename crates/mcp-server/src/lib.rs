@@ -108,6 +108,10 @@ pub(crate) struct Served {
     listing: Arc<std::sync::Mutex<Listing>>,
     /// Passes the session's own MCP servers' questions on to this server's client.
     forward: Option<Arc<ClientElicitor>>,
+    /// Whether several clients share this session (stateless 2026-07-28 requests over HTTP):
+    /// each call then runs isolated ([`CallOptions::isolated`]), and no "allow for the rest of
+    /// this session" is offered.
+    shared: bool,
 }
 
 /// The `tools/list` entries of one pool.
@@ -120,7 +124,7 @@ impl Served {
     pub(crate) async fn new(session: Arc<Session>, forward: Option<Arc<ClientElicitor>>) -> Self {
         let pool = session.pool();
         let tools = Self::describe_all(&session, &pool).await;
-        Self { session, listing: Arc::new(std::sync::Mutex::new(Listing { pool, tools })), forward }
+        Self { session, listing: Arc::new(std::sync::Mutex::new(Listing { pool, tools })), forward, shared: false }
     }
 
     async fn describe_all(session: &Session, pool: &[Arc<dyn Tool>]) -> Arc<Vec<rmcp::model::Tool>> {
@@ -309,7 +313,13 @@ impl ToolServer {
         progress: Option<progress::Forwarder>,
     ) -> CallToolResult {
         let sink = progress.as_ref().and_then(progress::Forwarder::sink);
-        let options = CallOptions { cancel: Some(cancel), prompter: Some(prompter), progress: sink, interrupt: None };
+        let options = CallOptions {
+            cancel: Some(cancel),
+            prompter: Some(prompter),
+            progress: sink,
+            interrupt: None,
+            isolated: served.shared,
+        };
         let started = std::time::Instant::now();
         let done = served.session.call(&block, options).await;
         if let Some(progress) = progress {
@@ -434,7 +444,7 @@ impl ServerHandler for ToolServer {
             // Its questions end this request with the question; the call waits on its own task.
             let cancel = CancellationToken::new();
             let (asker, running) = rounds::channel(block.name.clone(), cancel.clone());
-            let prompter = Arc::new(rounds::RoundsPrompter::new(asker.clone()));
+            let prompter = Arc::new(rounds::RoundsPrompter::new(asker.clone(), !served.shared));
             let server = self.clone();
             tokio::spawn(async move {
                 let result = server.call(&served, block, cancel, prompter, progress).await;

@@ -205,12 +205,14 @@ impl Rounds {
 /// as `elicitation/create` requests ([`crate::elicitation::ask_through_forms`] for both).
 pub(crate) struct RoundsPrompter {
     asker: Asker,
+    offer_always: bool,
 }
 
 impl RoundsPrompter {
-    /// A prompter asking through `asker`.
-    pub(crate) fn new(asker: Asker) -> Self {
-        Self { asker }
+    /// A prompter asking through `asker`; `offer_always` false leaves "allow for the rest of
+    /// this session" out (a session other clients share).
+    pub(crate) fn new(asker: Asker, offer_always: bool) -> Self {
+        Self { asker, offer_always }
     }
 }
 
@@ -222,6 +224,6 @@ impl FormAsker for Asker {
 
 impl PermissionPrompter for RoundsPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
-        Box::pin(crate::elicitation::ask_through_forms(&self.asker, request))
+        Box::pin(crate::elicitation::ask_through_forms_with(&self.asker, request, self.offer_always))
     }
 }
