@@ -40,8 +40,8 @@
 //! assert_eq!(output["status"], "unsupported");
 //! assert_eq!(
 //!     done.block.content.text(),
-//!     "The MCP server \"local-files\" cannot be signed in to from here: it is a stdio server. Ask the user \
-//!      to authenticate it themselves (in Claude Code, with the /mcp command), then try its tools again."
+//!     "The MCP server \"local-files\" cannot be signed in to from here: it is a stdio server. Tell the user: \
+//!      it has to be authenticated outside agent-tools, and then its tools can be tried again."
 //! );
 //! # });
 //! ```
@@ -196,8 +196,8 @@ impl McpAuthTool {
                 return McpAuthOutput {
                     status: McpAuthStatus::Unsupported,
                     message: format!(
-                        "The MCP server \"{server}\" cannot be signed in to from here: {reason}. Ask the user to \
-                         authenticate it themselves (in Claude Code, with the /mcp command), then try its tools again."
+                        "The MCP server \"{server}\" cannot be signed in to from here: {reason}. Tell the user: it \
+                         has to be authenticated outside agent-tools, and then its tools can be tried again."
                     ),
                     auth_url: None,
                 };
@@ -224,8 +224,7 @@ impl McpAuthTool {
                     status: McpAuthStatus::Error,
                     message: format!(
                         "Signing in to the MCP server \"{server}\" could not start: {error}. Tell the user; the \
-                         server's URL or OAuth settings may be wrong, or they can authenticate it themselves (in \
-                         Claude Code, with the /mcp command)."
+                         server's URL or OAuth settings may be wrong."
                     ),
                     auth_url: None,
                 };
