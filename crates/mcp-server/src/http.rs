@@ -230,13 +230,12 @@ fn host_allowed(host: Option<&str>, allowed: &[String]) -> bool {
     let Some(host) = host else {
         return false;
     };
-    let name =
-        match host.strip_prefix('[') {
-            Some(rest) => rest.split(']').next().unwrap_or(rest),
-            None => host
-                .rsplit_once(':')
-                .map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }),
-        };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(rest),
+        None => host
+            .rsplit_once(':')
+            .map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }),
+    };
     allowed.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
 }
 
