@@ -134,6 +134,15 @@ pub enum FailureKind {
     Lost,
 }
 
+/// A server's `notifications/resources/updated`: the resource `uri` of `server` changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceUpdate {
+    /// The server's configured name.
+    pub server: String,
+    /// The resource that changed.
+    pub uri: String,
+}
+
 /// A server that was configured but could not be used, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerFailure {
@@ -454,6 +463,7 @@ pub(crate) struct Shared {
     options: McpOptions,
     state: Mutex<State>,
     changes: watch::Sender<u64>,
+    updates: tokio::sync::broadcast::Sender<ResourceUpdate>,
     version: AtomicU64,
     resource_tools: Vec<Arc<dyn Tool>>,
 }
@@ -481,6 +491,7 @@ impl Shared {
                 options,
                 state: Mutex::new(State { names, ..State::default() }),
                 changes: watch::channel(0).0,
+                updates: tokio::sync::broadcast::channel(64).0,
                 version: AtomicU64::new(0),
                 resource_tools: crate::resources::tools(Connections(weak.clone())),
             }
@@ -694,6 +705,52 @@ impl McpSession {
         self.shared.changes.subscribe()
     }
 
+    /// The `notifications/resources/updated` of every server, from now on, as
+    /// [`ResourceUpdate`]s (a receiver that falls more than 64 behind loses the oldest).
+    pub fn resource_updates(&self) -> tokio::sync::broadcast::Receiver<ResourceUpdate> {
+        self.shared.updates.subscribe()
+    }
+
+    /// Asks `server` to tell of changes to the resource `uri` (`resources/subscribe`); they come
+    /// through [`Self::resource_updates`]. (Claude Code's tools do not subscribe; this is for a
+    /// program using the session.)
+    ///
+    /// # Errors
+    /// No such server, a server without the `resources.subscribe` capability, or its error.
+    pub async fn subscribe(&self, server: &str, uri: &str) -> Result<(), String> {
+        let peer = self.subscribable(server).await?;
+        #[allow(deprecated, reason = "resources/subscribe is the 2025-11-25 way, which servers speak")]
+        let params = rmcp::model::SubscribeRequestParams::new(uri);
+        #[allow(deprecated, reason = "resources/subscribe is the 2025-11-25 way, which servers speak")]
+        peer.subscribe(params).await.map_err(|error| format!("resources/subscribe failed: {error}"))
+    }
+
+    /// Stops the updates of [`Self::subscribe`] (`resources/unsubscribe`).
+    ///
+    /// # Errors
+    /// As [`Self::subscribe`].
+    pub async fn unsubscribe(&self, server: &str, uri: &str) -> Result<(), String> {
+        let peer = self.subscribable(server).await?;
+        #[allow(deprecated, reason = "resources/unsubscribe is the 2025-11-25 way, which servers speak")]
+        let params = rmcp::model::UnsubscribeRequestParams::new(uri);
+        #[allow(deprecated, reason = "resources/unsubscribe is the 2025-11-25 way, which servers speak")]
+        peer.unsubscribe(params).await.map_err(|error| format!("resources/unsubscribe failed: {error}"))
+    }
+
+    async fn subscribable(&self, server: &str) -> Result<Peer<RoleClient>, String> {
+        let connection =
+            self.shared.connection(server).ok_or_else(|| format!("no connected MCP server is named {server:?}"))?;
+        let peer = connection.peer().await?;
+        let subscribes = peer
+            .peer_info()
+            .and_then(|info| info.capabilities.resources.as_ref().and_then(|resources| resources.subscribe))
+            .unwrap_or(false);
+        if !subscribes {
+            return Err(format!("MCP server {server:?} does not offer resource subscriptions"));
+        }
+        Ok(peer)
+    }
+
     /// The connected servers, in configuration order (then in the order they were added).
     pub fn connections(&self) -> Vec<Arc<ServerConnection>> {
         self.shared.connections()
@@ -793,7 +850,13 @@ async fn establish(
     server: &NamedServer,
 ) -> Result<(Arc<ServerConnection>, Vec<Value>), ServerFailure> {
     let options = &shared.options;
-    let handler = HandlerShared::new(&server.name, &options.roots, options.elicitor.clone(), options.sampler.clone());
+    let handler = HandlerShared::new(
+        &server.name,
+        &options.roots,
+        options.elicitor.clone(),
+        options.sampler.clone(),
+        shared.updates.clone(),
+    );
     let timeout = options.connect_timeout;
     let service = open(server, &handler, timeout, options.cwd.as_deref(), options.oauth.as_ref()).await?;
     let capabilities = service.peer().peer_info().map(|info| info.capabilities.clone()).unwrap_or_default();

@@ -8,6 +8,7 @@
 //!   `elicitation/create`; without one, a request gets a JSON-RPC error saying so;
 //! - `sampling`: declared only when a [`Sampler`] is given; without one, a
 //!   `sampling/createMessage` gets a JSON-RPC error saying sampling is not available;
+//! - `notifications/resources/updated` go to [`crate::McpSession::resource_updates`];
 //! - `notifications/message` go to `tracing::debug`, `notifications/progress` to the call
 //!   that asked for them, `notifications/tools/list_changed` re-list the server's tools.
 //!
@@ -116,6 +117,7 @@ pub(crate) struct HandlerShared {
     sampler: Option<Arc<dyn Sampler>>,
     pub(crate) progress: ProgressRoutes,
     slot: Mutex<Slot>,
+    updates: tokio::sync::broadcast::Sender<crate::ResourceUpdate>,
 }
 
 impl HandlerShared {
@@ -124,6 +126,7 @@ impl HandlerShared {
         roots: &[std::path::PathBuf],
         elicitor: Option<Arc<dyn Elicitor>>,
         sampler: Option<Arc<dyn Sampler>>,
+        updates: tokio::sync::broadcast::Sender<crate::ResourceUpdate>,
     ) -> Arc<Self> {
         let mut capabilities = serde_json::json!({});
         if !roots.is_empty() {
@@ -147,6 +150,7 @@ impl HandlerShared {
             sampler,
             progress: ProgressRoutes::default(),
             slot: Mutex::new(Slot::default()),
+            updates,
         })
     }
 
@@ -173,6 +177,15 @@ pub(crate) struct Handler(pub(crate) Arc<HandlerShared>);
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         self.0.info.clone()
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        // Nobody listening is fine: the update is dropped.
+        let _ = self.0.updates.send(crate::ResourceUpdate { server: self.0.server.clone(), uri: params.uri });
     }
 
     async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {

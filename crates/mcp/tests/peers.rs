@@ -254,6 +254,28 @@ async fn exercise(peer: &Peer) {
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
     let after = call(&plain, "echo", json!({"message": "after"})).await;
     assert_eq!(after.block.content.text(), "Echo: after");
+
+    // Resource subscriptions: once subscribed (and the peer's updates switched on), the
+    // resource's notifications/resources/updated arrive; the peer sends one every 5 s.
+    let watched = "demo://resource/dynamic/text/1";
+    let mut updates = plain.resource_updates();
+    plain.subscribe("ev", watched).await.unwrap();
+    let toggled = call(&plain, "toggle-subscriber-updates", json!({})).await;
+    assert!(!toggled.block.is_error, "{}", toggled.block.content.text());
+    let update = tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            match updates.recv().await {
+                Ok(update) if update.uri == watched => return update,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(error) => panic!("the updates stopped: {error}"),
+            }
+        }
+    })
+    .await
+    .expect("an update of the subscribed resource");
+    assert_eq!(update.server, "ev");
+    plain.unsubscribe("ev", watched).await.unwrap();
+    assert!(plain.subscribe("nope", watched).await.unwrap_err().contains("no connected MCP server"));
     plain.shutdown().await;
 
     // Roots, elicitation and sampling declared: the peer adds its three tools and says so.
