@@ -57,7 +57,7 @@ for scenario in server-initialize ping tools-list logging-set-level server-sse-m
 done
 
 # --- the Inspector CLI, with the bearer token.
-echo "inspector-token-0123456789" >"$project/.token"
+(umask 077 && echo "inspector-token-0123456789" >"$project/.token")
 start inspector --auth-token-file "$project/.token" || exit 1
 I() { mcp-inspector --cli --transport http --server-url "$url" --header "Authorization: Bearer inspector-token-0123456789" --format json "$@"; }
 I --method initialize >"$logs/initialize.json" 2>>"$logs/inspector.err" \

@@ -52,6 +52,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         std::fs::write(project_path.join(format!("s{index}.txt")), format!("session {index}\nfn main() {{}}\n"))?;
     }
     std::fs::write(project_path.join(".token"), TOKEN)?;
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(project_path.join(".token"), std::fs::Permissions::from_mode(0o600))?;
+    }
     let mut server = start(&binary, &project_path)?;
     let result = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?.block_on(load(
         server.port,

@@ -317,6 +317,16 @@ async fn serve_http(
         Some(path) => {
             let text =
                 std::fs::read_to_string(path).with_context(|| format!("--auth-token-file {}", path.display()))?;
+            #[cfg(unix)]
+            if let Ok(metadata) = std::fs::metadata(path) {
+                use std::os::unix::fs::PermissionsExt as _;
+                if metadata.permissions().mode() & 0o077 != 0 {
+                    report(format_args!(
+                        "agent-tools: warning: --auth-token-file {} can be read by other users (chmod 600 it)",
+                        path.display()
+                    ));
+                }
+            }
             let token = text.lines().next().unwrap_or_default().trim().to_owned();
             anyhow::ensure!(
                 token.len() >= 16,
