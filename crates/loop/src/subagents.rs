@@ -326,14 +326,9 @@ impl Agent {
                 .is_some_and(|task| task.task_type == TaskType::LocalAgent)
         };
         loop {
-            // A sub-agent hears everything queued for it; the main conversation goes on only
-            // for a background agent's report or a teammate's message (a shell task that ends
-            // after the last answer is not worth a turn, as in `claude -p`).
-            let keys = queue.keys();
-            let worth_a_turn = |key: &String| is_agent(key) || key.starts_with(TEAM_KEY_PREFIX);
-            if !keys.is_empty() && (session.is_fork() || keys.iter().any(worth_a_turn)) {
-                return true;
-            }
+            // The running agents are read before the queue: an agent that finishes in between
+            // has its report queued already (it is pushed as the task finishes), so it is never
+            // missed — read the other way round, it could be neither running nor queued yet.
             let me = session.agent_id();
             let running: Vec<String> = registry
                 .iter()
@@ -345,6 +340,14 @@ impl Agent {
                 })
                 .map(|task| task.id)
                 .collect();
+            // A sub-agent hears everything queued for it; the main conversation goes on only
+            // for a background agent's report or a teammate's message (a shell task that ends
+            // after the last answer is not worth a turn, as in `claude -p`).
+            let keys = queue.keys();
+            let worth_a_turn = |key: &String| is_agent(key) || key.starts_with(TEAM_KEY_PREFIX);
+            if !keys.is_empty() && (session.is_fork() || keys.iter().any(worth_a_turn)) {
+                return true;
+            }
             let Some(registry) = registry.as_ref() else { return false };
             if running.is_empty() {
                 return false;
