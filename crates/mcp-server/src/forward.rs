@@ -18,7 +18,7 @@ use rmcp::service::Peer;
 
 /// Answers remote servers' elicitations by asking the client of this MCP server (see the module
 /// docs). Give it to the session ([`agent_tools_host::SessionBuilder::mcp_elicitor`]) and to the
-/// server ([`crate::ToolServer::forward_elicitations`]), which attaches its client.
+/// server ([`crate::ToolServer::with_forwarding`]), which attaches its client.
 #[derive(Default)]
 pub struct ClientElicitor {
     client: Mutex<Option<Peer<RoleServer>>>,
