@@ -28,8 +28,8 @@ fn start(dir: &std::path::Path, args: &[&str]) -> Server {
         .env("HOME", dir.join(".home"))
         .env("XDG_STATE_HOME", dir.join(".state"))
         .env_remove("CLAUDE_CONFIG_DIR")
-        .args(args)
         .args(["serve", "--http", "0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -249,21 +249,8 @@ fn no_auth_is_refused_off_loopback_and_needs_no_token_on_it() {
 #[test]
 fn behind_a_proxy_its_name_and_origin_are_allowed_and_the_metadata_says_https() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
-        .current_dir(dir.path())
-        .env("HOME", dir.path().join(".home"))
-        .env("XDG_STATE_HOME", dir.path().join(".state"))
-        .args(["serve", "--http", "0", "--allow-host", "tools.example.com"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let serving = lines.next().unwrap().unwrap();
-    let port: u16 = serving.rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
-    let token = lines.next().unwrap().unwrap().rsplit(' ').next().unwrap().to_owned();
-    std::thread::spawn(move || lines.for_each(drop));
+    let server = start(dir.path(), &["--allow-host", "tools.example.com"]);
+    let (port, token) = (server.port, server.token.clone());
     let auth = format!("Bearer {token}");
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
@@ -294,6 +281,4 @@ fn behind_a_proxy_its_name_and_origin_are_allowed_and_the_metadata_says_https() 
     let mut raw = String::new();
     stream.read_to_string(&mut raw).unwrap();
     assert!(raw.contains(r#""resource":"https://tools.example.com/mcp""#), "{raw}");
-    let _ = child.kill();
-    let _ = child.wait();
 }
