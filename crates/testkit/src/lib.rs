@@ -331,3 +331,40 @@ impl Default for GitRepo {
         Self::new()
     }
 }
+
+/// The folder holding the real language servers the LSP tests use (`pyright-langserver`,
+/// `typescript-language-server`, and the `node` they run on): `AGENT_TOOLS_LSP_BIN` when set,
+/// else `.ci/lsp/node_modules/.bin` of this checkout when `.ci/run` (or `npm install --prefix
+/// .ci/lsp`) installed them there. `None` prints why the caller skips — and panics instead
+/// when `AGENT_TOOLS_REQUIRE_LSP=1` (CI), so a missing server fails there rather than skip.
+pub fn lsp_bin_dir(test: &str, programs: &[&str]) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("AGENT_TOOLS_LSP_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/lsp/node_modules/.bin"));
+    let missing: Vec<&str> = programs.iter().copied().filter(|program| !dir.join(program).exists()).collect();
+    if missing.is_empty() {
+        return Some(dir);
+    }
+    let why = format!(
+        "{test}: skipped: {} not found in {} (run `npm install --prefix .ci/lsp`)",
+        missing.join(", "),
+        dir.display()
+    );
+    if std::env::var_os("AGENT_TOOLS_REQUIRE_LSP").is_some_and(|value| value == "1") {
+        #[allow(clippy::panic)]
+        {
+            panic!("{why}, and AGENT_TOOLS_REQUIRE_LSP=1 forbids skipping");
+        }
+    }
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("{why}");
+    }
+    None
+}
+
+/// `PATH` with `dir` first (so a server's `#!/usr/bin/env node` finds the `node` beside it).
+pub fn path_with(dir: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&rest))).unwrap_or(rest)
+}
