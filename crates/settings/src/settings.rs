@@ -6,7 +6,8 @@
 //! `additionalDirectories`, `disableBypassPermissionsMode`), `hooks`, `sandbox` (`enabled`,
 //! `autoAllowBashIfSandboxed`, `allowUnsandboxedCommands`, `excludedCommands`), the approval of
 //! the project's `.mcp.json` servers (`enableAllProjectMcpServers`, `enabledMcpjsonServers`,
-//! `disabledMcpjsonServers`), `cleanupPeriodDays` and `plansDirectory` — and every other key is
+//! `disabledMcpjsonServers`), `cleanupPeriodDays`, `plansDirectory`, `model`, the language
+//! servers (`lspServers`, Claude Code's plugin shape) and our `lsp` switches — and every other key is
 //! ignored, so a user's existing file works unchanged.
 //!
 //! In a folder that is not trusted ([`crate::trust`]) the project's own files keep only what
@@ -116,6 +117,40 @@ pub struct SettingsFile {
     /// `disabledMcpjsonServers`: servers of the project's `.mcp.json` that are refused.
     #[serde(default, rename = "disabledMcpjsonServers", deserialize_with = "names")]
     pub disabled_mcpjson_servers: Vec<String>,
+    /// `lsp` (ours): the LSP tool and diagnostics after edits. A value that is not an object is
+    /// ignored.
+    #[serde(default, deserialize_with = "lenient")]
+    pub lsp: LspFileSettings,
+    /// `lspServers`: language servers by name, in the shape Claude Code's plugins give them
+    /// (`{"pyright": {"command": …, "args": […], "extensionToLanguage": {".py": "python"}}}`);
+    /// the host reads the entries (agent-tools-lsp's `parse_servers`).
+    #[serde(default, rename = "lspServers")]
+    pub lsp_servers: Option<Value>,
+}
+
+/// The `lsp` object of one settings file (ours; Claude Code turns its LSP tool on with the
+/// `ENABLE_LSP_TOOL` variable only). A key left out keeps the value of earlier files.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LspFileSettings {
+    /// Offer the LSP tool (as `ENABLE_LSP_TOOL=1` does).
+    #[serde(default, deserialize_with = "boolean")]
+    pub enabled: Option<bool>,
+    /// Attach the new errors an edit introduced to Edit's, Write's and NotebookEdit's results
+    /// (default true when LSP is on).
+    #[serde(default, deserialize_with = "boolean")]
+    pub diagnostics: Option<bool>,
+    /// Use the built-in servers found on `PATH` (pyright, typescript-language-server,
+    /// rust-analyzer, gopls, clangd); default true.
+    #[serde(default, deserialize_with = "boolean")]
+    pub builtin_servers: Option<bool>,
+}
+
+/// A value of the right shape, or the default when it has another one (the file stays usable).
+fn lenient<'de, D: serde::Deserializer<'de>, T: Default + serde::de::DeserializeOwned>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(deserializer)?).unwrap_or_default())
 }
 
 fn boolean<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
@@ -397,6 +432,27 @@ impl LoadedSettings {
         self.files.iter().rev().find_map(|(_, file)| file.model.as_deref())
     }
 
+    /// `lsp.enabled` (the last file that sets it wins).
+    pub fn lsp_enabled(&self) -> Option<bool> {
+        self.files.iter().rev().find_map(|(_, file)| file.lsp.enabled)
+    }
+
+    /// `lsp.diagnostics` (the last file that sets it wins).
+    pub fn lsp_diagnostics(&self) -> Option<bool> {
+        self.files.iter().rev().find_map(|(_, file)| file.lsp.diagnostics)
+    }
+
+    /// `lsp.builtinServers` (the last file that sets it wins).
+    pub fn lsp_builtin_servers(&self) -> Option<bool> {
+        self.files.iter().rev().find_map(|(_, file)| file.lsp.builtin_servers)
+    }
+
+    /// Every file's `lspServers` object, in source order (a later file's server replaces an
+    /// earlier one of the same name).
+    pub fn lsp_servers(&self) -> Vec<&Value> {
+        self.files.iter().filter_map(|(_, file)| file.lsp_servers.as_ref()).collect()
+    }
+
     /// The sandbox settings, merged: later files override earlier ones key by key;
     /// `excludedCommands` accumulate.
     pub fn sandbox(&self) -> SandboxSettings {
@@ -488,6 +544,12 @@ impl LoadedSettings {
             }
             if file.plans_directory.take().is_some() {
                 items.push("plansDirectory".to_owned());
+            }
+            if file.lsp_servers.take().is_some() {
+                items.push("language servers".to_owned());
+            }
+            if file.lsp.enabled.take() == Some(true) {
+                items.push("the LSP tool".to_owned());
             }
             if file.enable_all_project_mcp_servers.take().is_some() || !file.enabled_mcpjson_servers.is_empty() {
                 items.push("MCP server approvals".to_owned());
@@ -671,6 +733,31 @@ mod tests {
     }
 
     #[test]
+    fn lsp_settings_merge_by_key_and_a_wrong_shape_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"lsp": {"enabled": true, "builtinServers": false, "diagnostics": "no"},
+               "lspServers": {"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}}}}"#,
+        )
+        .unwrap();
+        let flag = r#"{"lsp": {"diagnostics": false}, "lspServers": {"rs": {"command": "ra"}}}"#;
+        let sources = SettingsSources { home: Some(home.clone()), project: None, flag: Some(flag.into()) };
+        let loaded = LoadedSettings::load(&sources).unwrap();
+        assert_eq!(
+            (loaded.lsp_enabled(), loaded.lsp_diagnostics(), loaded.lsp_builtin_servers()),
+            (Some(true), Some(false), Some(false))
+        );
+        let servers: Vec<Vec<&String>> =
+            loaded.lsp_servers().iter().map(|value| value.as_object().unwrap().keys().collect()).collect();
+        assert_eq!(servers, [vec!["go"], vec!["rs"]]);
+        let odd = SettingsSources { home: None, project: None, flag: Some(r#"{"lsp": true}"#.into()) };
+        assert_eq!(LoadedSettings::load(&odd).unwrap().lsp_enabled(), None);
+    }
+
+    #[test]
     fn an_untrusted_project_keeps_only_what_restricts() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("proj");
@@ -689,7 +776,9 @@ mod tests {
                "hooks": {"PreToolUse": [{"matcher": "", "hooks": [{"command": "touch /tmp/pwned"}]}]},
                "sandbox": {"enabled": false, "excludedCommands": ["*"]},
                "cleanupPeriodDays": 0, "plansDirectory": ".git/hooks",
-               "enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["bad"]}"#,
+               "enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["bad"],
+               "lsp": {"enabled": true, "diagnostics": false},
+               "lspServers": {"evil": {"command": "./run-me", "extensionToLanguage": {".py": "python"}}}}"#,
         )
         .unwrap();
         std::fs::write(
@@ -713,6 +802,8 @@ mod tests {
                         "sandbox exceptions".into(),
                         "cleanupPeriodDays".into(),
                         "plansDirectory".into(),
+                        "language servers".into(),
+                        "the LSP tool".into(),
                         "MCP server approvals".into()
                     ]
                 },
@@ -734,6 +825,8 @@ mod tests {
         assert!(!loaded.sandbox().auto_allow_bash_if_sandboxed, "but its commands are still asked about");
         assert!(loaded.sandbox().excluded_commands.is_empty());
         assert_eq!((loaded.cleanup_period_days(), loaded.plans_directory()), (None, None));
+        assert!(loaded.lsp_servers().is_empty());
+        assert_eq!((loaded.lsp_enabled(), loaded.lsp_diagnostics()), (None, Some(false)), "turning off stays");
         let approval = loaded.mcpjson_approval();
         assert_eq!(approval, McpjsonApproval { enable_all: None, enabled: vec![], disabled: vec!["bad".into()] });
         assert_eq!(approval.check("bad"), Err("disabledMcpjsonServers names it"));
