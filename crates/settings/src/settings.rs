@@ -744,7 +744,7 @@ mod tests {
         )
         .unwrap();
         let flag = r#"{"lsp": {"diagnostics": false}, "lspServers": {"rs": {"command": "ra"}}}"#;
-        let sources = SettingsSources { home: Some(home.clone()), project: None, flag: Some(flag.into()) };
+        let sources = SettingsSources { home: Some(home), project: None, flag: Some(flag.into()) };
         let loaded = LoadedSettings::load(&sources).unwrap();
         assert_eq!(
             (loaded.lsp_enabled(), loaded.lsp_diagnostics(), loaded.lsp_builtin_servers()),
