@@ -167,7 +167,7 @@ pub fn parse_servers(value: &Value) -> (Vec<NamedLspServer>, Vec<ConfigError>) {
 /// `typescript-language-server` for TypeScript and JavaScript, `rust-analyzer`, `gopls`,
 /// `clangd` for C and C++. Each is started from the path it was found at.
 pub fn builtin_servers(search_path: Option<&OsStr>) -> Vec<NamedLspServer> {
-    let find = |program: &str| find_program(program, search_path);
+    let find = |program: &str| agent_tools_core::path::find_program(program, search_path);
     let mut servers = Vec::new();
     let python = [(".py", "python"), (".pyi", "python")];
     if let Some(found) = find("pyright-langserver").or_else(|| find("basedpyright-langserver")) {
@@ -210,22 +210,6 @@ pub fn builtin_servers(search_path: Option<&OsStr>) -> Vec<NamedLspServer> {
 
 fn builtin(name: &str, program: &Path, args: &[&str], extensions: &[(&str, &str)]) -> NamedLspServer {
     NamedLspServer { name: name.to_owned(), config: LspServerConfig::new(program.to_string_lossy(), args, extensions) }
-}
-
-/// `program` in `search_path`: the first folder holding an executable file of that name.
-pub fn find_program(program: &str, search_path: Option<&OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(search_path?).map(|dir| dir.join(program)).find(|candidate| is_executable(candidate))
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
 }
 
 /// Servers in order, later names replacing earlier ones of the same name (in place), as
