@@ -2,7 +2,7 @@
 //! crash (a bounded number of times), kept in sync with the files on disk and shut down with
 //! the session. Mirrors Claude Code's LSP server manager.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,6 +21,12 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default longest wait for a server's diagnostics after an edit (5 s, the server's start
 /// included when the edit is the first use).
 pub const DEFAULT_DIAGNOSTICS_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default longest wait, on a server's first request, for the work it reports with
+/// `$/progress` (loading the project, indexing) to end (30 s).
+pub const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a server's first request waits for a sign that the server is working (a
+/// `$/progress` begin or published diagnostics) before it goes ahead anyway (1 s).
+const READY_GRACE: Duration = Duration::from_secs(1);
 /// Default number of files kept open per server; past it the least recently used is closed
 /// (`didClose`).
 pub const DEFAULT_MAX_OPEN_FILES: usize = 200;
@@ -39,6 +45,14 @@ pub struct LspOptions {
     pub diagnostics_timeout: Duration,
     /// Files kept open per server.
     pub max_open_files: usize,
+    /// The longest a server's first request waits for the server to finish the work it
+    /// reports with `$/progress` (typescript-language-server loading the project,
+    /// rust-analyzer indexing), so that the first answer is not the partial one a server
+    /// gives while it loads.
+    pub ready_timeout: Duration,
+    /// Whether edits get their new diagnostics attached ([`LspManager::diagnostics_after_edit`];
+    /// the host's `lsp.diagnostics` setting). The manager itself does not look at it.
+    pub diagnostics_after_edit: bool,
 }
 
 impl LspOptions {
@@ -50,6 +64,8 @@ impl LspOptions {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             diagnostics_timeout: DEFAULT_DIAGNOSTICS_TIMEOUT,
             max_open_files: DEFAULT_MAX_OPEN_FILES,
+            ready_timeout: DEFAULT_READY_TIMEOUT,
+            diagnostics_after_edit: true,
         }
     }
 }
@@ -77,6 +93,8 @@ pub struct LspManager {
     slots: Vec<Slot>,
     diagnostics: Arc<DiagnosticStore>,
     closed: AtomicBool,
+    /// The openings [`LspManager::file_read`] started, per file: the version they sent.
+    reads: Mutex<HashMap<PathBuf, tokio::task::JoinHandle<Option<i32>>>>,
 }
 
 #[derive(Debug)]
@@ -98,6 +116,72 @@ struct Server {
     docs: Mutex<Docs>,
     /// Whether the server wants `didSave` (its `textDocumentSync.save`).
     wants_save: bool,
+    /// The work the server reports (`$/progress`).
+    progress: Arc<Progress>,
+    /// Whether a request has waited for the server to be ready ([`Progress::settle`]).
+    ready: AtomicBool,
+}
+
+/// The server's reported work: the `$/progress` tokens that began and have not ended, and
+/// whether the server has shown any sign of work yet (a progress begin or diagnostics).
+#[derive(Debug, Default)]
+struct Progress {
+    state: Mutex<ProgressState>,
+    changed: tokio::sync::Notify,
+}
+
+#[derive(Debug, Default)]
+struct ProgressState {
+    active: HashSet<String>,
+    signalled: bool,
+}
+
+impl Progress {
+    fn update(&self, change: impl FnOnce(&mut ProgressState)) {
+        change(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner));
+        self.changed.notify_waiters();
+    }
+
+    /// `$/progress`: a `begin` adds the token, an `end` removes it.
+    fn on_progress(&self, params: &Value) {
+        let token = params.get("token").map(Value::to_string).unwrap_or_default();
+        match params.pointer("/value/kind").and_then(Value::as_str) {
+            Some("begin") => self.update(|state| {
+                state.active.insert(token);
+                state.signalled = true;
+            }),
+            Some("end") => self.update(|state| {
+                state.active.remove(&token);
+            }),
+            _ => {}
+        }
+    }
+
+    /// Waits until the server is quiet: no reported work left once it signalled any, or
+    /// nothing signalled within `grace`; at most `limit` in all. `Err` when cancelled.
+    async fn settle(&self, grace: Duration, limit: Duration, cancel: &CancellationToken) -> Result<(), LspError> {
+        let start = tokio::time::Instant::now();
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let deadline = {
+                let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+                if state.signalled && state.active.is_empty() {
+                    return Ok(());
+                }
+                if state.signalled { start + limit } else { start + grace.min(limit) }
+            };
+            if tokio::time::Instant::now() >= deadline {
+                return Ok(());
+            }
+            tokio::select! {
+                () = &mut changed => {}
+                () = tokio::time::sleep_until(deadline) => {}
+                () = cancel.cancelled() => return Err(LspError::Cancelled),
+            }
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -131,12 +215,17 @@ impl LspManager {
             .iter()
             .map(|server| Slot { server: server.clone(), state: tokio::sync::Mutex::default() })
             .collect();
-        Self { options, slots, diagnostics: Arc::default(), closed: AtomicBool::new(false) }
+        Self { options, slots, diagnostics: Arc::default(), closed: AtomicBool::new(false), reads: Mutex::default() }
     }
 
     /// The workspace folder.
     pub fn root(&self) -> &Path {
         &self.options.root
+    }
+
+    /// Whether edits should get their new diagnostics ([`LspOptions::diagnostics_after_edit`]).
+    pub fn diagnostics_after_edit(&self) -> bool {
+        self.options.diagnostics_after_edit
     }
 
     /// Whether any server is configured.
@@ -184,7 +273,8 @@ impl LspManager {
     /// # Errors
     /// [`LspError::FileTooLarge`] over [`MAX_FILE_BYTES`]; [`LspError::Unavailable`] when the
     /// server cannot be started or was given up on; [`LspError::Request`] for the server's
-    /// own error, a timeout, a crash during the request, or cancellation.
+    /// own error, a timeout, or a crash during the request; [`LspError::Io`] when the file
+    /// cannot be read or is gone; [`LspError::Cancelled`] when `cancel` fires first.
     pub async fn request(
         &self,
         path: &Path,
@@ -194,7 +284,13 @@ impl LspManager {
     ) -> Result<Option<Value>, LspError> {
         let Some(slot) = self.slot_for(path) else { return Ok(None) };
         let server = self.running(slot).await?;
-        self.sync(slot, &server, path).await?;
+        if let Synced::Closed = self.sync(slot, &server, path).await? {
+            return Err(LspError::Io(format!("{} no longer exists", path.display())));
+        }
+        if !server.ready.load(Ordering::SeqCst) {
+            server.progress.settle(READY_GRACE, self.options.ready_timeout, cancel).await?;
+            server.ready.store(true, Ordering::SeqCst);
+        }
         match server.connection.request(method, params, self.options.request_timeout, cancel).await {
             Ok(result) => Ok(Some(result)),
             Err(RpcError::Cancelled) => Err(LspError::Cancelled),
@@ -203,20 +299,30 @@ impl LspManager {
     }
 
     /// Tells the server for `path` (starting it in the background if needed) that the file
-    /// was read, so it is open and its diagnostics are known before an edit. Never waits.
+    /// was read, so it is open, with the text read now, and its diagnostics are known before
+    /// an edit. Never waits for the server.
     pub fn file_read(self: &Arc<Self>, path: &Path) {
         if self.closed.load(Ordering::SeqCst) || self.slot_for(path).is_none() {
             return;
         }
+        // The text as the model read it: an edit that lands before the server is up must
+        // still be a change from it.
+        let text = read_text_now(path);
         let manager = Arc::clone(self);
-        let path = path.to_path_buf();
-        tokio::spawn(async move {
-            if let Some(slot) = manager.slot_for(&path)
-                && let Ok(server) = manager.running(slot).await
-            {
-                let _ = manager.sync(slot, &server, &path).await;
+        let owned = path.to_path_buf();
+        let task = tokio::spawn(async move {
+            let slot = manager.slot_for(&owned)?;
+            let server = manager.running(slot).await.ok()?;
+            match manager.sync_text(slot, &server, &owned, text) {
+                Ok(Synced::Sent(version)) => Some(version),
+                _ => None,
             }
         });
+        let mut reads = self.reads.lock().unwrap_or_else(PoisonError::into_inner);
+        reads.retain(|_, task| !task.is_finished());
+        if let Some(earlier) = reads.insert(path.to_path_buf(), task) {
+            earlier.abort();
+        }
     }
 
     /// After an edit of `path`: sends the file's new content to its server (starting it if
@@ -230,6 +336,13 @@ impl LspManager {
             return Vec::new();
         }
         let deadline = tokio::time::Instant::now() + self.options.diagnostics_timeout;
+        // The file as it was read: opened, and its diagnostics in, before they are compared.
+        let read = self.reads.lock().unwrap_or_else(PoisonError::into_inner).remove(path);
+        if let Some(read) = read
+            && let Ok(Ok(Some(version))) = tokio::time::timeout_at(deadline, read).await
+        {
+            self.diagnostics.wait_for(path, 0, Some(version), deadline).await;
+        }
         let before = self.diagnostics.snapshot();
         let after = self.diagnostics.seq();
         let Ok(Ok(server)) = tokio::time::timeout_at(deadline, self.running(slot)).await else { return Vec::new() };
@@ -325,8 +438,10 @@ impl LspManager {
         let folder = config.workspace_folder.clone().unwrap_or_else(|| self.options.root.clone());
         let mut command = tokio::process::Command::new(&config.command);
         command.args(&config.args).envs(&config.env).current_dir(&folder);
+        let progress = Arc::new(Progress::default());
         let inbound = Arc::new(Handler {
             diagnostics: Arc::clone(&self.diagnostics),
+            progress: Arc::clone(&progress),
             settings: config.settings.clone().unwrap_or(Value::Null),
             folder: folder.clone(),
         });
@@ -348,15 +463,26 @@ impl LspManager {
         let sync = &answer["capabilities"]["textDocumentSync"];
         let wants_save = sync.get("save").is_some_and(|save| save.as_bool() != Some(false) && !save.is_null());
         tracing::debug!(server = %slot.server.name, pid = ?connection.pid(), "language server started");
-        Ok(Server { connection, docs: Mutex::default(), wants_save })
+        Ok(Server { connection, docs: Mutex::default(), wants_save, progress, ready: AtomicBool::new(false) })
     }
 
     /// Brings the server's copy of `path` in line with the disk: `didOpen` when it is not open,
     /// `didChange` (the whole text) and `didSave` when its content changed, `didClose` when
     /// the file is gone.
     async fn sync(&self, slot: &Slot, server: &Server, path: &Path) -> Result<Synced, LspError> {
+        self.sync_text(slot, server, path, read_text(path).await)
+    }
+
+    /// [`Self::sync`] with the file's text (or why there is none) read already.
+    fn sync_text(
+        &self,
+        slot: &Slot,
+        server: &Server,
+        path: &Path,
+        text: Result<String, ReadError>,
+    ) -> Result<Synced, LspError> {
         let uri = path_to_uri(path);
-        let text = match read_text(path).await {
+        let text = match text {
             Ok(text) => text,
             Err(ReadError::Missing) => {
                 let was_open = server.docs.lock().unwrap_or_else(PoisonError::into_inner).close(path);
@@ -446,7 +572,15 @@ enum ReadError {
 }
 
 async fn read_text(path: &Path) -> Result<String, ReadError> {
-    let meta = match tokio::fs::metadata(path).await {
+    let owned = path.to_path_buf();
+    tokio::task::spawn_blocking(move || read_text_now(&owned))
+        .await
+        .unwrap_or_else(|error| Err(ReadError::Io(error.to_string())))
+}
+
+/// The file's text, lossily decoded; [`ReadError::TooLarge`] past [`MAX_FILE_BYTES`].
+fn read_text_now(path: &Path) -> Result<String, ReadError> {
+    let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(ReadError::Missing),
         Err(error) => return Err(ReadError::Io(error.to_string())),
@@ -454,7 +588,7 @@ async fn read_text(path: &Path) -> Result<String, ReadError> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge(meta.len()));
     }
-    let bytes = tokio::fs::read(path).await.map_err(|error| ReadError::Io(error.to_string()))?;
+    let bytes = std::fs::read(path).map_err(|error| ReadError::Io(error.to_string()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -488,24 +622,31 @@ fn initialize_params(folder: &Path, initialization_options: Option<Value>) -> Va
                 "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
                 "callHierarchy": {"dynamicRegistration": false},
             },
-            "window": {"workDoneProgress": false},
+            "window": {"workDoneProgress": true},
         },
     })
 }
 
 /// Answers what a server sends: diagnostics into the store, `workspace/configuration` from the
-/// server's `settings`, the folder for `workspace/workspaceFolders`, null for registrations and
-/// progress, "method not found" for anything else.
+/// server's `settings`, the folder for `workspace/workspaceFolders`, `$/progress` into the
+/// server's [`Progress`], null for registrations and progress tokens, "method not found" for
+/// anything else.
 struct Handler {
     diagnostics: Arc<DiagnosticStore>,
+    progress: Arc<Progress>,
     settings: Value,
     folder: PathBuf,
 }
 
 impl Inbound for Handler {
     fn notification(&self, method: &str, params: Value) {
-        if method == "textDocument/publishDiagnostics" {
-            self.diagnostics.publish(&params);
+        match method {
+            "textDocument/publishDiagnostics" => {
+                self.diagnostics.publish(&params);
+                self.progress.update(|state| state.signalled = true);
+            }
+            "$/progress" => self.progress.on_progress(&params),
+            _ => {}
         }
     }
 
@@ -555,6 +696,7 @@ mod tests {
     fn configuration_is_answered_by_section() {
         let handler = Handler {
             diagnostics: Arc::default(),
+            progress: Arc::default(),
             settings: json!({"python": {"analysis": {"typeCheckingMode": "strict"}}}),
             folder: PathBuf::from("/w"),
         };
@@ -571,6 +713,53 @@ mod tests {
         assert_eq!(handler.request("client/registerCapability", json!({})), Ok(Value::Null));
         assert_eq!(handler.request("workspace/applyEdit", json!({})).unwrap()["applied"], false);
         assert_eq!(handler.request("x/y", Value::Null).unwrap_err().0, -32601);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_first_request_waits_for_reported_work_to_end() {
+        let never = CancellationToken::new();
+        let grace = Duration::from_secs(1);
+        let limit = Duration::from_secs(30);
+        // Nothing signalled: the grace, then on.
+        let quiet = Progress::default();
+        let start = tokio::time::Instant::now();
+        quiet.settle(grace, limit, &never).await.unwrap();
+        assert_eq!(start.elapsed(), grace);
+
+        // Work begins, then ends 5 s later: the wait ends with it.
+        let busy = Arc::new(Progress::default());
+        let server = Arc::clone(&busy);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            server.on_progress(&json!({"token": "load", "value": {"kind": "begin", "title": "Loading"}}));
+            server.on_progress(&json!({"token": 7, "value": {"kind": "begin"}}));
+            server.on_progress(&json!({"token": 7, "value": {"kind": "report", "message": "half"}}));
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            server.on_progress(&json!({"token": 7, "value": {"kind": "end"}}));
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            server.on_progress(&json!({"token": "load", "value": {"kind": "end"}}));
+        });
+        let start = tokio::time::Instant::now();
+        busy.settle(grace, limit, &never).await.unwrap();
+        assert_eq!(start.elapsed(), Duration::from_millis(5030));
+
+        // Work that never ends: the limit.
+        let stuck = Progress::default();
+        stuck.on_progress(&json!({"token": "x", "value": {"kind": "begin"}}));
+        let start = tokio::time::Instant::now();
+        stuck.settle(grace, limit, &never).await.unwrap();
+        assert_eq!(start.elapsed(), limit);
+
+        // Diagnostics already published and no work left: no wait at all.
+        let done = Progress::default();
+        done.update(|state| state.signalled = true);
+        let start = tokio::time::Instant::now();
+        done.settle(grace, limit, &never).await.unwrap();
+        assert_eq!(start.elapsed(), Duration::ZERO);
+
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        assert!(matches!(stuck.settle(grace, limit, &cancel).await, Err(LspError::Cancelled)));
     }
 
     #[test]
