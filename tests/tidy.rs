@@ -173,6 +173,7 @@ fn tool_names_and_aliases_are_unique() {
         pwsh: Some(PathBuf::from("pwsh")),
         small_model: Some(SmallModelConfig { api_key: "key".into(), ..SmallModelConfig::default() }),
         subagents: true,
+        lsp: true,
         ..HostConfig::default()
     };
     let mut owner: BTreeMap<String, String> = BTreeMap::new();

@@ -199,6 +199,16 @@ impl ToolResultContent {
         }
     }
 
+    /// Adds `text` as a text part after what is there (a string becomes a list of its text and
+    /// this): how the host attaches a block to a result, such as an edit's new diagnostics.
+    pub fn push_text(&mut self, text: impl Into<String>) {
+        let text = ContentPart::text(text);
+        match self {
+            Self::Text(first) => *self = Self::Parts(vec![ContentPart::text(std::mem::take(first)), text]),
+            Self::Parts(parts) => parts.push(text),
+        }
+    }
+
     /// The names in the content's `tool_reference` parts, in order (empty for a string).
     pub fn tool_references(&self) -> Vec<&str> {
         match self {
@@ -387,6 +397,21 @@ impl Message {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn pushed_text_follows_the_content_as_its_own_part() {
+        let mut content = ToolResultContent::Text("edited".into());
+        content.push_text("<new-diagnostics>x</new-diagnostics>");
+        assert_eq!(
+            content,
+            ToolResultContent::Parts(vec![
+                ContentPart::text("edited"),
+                ContentPart::text("<new-diagnostics>x</new-diagnostics>")
+            ])
+        );
+        content.push_text("more");
+        assert_eq!(content.text(), "edited\n<new-diagnostics>x</new-diagnostics>\nmore");
+    }
 
     #[test]
     fn tool_result_block_serialises_like_the_api() {

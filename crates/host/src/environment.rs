@@ -150,6 +150,7 @@ impl Environment {
             teammate_mode: self.text("CLAUDE_CODE_TEAMMATE_MODE"),
             teammate_program: None,
             tmux: agent_tools_core::path::find_program("tmux", self.get("PATH").map(OsString::as_os_str)),
+            lsp: self.flag("ENABLE_LSP_TOOL"),
         }
     }
 

@@ -262,9 +262,18 @@ impl Executor {
         // The input the post hooks' `if` conditions see is the one the tool runs with.
         let post_match = hooks::any_condition(&self.hooks.post_tool_use, tool.name())
             .then(|| CallMatch::new(tool, &parsed, &call_ctx));
+        #[cfg(feature = "lsp")]
+        let touched = tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path));
         tracing::debug!(tool = tool.name(), id, "calling tool");
         let outcome = self.call(tool, parsed, &call_ctx).await;
         let mut done = Invocation::from_call(id, tool.name(), outcome);
+        // The new errors an edit introduced, after its result (Claude Code's diagnostics).
+        #[cfg(feature = "lsp")]
+        if !done.block.is_error
+            && let Some(block) = crate::lsp::after_call(tool.name(), touched.as_deref(), &call_ctx).await
+        {
+            done.block.content.push_text(block);
+        }
         if !done.block.is_error {
             let references = done.block.content.tool_references();
             if !references.is_empty() {

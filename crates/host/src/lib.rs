@@ -47,6 +47,8 @@
 pub mod environment;
 pub mod executor;
 pub mod hooks;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 pub mod permissions;
 pub mod pool;
 pub mod session;

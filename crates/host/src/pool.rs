@@ -77,6 +77,10 @@ pub struct HostConfig {
     /// The `agent-tools` program a tmux teammate runs (`<it> agent --teammate TEAM/NAME`): the
     /// CLI passes its own executable.
     pub teammate_program: Option<PathBuf>,
+    /// The LSP tool (Claude Code's `ENABLE_LSP_TOOL`, or the `lsp.enabled` setting): in the
+    /// pool when this is set and the session has a language server for some file type (the
+    /// session clears it otherwise, and in a folder it does not trust).
+    pub lsp: bool,
     /// The `tmux` program, when it is installed ([`Environment::host_config`](crate::Environment::host_config)
     /// looks it up on `PATH`).
     pub tmux: Option<PathBuf>,
@@ -170,6 +174,8 @@ pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
     agent_tool_task_update::NAME,
     #[cfg(feature = "task-list")]
     agent_tool_task_list::NAME,
+    #[cfg(feature = "lsp")]
+    agent_tool_lsp::NAME,
     #[cfg(feature = "enter-worktree")]
     agent_tool_enter_worktree::NAME,
     #[cfg(feature = "exit-worktree")]
@@ -202,7 +208,7 @@ pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 /// 2.1.332 has none), Write, NotebookEdit, WebFetch, TodoWrite, WebSearch
 /// (only when [`HostConfig::small_model`] has an API key), TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools: TaskCreate,
 /// TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`], which also removes
-/// TodoWrite), EnterWorktree and ExitWorktree, late PowerShell (only when
+/// TodoWrite), LSP (only with [`HostConfig::lsp`]), EnterWorktree and ExitWorktree, late PowerShell (only when
 /// [`HostConfig::pwsh`] names a program), and last ToolSearch (unless
 /// [`HostConfig::tool_search`] is off).
 // One `push` per feature-gated tool reads better than a `vec!` full of `cfg`s.
@@ -279,6 +285,11 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     #[cfg(feature = "task-list")]
     if config.todo_v2 {
         tools.push(agent_tool_task_list::tool());
+    }
+    // Claude Code's LSP sits after the task tools, when its switch is on.
+    #[cfg(feature = "lsp")]
+    if config.lsp {
+        tools.push(agent_tool_lsp::tool());
     }
     // Claude Code lists these in its conditional part (worktree mode, always on), after
     // EnterPlanMode and LSP, before SendMessage and PowerShell.

@@ -327,6 +327,8 @@ impl SessionBuilder {
             crate::pool::structured_output_tool(schema.clone()).map_err(SessionError::OutputSchema)?;
         }
 
+        #[cfg(feature = "lsp")]
+        let lsp = crate::lsp::session_servers(&mut config, &settings, trusted, &cwd, &self.env, &notice);
         let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
         let mut mcp_options = self.env.mcp_options(&cwd);
         mcp_options.sampler.clone_from(&self.sampler);
@@ -355,6 +357,10 @@ impl SessionBuilder {
         ctx.options.task_list_id = self.env.task_list_id();
         ctx.options.sandbox = settings.sandbox();
         ctx.options.session_id = id;
+        #[cfg(feature = "lsp")]
+        if let Some(manager) = lsp {
+            agent_tools_lsp::install(&ctx, manager);
+        }
         let mut hooks = Hooks {
             pre_tool_use: settings.hooks("PreToolUse"),
             post_tool_use: settings.hooks("PostToolUse"),
@@ -467,6 +473,9 @@ impl SessionBuilder {
             withheld: restricted.restrict_untrusted(),
             servers: project_servers.iter().map(|server| server.name.clone()).collect(),
             skills: trust::has_project_skills(cwd),
+            language_servers: cfg!(feature = "lsp")
+                && (self.config.as_ref().map_or_else(|| self.env.flag("ENABLE_LSP_TOOL"), |config| config.lsp)
+                    || restricted.lsp_enabled() == Some(true)),
         };
         if gated.is_empty() {
             return false;
@@ -1031,6 +1040,10 @@ impl Session {
         let root = self.root.clone();
         let stopped = tokio::task::spawn_blocking(move || agent_tools_background::shutdown(&root)).await;
         self.mcp.shutdown().await;
+        #[cfg(feature = "lsp")]
+        if let Some(manager) = agent_tools_lsp::from_context(&self.root) {
+            manager.shutdown().await;
+        }
         stopped.unwrap_or_default()
     }
 }

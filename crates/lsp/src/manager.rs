@@ -730,13 +730,13 @@ mod tests {
         let busy = Arc::new(Progress::default());
         let server = Arc::clone(&busy);
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(30)).await;
+            tokio::time::sleep(Duration::from_millis(30)).await; // tidy:allow-sleep the paused clock: the server's timing
             server.on_progress(&json!({"token": "load", "value": {"kind": "begin", "title": "Loading"}}));
             server.on_progress(&json!({"token": 7, "value": {"kind": "begin"}}));
             server.on_progress(&json!({"token": 7, "value": {"kind": "report", "message": "half"}}));
-            tokio::time::sleep(Duration::from_secs(2)).await;
+            tokio::time::sleep(Duration::from_secs(2)).await; // tidy:allow-sleep the paused clock
             server.on_progress(&json!({"token": 7, "value": {"kind": "end"}}));
-            tokio::time::sleep(Duration::from_secs(3)).await;
+            tokio::time::sleep(Duration::from_secs(3)).await; // tidy:allow-sleep the paused clock
             server.on_progress(&json!({"token": "load", "value": {"kind": "end"}}));
         });
         let start = tokio::time::Instant::now();

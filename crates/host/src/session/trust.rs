@@ -36,12 +36,15 @@ pub struct Gated {
     pub servers: Vec<String>,
     /// Its `.claude/skills`, `.claude/commands` or `.claude/agents` folder holds something.
     pub skills: bool,
+    /// LSP is on (`ENABLE_LSP_TOOL`, the user's `lsp.enabled`): language servers would start in
+    /// it, and a server can run the folder's code (a TypeScript plugin, a build script).
+    pub language_servers: bool,
 }
 
 impl Gated {
     /// Nothing would change: no question, no message.
     pub fn is_empty(&self) -> bool {
-        self.withheld.is_empty() && self.servers.is_empty() && !self.skills
+        self.withheld.is_empty() && self.servers.is_empty() && !self.skills && !self.language_servers
     }
 
     /// In words: `1 MCP server in .mcp.json (build); hooks and 2 allow rules in
@@ -58,6 +61,9 @@ impl Gated {
         }
         if self.skills {
             parts.push("its skills, commands and agents in .claude/".to_owned());
+        }
+        if self.language_servers {
+            parts.push("language servers (LSP), which can run its code".to_owned());
         }
         parts.join("; ")
     }
@@ -116,12 +122,16 @@ mod tests {
             }],
             servers: vec!["build".into()],
             skills: true,
+            language_servers: false,
         };
         assert_eq!(
             gated.describe(),
             "1 MCP server in .mcp.json (build); hooks, 2 allow rules and defaultMode in .claude/settings.json; \
              its skills, commands and agents in .claude/"
         );
+        let lsp = Gated { withheld: Vec::new(), servers: Vec::new(), skills: false, language_servers: true };
+        assert!(!lsp.is_empty());
+        assert_eq!(lsp.describe(), "language servers (LSP), which can run its code");
         assert!(Gated::default().is_empty());
         let env = Environment::empty().with("HOME", "/home/me").with("XDG_CONFIG_HOME", "/cfg");
         let sources = trust_sources(&env);

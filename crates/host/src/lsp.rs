@@ -1,0 +1,87 @@
+//! The session's language servers (the `lsp` feature): which servers a session gets, and what
+//! the executor tells them around file tools — a Read opens the file in its server, an Edit,
+//! Write, MultiEdit or NotebookEdit sends the new content and attaches the new errors the
+//! server reports, as Claude Code attaches its diagnostics.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agent_tools_core::ToolUseContext;
+use agent_tools_lsp::{LspManager, LspOptions, builtin_servers, merge_servers, parse_servers};
+use agent_tools_settings::LoadedSettings;
+
+use crate::environment::Environment;
+use crate::pool::HostConfig;
+
+/// The tools whose successful call changed the file their `get_path` names.
+pub const FILE_EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// The tools whose successful call read the file their `get_path` names.
+pub const FILE_READ_TOOLS: &[&str] = &["Read"];
+
+/// The session's language servers, when LSP is on (`ENABLE_LSP_TOOL`, already in
+/// [`HostConfig::lsp`], or the `lsp.enabled` setting), the folder is trusted (a server can run
+/// the folder's code: a TypeScript plugin, a build script) and some server is configured
+/// (`lspServers`) or built in and found on `PATH` (unless `lsp.builtinServers` is false).
+/// Leaves [`HostConfig::lsp`] set only when a manager is returned; says each reason it is not
+/// through `notice`.
+pub(crate) fn session_servers(
+    config: &mut HostConfig,
+    settings: &LoadedSettings,
+    trusted: bool,
+    cwd: &Path,
+    env: &Environment,
+    notice: &dyn Fn(&str),
+) -> Option<Arc<LspManager>> {
+    let on = config.lsp || settings.lsp_enabled() == Some(true);
+    config.lsp = false;
+    if !on {
+        return None;
+    }
+    // An untrusted folder's notice (its `Gated`) already says that its language servers are off.
+    if !trusted {
+        return None;
+    }
+    let builtin = if settings.lsp_builtin_servers() == Some(false) {
+        Vec::new()
+    } else {
+        builtin_servers(env.get("PATH").map(std::ffi::OsString::as_os_str))
+    };
+    let mut layers = vec![builtin];
+    for value in settings.lsp_servers() {
+        let (servers, errors) = parse_servers(value);
+        for error in errors {
+            notice(&format!("{error} (that server is skipped)"));
+        }
+        layers.push(servers);
+    }
+    let servers = merge_servers(layers);
+    if servers.is_empty() {
+        notice(
+            "LSP is on, but no language server is configured (lspServers) or found on PATH: the LSP tool is left out",
+        );
+        return None;
+    }
+    let mut options = LspOptions::new(cwd, servers);
+    options.diagnostics_after_edit = settings.lsp_diagnostics() != Some(false);
+    config.lsp = true;
+    Some(Arc::new(LspManager::new(options)))
+}
+
+/// What the executor does after a successful call of `tool` on `path`: a read opens the file
+/// in its server (without waiting); an edit sends the new content and returns the
+/// `<new-diagnostics>` block of the errors and warnings it introduced, if any.
+pub(crate) async fn after_call(tool: &str, path: Option<&Path>, ctx: &ToolUseContext) -> Option<String> {
+    let path = path?;
+    let manager = agent_tools_lsp::from_context(ctx)?;
+    manager.server_for(path)?;
+    if FILE_READ_TOOLS.contains(&tool) {
+        manager.file_read(path);
+        return None;
+    }
+    if !FILE_EDIT_TOOLS.contains(&tool) || !manager.diagnostics_after_edit() {
+        return None;
+    }
+    let fresh = manager.file_changed(path).await;
+    (!fresh.is_empty()).then(|| agent_tools_lsp::format_new_diagnostics(&fresh, &ctx.cwd))
+}

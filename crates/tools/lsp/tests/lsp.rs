@@ -1,0 +1,285 @@
+//! The LSP tool through the contract: validation, the sessions without servers, and a real
+//! (fake) language server process answering in a temporary project, gitignored files included.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use agent_tool_lsp::render::NO_LANGUAGE_SERVERS;
+use agent_tools_core::context::CancellationToken;
+use agent_tools_core::invoke::call_tool;
+use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+use agent_tools_core::{PermissionResult, ToolFlags, ToolPermissionContext, ToolUseContext, ValidationResult};
+use agent_tools_lsp::{LspManager, LspOptions, LspServerConfig, NamedLspServer};
+use serde_json::{Value, json};
+
+fn write(root: &Path, path: &str, text: &str) {
+    let file = root.join(path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, text).unwrap();
+}
+
+/// One call: the text, whether it is an error, and the output object (when the call ran).
+async fn call(ctx: &ToolUseContext, input: Value) -> (String, bool, Option<Value>) {
+    let done = call_tool(agent_tool_lsp::tool().as_ref(), "toolu_lsp", input, ctx).await;
+    (done.block.content.text(), done.block.is_error, done.data.map(|data| data.to_json()))
+}
+
+fn at(operation: &str, file: &str, line: u32, character: u32) -> Value {
+    json!({"operation": operation, "filePath": file, "line": line, "character": character})
+}
+
+fn manager_with(root: &Path, config: LspServerConfig) -> Arc<LspManager> {
+    Arc::new(LspManager::new(LspOptions::new(root, vec![NamedLspServer { name: "fake".into(), config }])))
+}
+
+fn fake_server() -> LspServerConfig {
+    let script: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "fixtures", "fake_server.py"].iter().collect();
+    LspServerConfig::new("python3", &[script.to_str().unwrap()], &[(".py", "python")])
+}
+
+/// main.py, lib/util.py and build/gen.py; with `git`, a repository whose .gitignore names build/.
+fn project(git: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "main.py", "from lib.util import helper\n\n\n\ndef main():\n    helper()\n");
+    write(root, "lib/util.py", "\n\ndef helper():\n    return 1\n");
+    write(root, "build/gen.py", "# generated\nhelper()\n");
+    if git {
+        write(root, ".gitignore", "build/\n");
+        let status = Command::new("git").args(["init", "-q"]).current_dir(root).status().unwrap();
+        assert!(status.success());
+    }
+    dir
+}
+
+#[tokio::test]
+async fn validation_codes_for_a_missing_file_and_a_folder() {
+    let dir = project(false);
+    let ctx = ToolUseContext::new(dir.path());
+    let tool = agent_tool_lsp::tool();
+    let missing = tool.parse(at("hover", "nope.py", 1, 1)).unwrap();
+    assert_eq!(tool.validate_input(&missing, &ctx).await, ValidationResult::error("File does not exist: nope.py", 1));
+    let folder = tool.parse(at("hover", "lib", 1, 1)).unwrap();
+    assert_eq!(tool.validate_input(&folder, &ctx).await, ValidationResult::error("Path is not a file: lib", 2));
+    let file = tool.parse(at("hover", "lib/util.py", 1, 1)).unwrap();
+    assert_eq!(tool.validate_input(&file, &ctx).await, ValidationResult::Ok);
+
+    assert_eq!(
+        call(&ctx, at("hover", "nope.py", 1, 1)).await,
+        ("<tool_use_error>File does not exist: nope.py</tool_use_error>".to_owned(), true, None)
+    );
+    assert_eq!(
+        call(&ctx, at("hover", "lib", 1, 1)).await,
+        ("<tool_use_error>Path is not a file: lib</tool_use_error>".to_owned(), true, None)
+    );
+}
+
+#[tokio::test]
+async fn without_a_manager_no_language_servers_are_available() {
+    let dir = project(false);
+    let ctx = ToolUseContext::new(dir.path());
+    let (text, is_error, data) = call(&ctx, at("goToDefinition", "main.py", 6, 5)).await;
+    assert_eq!(text, "No language servers are available in this session, so code intelligence cannot be used here.");
+    assert_eq!(text, NO_LANGUAGE_SERVERS);
+    assert!(!is_error);
+    assert_eq!(data.unwrap(), json!({"operation": "goToDefinition", "result": text, "filePath": "main.py"}));
+}
+
+#[tokio::test]
+async fn a_file_type_no_server_takes_says_so_without_starting_one() {
+    let dir = project(false);
+    write(dir.path(), "notes.xyz", "text\n");
+    write(dir.path(), "Makefile", "all:\n");
+    let ctx = ToolUseContext::new(dir.path());
+    // The program does not exist: nothing may try to start it for `.xyz`.
+    let manager =
+        manager_with(dir.path(), LspServerConfig::new("/nonexistent/language-server", &[], &[(".py", "python")]));
+    agent_tools_lsp::install(&ctx, Arc::clone(&manager));
+    let (text, is_error, data) = call(&ctx, at("hover", "notes.xyz", 1, 1)).await;
+    assert_eq!((text.as_str(), is_error), ("No LSP server available for file type: .xyz", false));
+    assert_eq!(data.unwrap(), json!({"operation": "hover", "result": text, "filePath": "notes.xyz"}));
+    let (text, _, _) = call(&ctx, at("documentSymbol", "Makefile", 1, 1)).await;
+    assert_eq!(text, "No LSP server available for file type: ");
+    assert_eq!(manager.status("fake").await, Some(agent_tools_lsp::ServerStatus::Idle));
+    // For a `.py` file it is tried, fails to start, and the failure is a plain result.
+    let (text, is_error, data) = call(&ctx, at("hover", "main.py", 1, 1)).await;
+    assert_eq!(
+        text,
+        "Error performing hover: the language server \"fake\" could not be started: /nonexistent/language-server: No such file or directory (os error 2)"
+    );
+    assert!(!is_error);
+    assert_eq!(data.unwrap().get("resultCount"), None);
+    manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn unknown_fields_and_positions_below_one_are_rejected() {
+    let dir = project(false);
+    let ctx = ToolUseContext::new(dir.path());
+    let mut input = at("hover", "main.py", 1, 1);
+    input["column"] = json!(3);
+    let (text, is_error, data) = call(&ctx, input).await;
+    assert!(is_error);
+    assert!(data.is_none());
+    assert_eq!(
+        text,
+        "<tool_use_error>InputValidationError: LSP failed due to the following issue:\nAn unexpected parameter `column` was provided</tool_use_error>"
+    );
+    let (text, is_error, _) = call(&ctx, at("hover", "main.py", 0, 1)).await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "<tool_use_error>InputValidationError: LSP failed due to the following issue:\nThe parameter `line` must be at least 1, but it is 0</tool_use_error>"
+    );
+    let (_, is_error, _) = call(&ctx, at("hover", "main.py", 1, 0)).await;
+    assert!(is_error);
+    let (text, is_error, _) = call(&ctx, at("rename", "main.py", 1, 1)).await;
+    assert!(is_error);
+    assert!(text.contains("operation"), "{text}");
+}
+
+#[test]
+fn the_tool_is_a_deferred_read_only_lsp_tool() {
+    let tool = agent_tool_lsp::tool();
+    assert_eq!(tool.name(), "LSP");
+    assert_eq!(tool.flags(), ToolFlags::LOCAL_READ_ONLY);
+    assert!(tool.should_defer());
+    assert_eq!(tool.search_hint(), Some("code intelligence (definitions, references, symbols, hover)"));
+    assert_eq!(tool.max_result_size_chars(), agent_tools_core::MaxResultSize::Chars(100_000));
+    let parsed = tool.parse(at("findReferences", "src/a.py", 3, 4)).unwrap();
+    assert!(tool.is_read_only(&parsed) && tool.is_concurrency_safe(&parsed));
+    assert_eq!(tool.get_path(&parsed).as_deref(), Some("src/a.py"));
+    let schema = tool.input_schema();
+    assert_eq!(schema["required"], json!(["operation", "filePath", "line", "character"]));
+    assert_eq!(schema["additionalProperties"], json!(false));
+    assert_eq!(schema["properties"]["line"]["minimum"], json!(1));
+    assert_eq!(schema["properties"]["operation"]["type"], json!("string"));
+    assert_eq!(
+        schema["properties"]["operation"]["enum"],
+        json!([
+            "goToDefinition",
+            "findReferences",
+            "hover",
+            "documentSymbol",
+            "workspaceSymbol",
+            "goToImplementation",
+            "prepareCallHierarchy",
+            "incomingCalls",
+            "outgoingCalls"
+        ])
+    );
+}
+
+#[tokio::test]
+async fn the_read_check_applies_to_the_file() {
+    let dir = project(false);
+    let mut ctx = ToolUseContext::new(dir.path());
+    ctx.permission_context = Arc::new(ToolPermissionContext::default().with_rule(
+        PermissionBehavior::Deny,
+        PermissionRuleSource::ProjectSettings,
+        "Read(./lib/**)",
+    ));
+    let tool = agent_tool_lsp::tool();
+    let denied = tool.parse(at("hover", "lib/util.py", 1, 1)).unwrap();
+    assert!(matches!(tool.check_permissions(&denied, &ctx).await, PermissionResult::Deny { .. }));
+    let allowed = tool.parse(at("hover", "main.py", 1, 1)).unwrap();
+    assert!(matches!(tool.check_permissions(&allowed, &ctx).await, PermissionResult::Allow { .. }));
+}
+
+#[tokio::test]
+async fn a_real_server_answers_and_gitignored_files_are_left_out() {
+    let dir = project(true);
+    let ctx = ToolUseContext::new(dir.path());
+    let manager = manager_with(dir.path(), fake_server());
+    agent_tools_lsp::install(&ctx, Arc::clone(&manager));
+
+    let (text, is_error, data) = call(&ctx, at("goToDefinition", "main.py", 6, 5)).await;
+    assert_eq!((text.as_str(), is_error), ("Defined in lib/util.py:3:5", false));
+    assert_eq!(
+        data.unwrap(),
+        json!({"operation": "goToDefinition", "result": text, "filePath": "main.py", "resultCount": 1, "fileCount": 1})
+    );
+
+    // build/gen.py is ignored by git: only main.py's reference is left.
+    let (text, _, data) = call(&ctx, at("findReferences", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Found 1 reference:\n  main.py:6:1");
+    let data = data.unwrap();
+    assert_eq!((data["resultCount"].clone(), data["fileCount"].clone()), (json!(1), json!(1)));
+
+    // The position goes out 0-based and comes back 1-based.
+    let (text, _, data) = call(&ctx, at("hover", "main.py", 3, 7)).await;
+    assert_eq!(text, "Hover info at 3:7:\n\nasked at 2:6");
+    assert_eq!(
+        (data.as_ref().unwrap()["resultCount"].clone(), data.unwrap()["fileCount"].clone()),
+        (json!(1), json!(1))
+    );
+
+    let mut input = at("workspaceSymbol", "main.py", 1, 1);
+    input["query"] = json!("thing");
+    let (text, _, data) = call(&ctx, input).await;
+    assert_eq!(text, "Found 1 symbol in workspace:\n\nmain.py:\n  thing_one (Function) - Line 1 in main");
+    assert_eq!(data.unwrap()["resultCount"], json!(1));
+
+    let (text, _, data) = call(&ctx, at("prepareCallHierarchy", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Call hierarchy item: helper (Function) - lib/util.py:3");
+    assert_eq!(data.unwrap()["fileCount"], json!(1));
+
+    // The item goes back with its data (the caller's name comes from it).
+    let (text, _, data) = call(&ctx, at("incomingCalls", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Found 1 incoming call:\n\nmain.py:\n  from_data (Function) - Line 5 [calls at: 6:1, 8:9]");
+    let data = data.unwrap();
+    assert_eq!((data["resultCount"].clone(), data["fileCount"].clone()), (json!(1), json!(1)));
+
+    // The server's own error is a plain result.
+    let (text, is_error, data) = call(&ctx, at("goToImplementation", "main.py", 6, 5)).await;
+    assert_eq!(
+        (text.as_str(), is_error),
+        ("Error performing goToImplementation: Unhandled method textDocument/implementation (code -32601)", false)
+    );
+    assert_eq!(data.unwrap().get("resultCount"), None);
+
+    // An answer that is not what the protocol says.
+    let (text, _, _) = call(&ctx, at("documentSymbol", "main.py", 1, 1)).await;
+    assert_eq!(
+        text,
+        "Error performing documentSymbol: data did not match any variant of untagged enum DocumentSymbolResponse"
+    );
+
+    // Over 10 MB: not sent to the server.
+    let big = std::fs::File::create(dir.path().join("big.py")).unwrap();
+    big.set_len(10_000_001).unwrap();
+    let (text, is_error, _) = call(&ctx, at("hover", "big.py", 1, 1)).await;
+    assert_eq!((text.as_str(), is_error), ("File too large for LSP analysis (11MB exceeds 10MB limit)", false));
+
+    // A cancelled call is an error.
+    let mut cancelled = ctx.clone();
+    cancelled.cancel = CancellationToken::new();
+    cancelled.cancel.cancel();
+    let (text, is_error, _) = call(&cancelled, at("hover", "main.py", 1, 1)).await;
+    assert_eq!((text.as_str(), is_error), ("[Request interrupted by user for tool use]", true));
+
+    manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn outside_a_git_repository_every_location_is_kept() {
+    let dir = project(false);
+    let ctx = ToolUseContext::new(dir.path());
+    let manager = manager_with(dir.path(), fake_server());
+    agent_tools_lsp::install(&ctx, Arc::clone(&manager));
+    let (text, _, data) = call(&ctx, at("findReferences", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Found 2 references across 2 files:\n\nmain.py:\n  Line 6:1\n\nbuild/gen.py:\n  Line 2:3");
+    let data = data.unwrap();
+    assert_eq!((data["resultCount"].clone(), data["fileCount"].clone()), (json!(2), json!(2)));
+    let mut input = at("workspaceSymbol", "main.py", 1, 1);
+    input["query"] = json!("x");
+    let (text, _, _) = call(&ctx, input).await;
+    assert_eq!(
+        text,
+        "Found 2 symbols in workspace:\n\nmain.py:\n  x_one (Function) - Line 1 in main\n\nbuild/gen.py:\n  x_two (Class) - Line 4"
+    );
+    manager.shutdown().await;
+}
