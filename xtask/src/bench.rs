@@ -1,4 +1,4 @@
-//! `cargo xtask bench search | executor`: the launchers.
+//! `cargo xtask bench search | loop | http | lsp | executor`: the launchers.
 //!
 //! `executor` runs the host's `executor` bench target (what the pipeline adds to one permitted
 //! Read). `search` is below.
@@ -29,8 +29,8 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         return crate::cargo(&["bench", "-p", "agent-tools-host", "--bench", "executor"]);
     }
     ensure!(
-        suite == "search" || suite == "loop" || suite == "http",
-        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop`, `http` and `executor`"
+        suite == "search" || suite == "loop" || suite == "http" || suite == "lsp",
+        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop`, `http`, `lsp` and `executor`"
     );
     if !options.iter().any(|option| option == "--no-build") {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
@@ -46,6 +46,7 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
     let entry = match suite.as_str() {
         "loop" => "bench-loop",
         "http" => "bench-http",
+        "lsp" => "bench-lsp",
         _ => "bench-run",
     };
     let status = Command::new(&runner)

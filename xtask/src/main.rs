@@ -17,6 +17,9 @@
 //!   50-turn session (see `bench_loop.rs`).
 //! - `bench http`: 50 MCP sessions × 200 calls against one `serve --http` on 127.0.0.1: latency
 //!   per tool, RSS per idle session, isolation and a clean end (see `bench_http.rs`).
+//! - `bench lsp`: the LSP tool on typescript-language-server and pyright, on generated
+//!   500-module projects: the first answer with the server's start, warm goToDefinition and
+//!   findReferences, beside Grep for the same symbol (see `bench_lsp.rs`).
 //! - `bench executor`: what the executor's pipeline (find, parse, validate, permissions, call,
 //!   map, size control) adds to a permitted Read of a small file.
 
@@ -34,6 +37,8 @@ mod bench_http;
 #[cfg(feature = "bench")]
 mod bench_loop;
 #[cfg(feature = "bench")]
+mod bench_lsp;
+#[cfg(feature = "bench")]
 mod bench_run;
 
 fn main() -> anyhow::Result<()> {
@@ -46,6 +51,7 @@ fn main() -> anyhow::Result<()> {
         "bench-rss" => return bench_run::peak_rss_of_child(&args[1..]),
         "bench-loop" => return bench_loop::run(&args[1..]),
         "bench-http" => return bench_http::run(&args[1..]),
+        "bench-lsp" => return bench_lsp::run(&args[1..]),
         _ => {}
     }
     let root = workspace_root()?;
@@ -76,9 +82,12 @@ const USAGE: &str = "usage: cargo xtask <task>
   bench executor
             the executor's per-call overhead
   bench loop [--runs N] [--claude PATH] [--no-build]
-  bench http [--sessions N] [--calls N] [--no-build]
             the agent loop against the fake Messages API (start, per-turn overhead, streaming
-            tool execution, peak RSS), beside Claude Code's when --claude names claude.exe";
+            tool execution, peak RSS), beside Claude Code's when --claude names claude.exe
+  bench http [--sessions N] [--calls N] [--no-build]
+            MCP sessions at once on `serve --http`: latency, RSS per session, isolation
+  bench lsp [--files N] [--starts N] [--runs N] [--only TEXT] [--no-build]
+            the LSP tool on real language servers (first answer, warm calls) beside Grep";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
