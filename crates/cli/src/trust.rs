@@ -102,7 +102,7 @@ pub(crate) fn command(dir: Option<&Path>, list: bool, remove: bool) -> anyhow::R
     if added {
         writeln!(
             out,
-            "Trusted: {} (its .mcp.json servers, hooks, allow rules, defaultMode, additionalDirectories, sandbox settings and skills now apply)",
+            "Trusted: {} (its .mcp.json servers, hooks, allow rules, defaultMode, additionalDirectories, sandbox settings, skills and language servers now apply)",
             real.display()
         )?;
     } else {
