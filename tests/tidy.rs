@@ -174,6 +174,7 @@ fn tool_names_and_aliases_are_unique() {
         small_model: Some(SmallModelConfig { api_key: "key".into(), ..SmallModelConfig::default() }),
         subagents: true,
         lsp: true,
+        repl: true,
         ..HostConfig::default()
     };
     let mut owner: BTreeMap<String, String> = BTreeMap::new();

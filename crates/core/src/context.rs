@@ -465,6 +465,9 @@ pub struct ToolUseContext {
     /// Runs sub-agents (the Agent tool, Skill's `context: fork`); the agent loop puts it here,
     /// and without it there are none.
     pub subagents: Option<Arc<dyn crate::subagent::SubagentRunner>>,
+    /// Runs other tools of the pool for this call (the REPL tool's scripts): the host's executor
+    /// puts itself here for every call it runs; `None` outside an executor.
+    pub tool_caller: Option<Arc<dyn crate::caller::ToolCaller>>,
     /// What has been read, for Edit/Write preconditions.
     pub read_file_state: FileReadState,
     /// State shared by the tools of this conversation (a sub-agent has its own).
@@ -518,6 +521,7 @@ impl ToolUseContext {
             agent_type: None,
             query_depth: 0,
             subagents: None,
+            tool_caller: None,
             read_file_state: FileReadState::default(),
             app_state: app_state.clone(),
             root_app_state: app_state,

@@ -57,6 +57,7 @@
 //! assert!(refused.block.is_error);
 //! ```
 
+pub mod caller;
 pub mod context;
 pub mod error;
 pub mod frontmatter;

@@ -151,6 +151,10 @@ impl Environment {
             teammate_program: None,
             tmux: agent_tools_core::path::find_program("tmux", self.get("PATH").map(OsString::as_os_str)),
             lsp: self.flag("ENABLE_LSP_TOOL"),
+            repl: !self.text("CLAUDE_CODE_REPL").is_some_and(|value| {
+                matches!(value.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off")
+            }),
+            repl_mode: self.flag("CLAUDE_REPL_MODE"),
         }
     }
 

@@ -31,6 +31,7 @@
 
 use std::sync::Arc;
 
+use agent_tools_core::caller::{InnerResult, ToolCaller};
 use agent_tools_core::invoke::{
     Invocation, input_error_result, unknown_tool_result, validation_error_result, wrap_tool_use_error,
 };
@@ -73,6 +74,8 @@ pub struct Executor {
     classifier: Option<Arc<dyn AutoClassifier>>,
     max_concurrency: usize,
     all_schemas_sent: bool,
+    /// Tools only inner calls may name (REPL mode's primitives, hidden from the model).
+    hidden: Arc<[Arc<dyn Tool>]>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -99,7 +102,25 @@ impl Executor {
             classifier: None,
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             all_schemas_sent: false,
+            hidden: Arc::new([]),
         }
+    }
+
+    /// Adds tools that only inner calls ([`ToolCaller`], the REPL's scripts) may name: a
+    /// `tool_use` of the model naming one is answered as an unknown tool (REPL mode's hidden
+    /// primitives, Claude Code's `REPL_ONLY_TOOLS`).
+    pub fn with_hidden_tools(mut self, hidden: impl Into<Arc<[Arc<dyn Tool>]>>) -> Self {
+        self.hidden = hidden.into();
+        self
+    }
+
+    /// The executor inner calls go through: the same one over the pool and the hidden tools.
+    fn inner(&self) -> Self {
+        if self.hidden.is_empty() {
+            return self.clone();
+        }
+        let pool: Vec<Arc<dyn Tool>> = self.pool.iter().chain(self.hidden.iter()).cloned().collect();
+        Self { pool: pool.into(), hidden: Arc::new([]), ..self.clone() }
     }
 
     /// Says whether the client was given every tool's full schema (an MCP client's `tools/list`
@@ -343,9 +364,12 @@ impl Executor {
         ctx: &ToolUseContext,
     ) -> Result<agent_tools_core::ToolResult<agent_tools_core::tool::CallOutput>, ToolError> {
         if tool.interrupt_behavior() == InterruptBehavior::Block {
-            return tool.call(parsed, ctx).await;
+            let mut call_ctx = ctx.clone();
+            call_ctx.tool_caller = Some(Arc::new(self.inner()));
+            return tool.call(parsed, &call_ctx).await;
         }
         let mut call_ctx = ctx.clone();
+        call_ctx.tool_caller = Some(Arc::new(self.inner()));
         call_ctx.cancel = ctx.cancel.child_token();
         let stop = call_ctx.cancel.clone();
         let interrupt = ctx.interrupt.clone();
@@ -546,4 +570,30 @@ impl IntoIterator for Turn {
 /// [`Turn::message`]). Extra messages a tool or hook adds stay in its [`Invocation::new_messages`].
 pub fn tool_result_message(invocations: &[Invocation]) -> Message {
     Message::user(invocations.iter().map(|done| ContentBlock::from(done.block.clone())).collect())
+}
+
+impl ToolCaller for Executor {
+    fn tools(&self) -> Arc<[Arc<dyn Tool>]> {
+        Arc::clone(&self.pool)
+    }
+
+    fn call<'a>(
+        &'a self,
+        id: String,
+        name: String,
+        input: serde_json::Value,
+        parent: &'a ToolUseContext,
+    ) -> agent_tools_core::tool::BoxFuture<'a, InnerResult> {
+        Box::pin(async move {
+            let block = ToolUseBlock { id, name, input };
+            let mut ctx = parent.clone();
+            ctx.options.tools = Arc::clone(&self.pool);
+            let done = self.run_tool_use(&block, &ctx).await;
+            InnerResult {
+                text: done.block.content.text(),
+                is_error: done.block.is_error,
+                data: done.data.as_ref().map(|data| data.to_json()),
+            }
+        })
+    }
 }

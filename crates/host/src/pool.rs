@@ -81,6 +81,15 @@ pub struct HostConfig {
     /// pool when this is set and the session has a language server for some file type (the
     /// session clears it otherwise, and in a folder it does not trust).
     pub lsp: bool,
+    /// The REPL tool (scripts that call the pool's tools): in the pool when set, deferred
+    /// unless [`Self::repl_mode`]. [`Environment::host_config`](crate::Environment::host_config)
+    /// sets it unless `CLAUDE_CODE_REPL` is falsy (`0`, `false`, `no`, `off`).
+    pub repl: bool,
+    /// REPL mode (Claude Code's `CLAUDE_REPL_MODE`): the REPL is the model's main tool and the
+    /// primitives it wraps ([`REPL_ONLY_TOOLS`]: Read, Write, Edit, Glob, Grep,
+    /// Bash, NotebookEdit, Agent) leave the model's list; scripts still call them
+    /// ([`repl_hidden_tools`]). Needs [`Self::repl`].
+    pub repl_mode: bool,
     /// The `tmux` program, when it is installed ([`Environment::host_config`](crate::Environment::host_config)
     /// looks it up on `PATH`).
     pub tmux: Option<PathBuf>,
@@ -188,6 +197,8 @@ pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
     agent_tool_team_create::NAME,
     #[cfg(feature = "team-delete")]
     agent_tool_team_delete::NAME,
+    #[cfg(feature = "repl")]
+    agent_tool_repl::NAME,
     #[cfg(feature = "powershell")]
     agent_tool_powershell::NAME,
     #[cfg(feature = "tool-search")]
@@ -315,6 +326,11 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     if config.subagents {
         tools.push(agent_tool_team_delete::tool());
     }
+    // Where Claude Code lists REPL: after the team tools, before the late ones.
+    #[cfg(feature = "repl")]
+    if config.repl {
+        tools.push(if config.repl_mode { agent_tool_repl::tool() } else { agent_tool_repl::deferred_tool() });
+    }
     #[cfg(feature = "powershell")]
     if let Some(pwsh) = &config.pwsh {
         tools.push(agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {
@@ -435,15 +451,45 @@ pub fn filter_tools_by_deny_rules(
 /// whole-tool deny rule names, minus disabled tools (Claude Code's `getTools`).
 pub fn get_tools(permission_context: &ToolPermissionContext, config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     let base = get_all_base_tools(config);
-    let tools: Vec<Arc<dyn Tool>> = if config.simple {
+    let repl_mode = repl_mode_on(config);
+    let tools: Vec<Arc<dyn Tool>> = if config.simple && repl_mode {
+        base.into_iter().filter(|tool| tool.name() == REPL_NAME).collect()
+    } else if config.simple {
         base.into_iter().filter(|tool| SIMPLE_MODE_TOOLS.contains(&tool.name())).collect()
     } else if config.coordinator && config.subagents {
         let set = agent_tools_core::subagent::COORDINATOR_MODE_ALLOWED_TOOLS;
         base.into_iter().filter(|tool| set.contains(&tool.name())).collect()
     } else {
-        base.into_iter().filter(|tool| !SPECIAL_TOOLS.contains(&tool.name())).collect()
+        base.into_iter()
+            .filter(|tool| !SPECIAL_TOOLS.contains(&tool.name()))
+            .filter(|tool| !repl_mode || !REPL_ONLY_TOOLS.contains(&tool.name()))
+            .collect()
     };
     filter_tools_by_deny_rules(tools, permission_context).into_iter().filter(|tool| tool.is_enabled()).collect()
+}
+
+/// The REPL's name (`REPL`).
+const REPL_NAME: &str = "REPL";
+
+/// The primitives REPL mode hides from the model (Claude Code's `REPL_ONLY_TOOLS`).
+pub const REPL_ONLY_TOOLS: &[&str] = &["Read", "Write", "Edit", "Glob", "Grep", "Bash", "NotebookEdit", "Agent"];
+
+/// Whether REPL mode applies: asked for, and the REPL is compiled in and in the pool.
+fn repl_mode_on(config: &HostConfig) -> bool {
+    cfg!(feature = "repl") && config.repl && config.repl_mode
+}
+
+/// In REPL mode, the tools [`get_tools`] hid that scripts may still call: the primitives of
+/// [`REPL_ONLY_TOOLS`] (in simple mode: Bash, Read and Edit) that deny rules leave and that are
+/// enabled. Empty outside REPL mode. The host gives them to the executor as hidden tools
+/// ([`Executor::with_hidden_tools`](crate::Executor::with_hidden_tools)).
+pub fn repl_hidden_tools(permission_context: &ToolPermissionContext, config: &HostConfig) -> Vec<Arc<dyn Tool>> {
+    if !repl_mode_on(config) {
+        return Vec::new();
+    }
+    let wrapped = if config.simple { SIMPLE_MODE_TOOLS } else { REPL_ONLY_TOOLS };
+    let hidden = get_all_base_tools(config).into_iter().filter(|tool| wrapped.contains(&tool.name())).collect();
+    filter_tools_by_deny_rules(hidden, permission_context).into_iter().filter(|tool| tool.is_enabled()).collect()
 }
 
 /// The pool the model sees: built-ins sorted by name, then the allowed MCP tools sorted by name;

@@ -373,7 +373,9 @@ impl SessionBuilder {
             }
         }
         let model = settings.model().map(str::to_owned);
-        let mut executor = Executor::new(Arc::clone(&pool)).with_hooks(hooks);
+        // REPL mode: the primitives the model no longer sees, for the REPL's scripts.
+        let hidden = crate::pool::repl_hidden_tools(&ctx.permission_context, &config);
+        let mut executor = Executor::new(Arc::clone(&pool)).with_hooks(hooks).with_hidden_tools(hidden);
         if let Some(prompter) = self.prompter {
             executor = executor.with_prompter(prompter);
         }
