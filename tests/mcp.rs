@@ -525,3 +525,33 @@ async fn tool_search_over_mcp_gives_definitions_as_text_and_no_load_hint() {
     assert!(!text(&bad).contains("ToolSearch"), "{}", text(&bad));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn repl_over_mcp_is_code_mode_its_inner_calls_are_the_servers_own() {
+    let dir = fixture();
+    let client = connect(dir.path()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let repl = tools.iter().find(|tool| tool.name == "REPL").expect("REPL is listed");
+    assert_eq!(repl.input_schema["required"], json!(["code"]));
+    let code = r#"
+        const found = await Grep({pattern: "needle", output_mode: "files_with_matches"});
+        const pages = await Promise.all(found.filenames.sort().map((file_path) => Read({file_path})));
+        console.log(`${found.numFiles} files`);
+        pages.map((page) => `${page.file.filePath.split("/").pop()}: ${page.file.numLines} lines`)
+    "#;
+    let result = call(&client, "REPL", json!({"code": code, "description": "find and read"})).await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(text(&result), "2 files\n[\n  \"notes.txt: 3 lines\",\n  \"lib.rs: 2 lines\"\n]");
+    let data = result.structured_content.unwrap();
+    assert_eq!(data["toolCalls"], 3);
+    assert_eq!(data["console"], "2 files\n");
+    // The server's session saw the script's reads: an Edit needs no Read of its own.
+    let edit =
+        call(&client, "Edit", json!({"file_path": "notes.txt", "old_string": "alpha", "new_string": "gamma"})).await;
+    assert_eq!(edit.is_error, Some(false), "{}", text(&edit));
+    assert_eq!(fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "gamma\nbeta needle\n");
+    // State is kept between calls of the same served session.
+    call(&client, "REPL", json!({"code": "globalThis.seen = 5"})).await;
+    assert_eq!(text(&call(&client, "REPL", json!({"code": "seen * 2"})).await), "10");
+    client.cancel().await.unwrap();
+}

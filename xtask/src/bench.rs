@@ -1,4 +1,4 @@
-//! `cargo xtask bench search | loop | http | lsp | executor`: the launchers.
+//! `cargo xtask bench search | loop | http | lsp | repl | executor`: the launchers.
 //!
 //! `executor` runs the host's `executor` bench target (what the pipeline adds to one permitted
 //! Read). `search` is below.
@@ -29,8 +29,8 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         return crate::cargo(&["bench", "-p", "agent-tools-host", "--bench", "executor"]);
     }
     ensure!(
-        suite == "search" || suite == "loop" || suite == "http" || suite == "lsp",
-        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop`, `http`, `lsp` and `executor`"
+        matches!(suite.as_str(), "search" | "loop" | "http" | "lsp" | "repl"),
+        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop`, `http`, `lsp`, `repl` and `executor`"
     );
     if !options.iter().any(|option| option == "--no-build") {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
@@ -47,6 +47,7 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         "loop" => "bench-loop",
         "http" => "bench-http",
         "lsp" => "bench-lsp",
+        "repl" => "bench-repl",
         _ => "bench-run",
     };
     let status = Command::new(&runner)

@@ -20,6 +20,8 @@
 //! - `bench lsp`: the LSP tool on typescript-language-server and pyright, on generated
 //!   500-module projects: the first answer with the server's start, warm goToDefinition and
 //!   findReferences, beside Grep for the same symbol (see `bench_lsp.rs`).
+//! - `bench repl`: a REPL script's 100 Grep calls against 100 direct calls through the executor
+//!   (the overhead per inner call) and the JavaScript context's creation (see `bench_repl.rs`).
 //! - `bench executor`: what the executor's pipeline (find, parse, validate, permissions, call,
 //!   map, size control) adds to a permitted Read of a small file.
 
@@ -39,6 +41,8 @@ mod bench_loop;
 #[cfg(feature = "bench")]
 mod bench_lsp;
 #[cfg(feature = "bench")]
+mod bench_repl;
+#[cfg(feature = "bench")]
 mod bench_run;
 
 fn main() -> anyhow::Result<()> {
@@ -52,6 +56,7 @@ fn main() -> anyhow::Result<()> {
         "bench-loop" => return bench_loop::run(&args[1..]),
         "bench-http" => return bench_http::run(&args[1..]),
         "bench-lsp" => return bench_lsp::run(&args[1..]),
+        "bench-repl" => return bench_repl::run(&args[1..]),
         _ => {}
     }
     let root = workspace_root()?;
@@ -87,7 +92,9 @@ const USAGE: &str = "usage: cargo xtask <task>
   bench http [--sessions N] [--calls N] [--no-build]
             MCP sessions at once on `serve --http`: latency, RSS per session, isolation
   bench lsp [--files N] [--starts N] [--runs N] [--only TEXT] [--no-build]
-            the LSP tool on real language servers (first answer, warm calls) beside Grep";
+            the LSP tool on real language servers (first answer, warm calls) beside Grep
+  bench repl [--calls N] [--runs N] [--no-build]
+            a REPL script's inner tool calls against direct calls (overhead per call)";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

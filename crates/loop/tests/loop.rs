@@ -608,3 +608,33 @@ async fn thinking_and_server_tool_blocks_stay_in_the_history_unchanged() {
     assert_eq!(assistant["content"][2], found);
     assert_eq!(assistant["content"][3]["name"], "Read");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_repl_mode_the_model_gets_the_repl_and_one_script_does_several_calls() {
+    let fx = Fixture::new();
+    std::fs::write(fx.project.path().join("b.txt"), "world\n").unwrap();
+    let code = "const names = (await Glob({pattern: '*.txt'})).filenames.map((f) => f.split('/').pop()).sort();\n\
+                const texts = await Promise.all(names.map((file_path) => Read({file_path})));\n\
+                names.map((name, i) => `${name}: ${texts[i].file.content.trim()}`).join('; ')";
+    let turn = vec![tool_use("toolu_1", "REPL", json!({"code": code, "description": "read every text file"}))];
+    let api = FakeApi::scripted(vec![turn], "Both read.");
+    let session = Session::builder(fx.project.path())
+        .environment(fx.env().with("CLAUDE_REPL_MODE", "1"))
+        .workspace_trust(agent_tools_host::WorkspaceTrust::Trusted)
+        .permission_mode(Some(agent_tools_core::PermissionMode::BypassPermissions))
+        .build()
+        .await
+        .unwrap();
+    let agent = Agent::new(Arc::new(session), backend(&api), options()).unwrap();
+    let result = agent.query("read the text files", &mut |_| {}).await;
+    assert_eq!(result.subtype, ResultSubtype::Success, "{result:?}");
+    assert_eq!(result.result, "Both read.");
+    let first = &api.requests()[0].body;
+    let names: Vec<&str> = first["tools"].as_array().unwrap().iter().filter_map(|tool| tool["name"].as_str()).collect();
+    assert!(names.contains(&"REPL"), "{names:?}");
+    assert!(!names.contains(&"Read") && !names.contains(&"Bash") && !names.contains(&"Glob"), "{names:?}");
+    let results = results_after(&api, 0);
+    assert_eq!(results[0]["content"], "a.txt: hello; b.txt: world");
+    assert!(results[0].get("is_error").is_none_or(|flag| flag == false), "{results:?}");
+    agent.session().shutdown().await;
+}
