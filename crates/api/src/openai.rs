@@ -582,7 +582,11 @@ impl ChunkTranslator {
                 _ => "end_turn",
             }
         };
-        events.push(StreamEvent::MessageDelta { stop_reason: Some(stop_reason.to_owned()), usage: self.usage });
+        events.push(StreamEvent::MessageDelta {
+            stop_reason: Some(stop_reason.to_owned()),
+            usage: self.usage,
+            container: None,
+        });
         events.push(StreamEvent::MessageStop);
         self.finished = true;
     }

@@ -68,6 +68,9 @@ pub enum StreamEvent {
         /// The cumulative counts the event carries (`output_tokens`; newer replies repeat the
         /// input counts too). A count the event leaves out is 0.
         usage: Usage,
+        /// `delta.container.id`: the code execution container the answer ran in (programmatic
+        /// tool calling), which the next request must name; `None` when there is none.
+        container: Option<String>,
     },
     /// `message_stop`: the reply is complete.
     MessageStop,
@@ -346,6 +349,7 @@ impl StreamEvent {
             "message_delta" => StreamEvent::MessageDelta {
                 stop_reason: value.get("delta").and_then(|delta| text(delta, "stop_reason")),
                 usage: Usage::from_json(value.get("usage").unwrap_or(&Value::Null)),
+                container: value.pointer("/delta/container/id").and_then(Value::as_str).map(str::to_owned),
             },
             "message_stop" => StreamEvent::MessageStop,
             "ping" => StreamEvent::Ping,
@@ -412,7 +416,8 @@ impl StreamEvent {
             events.push(StreamEvent::ContentBlockStop { index });
         }
         let stop_reason = message.get("stop_reason").and_then(Value::as_str).map(str::to_owned);
-        events.push(StreamEvent::MessageDelta { stop_reason, usage });
+        let container = message.pointer("/container/id").and_then(Value::as_str).map(str::to_owned);
+        events.push(StreamEvent::MessageDelta { stop_reason, usage, container });
         events.push(StreamEvent::MessageStop);
         events
     }
@@ -442,6 +447,9 @@ pub struct AssistantMessage {
     pub stop_reason: Option<String>,
     /// The final counts.
     pub usage: Usage,
+    /// The code execution container the answer ran in (`container.id` of message_start or
+    /// message_delta): with programmatic tool calling the next request must name it.
+    pub container: Option<String>,
 }
 
 impl AssistantMessage {
@@ -535,6 +543,7 @@ pub struct MessageBuilder {
     blocks: BTreeMap<usize, BlockState>,
     usage: Usage,
     stop_reason: Option<String>,
+    container: Option<String>,
 }
 
 impl MessageBuilder {
@@ -578,8 +587,11 @@ impl MessageBuilder {
                 block.done = Some(block.finished());
                 return Ok(Some(*index));
             }
-            StreamEvent::MessageDelta { stop_reason, usage } => {
+            StreamEvent::MessageDelta { stop_reason, usage, container } => {
                 self.usage = self.usage.updated_by(usage);
+                if container.is_some() {
+                    self.container.clone_from(container);
+                }
                 if stop_reason.is_some() {
                     self.stop_reason.clone_from(stop_reason);
                 }
@@ -648,6 +660,13 @@ impl MessageBuilder {
             content: self.blocks.values().map(|block| block.done.clone().unwrap_or_else(|| block.finished())).collect(),
             stop_reason: self.stop_reason,
             usage: self.usage,
+            container: self.container.or_else(|| {
+                self.message
+                    .as_ref()
+                    .and_then(|m| m.pointer("/container/id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            }),
         }
     }
 }
@@ -989,7 +1008,9 @@ mod tests {
         builder.apply(&delta(3, Delta::InputJson(" \"ls\"}".into()))).unwrap();
         builder.apply(&StreamEvent::Ping).unwrap();
         let usage = Usage { output_tokens: 42, ..Usage::default() };
-        builder.apply(&StreamEvent::MessageDelta { stop_reason: Some("tool_use".into()), usage }).unwrap();
+        builder
+            .apply(&StreamEvent::MessageDelta { stop_reason: Some("tool_use".into()), usage, container: None })
+            .unwrap();
         assert_eq!(
             builder.usage(),
             Usage { input_tokens: 10, output_tokens: 42, cache_read_input_tokens: 4, ..Usage::default() }

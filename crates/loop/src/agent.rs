@@ -31,6 +31,34 @@ use crate::{compact, memory};
 pub const BETAS: &str = "claude-code-20250219,interleaved-thinking-2025-05-14,advanced-tool-use-2025-11-20,\
 per-turn-control-2026-07-01,mid-conversation-tool-changes-2026-07-01";
 
+/// Anthropic's code execution tool, which programmatic tool calling runs the model's code in.
+pub const CODE_EXECUTION_TOOL: &str = "code_execution_20250825";
+
+/// The `anthropic-beta` feature of that tool (added to [`BETAS`] when it is on).
+pub const CODE_EXECUTION_BETA: &str = "code-execution-2025-08-25";
+
+/// The tools scripts in the container may not call: ToolSearch and StructuredOutput change the
+/// conversation itself, not the world.
+const NOT_CALLABLE_FROM_CODE: &[&str] = &["ToolSearch", STRUCTURED_OUTPUT];
+
+/// At most this many `pause_turn` answers in a row are continued.
+const MAX_PAUSE_CONTINUATIONS: u32 = 20;
+
+/// Programmatic tool calling: every tool the model sees in full (not deferred) may also be
+/// called from the code execution tool, which is added last.
+fn programmatic(tools: &mut Vec<Value>) {
+    for tool in tools.iter_mut() {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        if NOT_CALLABLE_FROM_CODE.contains(&name) || tool.get("defer_loading").is_some() {
+            continue;
+        }
+        if let Some(entry) = tool.as_object_mut() {
+            entry.insert("allowed_callers".into(), json!(["direct", CODE_EXECUTION_TOOL]));
+        }
+    }
+    tools.push(json!({"type": CODE_EXECUTION_TOOL, "name": "code_execution"}));
+}
+
 /// What the model reads when its answer was cut off at `max_tokens` and the loop asks it to go on.
 pub const CONTINUE_AFTER_MAX_TOKENS: &str = "Your answer was cut off at the output token limit. Continue \
 exactly where it stopped, without repeating yourself or apologising, and split what is left into smaller steps.";
@@ -94,6 +122,8 @@ struct State {
     session_started: bool,
     /// The sub-agent runner is in the session.
     runner_installed: bool,
+    /// The code execution container the last answer ran in (programmatic tool calling).
+    container: Option<String>,
 }
 
 /// One call of the assistant message: waiting for the end of the message, started early while
@@ -123,6 +153,9 @@ struct Request<'a> {
     tools: &'a [Value],
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking: Option<&'a Value>,
+    /// The code execution container of programmatic tool calling, once the API made one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<&'a str>,
 }
 
 #[derive(serde::Serialize)]
@@ -424,6 +457,7 @@ impl Agent {
         let tools = self.tools(&st).await;
         let system = self.system_blocks();
         let mut continuations = 0;
+        let mut pauses = 0;
         let mut structured_reminders = 0;
         let mut stop_hook_active = false;
         loop {
@@ -461,6 +495,9 @@ impl Agent {
                 }
             };
             self.count(&mut st, &message);
+            if message.container.is_some() {
+                st.container.clone_from(&message.container);
+            }
             run.last_usage = message.usage;
             run.messages += message.content.len() as u32;
             if let Some(text) = last_text(&message.content) {
@@ -476,6 +513,12 @@ impl Agent {
             }
             self.push(&mut st, assistant_json(&message));
             if calls.is_empty() {
+                // A server tool (code execution, web search) paused a long turn: ask again to
+                // let it go on, the paused answer as it is in the conversation.
+                if message.stop_reason.as_deref() == Some("pause_turn") && pauses < MAX_PAUSE_CONTINUATIONS {
+                    pauses += 1;
+                    continue;
+                }
                 if message.stop_reason.as_deref() == Some("max_tokens") && continuations < MAX_TOKENS_CONTINUATIONS {
                     continuations += 1;
                     self.push(
@@ -587,6 +630,9 @@ impl Agent {
         if let Some(entry) = last_builtin.and_then(|at| tools[at].as_object_mut()) {
             entry.insert("cache_control".into(), json!({"type": "ephemeral"}));
         }
+        if self.options.programmatic_tool_calling {
+            programmatic(&mut tools);
+        }
         tools
     }
 
@@ -602,11 +648,17 @@ impl Agent {
             stream: true,
             tools,
             thinking: self.options.thinking.as_ref(),
+            container: st.container.as_deref(),
         }
     }
 
     fn headers(&self) -> Vec<(String, String)> {
-        vec![("anthropic-beta".to_owned(), BETAS.to_owned()), ("x-app".to_owned(), "cli".to_owned())]
+        let betas = if self.options.programmatic_tool_calling {
+            format!("{BETAS},{CODE_EXECUTION_BETA}")
+        } else {
+            BETAS.to_owned()
+        };
+        vec![("anthropic-beta".to_owned(), betas), ("x-app".to_owned(), "cli".to_owned())]
     }
 
     /// Streams one answer, retrying a failed request as the retry policy allows (calls started

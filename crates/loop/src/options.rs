@@ -55,6 +55,14 @@ pub struct AgentOptions {
     /// The `thinking` request parameter, sent as given (e.g. `{"type": "enabled",
     /// "budget_tokens": 4000}`); `None`: not sent.
     pub thinking: Option<serde_json::Value>,
+    /// Programmatic tool calling (the Messages API's, in beta): the request adds Anthropic's
+    /// code execution tool (`code_execution_20250825`) and lets it call the pool's tools
+    /// (`allowed_callers` on each tool definition but ToolSearch, StructuredOutput and deferred
+    /// ones), so the model's code in Anthropic's container calls them; those `tool_use` blocks
+    /// (with a `caller`) run through the same executor as any other, and the container's id is
+    /// sent back with each request. The CLI turns it on with
+    /// `AGENT_TOOLS_PROGRAMMATIC_TOOL_CALLING=1`. Off by default.
+    pub programmatic_tool_calling: bool,
     /// The auto mode's classifier (also given to the session's builder): the agent records each
     /// prompt of the user in it, as the intent calls are judged against.
     pub classifier: Option<std::sync::Arc<crate::classifier::ModelClassifier>>,
@@ -101,6 +109,7 @@ impl AgentOptions {
             parent_tool_use_id: None,
             memory: true,
             thinking: None,
+            programmatic_tool_calling: false,
             classifier: None,
             api_key_source: "ANTHROPIC_API_KEY".to_owned(),
             transcript_file: None,

@@ -638,3 +638,64 @@ async fn in_repl_mode_the_model_gets_the_repl_and_one_script_does_several_calls(
     assert!(results[0].get("is_error").is_none_or(|flag| flag == false), "{results:?}");
     agent.session().shutdown().await;
 }
+
+/// One SSE event of the Messages API stream.
+fn sse(event: &str, data: Value) -> String {
+    format!("event: {event}\ndata: {data}\n\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn programmatic_tool_calls_from_the_code_execution_container_run_through_the_executor() {
+    let fx = Fixture::new();
+    let read = json!({"file_path": fx.path("a.txt")});
+    let usage = json!({"input_tokens": 10, "output_tokens": 0});
+    let first = [
+        sse("message_start", json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "usage": usage}})),
+        sse("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "code_execution", "input": {}}})),
+        sse("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"code\": \"r = await Read(file_path='a.txt')\"}"}})),
+        sse("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
+        sse("content_block_start", json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_p1", "name": "Read", "input": {}, "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}}})),
+        sse("content_block_delta", json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": read.to_string()}})),
+        sse("content_block_stop", json!({"type": "content_block_stop", "index": 1})),
+        sse("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "container": {"id": "container_abc", "expires_at": "2026-12-03T18:00:00Z"}}, "usage": {"output_tokens": 30}})),
+        sse("message_stop", json!({"type": "message_stop"})),
+    ]
+    .concat();
+    let second = Reply::Message {
+        content: vec![
+            json!({"type": "code_execution_tool_result", "tool_use_id": "srvtoolu_1", "content": {"type": "code_execution_result", "stdout": "hello\n", "stderr": "", "return_code": 0}}),
+            json!({"type": "text", "text": "The file says hello."}),
+        ],
+        stop_reason: Some("end_turn".into()),
+        usage: None,
+    };
+    let api = FakeApi::sequence(vec![Reply::RawSse(first)], second);
+    let mut opts = options();
+    opts.programmatic_tool_calling = true;
+    let agent = Agent::new(fx.session("{}").await, backend(&api), opts).unwrap();
+    let result = agent.query("what does a.txt say?", &mut |_| {}).await;
+    assert_eq!(result.subtype, ResultSubtype::Success, "{result:?}");
+    assert_eq!(result.result, "The file says hello.");
+
+    let requests = api.requests();
+    assert_eq!(requests.len(), 2);
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    let tool = |name: &str| tools.iter().find(|tool| tool["name"] == name).unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(tool("code_execution")["type"], "code_execution_20250825");
+    assert_eq!(tool("Read")["allowed_callers"], json!(["direct", "code_execution_20250825"]));
+    assert!(tool("ToolSearch").get("allowed_callers").is_none());
+    assert!(requests[0].header("anthropic-beta").unwrap().contains("code-execution-2025-08-25"));
+    assert!(requests[0].body.get("container").is_none());
+    // The second request names the container and carries the blocks as they came.
+    let body = &requests[1].body;
+    assert_eq!(body["container"], "container_abc");
+    let messages = body["messages"].as_array().unwrap();
+    let assistant = messages.iter().rev().find(|message| message["role"] == "assistant").unwrap();
+    assert_eq!(assistant["content"][0]["type"], "server_tool_use");
+    assert_eq!(assistant["content"][1]["caller"], json!({"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}));
+    let results = results_after(&api, 0);
+    assert_eq!(results.len(), 1, "only tool_result blocks answer programmatic calls: {results:?}");
+    assert_eq!(results[0]["tool_use_id"], "toolu_p1");
+    assert_eq!(results[0]["content"], "1\thello\n2\t");
+    agent.session().shutdown().await;
+}

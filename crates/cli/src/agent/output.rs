@@ -38,11 +38,13 @@ pub(crate) fn stream_event_json(event: &StreamEvent) -> Option<Value> {
             json!({"type": "content_block_delta", "index": index, "delta": delta_json(delta)?})
         }
         StreamEvent::ContentBlockStop { index } => json!({"type": "content_block_stop", "index": index}),
-        StreamEvent::MessageDelta { stop_reason, usage } => json!({
-            "type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-            "usage": usage,
-        }),
+        StreamEvent::MessageDelta { stop_reason, usage, container } => {
+            let mut delta = json!({"stop_reason": stop_reason, "stop_sequence": null});
+            if let Some(id) = container {
+                delta["container"] = json!({"id": id});
+            }
+            json!({"type": "message_delta", "delta": delta, "usage": usage})
+        }
         StreamEvent::MessageStop => json!({"type": "message_stop"}),
         StreamEvent::Error { kind, message } => json!({"type": "error", "error": {"type": kind, "message": message}}),
         _ => return None,

@@ -341,6 +341,7 @@ pub(crate) async fn start(
         (_, Some("disabled")) | (Some(0), _) | (None, _) => None,
         (Some(budget), _) => Some(json!({"type": "enabled", "budget_tokens": budget})),
     };
+    agent_options.programmatic_tool_calling = Environment::from_process().flag("AGENT_TOOLS_PROGRAMMATIC_TOOL_CALLING");
     if let Some((_, messages)) = resumed {
         agent_options.resume = messages;
     }
