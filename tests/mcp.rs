@@ -550,6 +550,10 @@ async fn repl_over_mcp_is_code_mode_its_inner_calls_are_the_servers_own() {
         call(&client, "Edit", json!({"file_path": "notes.txt", "old_string": "alpha", "new_string": "gamma"})).await;
     assert_eq!(edit.is_error, Some(false), "{}", text(&edit));
     assert_eq!(fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "gamma\nbeta needle\n");
+    // The client has every schema from tools/list: an input error has no "load it" hint.
+    let bad = call(&client, "REPL", json!({})).await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(text(&bad).contains("`code` is missing") && !text(&bad).contains("ToolSearch"), "{}", text(&bad));
     // State is kept between calls of the same served session.
     call(&client, "REPL", json!({"code": "globalThis.seen = 5"})).await;
     assert_eq!(text(&call(&client, "REPL", json!({"code": "seen * 2"})).await), "10");

@@ -118,6 +118,7 @@ async fn a_denied_path_inside_a_script_is_refused_exactly_as_a_direct_call() {
     let (text, is_error) = script(&session, "\nawait Read({file_path: 'secret/key.txt'})").await;
     assert!(is_error);
     assert!(text.starts_with(&format!("ReadError: {refused}")), "{text}");
+    assert!(text.ends_with("at <eval> (repl:2:7)"), "where the script called Read: {text}");
     // The REPL cannot call itself.
     let (text, _) = script(&session, "typeof REPL + ' ' + typeof tools.REPL").await;
     assert_eq!(text, "undefined undefined");
@@ -169,7 +170,7 @@ async fn repl_mode_hides_the_primitives_from_the_model_and_scripts_still_call_th
     let (session, _home) = open(&root, &[("CLAUDE_REPL_MODE", "1")], None).await;
     let names: Vec<String> = session.pool().iter().map(|tool| tool.name().to_owned()).collect();
     assert!(names.contains(&"REPL".to_owned()), "{names:?}");
-    for hidden in ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "NotebookEdit"] {
+    for hidden in ["Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "Bash", "NotebookEdit"] {
         assert!(!names.contains(&hidden.to_owned()), "{hidden} is hidden: {names:?}");
     }
     let repl = session.find_tool("REPL").unwrap();

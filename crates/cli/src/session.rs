@@ -135,7 +135,9 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
             config.structured_output = extras.output_schema;
             builder = builder.host_config(config);
         }
-        Kind::Server => {}
+        // The MCP client got every tool's schema from tools/list: no "load it with ToolSearch
+        // first" hint on input errors.
+        Kind::Server => builder = builder.all_schemas_sent(true),
     }
     Ok(builder.build().await?)
 }

@@ -86,7 +86,7 @@ pub struct HostConfig {
     /// sets it unless `CLAUDE_CODE_REPL` is falsy (`0`, `false`, `no`, `off`).
     pub repl: bool,
     /// REPL mode (Claude Code's `CLAUDE_REPL_MODE`): the REPL is the model's main tool and the
-    /// primitives it wraps ([`REPL_ONLY_TOOLS`]: Read, Write, Edit, Glob, Grep,
+    /// primitives it wraps ([`REPL_ONLY_TOOLS`]: Read, Write, Edit, MultiEdit, Glob, Grep,
     /// Bash, NotebookEdit, Agent) leave the model's list; scripts still call them
     /// ([`repl_hidden_tools`]). Needs [`Self::repl`].
     pub repl_mode: bool,
@@ -471,8 +471,10 @@ pub fn get_tools(permission_context: &ToolPermissionContext, config: &HostConfig
 /// The REPL's name (`REPL`).
 const REPL_NAME: &str = "REPL";
 
-/// The primitives REPL mode hides from the model (Claude Code's `REPL_ONLY_TOOLS`).
-pub const REPL_ONLY_TOOLS: &[&str] = &["Read", "Write", "Edit", "Glob", "Grep", "Bash", "NotebookEdit", "Agent"];
+/// The primitives REPL mode hides from the model: Claude Code's `REPL_ONLY_TOOLS`, and our MultiEdit
+/// (an edit primitive Claude Code 2.1.332 does not have).
+pub const REPL_ONLY_TOOLS: &[&str] =
+    &["Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "Bash", "NotebookEdit", "Agent"];
 
 /// Whether REPL mode applies: asked for, and the REPL is compiled in and in the pool.
 fn repl_mode_on(config: &HostConfig) -> bool {

@@ -145,6 +145,7 @@ pub struct SessionBuilder {
     project_mcp: bool,
     trust: WorkspaceTrust,
     prompter: Option<Arc<dyn PermissionPrompter>>,
+    all_schemas_sent: bool,
     notices: Notices,
     config: Option<HostConfig>,
     session_id: Option<String>,
@@ -167,6 +168,7 @@ impl SessionBuilder {
             project_mcp: true,
             trust: WorkspaceTrust::default(),
             prompter: None,
+            all_schemas_sent: false,
             notices: Arc::new(|notice: &str| tracing::warn!("{notice}")),
             config: None,
             session_id: None,
@@ -267,6 +269,15 @@ impl SessionBuilder {
     /// Who answers permission questions (default: nobody — asks are refused).
     pub fn prompter(mut self, prompter: Arc<dyn PermissionPrompter>) -> Self {
         self.prompter = Some(prompter);
+        self
+    }
+
+    /// Says that whoever makes the calls was given every tool's full schema (an MCP client's
+    /// `tools/list`), so a deferred tool's input error carries no "load it with ToolSearch
+    /// first" hint ([`Executor::with_all_schemas_sent`]). Off by default (the agent loop sends
+    /// deferred tools without their schemas).
+    pub fn all_schemas_sent(mut self, sent: bool) -> Self {
+        self.all_schemas_sent = sent;
         self
     }
 
@@ -375,7 +386,10 @@ impl SessionBuilder {
         let model = settings.model().map(str::to_owned);
         // REPL mode: the primitives the model no longer sees, for the REPL's scripts.
         let hidden = crate::pool::repl_hidden_tools(&ctx.permission_context, &config);
-        let mut executor = Executor::new(Arc::clone(&pool)).with_hooks(hooks).with_hidden_tools(hidden);
+        let mut executor = Executor::new(Arc::clone(&pool))
+            .with_hooks(hooks)
+            .with_hidden_tools(hidden)
+            .with_all_schemas_sent(self.all_schemas_sent);
         if let Some(prompter) = self.prompter {
             executor = executor.with_prompter(prompter);
         }

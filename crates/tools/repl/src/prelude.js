@@ -23,10 +23,16 @@
     }
   };
 
+  // The script's own frames: the prelude's (this file, evaluated as `eval_script`) left out.
+  const ownFrames = (stack) =>
+    typeof stack === "string"
+      ? stack.split("\n").filter((line) => line.trim() && !line.includes("eval_script") && !line.includes("(native)")).join("\n")
+      : "";
+
   const describe = (thrown) => {
     if (thrown instanceof Error) {
       const head = `${thrown.name || "Error"}: ${thrown.message}`;
-      const stack = typeof thrown.stack === "string" ? thrown.stack.trimEnd() : "";
+      const stack = ownFrames(thrown.stack);
       return stack ? `${head}\n${stack}` : head;
     }
     return `Uncaught ${show(thrown)}`;
@@ -47,7 +53,9 @@
         return;
       }
       const id = ++next;
-      pending.set(id, { name, resolve, reject });
+      // Made now, so that its stack is where the script called the tool.
+      const error = new Error();
+      pending.set(id, { name, resolve, reject, error });
       request(id, name, text);
     });
 
@@ -82,9 +90,15 @@
         if (!waiting) return;
         pending.delete(id);
         if (!ok) {
-          const error = new Error(text);
+          const error = waiting.error;
+          error.message = text;
           error.name = `${waiting.name}Error`;
           error.toolResult = text;
+          try {
+            error.stack = ownFrames(error.stack);
+          } catch (_) {
+            // A read-only stack stays as it is; `describe` still leaves the prelude out.
+          }
           waiting.reject(error);
           return;
         }
