@@ -46,7 +46,7 @@ async fn bench(calls: usize, runs: usize) -> anyhow::Result<()> {
     let grep =
         |index: usize| json!({"pattern": "needle", "path": format!("f{index:03}.txt"), "output_mode": "content"});
     let sequential = format!(
-        "let out = []; for (let i = 0; i < {calls}; i++) out.push((await Grep({{pattern: 'needle', path: 'f' + String(i).padStart(3, '0') + '.txt', output_mode: 'content'}})).text); out.length"
+        "{{ const out = []; for (let i = 0; i < {calls}; i++) out.push((await Grep({{pattern: 'needle', path: 'f' + String(i).padStart(3, '0') + '.txt', output_mode: 'content'}})).text); out.length }}"
     );
     let parallel = format!(
         "(await Promise.all(Array.from({{length: {calls}}}, (_, i) => Grep({{pattern: 'needle', path: 'f' + String(i).padStart(3, '0') + '.txt', output_mode: 'content'}})))).length"

@@ -160,6 +160,25 @@ impl Engine {
     }
 }
 
+/// How long the thread polls for a tool result before it sleeps: most inner calls (a Read, a
+/// Grep) finish within it, and a sleeping thread's wake-up costs more than the call.
+const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(300);
+
+/// The next reply: polled for [`POLL_BEFORE_SLEEP`] (yielding the core), then waited for until
+/// `wait` has passed.
+fn receive(replies: &mpsc::Receiver<Reply>, wait: Duration) -> Result<Reply, mpsc::RecvTimeoutError> {
+    let start = Instant::now();
+    let poll = POLL_BEFORE_SLEEP.min(wait);
+    while start.elapsed() < poll {
+        match replies.try_recv() {
+            Ok(reply) => return Ok(reply),
+            Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvTimeoutError::Disconnected),
+            Err(mpsc::TryRecvError::Empty) => std::thread::yield_now(),
+        }
+    }
+    replies.recv_timeout(wait.saturating_sub(start.elapsed()))
+}
+
 /// The thread's runtime and context.
 struct Machine {
     _runtime: Runtime,
@@ -282,8 +301,7 @@ impl Machine {
                     Some("Error: the script is waiting for something that will never happen (a promise that is neither a tool call nor settled by the script)".into()),
                 );
             }
-            let wait = self.time_left();
-            match replies.recv_timeout(wait) {
+            match receive(replies, self.time_left()) {
                 Ok(Reply::Settle { id, ok, text, data }) => {
                     outstanding.set(outstanding.get().saturating_sub(1));
                     let settle = || -> rquickjs::Result<()> {
