@@ -18,14 +18,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// A stand-in tool: `Look` is concurrency-safe, `Change` is not.
-struct Fake {
-    name: &'static str,
-}
-
+/// The stand-in tools' input (`Look` is concurrency-safe, `Change` is not); the fake caller
+/// reads `n` from the JSON itself.
 #[derive(Deserialize, JsonSchema)]
 struct FakeInput {
     #[serde(default)]
+    #[allow(dead_code)]
     n: u32,
 }
 
