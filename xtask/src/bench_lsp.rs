@@ -25,6 +25,8 @@ use agent_tools_host::{CallOptions, Environment, Session};
 use anyhow::{Context as _, ensure};
 use serde_json::{Value, json};
 
+use crate::bench_run::{median, ms};
+
 struct Options {
     files: usize,
     starts: usize,
@@ -227,7 +229,8 @@ async fn open(root: &Path, bin: &Path, home: &Path) -> anyhow::Result<Session> {
     Ok(session)
 }
 
-async fn call(session: &Session, name: &str, input: Value) -> anyhow::Result<String> {
+/// One call through the session; its text, or an error when the result is one.
+pub(crate) async fn call(session: &Session, name: &str, input: Value) -> anyhow::Result<String> {
     let block = ToolUseBlock { id: "toolu_bench".into(), name: name.into(), input };
     let done = session.call(&block, CallOptions::default()).await;
     let text = done.block.content.text();
@@ -250,12 +253,7 @@ fn first_number(text: &str) -> Option<usize> {
 }
 
 fn row(title: &str, times: &mut [Duration]) {
-    times.sort();
-    let p50 = times.get(times.len() / 2).copied().unwrap_or_default();
+    let p50 = median(times);
     let max = times.last().copied().unwrap_or_default();
     println!("{title:<50} {:>9.1} ms {:>9.1} ms", ms(p50), ms(max));
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
 }

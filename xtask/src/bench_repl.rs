@@ -13,10 +13,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agent_tools_core::PermissionMode;
-use agent_tools_core::result::ToolUseBlock;
-use agent_tools_host::{CallOptions, Environment, Session};
+use agent_tools_host::{Environment, Session};
 use anyhow::{Context as _, ensure};
-use serde_json::{Value, json};
+
+use crate::bench_lsp::call;
+use crate::bench_run::{median, ms};
+use serde_json::json;
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut calls = 100usize;
@@ -112,21 +114,4 @@ async fn bench(calls: usize, runs: usize) -> anyhow::Result<()> {
 async fn open(root: &Path, home: &Path) -> anyhow::Result<Session> {
     let env = Environment::empty().with("HOME", home).with("PATH", "/usr/bin:/bin");
     Ok(Session::builder(root).environment(env).permission_mode(Some(PermissionMode::BypassPermissions)).build().await?)
-}
-
-async fn call(session: &Session, name: &str, input: Value) -> anyhow::Result<String> {
-    let block = ToolUseBlock { id: "toolu_bench".into(), name: name.into(), input };
-    let done = session.call(&block, CallOptions::default()).await;
-    let text = done.block.content.text();
-    ensure!(!done.block.is_error, "{name} failed: {text}");
-    Ok(text)
-}
-
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times.get(times.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
 }

@@ -540,12 +540,12 @@ fn clocked<T>(work: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<(T, Du
     Ok((value, started.elapsed(), cpu_time().saturating_sub(cpu_before)))
 }
 
-fn median(times: &mut [Duration]) -> Duration {
+pub(crate) fn median(times: &mut [Duration]) -> Duration {
     times.sort_unstable();
     times.get(times.len() / 2).copied().unwrap_or_default()
 }
 
-fn ms(duration: Duration) -> f64 {
+pub(crate) fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
 
