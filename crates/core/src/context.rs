@@ -377,9 +377,36 @@ pub struct PendingNotification {
 /// pending notifications, fed for instance by background tasks that finish). Shared by clones and
 /// safe to push from any thread. The host's executor drains it at the end of a turn and appends
 /// the texts to the user message it returns.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct NotificationQueue {
     inner: Arc<Mutex<Vec<PendingNotification>>>,
+    /// Counts pushes, so [`NotificationQueue::watch`] can wake a waiter (Sleep, an idle loop).
+    pushes: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl Default for NotificationQueue {
+    fn default() -> Self {
+        Self { inner: Arc::default(), pushes: Arc::new(tokio::sync::watch::Sender::new(0)) }
+    }
+}
+
+/// Waits for the pushes to a [`NotificationQueue`] made after it was taken
+/// ([`NotificationQueue::watch`]). A push between taking it and waiting is not missed.
+#[derive(Debug)]
+pub struct QueueWatch {
+    pushes: tokio::sync::watch::Receiver<u64>,
+}
+
+impl QueueWatch {
+    /// Returns once something was pushed since the watch was taken, or since this last
+    /// returned. Never returns while the queue lives and nothing is pushed (dropping the future
+    /// is harmless).
+    pub async fn pushed(&mut self) {
+        if self.pushes.changed().await.is_err() {
+            // Every queue handle is gone: nothing will ever be pushed.
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 impl fmt::Debug for NotificationQueue {
@@ -394,9 +421,18 @@ impl NotificationQueue {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Queues a notification.
+    /// Queues a notification and wakes every [`QueueWatch`].
     pub fn push(&self, key: impl Into<String>, text: impl Into<String>) {
         self.lock().push(PendingNotification { key: key.into(), text: text.into() });
+        self.pushes.send_modify(|count| *count = count.wrapping_add(1));
+    }
+
+    /// A watch that wakes on the pushes made from now on (Claude Code's Sleep wakes early when
+    /// a message or a task notification is queued).
+    pub fn watch(&self) -> QueueWatch {
+        let mut pushes = self.pushes.subscribe();
+        pushes.mark_unchanged();
+        QueueWatch { pushes }
     }
 
     /// Takes every queued notification, oldest first.
@@ -573,6 +609,24 @@ mod tests {
             content_hash: None,
             from_read: true,
         }
+    }
+
+    #[tokio::test]
+    async fn a_queue_watch_wakes_on_pushes_made_after_it_was_taken() {
+        let queue = NotificationQueue::default();
+        queue.push("before", "old news");
+        let mut watch = queue.watch();
+        // The push before the watch does not count; one between taking and waiting does.
+        let pusher = queue.clone();
+        pusher.push("task", "done");
+        watch.pushed().await;
+        assert_eq!(queue.keys(), ["before", "task"]);
+        // Nothing pushed since: it waits (until the next push, from another task).
+        let waiter = tokio::spawn(async move { watch.pushed().await });
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        pusher.push("later", "more");
+        waiter.await.unwrap_or_else(|error| panic!("the waiter failed: {error}"));
     }
 
     #[test]

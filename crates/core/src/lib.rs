@@ -75,11 +75,12 @@ pub mod secret;
 pub mod subagent;
 pub mod text;
 pub mod tool;
+pub mod user;
 pub mod validation;
 
 pub use context::{
-    FileReadState, FileStamp, Limits, NotificationQueue, PendingNotification, SandboxSettings, ToolUseContext,
-    ToolUseOptions, content_hash,
+    FileReadState, FileStamp, Limits, NotificationQueue, PendingNotification, QueueWatch, SandboxSettings,
+    ToolUseContext, ToolUseOptions, content_hash,
 };
 pub use error::ToolError;
 pub use input::{InputError, InputIssue, ParsedInput};
