@@ -14,7 +14,9 @@
 //!   Durable ones are kept in `<project>/.claude/scheduled_tasks.json` ([`store`]): written
 //!   atomically under a file lock, read again at each tick, so they survive a restart and two
 //!   sessions of the project never fire one occurrence twice (the firing session records
-//!   `lastFiredAt` under the lock; the other then sees it fired).
+//!   `lastFiredAt` under the lock; the other then sees it fired). The file is in the project, so
+//!   a repository could ship one: only jobs signed with this user's key ([`signing`]) fire; any
+//!   other is listed as not made here and never runs.
 //! - **Limits** ([`CronScheduler::create`]): an expression that does not parse (code 1), that
 //!   matches no date within a year (code 2), more than [`MAX_JOBS`] jobs (code 3), a durable job
 //!   asked for by a sub-agent (code 4).
@@ -43,6 +45,7 @@
 
 mod clock;
 mod schedule;
+pub mod signing;
 pub mod store;
 
 use std::path::{Path, PathBuf};
@@ -53,6 +56,7 @@ use agent_tools_core::context::CancellationToken;
 
 pub use crate::clock::{Clock, FakeClock, Sleep, SystemClock};
 pub use crate::schedule::{SEARCH_HORIZON_MS, Schedule, ScheduleError, Zone, human};
+pub use crate::signing::SigningKey;
 pub use crate::store::{CronJob, DurableStore, StoreError};
 
 /// Most jobs at once, session-only and durable together (Claude Code's limit).
@@ -78,6 +82,9 @@ pub struct CronConfig {
     pub clock: Arc<dyn Clock>,
     /// Age in ms at which recurring jobs end (default [`RECURRING_MAX_AGE_MS`]; 0: never).
     pub recurring_max_age_ms: i64,
+    /// The user's key durable jobs are signed with; `None`: no durable jobs (as with no
+    /// [`CronConfig::project_dir`]).
+    pub signing_key: Option<SigningKey>,
 }
 
 impl std::fmt::Debug for CronConfig {
@@ -93,12 +100,17 @@ impl std::fmt::Debug for CronConfig {
 impl CronConfig {
     /// Durable jobs in `project_dir` (if any), local time, `clock`, the default maximum age.
     pub fn new(project_dir: Option<PathBuf>, clock: Arc<dyn Clock>) -> Self {
-        Self { project_dir, zone: Zone::Local, clock, recurring_max_age_ms: RECURRING_MAX_AGE_MS }
+        Self { project_dir, zone: Zone::Local, clock, recurring_max_age_ms: RECURRING_MAX_AGE_MS, signing_key: None }
     }
 
     /// [`CronConfig::new`] on the system clock.
     pub fn system(project_dir: Option<PathBuf>) -> Self {
         Self::new(project_dir, Arc::new(SystemClock))
+    }
+
+    /// Durable jobs in `project_dir`, signed with `key`.
+    pub fn durable(self, project_dir: PathBuf, key: SigningKey) -> Self {
+        Self { project_dir: Some(project_dir), signing_key: Some(key), ..self }
     }
 }
 
@@ -158,8 +170,11 @@ pub struct ListedJob {
     pub recurring: bool,
     /// Kept in the file.
     pub durable: bool,
-    /// When it fires next, ms since the Unix epoch.
+    /// When it fires next, ms since the Unix epoch (`None` for a job that will not run here).
     pub next_fire_at: Option<i64>,
+    /// A durable job not signed by this user (a repository's, another user's, Claude Code's):
+    /// it never fires here.
+    pub foreign: bool,
 }
 
 /// A job that fired.
@@ -251,7 +266,7 @@ fn new_id() -> String {
 impl CronScheduler {
     /// A scheduler with no jobs yet (durable ones are read from the file when needed).
     pub fn new(config: CronConfig) -> Self {
-        let store = config.project_dir.as_deref().map(DurableStore::new);
+        let store = config.project_dir.as_deref().filter(|_| config.signing_key.is_some()).map(DurableStore::new);
         Self {
             inner: Arc::new(Inner {
                 config,
@@ -337,9 +352,13 @@ impl CronScheduler {
         let mut save_error = None;
         if job.durable {
             match &self.inner.store {
-                None => save_error = Some("this session has no project folder to keep it in".to_owned()),
+                None => save_error = Some("durable jobs are not available in this session".to_owned()),
                 Some(store) => {
-                    let saved = entry.clone();
+                    let mut saved = entry.clone();
+                    if let Some(key) = &self.inner.config.signing_key {
+                        let signature = key.sign(&saved);
+                        saved.extra.insert(signing::SIGNATURE_FIELD.to_owned(), signature.into());
+                    }
                     match store.update(|jobs| {
                         jobs.push(CronJob { durable: true, ..saved });
                         (true, ())
@@ -429,6 +448,7 @@ impl CronScheduler {
             .filter(|job| agent_id.is_none() || job.agent_id.as_deref() == agent_id)
             .map(|job| ListedJob {
                 next_fire_at: self.next_fire(&job).map(|at| at.max(now)),
+                foreign: !self.runnable(&job),
                 human_schedule: human(&job.cron),
                 id: job.id,
                 cron: job.cron,
@@ -439,8 +459,18 @@ impl CronScheduler {
             .collect())
     }
 
-    /// When `job` fires next: its first match after its last run (or its creation).
+    /// Whether `job` may fire here: a session-only job always; a durable one only when it
+    /// carries this user's signature.
+    fn runnable(&self, job: &CronJob) -> bool {
+        !job.durable || self.inner.config.signing_key.as_ref().is_some_and(|key| key.verify(job))
+    }
+
+    /// When `job` fires next: its first match after its last run (or its creation); `None` for
+    /// a job that may not run here.
     fn next_fire(&self, job: &CronJob) -> Option<i64> {
+        if !self.runnable(job) {
+            return None;
+        }
         let schedule = Schedule::parse(&job.cron).ok()?;
         schedule.next_after(job.last_fired_at.unwrap_or(job.created_at), self.zone())
     }
@@ -474,6 +504,10 @@ impl CronScheduler {
 
     /// Pushes `job`'s firing into `fired` if it is due; returns whether the job stays.
     fn take_due(&self, job: &mut CronJob, now_ms: i64, fired: &mut Vec<Fired>) -> bool {
+        if !self.runnable(job) {
+            // Not this user's: it stays in the file, for them to see and delete.
+            return true;
+        }
         let Some(at) = self.next_fire(job) else {
             // Nothing matches any more (a one-shot date long past): it can never fire.
             return job.recurring && Schedule::parse(&job.cron).is_ok();

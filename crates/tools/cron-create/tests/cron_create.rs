@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::invoke::call_tool;
-use agent_tools_cron::{CronConfig, CronScheduler, FakeClock, Zone};
+use agent_tools_cron::{CronConfig, CronScheduler, FakeClock, SigningKey, Zone};
 use serde_json::json;
 
 /// 2026-12-04 01:00:00 UTC.
@@ -16,8 +16,10 @@ const T0: i64 = 1_796_346_000_000;
 fn session(project: &std::path::Path) -> (ToolUseContext, CronScheduler) {
     let ctx = ToolUseContext::new(project);
     let clock = Arc::new(FakeClock::new(T0));
-    let scheduler =
-        CronScheduler::new(CronConfig { zone: Zone::utc(), ..CronConfig::new(Some(project.into()), clock) });
+    let scheduler = CronScheduler::new(CronConfig {
+        zone: Zone::utc(),
+        ..CronConfig::new(None, clock).durable(project.into(), SigningKey::from_bytes(&[2; 32]))
+    });
     scheduler.install(&ctx);
     (ctx, scheduler)
 }

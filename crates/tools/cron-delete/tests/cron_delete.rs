@@ -5,7 +5,7 @@
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::invoke::call_tool;
-use agent_tools_cron::{CronConfig, CronScheduler, NewJob};
+use agent_tools_cron::{CronConfig, CronScheduler, NewJob, SigningKey};
 use serde_json::json;
 
 async fn delete(ctx: &ToolUseContext, id: &str) -> (bool, String) {
@@ -17,7 +17,8 @@ async fn delete(ctx: &ToolUseContext, id: &str) -> (bool, String) {
 async fn a_durable_job_is_removed_from_the_file() {
     let project = tempfile::tempdir().unwrap();
     let ctx = ToolUseContext::new(project.path());
-    let scheduler = CronScheduler::new(CronConfig::system(Some(project.path().into())));
+    let key = SigningKey::from_bytes(&[3; 32]);
+    let scheduler = CronScheduler::new(CronConfig::system(None).durable(project.path().into(), key));
     scheduler.install(&ctx);
     let job = scheduler.create(NewJob { durable: true, ..NewJob::new("0 9 * * *", "standup") }).unwrap();
     assert!(job.durable);

@@ -7,7 +7,9 @@
 //! 1a2b3c4d — every 5 minutes (recurring) [session-only], next run 2026-12-04 01:05 +00:00: check the build
 //! ```
 //!
-//! (the prompt cut to 80 characters), or `No scheduled jobs.`. Durable jobs come first, read
+//! (the prompt cut to 80 characters), or `No scheduled jobs.`. A durable job found in the
+//! project's file that this user's sessions did not sign (a repository's, Claude Code's) is
+//! marked [`FOREIGN`]: it never runs. Durable jobs come first, read
 //! from `.claude/scheduled_tasks.json`; session-only ones are marked `[session-only]`. The jobs
 //! are the session's [`agent_tools_cron::CronScheduler`].
 //!
@@ -50,6 +52,9 @@ pub const NAME: &str = "CronList";
 /// The result when there are no jobs (Claude Code's text).
 pub const NO_JOBS: &str = "No scheduled jobs.";
 
+/// How a durable job not made by this user's sessions is marked: it never runs here.
+pub const FOREIGN: &str = " [not made in your sessions: it will not run; CronDelete removes it]";
+
 /// Most characters of a prompt shown per line.
 pub const PROMPT_CHARS: usize = 80;
 
@@ -79,6 +84,10 @@ pub struct ListedJob {
     /// When it runs next, ms since the Unix epoch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_fire_at: Option<i64>,
+    /// Present (true) for a durable job this user's sessions did not make (a repository's,
+    /// Claude Code's): it never runs here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foreign: Option<bool>,
 }
 
 /// What CronList produced.
@@ -111,6 +120,7 @@ pub fn render(output: &CronListOutput) -> String {
         .map(|job| {
             let kind = if job.recurring == Some(true) { " (recurring)" } else { " (one-shot)" };
             let session = if job.durable == Some(false) { " [session-only]" } else { "" };
+            let session = if job.foreign == Some(true) { FOREIGN } else { session };
             let next = job.next_fire_at.map_or_else(String::new, |at| format!(", next run {}", output.zone.format(at)));
             format!("{} — {}{kind}{session}{next}: {}", job.id, job.human_schedule, cut(&job.prompt, PROMPT_CHARS))
         })
@@ -176,6 +186,7 @@ impl ToolDef for CronListTool {
                 recurring: job.recurring.then_some(true),
                 durable: (!job.durable).then_some(false),
                 next_fire_at: job.next_fire_at,
+                foreign: job.foreign.then_some(true),
             })
             .collect();
         Ok(ToolResult::new(CronListOutput { jobs, zone: scheduler.zone() }))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::invoke::call_tool;
-use agent_tools_cron::{CronConfig, CronScheduler, FakeClock, NewJob, Zone};
+use agent_tools_cron::{CronConfig, CronScheduler, FakeClock, NewJob, SigningKey, Zone};
 use serde_json::json;
 
 /// 2026-12-04 01:00:00 UTC.
@@ -17,7 +17,10 @@ async fn durable_jobs_come_first_and_session_only_ones_are_marked() {
     let project = tempfile::tempdir().unwrap();
     let ctx = ToolUseContext::new(project.path());
     let clock = Arc::new(FakeClock::new(T0));
-    let config = CronConfig { zone: Zone::utc(), ..CronConfig::new(Some(project.path().into()), clock) };
+    let config = CronConfig {
+        zone: Zone::utc(),
+        ..CronConfig::new(None, clock).durable(project.path().into(), SigningKey::from_bytes(&[2; 32]))
+    };
     let scheduler = CronScheduler::new(config);
     scheduler.install(&ctx);
     let long = "x".repeat(100);
