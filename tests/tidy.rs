@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agent_tools_host::{HostConfig, SmallModelConfig, get_all_base_tools};
+use agent_tools_host::{ConfigFiles, HostConfig, RemoteTriggerEndpoint, SmallModelConfig, get_all_base_tools};
 use serde_json::Value;
 
 /// Tool crate → tool crate dependencies that exist today and must go. This list must shrink to
@@ -164,19 +164,108 @@ fn every_tool_crate_has_its_name_host_feature_pool_entry_and_tests() {
     assert!(!tools.is_empty(), "no tool crate found under crates/tools");
 }
 
-/// No two tools answer to the same name: every tool's name and aliases, over the pools of both
-/// task-list modes with every optional tool switched on, are distinct (case-sensitively, as the
-/// API compares them), and every tool crate contributes a tool.
-#[test]
-fn tool_names_and_aliases_are_unique() {
-    let everything = HostConfig {
+/// A pool with every optional tool switched on.
+fn everything() -> HostConfig {
+    HostConfig {
         pwsh: Some(PathBuf::from("pwsh")),
         small_model: Some(SmallModelConfig { api_key: "key".into(), ..SmallModelConfig::default() }),
         subagents: true,
         lsp: true,
         repl: true,
+        brief: true,
+        config_files: Some(ConfigFiles {
+            user: Some(PathBuf::from("/nonexistent/settings.json")),
+            ..ConfigFiles::default()
+        }),
+        remote_trigger: Some(RemoteTriggerEndpoint { base_url: "https://triggers.example".into(), token: "t".into() }),
         ..HostConfig::default()
-    };
+    }
+}
+
+/// The tools of the design's source chapters, by API name: each is built — a built-in of the
+/// pool with every switch on (both task-list modes), or one the MCP client makes per server.
+const SEED_TOOLS: &[&str] = &[
+    "Agent",
+    "TaskOutput",
+    "Bash",
+    "Glob",
+    "Grep",
+    "ExitPlanMode",
+    "Read",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+    "WebFetch",
+    "TodoWrite",
+    "WebSearch",
+    "TaskStop",
+    "AskUserQuestion",
+    "Skill",
+    "EnterPlanMode",
+    "Config",
+    "TaskCreate",
+    "TaskGet",
+    "TaskUpdate",
+    "TaskList",
+    "LSP",
+    "EnterWorktree",
+    "ExitWorktree",
+    "SendMessage",
+    "TeamCreate",
+    "TeamDelete",
+    "REPL",
+    "Sleep",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "RemoteTrigger",
+    "SendUserMessage",
+    "PowerShell",
+    "ToolSearch",
+    "StructuredOutput",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+    "mcp__<server>__<tool>",
+    "mcp__<server>__authenticate",
+];
+
+/// The tools the MCP client makes (resources, one per server tool, the sign-in), with where.
+const MCP_MADE: &[(&str, &str)] = &[
+    ("ListMcpResourcesTool", "crates/mcp/src/resources.rs"),
+    ("ReadMcpResourceTool", "crates/mcp/src/resources.rs"),
+    ("mcp__<server>__<tool>", "crates/mcp/src/client.rs"),
+    ("mcp__<server>__authenticate", "crates/mcp/src/client.rs"),
+];
+
+#[test]
+fn every_seed_tool_is_built() {
+    let mut built: Vec<String> = Vec::new();
+    for todo_v2 in [false, true] {
+        built.extend(get_all_base_tools(&HostConfig { todo_v2, ..everything() }).iter().map(|t| t.name().to_owned()));
+    }
+    built.push(agent_tools_host::structured_output_tool(serde_json::json!({"type": "object"})).unwrap().name().into());
+    let mut missing = Vec::new();
+    for name in SEED_TOOLS {
+        if let Some((_, file)) = MCP_MADE.iter().find(|(made, _)| made == name) {
+            let text = fs::read_to_string(root().join(file)).unwrap();
+            let needle = name.replace("mcp__<server>__<tool>", "mcp__").replace("mcp__<server>__", "__");
+            if !text.contains(&needle) {
+                missing.push(format!("{name} (not made in {file})"));
+            }
+        } else if !built.iter().any(|b| b == name) {
+            missing.push((*name).to_owned());
+        }
+    }
+    fail_if_any("seed tools that are not built", &missing);
+    assert_eq!(SEED_TOOLS.len(), 42);
+}
+
+/// No two tools answer to the same name: every tool's name and aliases, over the pools of both
+/// task-list modes with every optional tool switched on, are distinct (case-sensitively, as the
+/// API compares them), and every tool crate contributes a tool.
+#[test]
+fn tool_names_and_aliases_are_unique() {
+    let everything = everything();
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     let mut problems = Vec::new();
     // StructuredOutput is a special tool: only there for a structured answer's schema.

@@ -38,7 +38,11 @@
 //!   conversation's, so a sub-agent's command notifies the sub-agent — or else the session's
 //!   [`NotificationQueue`]; the host's executor appends it to the next user message. A stopped
 //!   task does not notify (the model stopped it), and a task whose result the model already read
-//!   withdraws its notification.
+//!   withdraws its notification. A task may bring its own notification text
+//!   ([`ShellTaskSpec::completion_text`]; the Monitor tool's says the watch ended).
+//! - **Reading lines as they come** ([`ShellTaskSpec::on_line`]): a [`LineListener`] gets each
+//!   cleaned output line as the copying thread sees it, then an end call before the task's end is
+//!   recorded — what a watcher (the Monitor tool) turns into notifications while the command runs.
 //! - **Agent tasks** ([`TaskRegistry::register_agent`], type `local_agent`) have no process: the
 //!   Agent tool runs the sub-agent as a future and the registry only tracks it. Registering gives
 //!   the future an empty output file (for the agent's JSONL transcript), a cancellation token
@@ -289,6 +293,81 @@ pub struct ShellTaskSpec {
     /// [`ToolUseContext::notifications`], so a sub-agent's command notifies the sub-agent);
     /// `None` for the registry's queue ([`TasksConfig::notifications`]).
     pub notifications: Option<NotificationQueue>,
+    /// Who reads the output line by line as it arrives (a watcher such as the Monitor tool), if
+    /// anyone; see [`LineListener`] for what a line is and when it is delivered. The output file
+    /// is written the same either way.
+    pub on_line: Option<OnLine>,
+    /// The text of the notification queued when the task ends by itself, given the task as it
+    /// ended (`None` from it: no notification); `None` here for [`text::notification`], Claude
+    /// Code's `<task-notification>` for a background command. A watcher names its own (the
+    /// Monitor tool's says the watch ended).
+    pub completion_text: Option<CompletionText>,
+}
+
+/// Builds the notification queued when a shell task ends by itself, from the task as it ended
+/// (see [`ShellTaskSpec::completion_text`]); `None` queues nothing.
+pub type CompletionText = fn(&TaskSnapshot) -> Option<String>;
+
+/// Reads a shell task's output line by line, as the thread that copies it to the output file
+/// sees it ([`ShellTaskSpec::on_line`]).
+///
+/// A line is the text between two `\n` after the cleaning the output file gets (escape
+/// sequences removed, `\r\n` and a redrawing `\r` made `\n`, see [`ansi`]), without the `\n`,
+/// invalid UTF-8 replaced by `U+FFFD`. A line longer than [`MAX_LINE_BYTES`] is delivered in
+/// pieces of at most that many bytes (cut between characters). The last line, if the output
+/// does not end with `\n`, is delivered when the output ends; then [`LineListener::end`] is
+/// called, once.
+///
+/// Every call comes from that one thread, in order, while it copies: a listener that blocks
+/// holds the output up (and, once the terminal's buffer is full, the command). Any
+/// `Fn(&str) + Send + Sync` closure is a listener that ignores the end.
+pub trait LineListener: Send + Sync {
+    /// One line of output, without its `\n`.
+    fn line(&self, line: &str);
+
+    /// The output has ended: every process closed the terminal (the command and its children
+    /// ended, or the task was stopped). Called once, after the last [`LineListener::line`] and
+    /// before the task's end is recorded and its completion notification queued — as long as it
+    /// returns within the registry's [`TasksConfig::drain_timeout`] — so what it queues comes
+    /// first. Does nothing by default.
+    fn end(&self) {}
+}
+
+impl<F: Fn(&str) + Send + Sync> LineListener for F {
+    fn line(&self, line: &str) {
+        self(line);
+    }
+}
+
+/// Longest line, in bytes, a [`LineListener`] receives whole; a longer one comes in pieces
+/// (64 KiB).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// A shared [`LineListener`], as [`ShellTaskSpec::on_line`] holds it. Cheap to clone.
+#[derive(Clone)]
+pub struct OnLine(Arc<dyn LineListener>);
+
+impl OnLine {
+    /// Wraps a listener (a closure `|line: &str| …`, or a type implementing [`LineListener`]).
+    pub fn new(listener: impl LineListener + 'static) -> Self {
+        Self(Arc::new(listener))
+    }
+
+    /// Wraps a listener the caller keeps a handle on too.
+    pub fn shared(listener: Arc<dyn LineListener>) -> Self {
+        Self(listener)
+    }
+
+    /// The listener.
+    pub fn listener(&self) -> &dyn LineListener {
+        self.0.as_ref()
+    }
+}
+
+impl fmt::Debug for OnLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OnLine(..)")
+    }
 }
 
 impl ShellTaskSpec {
@@ -305,6 +384,8 @@ impl ShellTaskSpec {
             prefix: None,
             owner: None,
             notifications: None,
+            on_line: None,
+            completion_text: None,
         }
     }
 
@@ -477,6 +558,8 @@ pub(crate) struct ShellProcess {
     terminal: Mutex<Option<Arc<Terminal>>>,
     /// The task's registration with the process's watchdog, held as long as the task is.
     _watch: lifeline::Watch,
+    /// The notification it queues when it ends by itself ([`ShellTaskSpec::completion_text`]).
+    pub(crate) completion_text: CompletionText,
 }
 
 /// The parts only an agent task has: what it was asked, and the handles its runner holds.
@@ -812,6 +895,13 @@ impl TaskRegistry {
         ctx.root_app_state.with(|state| state.get::<Self>().cloned())
     }
 
+    /// A handle that does not keep the registry alive (for a thread that outlives calls, such as
+    /// a watcher's timer): while it is the only handle left, the registry is dropped — and its
+    /// tasks stopped — as if it did not exist.
+    pub fn downgrade(&self) -> WeakTaskRegistry {
+        WeakTaskRegistry { inner: Arc::downgrade(&self.inner) }
+    }
+
     /// Puts this registry in `ctx`'s root app state (replacing any other), for hosts that
     /// configure their own.
     pub fn install(&self, ctx: &ToolUseContext) {
@@ -872,12 +962,13 @@ impl TaskRegistry {
                 root,
                 terminal: Mutex::new(terminal.map(Arc::new)),
                 _watch: watch,
+                completion_text: spec.completion_text.unwrap_or(text::notification),
             }),
             state: Mutex::new(TaskState { status: TaskStatus::Running, ..TaskState::default() }),
             changed: Condvar::new(),
             status,
         });
-        if let Err(error) = spawn::follow(&task, pid, io, config.drain_timeout) {
+        if let Err(error) = spawn::follow(&task, pid, io, spec.on_line, config.drain_timeout) {
             spawn::abandon(pid);
             return Err(SpawnError::Spawn {
                 shell: spec.shell.display().to_string(),
@@ -1008,6 +1099,26 @@ impl TaskRegistry {
     /// when the last handle is dropped.
     pub fn shutdown(&self) -> Vec<TaskSnapshot> {
         self.inner.shutdown()
+    }
+}
+
+/// A [`TaskRegistry`] handle that does not keep it alive ([`TaskRegistry::downgrade`]).
+#[derive(Clone)]
+pub struct WeakTaskRegistry {
+    inner: std::sync::Weak<Inner>,
+}
+
+impl WeakTaskRegistry {
+    /// The registry, unless every [`TaskRegistry`] handle is gone (it was dropped, which
+    /// stopped its tasks).
+    pub fn upgrade(&self) -> Option<TaskRegistry> {
+        self.inner.upgrade().map(|inner| TaskRegistry { inner })
+    }
+}
+
+impl fmt::Debug for WeakTaskRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeakTaskRegistry").field("alive", &(self.inner.strong_count() > 0)).finish()
     }
 }
 

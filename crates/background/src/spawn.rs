@@ -1,6 +1,7 @@
 //! Starting a shell task on a pseudo-terminal, and the two threads that follow it: one copies
-//! the terminal's output to the output file (cleaned by the [`AnsiStripper`]), one waits for the
-//! shell to exit and records how it ended.
+//! the terminal's output to the output file (cleaned by the [`AnsiStripper`]) and hands it, line
+//! by line, to the task's [`LineListener`] if it has one; one waits for the shell to exit and
+//! records how it ended.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -16,7 +17,7 @@ use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use crate::ansi::AnsiStripper;
 use crate::lifeline::{self, Watch};
 use crate::procs::{FileId, MARKER_VAR, ProcessId};
-use crate::{SpawnError, Task, TaskStatus, Terminal, now_ms};
+use crate::{LineListener, MAX_LINE_BYTES, OnLine, SpawnError, Task, TaskKind, TaskStatus, Terminal, now_ms};
 
 /// The script the shell runs. The terminal stops turning `\n` into `\r\n` and echoing, stdin
 /// becomes `/dev/null` (a command that asks a question reads end-of-file at once instead of
@@ -151,13 +152,15 @@ pub(crate) fn abandon(pid: i32) {
 /// task output files at 5 GB).
 pub(crate) const MAX_OUTPUT_BYTES: u64 = 5 * 1024 * 1024 * 1024;
 
-/// The output-copying thread: terminal → stripper → file, until every process has closed the
-/// terminal. Then marks the output complete and lets the terminal go.
+/// The output-copying thread: terminal → stripper → file (and the listener, line by line),
+/// until every process has closed the terminal. Then ends the listener, marks the output
+/// complete and lets the terminal go.
 pub(crate) fn copy_output(
     task: &Task,
     master: Box<dyn MasterPty + Send>,
     mut reader: Box<dyn Read + Send>,
     mut output: File,
+    on_line: Option<OnLine>,
     max_bytes: u64,
 ) {
     let mut stripper = AnsiStripper::new();
@@ -165,6 +168,7 @@ pub(crate) fn copy_output(
     let mut clean = Vec::with_capacity(buffer.len());
     let mut written = 0_u64;
     let mut capped = false;
+    let mut lines = on_line.as_ref().map(|on_line| Lines::new(on_line.listener()));
     loop {
         // Linux reports EIO once the last process closed the terminal: that is the end.
         let read = match reader.read(&mut buffer) {
@@ -174,15 +178,88 @@ pub(crate) fn copy_output(
         clean.clear();
         stripper.push(&buffer[..read], &mut clean);
         write_capped(&mut output, &clean, &mut written, &mut capped, max_bytes);
+        if let Some(lines) = &mut lines {
+            lines.push(&clean);
+        }
     }
     clean.clear();
     stripper.finish(&mut clean);
     write_capped(&mut output, &clean, &mut written, &mut capped, max_bytes);
     let _ = output.flush();
+    if let Some(mut lines) = lines {
+        lines.push(&clean);
+        lines.finish();
+    }
     // Nothing holds the terminal any more: it is not the task's to be found by.
     task.release_terminal();
     drop(master);
     task.update(|state| state.output_done = true);
+}
+
+/// Cuts clean output into lines for a [`LineListener`] (see its docs): complete lines as they
+/// come, a line longer than [`MAX_LINE_BYTES`] in pieces, the unfinished last one at the end.
+pub(crate) struct Lines<'a> {
+    listener: &'a dyn LineListener,
+    /// The line so far (no `\n` in it).
+    partial: Vec<u8>,
+}
+
+impl<'a> Lines<'a> {
+    pub(crate) fn new(listener: &'a dyn LineListener) -> Self {
+        Self { listener, partial: Vec::new() }
+    }
+
+    /// Delivers every line `clean` completes, keeps the rest.
+    pub(crate) fn push(&mut self, clean: &[u8]) {
+        let mut rest = clean;
+        while let Some(end) = rest.iter().position(|byte| *byte == b'\n') {
+            self.partial.extend_from_slice(&rest[..end]);
+            self.deliver_all();
+            rest = &rest[end + 1..];
+        }
+        self.partial.extend_from_slice(rest);
+        while self.partial.len() > MAX_LINE_BYTES {
+            let cut = char_boundary(&self.partial, MAX_LINE_BYTES);
+            let piece: Vec<u8> = self.partial.drain(..cut).collect();
+            self.listener.line(&String::from_utf8_lossy(&piece));
+        }
+    }
+
+    /// Delivers the unfinished last line, if any, then ends the listener.
+    pub(crate) fn finish(mut self) {
+        if !self.partial.is_empty() {
+            self.deliver_all();
+        }
+        self.listener.end();
+    }
+
+    /// Delivers what `partial` holds as one line (in pieces if it is too long) and empties it.
+    fn deliver_all(&mut self) {
+        let mut line = self.partial.as_slice();
+        while line.len() > MAX_LINE_BYTES {
+            let cut = char_boundary(line, MAX_LINE_BYTES);
+            self.listener.line(&String::from_utf8_lossy(&line[..cut]));
+            line = &line[cut..];
+        }
+        self.listener.line(&String::from_utf8_lossy(line));
+        self.partial.clear();
+    }
+}
+
+/// The largest cut at or below `at` (and above 0) that does not fall inside a UTF-8 character
+/// of `bytes` (`at` itself when the bytes there are not UTF-8).
+fn char_boundary(bytes: &[u8], at: usize) -> usize {
+    let at = at.min(bytes.len());
+    let inside = bytes[..at].iter().rev().take(3).take_while(|byte| **byte & 0xC0 == 0x80).count();
+    let lead = at.checked_sub(inside + 1).and_then(|index| bytes.get(index));
+    let needed = match lead {
+        Some(byte) if byte & 0xE0 == 0xC0 => 1,
+        Some(byte) if byte & 0xF0 == 0xE0 => 2,
+        Some(byte) if byte & 0xF8 == 0xF0 => 3,
+        _ => return at,
+    };
+    // A character that starts before `at` and is not complete by then is left for the next piece.
+    if inside < needed && at > inside + 1 { at - inside - 1 } else { at }
 }
 
 fn write_capped(output: &mut File, bytes: &[u8], written: &mut u64, capped: &mut bool, max_bytes: u64) {
@@ -246,24 +323,99 @@ pub(crate) fn wait_for_exit(task: &Task, pid: i32, drain: Duration) {
         notify
     });
     let snapshot = task.snapshot();
-    if finished && let Some(text) = crate::text::notification(&snapshot) {
+    let completion_text = match &task.kind {
+        TaskKind::Shell(shell) => shell.completion_text,
+        TaskKind::Agent(_) => crate::text::notification,
+    };
+    if finished && let Some(text) = completion_text(&snapshot) {
         task.notifications.push(task.id.clone(), text);
     }
     task.publish();
 }
 
 /// Starts the two threads that follow a task whose shell is `pid`.
-pub(crate) fn follow(task: &Arc<Task>, pid: i32, io: Io, drain: Duration) -> std::io::Result<()> {
+pub(crate) fn follow(
+    task: &Arc<Task>,
+    pid: i32,
+    io: Io,
+    on_line: Option<OnLine>,
+    drain: Duration,
+) -> std::io::Result<()> {
     let Io { master, reader, output } = io;
     let copier = Arc::clone(task);
     std::thread::Builder::new()
         .name(format!("task-{}-output", task.id))
         .stack_size(128 * 1024)
-        .spawn(move || copy_output(&copier, master, reader, output, MAX_OUTPUT_BYTES))?;
+        .spawn(move || copy_output(&copier, master, reader, output, on_line, MAX_OUTPUT_BYTES))?;
     let waiter = Arc::clone(task);
     std::thread::Builder::new()
         .name(format!("task-{}-wait", task.id))
         .stack_size(128 * 1024)
         .spawn(move || wait_for_exit(&waiter, pid, drain))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Recorder {
+        lines: Mutex<Vec<String>>,
+        ends: Mutex<usize>,
+    }
+
+    impl LineListener for Recorder {
+        fn line(&self, line: &str) {
+            self.lines.lock().unwrap().push(line.to_owned());
+        }
+
+        fn end(&self) {
+            *self.ends.lock().unwrap() += 1;
+        }
+    }
+
+    fn cut(chunks: &[&[u8]]) -> (Vec<String>, usize) {
+        let recorder = Recorder::default();
+        let mut lines = Lines::new(&recorder);
+        for chunk in chunks {
+            lines.push(chunk);
+        }
+        lines.finish();
+        let ends = *recorder.ends.lock().unwrap();
+        (recorder.lines.into_inner().unwrap(), ends)
+    }
+
+    #[test]
+    fn lines_are_cut_at_newlines_across_chunks_and_the_last_comes_at_the_end() {
+        assert_eq!(cut(&[b"a\nb", b"c\n", b"", b"\nd"]), (vec!["a".into(), "bc".into(), String::new(), "d".into()], 1));
+        assert_eq!(cut(&[b"x\n"]), (vec!["x".into()], 1), "no empty line after a final newline");
+        assert_eq!(cut(&[]), (Vec::new(), 1), "no output: only the end");
+        // A character split across two reads stays whole; invalid bytes are replaced.
+        assert_eq!(cut(&[b"caf\xc3", b"\xa9\n\xff\n"]).0, ["café", "\u{fffd}"]);
+    }
+
+    #[test]
+    fn long_lines_come_in_pieces_cut_between_characters() {
+        let long = format!("a{}", "é".repeat(40_000));
+        let (lines, _) = cut(&[long.as_bytes(), b"\n"]);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].len(), MAX_LINE_BYTES - 1, "the cut moves back before the split `é`");
+        assert_eq!(lines.concat(), long);
+        let (lines, _) = cut(&[&vec![b'z'; MAX_LINE_BYTES * 2 + 5]]);
+        assert_eq!(lines.iter().map(String::len).collect::<Vec<_>>(), [MAX_LINE_BYTES, MAX_LINE_BYTES, 5]);
+    }
+
+    #[test]
+    fn boundaries_never_split_a_character() {
+        assert_eq!(char_boundary(b"abc", 2), 2);
+        assert_eq!(char_boundary("aé".as_bytes(), 2), 1);
+        assert_eq!(char_boundary("aé".as_bytes(), 3), 3);
+        assert_eq!(char_boundary("a€".as_bytes(), 3), 1);
+        assert_eq!(char_boundary("a😀".as_bytes(), 4), 1);
+        assert_eq!(char_boundary("a😀".as_bytes(), 5), 5);
+        assert_eq!(char_boundary(b"a\xff\xff", 2), 2, "not UTF-8: cut where asked");
+    }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agent_tools_background::{
-    ShellTaskSpec, StopError, TaskRegistry, TaskSnapshot, TaskStatus, TasksConfig, WaitOutcome,
+    LineListener, OnLine, ShellTaskSpec, StopError, TaskRegistry, TaskSnapshot, TaskStatus, TasksConfig, WaitOutcome,
 };
 use agent_tools_core::context::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
@@ -107,9 +107,12 @@ async fn dropping_the_registry_stops_every_task() {
     let copy = tasks.clone();
     assert_eq!(finished(&copy, &leftover.id).await.status, TaskStatus::Completed);
     assert!(eventually(Duration::from_secs(30), || carrying(&token).len() == 26).await, "{}", carrying(&token).len());
+    let weak = tasks.downgrade();
+    assert!(weak.upgrade().is_some());
     drop(copy);
     drop(tasks);
     assert_eq!(carrying(&token), Vec::<i32>::new());
+    assert!(weak.upgrade().is_none(), "a weak handle does not keep the registry");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -341,4 +344,52 @@ async fn a_program_with_its_own_arguments_runs_on_the_terminal_with_empty_stdin(
     let missing = ShellTaskSpec::with_args(dir.path().join("no-program"), Vec::new(), "x", dir.path());
     let error = tasks.spawn_shell(missing).unwrap_err();
     assert!(error.to_string().starts_with("cannot start ") && error.to_string().ends_with("no such file"), "{error}");
+}
+
+/// Records the lines it is given, and queues them all (joined by `|`) when the output ends.
+struct Joiner {
+    lines: std::sync::Mutex<Vec<String>>,
+    queue: NotificationQueue,
+}
+
+impl LineListener for Joiner {
+    fn line(&self, line: &str) {
+        self.lines.lock().unwrap().push(line.to_owned());
+    }
+
+    fn end(&self) {
+        self.queue.push("lines", self.lines.lock().unwrap().join("|"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listeners_read_clean_lines_and_end_before_the_task_notifies_in_its_own_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, notifications) = registry(dir.path());
+    let joiner = Joiner { lines: std::sync::Mutex::default(), queue: notifications.clone() };
+    let mut first = spec(r"printf 'one\r\n\033[31mtwo\033[0m\n\nthree'; exit 3", dir.path());
+    first.on_line = Some(OnLine::new(joiner));
+    first.completion_text = Some(|task| Some(format!("{} ended: {} {:?}", task.id, task.status, task.exit_code)));
+    let task = tasks.spawn_shell(first).unwrap();
+    assert_eq!(finished(&tasks, &task.id).await.exit_code, Some(3));
+    assert!(eventually(Duration::from_secs(10), || notifications.len() == 2).await);
+    let queued = notifications.drain();
+    assert_eq!((queued[0].key.as_str(), queued[0].text.as_str()), ("lines", "one|two||three"));
+    assert_eq!(
+        (queued[1].key.as_str(), queued[1].text.clone()),
+        (task.id.as_str(), format!("{} ended: failed Some(3)", task.id))
+    );
+    assert_eq!(std::fs::read_to_string(&task.output_path).unwrap(), "one\ntwo\n\nthree", "the file is written as ever");
+
+    // A closure is a listener too; a task whose text is `None` queues nothing.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let mut second = spec("for i in 1 2 3; do echo line$i; done", dir.path());
+    second.on_line = Some(OnLine::new(move |line: &str| sink.lock().unwrap().push(line.to_owned())));
+    second.completion_text = Some(|_| None);
+    let task = tasks.spawn_shell(second).unwrap();
+    assert_eq!(finished(&tasks, &task.id).await.status, TaskStatus::Completed);
+    assert!(eventually(Duration::from_secs(10), || seen.lock().unwrap().len() == 3).await);
+    assert_eq!(*seen.lock().unwrap(), ["line1", "line2", "line3"]);
+    assert!(notifications.is_empty());
 }

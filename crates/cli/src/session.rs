@@ -47,6 +47,8 @@ pub(crate) struct Extras {
     pub(crate) sampler: Option<Arc<dyn agent_tools_mcp::Sampler>>,
     /// Answers MCP servers' elicitations (`serve`: its own client's user).
     pub(crate) elicitor: Option<Arc<dyn agent_tools_mcp::Elicitor>>,
+    /// Brief mode (`agent --brief`): SendUserMessage is in the pool.
+    pub(crate) brief: bool,
 }
 
 /// The working directory the flags name: `--cwd` (canonical), else the current one.
@@ -133,6 +135,7 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
             // TeamCreate's tmux teammates run this very program (`agent --teammate`).
             config.teammate_program = std::env::current_exe().ok();
             config.structured_output = extras.output_schema;
+            config.brief |= extras.brief;
             builder = builder.host_config(config);
         }
         // The MCP client got every tool's schema from tools/list: no "load it with ToolSearch

@@ -155,7 +155,20 @@ impl Environment {
                 matches!(value.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off")
             }),
             repl_mode: self.flag("CLAUDE_REPL_MODE"),
+            disable_cron: self.flag("CLAUDE_CODE_DISABLE_CRON"),
+            brief: self.flag("CLAUDE_CODE_BRIEF"),
+            config_files: None,
+            remote_trigger: self.remote_trigger(),
         }
+    }
+
+    /// RemoteTrigger's endpoint: `AGENT_TOOLS_TRIGGERS_URL` and `AGENT_TOOLS_TRIGGERS_TOKEN`,
+    /// both set (Claude Code calls claude.ai with its login; ours calls whatever API the user
+    /// names).
+    pub fn remote_trigger(&self) -> Option<crate::pool::RemoteTriggerEndpoint> {
+        let base_url = self.text("AGENT_TOOLS_TRIGGERS_URL")?;
+        let token = self.text("AGENT_TOOLS_TRIGGERS_TOKEN")?;
+        Some(crate::pool::RemoteTriggerEndpoint { base_url, token })
     }
 
     /// MCP client options: `MCP_TIMEOUT` (connect, ms), `MCP_TOOL_TIMEOUT` (per call, ms) and

@@ -44,6 +44,8 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
+pub mod cron;
 pub mod environment;
 pub mod executor;
 pub mod hooks;
@@ -62,10 +64,10 @@ pub use permissions::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, PermissionAnswer, PermissionPrompter, PermissionRequest,
 };
 pub use pool::{
-    HostConfig, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules, find_pwsh, get_all_base_tools,
-    get_tools, structured_output_tool,
+    ConfigFiles, HostConfig, RemoteTriggerEndpoint, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules,
+    find_pwsh, get_all_base_tools, get_tools, structured_output_tool,
 };
-pub use session::{CallOptions, ForkOptions, Session, SessionBuilder, SessionError, WorkspaceTrust};
+pub use session::{CRON_KEY_PREFIX, CallOptions, ForkOptions, Session, SessionBuilder, SessionError, WorkspaceTrust};
 pub use tool_search::{
     ToolSearchMode, api_tools, available_deferred_tools_message, is_tool_search_active, render_tool_references,
 };

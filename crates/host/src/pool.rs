@@ -93,6 +93,50 @@ pub struct HostConfig {
     /// The `tmux` program, when it is installed ([`Environment::host_config`](crate::Environment::host_config)
     /// looks it up on `PATH`).
     pub tmux: Option<PathBuf>,
+    /// No scheduled prompts (Claude Code's `CLAUDE_CODE_DISABLE_CRON`): CronCreate, CronDelete
+    /// and CronList leave the pool.
+    pub disable_cron: bool,
+    /// Brief mode (Claude Code's `--brief`, `CLAUDE_CODE_BRIEF`): SendUserMessage (alias
+    /// `Brief`) is in the pool, never deferred, and the user reads what it sends.
+    pub brief: bool,
+    /// The settings files the Config tool reads and writes; the session fills them in from its
+    /// settings sources. `None` (or no user and local file): Config is not in the pool.
+    pub config_files: Option<ConfigFiles>,
+    /// The triggers API RemoteTrigger calls; `None`: RemoteTrigger is not in the pool.
+    pub remote_trigger: Option<RemoteTriggerEndpoint>,
+}
+
+/// The settings files of a session, for the Config tool (Claude Code's user, project and local
+/// settings, and `--settings`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigFiles {
+    /// `~/.claude/settings.json` (written for user settings such as `model`).
+    pub user: Option<PathBuf>,
+    /// `<project>/.claude/settings.json` (read only: it is shared with the team).
+    pub project: Option<PathBuf>,
+    /// `<project>/.claude/settings.local.json` (written for project settings such as `sandbox.enabled`).
+    pub local: Option<PathBuf>,
+    /// `--settings` (a file or JSON text): read only, wins over the others.
+    pub flag: Option<String>,
+}
+
+/// Where RemoteTrigger sends its requests: an `https://` base URL (`http://` for loopback
+/// hosts only) and the bearer token. `Debug` never prints the token.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct RemoteTriggerEndpoint {
+    /// The API's base URL (`{base}/v1/code/triggers…`).
+    pub base_url: String,
+    /// The bearer token.
+    pub token: String,
+}
+
+impl std::fmt::Debug for RemoteTriggerEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteTriggerEndpoint")
+            .field("base_url", &self.base_url)
+            .field("token", &agent_tools_core::secret::Redacted(&self.token))
+            .finish()
+    }
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -175,6 +219,8 @@ pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
     agent_tool_skill::NAME,
     #[cfg(feature = "enter-plan-mode")]
     agent_tool_enter_plan_mode::NAME,
+    #[cfg(feature = "config")]
+    agent_tool_config::NAME,
     #[cfg(feature = "task-create")]
     agent_tool_task_create::NAME,
     #[cfg(feature = "task-get")]
@@ -199,6 +245,20 @@ pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
     agent_tool_team_delete::NAME,
     #[cfg(feature = "repl")]
     agent_tool_repl::NAME,
+    #[cfg(feature = "sleep")]
+    agent_tool_sleep::NAME,
+    #[cfg(feature = "cron-create")]
+    agent_tool_cron_create::NAME,
+    #[cfg(feature = "cron-delete")]
+    agent_tool_cron_delete::NAME,
+    #[cfg(feature = "cron-list")]
+    agent_tool_cron_list::NAME,
+    #[cfg(feature = "remote-trigger")]
+    agent_tool_remote_trigger::NAME,
+    #[cfg(feature = "monitor")]
+    agent_tool_monitor::NAME,
+    #[cfg(feature = "send-user-message")]
+    agent_tool_send_user_message::NAME,
     #[cfg(feature = "powershell")]
     agent_tool_powershell::NAME,
     #[cfg(feature = "tool-search")]
@@ -280,6 +340,19 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     }));
     #[cfg(feature = "enter-plan-mode")]
     tools.push(agent_tool_enter_plan_mode::tool());
+    // Where Claude Code lists Config (its internal builds have it; ours always, deferred).
+    #[cfg(feature = "config")]
+    if let Some(files) = &config.config_files {
+        let tool = agent_tool_config::tool_with(agent_tool_config::ConfigToolConfig {
+            user_settings: files.user.clone(),
+            project_settings: files.project.clone(),
+            local_settings: files.local.clone(),
+            flag_settings: files.flag.clone(),
+        });
+        if tool.is_enabled() {
+            tools.push(tool);
+        }
+    }
     // Claude Code's `isTodoV2Enabled()` block, in its order.
     #[cfg(feature = "task-create")]
     if config.todo_v2 {
@@ -330,6 +403,43 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
     #[cfg(feature = "repl")]
     if config.repl {
         tools.push(if config.repl_mode { agent_tool_repl::tool() } else { agent_tool_repl::deferred_tool() });
+    }
+    // Claude Code's late block, in its order: Sleep, the cron tools, RemoteTrigger, Monitor,
+    // SendUserMessage.
+    #[cfg(feature = "sleep")]
+    tools.push(agent_tool_sleep::tool());
+    #[cfg(feature = "cron-create")]
+    if !config.disable_cron {
+        tools.push(agent_tool_cron_create::tool());
+    }
+    #[cfg(feature = "cron-delete")]
+    if !config.disable_cron {
+        tools.push(agent_tool_cron_delete::tool());
+    }
+    #[cfg(feature = "cron-list")]
+    if !config.disable_cron {
+        tools.push(agent_tool_cron_list::tool());
+    }
+    #[cfg(feature = "remote-trigger")]
+    if let Some(endpoint) = &config.remote_trigger {
+        let tool = agent_tool_remote_trigger::tool_with(agent_tool_remote_trigger::RemoteTriggerConfig::new(
+            endpoint.base_url.clone(),
+            endpoint.token.clone(),
+        ));
+        if tool.is_enabled() {
+            tools.push(tool);
+        } else {
+            tracing::warn!(base_url = %endpoint.base_url, "RemoteTrigger is left out: its endpoint is not usable");
+        }
+    }
+    // A monitor is a background task: none when background tasks are off.
+    #[cfg(feature = "monitor")]
+    if !config.disable_background_tasks {
+        tools.push(agent_tool_monitor::tool());
+    }
+    #[cfg(feature = "send-user-message")]
+    if config.brief {
+        tools.push(agent_tool_send_user_message::tool());
     }
     #[cfg(feature = "powershell")]
     if let Some(pwsh) = &config.pwsh {

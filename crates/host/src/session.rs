@@ -116,6 +116,10 @@ impl From<agent_tools_settings::SettingsError> for SessionError {
 /// the default logs them as warnings.
 pub type Notices = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// The key of a fired scheduled job's notification on the conversation's queue: `cron:<job
+/// id>`; its text is the job's prompt as it was given ([`Session::start_cron_into_queue`]).
+pub const CRON_KEY_PREFIX: &str = "cron:";
+
 /// Builds a [`Session`]; see the module docs for what each source means.
 ///
 /// ```
@@ -337,6 +341,15 @@ impl SessionBuilder {
         if let Some(schema) = &config.structured_output {
             crate::pool::structured_output_tool(schema.clone()).map_err(SessionError::OutputSchema)?;
         }
+        // Config reads and writes the files the settings came from (none with settings off).
+        if config.config_files.is_none() && self.settings_files {
+            config.config_files = Some(crate::pool::ConfigFiles {
+                user: sources.home.as_ref().map(|home| home.join(".claude/settings.json")),
+                project: Some(cwd.join(".claude/settings.json")),
+                local: Some(cwd.join(".claude/settings.local.json")),
+                flag: self.flag_settings.clone(),
+            });
+        }
 
         #[cfg(feature = "lsp")]
         let lsp = crate::lsp::session_servers(&mut config, &settings, trusted, &cwd, &self.env, &notice);
@@ -371,6 +384,10 @@ impl SessionBuilder {
         #[cfg(feature = "lsp")]
         if let Some(manager) = lsp {
             agent_tools_lsp::install(&ctx, manager);
+        }
+        #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
+        if pool.iter().any(|tool| tool.name().starts_with("Cron")) {
+            crate::cron::install(&ctx, config_dir.as_deref(), &notice);
         }
         let mut hooks = Hooks {
             pre_tool_use: settings.hooks("PreToolUse"),
@@ -691,7 +708,7 @@ pub struct Session {
     ctx: RwLock<ToolUseContext>,
     /// The context as built: it shares the app state (the background task registry) with every
     /// later copy, so the session can end its tasks without waiting for a running call.
-    root: ToolUseContext,
+    pub(crate) root: ToolUseContext,
     mcp: Arc<McpSession>,
     trusted: bool,
     model: Option<String>,
@@ -1031,6 +1048,27 @@ impl Session {
         self.root.agent_id.as_deref()
     }
 
+    /// Runs the session's scheduler of prompts (CronCreate's jobs) for a conversation: each job
+    /// that fires has its prompt queued on the session's notification queue (key
+    /// [`CRON_KEY_PREFIX`] and the job's id), where the agent loop takes it as a prompt. `None`
+    /// when the session has no scheduler (no cron tool in its pool, or none built in) or it runs
+    /// already. It stops when the session shuts down.
+    pub fn start_cron_into_queue(&self) -> Option<tokio::task::JoinHandle<()>> {
+        #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
+        return crate::cron::start_into_queue(self);
+        #[cfg(not(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list")))]
+        None
+    }
+
+    /// True while a one-shot scheduled job waits to fire (a headless run waits for it before it
+    /// exits; recurring jobs do not keep it alive).
+    pub fn has_pending_one_shot(&self) -> bool {
+        #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
+        return self.cron().is_some_and(|cron| cron.has_pending_one_shot());
+        #[cfg(not(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list")))]
+        false
+    }
+
     /// Installs the runner the session's tools start sub-agents with (the agent loop does this
     /// for the session it runs on); calls that start afterwards see it.
     pub async fn install_subagent_runner(&self, runner: Arc<dyn agent_tools_core::subagent::SubagentRunner>) {
@@ -1053,6 +1091,8 @@ impl Session {
             };
             return tokio::task::spawn_blocking(move || registry.stop_owned_by(&id)).await.unwrap_or_default();
         }
+        #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
+        crate::cron::stop(&self.root);
         let root = self.root.clone();
         let stopped = tokio::task::spawn_blocking(move || agent_tools_background::shutdown(&root)).await;
         self.mcp.shutdown().await;

@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 use crate::events::{AgentEvent, QueryResult, ResultSubtype};
 use crate::options::{AgentOptions, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS};
 use crate::prompt::{EnvironmentFacts, IDENTITY, base_prompt, git_status};
-use crate::results::{notification_text, tool_result_json, unparsed_input, unparsed_input_error};
+use crate::results::{tool_result_json, unparsed_input, unparsed_input_error};
 use crate::spend::Spend;
 use crate::transcript::Transcript;
 use crate::{compact, memory};
@@ -375,6 +375,11 @@ impl Agent {
             *slot = interrupt.clone();
         }
         let mut run = Run::new(started);
+        // The session's scheduled jobs fire into its queue from the first query on (once per
+        // session; a sub-agent shares its caller's).
+        if !self.session.is_fork() {
+            let _ = self.session.start_cron_into_queue();
+        }
         if !st.runner_installed && self.options.subagents {
             st.runner_installed = true;
             // Its sub-agents spend from the same totals (and budget).
@@ -443,8 +448,7 @@ impl Agent {
         // What reached the conversation while it was idle (a background agent's report, a
         // message) comes with the prompt, before it.
         for pending in self.session.drain_notifications().await {
-            let text = format!("<system-reminder>\n{}\n</system-reminder>", notification_text(&pending.text));
-            content.push(json!({"type": "text", "text": text}));
+            content.push(crate::results::pending_block(&pending));
         }
         content.extend(prompt);
         self.push(&mut st, json!({"role": "user", "content": content}));
@@ -974,7 +978,7 @@ impl Agent {
             self.push(st, json!({"role": "system", "content": [{"type": "text", "text": text}]}));
         }
         for notification in self.session.drain_notifications().await {
-            let text = notification_text(&notification.text);
+            let text = crate::results::midturn_text(&notification);
             self.push(st, json!({"role": "system", "content": [{"type": "text", "text": text}]}));
         }
     }

@@ -28,13 +28,12 @@ use agent_tools_core::ToolUseContext;
 use agent_tools_core::context::{CancellationToken, ProgressEvent};
 use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
 use agent_tools_core::tool::BoxFuture;
-use agent_tools_host::{ForkOptions, Session};
+use agent_tools_host::{CRON_KEY_PREFIX, ForkOptions, Session};
 use serde_json::{Value, json};
 
 use crate::agent::Agent;
 use crate::events::{AgentEvent, QueryResult};
 use crate::options::{AgentOptions, resolve_model};
-use crate::results::notification_text;
 
 /// How many finished sub-agents are kept for [`LoopRunner::resume`].
 pub const KEPT_AGENTS: usize = 32;
@@ -49,6 +48,9 @@ const TEAM_KEY_PREFIX: &str = "team:";
 /// How often a wait for background agents looks again at what is queued (a teammate's message
 /// arrives without any agent ending).
 const PENDING_POLL: Duration = Duration::from_millis(500);
+
+/// The key prefix of a monitor's events (the Monitor tool queues them as `monitor:<task id>`).
+pub const MONITOR_KEY_PREFIX: &str = "monitor:";
 
 /// Runs sub-agents for one session (see the module docs). The agent loop installs one in the
 /// session it runs on before its first query ([`AgentOptions::subagents`]).
@@ -309,12 +311,28 @@ impl Totals {
 
 impl Agent {
     /// Waits until something has reached the agent after its answer that it should hear — a
-    /// report of a background agent it started, a message of its team (a `team:` key), and
+    /// report of a background agent it started, a message of its team (a `team:` key), a
+    /// scheduled job that fired (a `cron:` key), a monitor's event (a `monitor:` key), and
     /// inside a sub-agent anything queued for it (SendMessage, its own background commands) —
-    /// and returns `true` (it looks again every 500 ms while it waits); returns `false` at once
-    /// when nothing is waiting and no background agent of its own runs (nothing will come), or
-    /// when the session's token fires. Waits at most a day. Dropping the future is harmless.
+    /// and returns `true`; returns `false` at once when nothing is waiting and nothing will come
+    /// (no background agent of its own runs and no one-shot scheduled job is pending), or when
+    /// the session's token fires. It wakes on every push to the queue and looks again every
+    /// 500 ms. Waits at most a day. Dropping the future is harmless.
     pub async fn pending_ready(&self) -> bool {
+        self.wait_pending(false).await
+    }
+
+    /// Waits, however long, until something worth a turn has reached the agent (see
+    /// [`Agent::pending_ready`]): what a session that stays open between prompts (stream-json
+    /// input) waits on beside the next prompt, so a scheduled job or a monitor's event starts a
+    /// turn of its own. Never returns once the session's token has fired.
+    pub async fn pending_arrives(&self) {
+        if !self.wait_pending(true).await {
+            std::future::pending::<()>().await;
+        }
+    }
+
+    async fn wait_pending(&self, forever: bool) -> bool {
         let session = self.session();
         let ctx = session.context_without_waiting();
         let queue = ctx.notifications();
@@ -326,6 +344,8 @@ impl Agent {
                 .is_some_and(|task| task.task_type == TaskType::LocalAgent)
         };
         loop {
+            // Taken before the queue is read, so a push in between still wakes the wait.
+            let mut watch = queue.watch();
             // The running agents are read before the queue: an agent that finishes in between
             // has its report queued already (it is pushed as the task finishes), so it is never
             // missed — read the other way round, it could be neither running nor queued yet.
@@ -341,22 +361,36 @@ impl Agent {
                 .map(|task| task.id)
                 .collect();
             // A sub-agent hears everything queued for it; the main conversation goes on only
-            // for a background agent's report or a teammate's message (a shell task that ends
-            // after the last answer is not worth a turn, as in `claude -p`).
+            // for a background agent's report, a teammate's message, a scheduled prompt or a
+            // monitor's event (a shell task that ends after the last answer is not worth a
+            // turn, as in `claude -p`).
             let keys = queue.keys();
-            let worth_a_turn = |key: &String| is_agent(key) || key.starts_with(TEAM_KEY_PREFIX);
+            let worth_a_turn = |key: &String| {
+                is_agent(key)
+                    || [TEAM_KEY_PREFIX, CRON_KEY_PREFIX, MONITOR_KEY_PREFIX].iter().any(|p| key.starts_with(p))
+            };
             if !keys.is_empty() && (session.is_fork() || keys.iter().any(worth_a_turn)) {
                 return true;
             }
-            let Some(registry) = registry.as_ref() else { return false };
-            if running.is_empty() {
+            let one_shot = !session.is_fork() && session.has_pending_one_shot();
+            if !forever && running.is_empty() && !one_shot {
                 return false;
             }
             let cancel = session.cancel_token();
-            let waits = running.iter().map(|id| Box::pin(registry.wait(id, BACKGROUND_WAIT, &cancel)));
-            let _ = tokio::time::timeout(PENDING_POLL, futures_util::future::select_all(waits)).await;
-            if cancel.is_cancelled() {
-                return false;
+            let agents = async {
+                match registry.as_ref() {
+                    Some(registry) if !running.is_empty() => {
+                        let waits = running.iter().map(|id| Box::pin(registry.wait(id, BACKGROUND_WAIT, &cancel)));
+                        let _ = futures_util::future::select_all(waits).await;
+                    }
+                    _ => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = watch.pushed() => {}
+                () = agents => {}
+                () = tokio::time::sleep(PENDING_POLL) => {}
+                () = cancel.cancelled() => return false,
             }
         }
     }
@@ -377,16 +411,8 @@ impl Agent {
     /// Runs a query on the notifications waiting now (see [`Agent::continue_with_pending`]);
     /// with none (nobody waited with [`Agent::pending_ready`]), a reminder saying so.
     pub async fn query_pending(&self, sink: crate::Sink<'_>) -> QueryResult {
-        let mut blocks: Vec<Value> = self
-            .session()
-            .drain_notifications()
-            .await
-            .iter()
-            .map(|pending| {
-                let text = format!("<system-reminder>\n{}\n</system-reminder>", notification_text(&pending.text));
-                json!({"type": "text", "text": text})
-            })
-            .collect();
+        let mut blocks: Vec<Value> =
+            self.session().drain_notifications().await.iter().map(crate::results::pending_block).collect();
         if blocks.is_empty() {
             blocks.push(
                 json!({"type": "text", "text": "<system-reminder>\nNothing new has arrived.\n</system-reminder>"}),

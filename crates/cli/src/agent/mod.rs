@@ -120,6 +120,10 @@ pub(crate) struct AgentArgs {
     /// stream-json: also print the raw stream events (`{"type":"stream_event","event":…}`).
     #[arg(long)]
     pub(crate) include_partial_messages: bool,
+    /// Brief mode (as `claude --brief`, or `CLAUDE_CODE_BRIEF=1`): the model has SendUserMessage
+    /// (alias `Brief`), and what it sends is what the user reads.
+    #[arg(long)]
+    pub(crate) brief: bool,
     /// Which settings files are read: `user`, `project`, `local`, comma separated (any of them:
     /// all are read; none, `""`: only `--settings`).
     #[arg(long, value_name = "SOURCES")]

@@ -28,6 +28,20 @@ pub(crate) fn text(text: &str) {
 /// A stream event as the Messages API sent it (`{"type":"content_block_delta","index":0,
 /// "delta":{"type":"text_delta","text":"Hi"}}`); `None` for pings and kinds this version does
 /// not know.
+/// Prints what SendUserMessage sends (text output): the message, then one line per attached
+/// file with its size.
+pub(crate) struct TerminalMessages;
+
+impl agent_tools_core::user::UserChannel for TerminalMessages {
+    fn send(&self, message: &agent_tools_core::user::UserMessage) {
+        let mut block = message.message.trim_end().to_owned();
+        for file in &message.attachments {
+            block.push_str(&format!("\n  [attached: {} ({} bytes)]", file.path.display(), file.size));
+        }
+        text(&format!("{block}\n"));
+    }
+}
+
 pub(crate) fn stream_event_json(event: &StreamEvent) -> Option<Value> {
     Some(match event {
         StreamEvent::MessageStart { message } => json!({"type": "message_start", "message": message}),

@@ -374,20 +374,18 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
         let mut last_error = false;
         let mut initialised = false;
         loop {
-            // Between prompts, a background agent's report is a turn of its own (as claude's
-            // SDK sessions have it); a prompt that comes first goes first.
+            // Between prompts, a background agent's report, a scheduled job that fired or a
+            // monitor's event is a turn of its own (as claude's SDK sessions have it); a prompt
+            // that comes first goes first.
             let message = if initialised {
                 tokio::select! {
                     message = prompts.recv() => message,
-                    ready = agent.pending_ready() => {
-                        if ready {
-                            let mut sink = output::json_lines_sink(session.id().to_owned(), partial);
-                            let result = agent.query_pending(&mut sink).await;
-                            output::line(&result.to_json());
-                            last_error = result.is_error;
-                            continue;
-                        }
-                        prompts.recv().await
+                    () = agent.pending_arrives() => {
+                        let mut sink = output::json_lines_sink(session.id().to_owned(), partial);
+                        let result = agent.query_pending(&mut sink).await;
+                        output::line(&result.to_json());
+                        last_error = result.is_error;
+                        continue;
                     }
                 }
             } else {

@@ -13,7 +13,7 @@ use agent_tools_loop::{Agent, AgentOptions, DEFAULT_MODEL, ModelClassifier, reso
 use anyhow::Context as _;
 use serde_json::{Map, Value, json};
 
-use super::AgentArgs;
+use super::{AgentArgs, OutputFormat};
 use crate::GlobalOptions;
 use crate::session::{self, Extras, Kind};
 
@@ -297,8 +297,15 @@ pub(crate) async fn start(
         output_schema: output_schema(args.json_schema.as_deref())?,
         sampler: Some(sampler.clone()),
         elicitor: None,
+        brief: args.brief,
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
+    // What SendUserMessage sends is printed for the user, except where stdout is JSON (the
+    // stream-json events already carry the call).
+    if args.output_format == OutputFormat::Text {
+        let ctx = session.context_without_waiting();
+        agent_tools_core::user::install_user_channel(&ctx, Arc::new(crate::agent::output::TerminalMessages));
+    }
     let model = model(args, &env, &session);
     let backend = match backend(&env, &model) {
         Ok(backend) => backend,

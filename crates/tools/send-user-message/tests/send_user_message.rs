@@ -32,7 +32,8 @@ async fn the_message_and_its_files_reach_the_user() {
     let ctx = ToolUseContext::new(dir.path());
     let inbox = Arc::new(Inbox::default());
     install_user_channel(&ctx, inbox.clone());
-    let input = json!({"message": "**Done.** See the files.", "attachments": ["shot.PNG", "run.log"], "status": "proactive"});
+    let input =
+        json!({"message": "**Done.** See the files.", "attachments": ["shot.PNG", "run.log"], "status": "proactive"});
     assert_eq!(send(&ctx, input).await, (false, "Message delivered to user. (2 attachments included)".into()));
     let got = inbox.0.lock().unwrap().clone();
     assert_eq!(got.len(), 1);

@@ -9,7 +9,7 @@ use agent_tools_core::ToolUseContext;
 use agent_tools_core::invoke::call_tool;
 use serde_json::json;
 
-async fn sleep(ctx: &ToolUseContext, ms: u64) -> (bool, String, serde_json::Value) {
+async fn call_sleep(ctx: &ToolUseContext, ms: u64) -> (bool, String, serde_json::Value) {
     let done = call_tool(agent_tool_sleep::tool().as_ref(), "toolu_1", json!({"duration_ms": ms}), ctx).await;
     let data = done.data.map(|data| data.to_json()).unwrap_or_default();
     (done.block.is_error, done.block.content.text(), data)
@@ -23,7 +23,7 @@ async fn a_notification_wakes_it_early_and_says_after_how_long() {
         tokio::time::sleep(Duration::from_millis(1_200)).await; // tidy:allow-sleep the paused clock's event time
         queue.push("b1", "<task-notification>done</task-notification>");
     });
-    let (error, text, data) = sleep(&ctx, 5_000).await;
+    let (error, text, data) = call_sleep(&ctx, 5_000).await;
     pusher.await.unwrap();
     assert!(!error);
     assert_eq!(text, "Woke after 1.2 s of 5.0 s: a notification arrived.");
@@ -36,7 +36,7 @@ async fn a_notification_wakes_it_early_and_says_after_how_long() {
 async fn without_news_it_sleeps_the_whole_time() {
     let ctx = ToolUseContext::new("/tmp");
     let started = tokio::time::Instant::now();
-    let (_, text, data) = sleep(&ctx, 90_000).await;
+    let (_, text, data) = call_sleep(&ctx, 90_000).await;
     assert_eq!(started.elapsed(), Duration::from_secs(90));
     assert_eq!(text, "Slept for 90.0 s.");
     assert_eq!(data["woke_by"], "timeout");
@@ -50,7 +50,7 @@ async fn an_interrupt_ends_it() {
         tokio::time::sleep(Duration::from_millis(400)).await; // tidy:allow-sleep the paused clock's event time
         interrupt.cancel();
     });
-    let (_, text, data) = sleep(&ctx, 5_000).await;
+    let (_, text, data) = call_sleep(&ctx, 5_000).await;
     assert_eq!(text, "Interrupted after 0.4 s of 5.0 s.");
     assert_eq!(data["woke_by"], "interrupt");
 }
@@ -58,7 +58,7 @@ async fn an_interrupt_ends_it() {
 #[tokio::test]
 async fn more_than_an_hour_is_refused() {
     let ctx = ToolUseContext::new("/tmp");
-    let (error, text, _) = sleep(&ctx, 3_600_001).await;
+    let (error, text, _) = call_sleep(&ctx, 3_600_001).await;
     assert!(error);
     assert!(text.contains("The parameter `duration_ms` must be at most 3600000, but it is 3600001"), "{text}");
     let tool = agent_tool_sleep::tool();
