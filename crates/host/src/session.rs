@@ -1060,6 +1060,28 @@ impl Session {
         None
     }
 
+    /// Runs the session's scheduler for a front end that is not a conversation (`serve`): each
+    /// job that fires goes to `sink` as JSON, `{"id","cron","prompt","recurring","durable",
+    /// "scheduledFor" (ms since the Unix epoch),"last"}`. `None` as for
+    /// [`Session::start_cron_into_queue`].
+    pub fn start_cron_json(
+        &self,
+        mut sink: impl FnMut(serde_json::Value) + Send + 'static,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
+        return self.start_cron(move |fired| {
+            sink(serde_json::json!({
+                "id": fired.id, "cron": fired.cron, "prompt": fired.prompt, "recurring": fired.recurring,
+                "durable": fired.durable, "scheduledFor": fired.scheduled_for, "last": fired.last,
+            }));
+        });
+        #[cfg(not(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list")))]
+        {
+            let _ = &mut sink;
+            None
+        }
+    }
+
     /// True while a one-shot scheduled job waits to fire (a headless run waits for it before it
     /// exits; recurring jobs do not keep it alive).
     pub fn has_pending_one_shot(&self) -> bool {

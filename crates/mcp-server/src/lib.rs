@@ -55,6 +55,7 @@
 //! - Logs go to stderr only; stdout carries nothing but the protocol.
 
 pub mod elicitation;
+pub mod events;
 pub mod forward;
 pub mod http;
 mod logging;
@@ -295,6 +296,7 @@ impl ToolServer {
     fn watch(&self, served: &Served, context: &RequestContext<RoleServer>) {
         if !self.watching.swap(true, Ordering::SeqCst) {
             watch_pool(served, context.peer.clone());
+            events::attach(&served.session, context.peer.clone(), Arc::clone(&self.log));
             if let Some(forward) = &served.forward {
                 forward.attach(&context.peer);
             }

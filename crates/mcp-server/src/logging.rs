@@ -82,6 +82,24 @@ impl Log {
         }
     }
 
+    /// Sends an event of the session (see [`crate::events`]) at `notice`, unless the client asked
+    /// for a higher level; returns `false` once the client is gone.
+    pub(crate) async fn send_event(&self, peer: &Peer<RoleServer>, data: serde_json::Value) -> bool {
+        let set = self.level.0.load(Ordering::Relaxed);
+        if set != UNSET && rank(LoggingLevel::Notice) < set {
+            return true;
+        }
+        let mut param = LoggingMessageNotificationParam::new(LoggingLevel::Notice, data);
+        param.logger = Some(LOGGER.to_owned());
+        match peer.notify_logging_message(param).await {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::debug!(%error, "an event could not be sent; the client is gone");
+                false
+            }
+        }
+    }
+
     /// A call finished: `debug`, with its tool, outcome and time.
     pub(crate) async fn call_finished(&self, tool: &str, is_error: bool, took: Duration) {
         if !self.wants(LoggingLevel::Debug) {
