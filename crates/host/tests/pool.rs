@@ -76,6 +76,10 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     if cfg!(feature = "enter-plan-mode") {
         expected.push("EnterPlanMode");
     }
+    // Config needs a settings file it may write (the session names them).
+    if cfg!(feature = "config") && config.config_files.as_ref().is_some_and(|f| f.user.is_some() || f.local.is_some()) {
+        expected.push("Config");
+    }
     if config.todo_v2 {
         let features = [
             cfg!(feature = "task-create"),
@@ -90,6 +94,28 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
     }
     if cfg!(feature = "exit-worktree") {
         expected.push("ExitWorktree");
+    }
+    // Claude Code's late block: Sleep, the cron tools, RemoteTrigger, Monitor, SendUserMessage.
+    if cfg!(feature = "sleep") {
+        expected.push("Sleep");
+    }
+    for (on, name) in [
+        (cfg!(feature = "cron-create"), "CronCreate"),
+        (cfg!(feature = "cron-delete"), "CronDelete"),
+        (cfg!(feature = "cron-list"), "CronList"),
+    ] {
+        if on && !config.disable_cron {
+            expected.push(name);
+        }
+    }
+    if cfg!(feature = "remote-trigger") && config.remote_trigger.is_some() {
+        expected.push("RemoteTrigger");
+    }
+    if cfg!(feature = "monitor") && !config.disable_background_tasks {
+        expected.push("Monitor");
+    }
+    if cfg!(feature = "send-user-message") && config.brief {
+        expected.push("SendUserMessage");
     }
     // PowerShell also needs a pwsh, which the default config does not name.
     if cfg!(feature = "powershell") && config.pwsh.is_some() {
@@ -371,4 +397,43 @@ fn the_small_models_key_is_never_printed_and_web_fetch_is_built_with_it() {
     assert!(!format!("{config:?}").contains("sk-secret-key"));
     // The key also brings WebSearch in.
     assert_eq!(names(&get_all_base_tools(&config)), compiled_with(&config));
+}
+
+/// The late tools follow their switches: no cron tools with `CLAUDE_CODE_DISABLE_CRON`, no
+/// Monitor without background tasks, RemoteTrigger only with a usable endpoint, SendUserMessage
+/// only in brief mode, Config only with a settings file to write.
+#[test]
+fn the_late_tools_follow_their_switches() {
+    let everything = HostConfig {
+        brief: true,
+        config_files: Some(agent_tools_host::ConfigFiles {
+            user: Some("/nonexistent/settings.json".into()),
+            ..Default::default()
+        }),
+        remote_trigger: Some(agent_tools_host::RemoteTriggerEndpoint {
+            base_url: "https://triggers.example".into(),
+            token: "t".into(),
+        }),
+        ..HostConfig::default()
+    };
+    assert_eq!(names(&get_all_base_tools(&everything)), compiled_with(&everything));
+    let off = HostConfig { disable_cron: true, disable_background_tasks: true, ..everything.clone() };
+    assert_eq!(names(&get_all_base_tools(&off)), compiled_with(&off));
+    let names_off = names(&get_all_base_tools(&off));
+    assert!(!names_off.iter().any(|name| name.starts_with("Cron") || name == "Monitor"), "{names_off:?}");
+    // A plain-http endpoint on another host is refused: RemoteTrigger stays out.
+    let insecure = HostConfig {
+        remote_trigger: Some(agent_tools_host::RemoteTriggerEndpoint {
+            base_url: "http://triggers.example".into(),
+            token: "t".into(),
+        }),
+        ..HostConfig::default()
+    };
+    assert!(!names(&get_all_base_tools(&insecure)).contains(&"RemoteTrigger".to_owned()));
+    if cfg!(all(feature = "send-user-message", feature = "sleep")) {
+        let base = names(&get_all_base_tools(&everything));
+        let sleep = base.iter().position(|name| name == "Sleep").unwrap();
+        let brief = base.iter().position(|name| name == "SendUserMessage").unwrap();
+        assert!(sleep < brief, "{base:?}");
+    }
 }

@@ -102,10 +102,12 @@ pub fn check_url(text: &str) -> Result<Url, UrlError> {
     if chars > MAX_URL_CHARS {
         return Err(UrlError::TooLong { chars });
     }
-    let mut url =
-        Url::parse(text).map_err(|err| UrlError::Unparsable { url: text.to_owned(), reason: err.to_string() })?;
+    // The URL is quoted back with its control characters escaped (a NUL the model sent must
+    // not come back raw).
+    let quoted = || agent_tools_core::quote::quote(text).into_owned();
+    let mut url = Url::parse(text).map_err(|err| UrlError::Unparsable { url: quoted(), reason: err.to_string() })?;
     if url.scheme() != "http" && url.scheme() != "https" {
-        return Err(UrlError::Scheme { url: text.to_owned(), scheme: url.scheme().to_owned() });
+        return Err(UrlError::Scheme { url: quoted(), scheme: url.scheme().to_owned() });
     }
     if !url.username().is_empty() || url.password().is_some() {
         let mut shown = url.clone();
@@ -114,14 +116,14 @@ pub fn check_url(text: &str) -> Result<Url, UrlError> {
         return Err(UrlError::Credentials { url: shown.to_string() });
     }
     let Some(host) = url.host() else {
-        return Err(UrlError::Unparsable { url: text.to_owned(), reason: "no host name".to_owned() });
+        return Err(UrlError::Unparsable { url: quoted(), reason: "no host name".to_owned() });
     };
     let loopback = is_loopback(&host);
     if let Host::Domain(name) = host
         && !loopback
         && !name.trim_end_matches('.').contains('.')
     {
-        return Err(UrlError::SingleLabelHost { url: text.to_owned(), host: name.to_owned() });
+        return Err(UrlError::SingleLabelHost { url: quoted(), host: name.to_owned() });
     }
     if !loopback && !is_private_address(&host) && url.scheme() == "http" {
         // Upgrading the scheme of a special URL cannot fail; an explicit `:443`-style port stays.
@@ -176,6 +178,9 @@ mod tests {
     #[test]
     fn claude_codes_refusals() {
         assert!(matches!(check_url("not a url"), Err(UrlError::Unparsable { .. })));
+        // A control character the model sent is quoted escaped, never raw.
+        let text = check_url("a\u{0}b").unwrap_err().to_string();
+        assert!(text.starts_with("Invalid URL \"a\\0b\""), "{text}");
         assert!(matches!(check_url("example.com/page"), Err(UrlError::Unparsable { .. })));
         assert!(matches!(check_url("ftp://example.com/"), Err(UrlError::Scheme { .. })));
         assert!(matches!(check_url("file:///etc/passwd"), Err(UrlError::Scheme { .. })));
