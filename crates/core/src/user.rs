@@ -79,14 +79,15 @@ mod tests {
         assert!(user_channel(&ctx).is_none());
         let recorder = Arc::new(Recorder(Mutex::new(Vec::new())));
         install_user_channel(&ctx, recorder.clone());
-        let clone = ctx.clone();
+        let later = ToolUseContext { tool_use_id: Some("toolu_2".into()), ..ctx };
         let message = UserMessage {
             message: "done".into(),
             attachments: Vec::new(),
             status: "normal".into(),
             sent_at: "2026-01-01T00:00:00Z".into(),
         };
-        user_channel(&clone).map(|channel| channel.send(&message));
+        let Some(channel) = user_channel(&later) else { panic!("the channel is in the shared root state") };
+        channel.send(&message);
         assert_eq!(*recorder.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner), ["done"]);
     }
 }
