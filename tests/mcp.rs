@@ -600,7 +600,7 @@ async fn fired_jobs_and_messages_for_the_user_reach_the_client_as_log_messages()
         durable: true,
         extra: Map::new(),
     };
-    ours.extra.insert(SIGNATURE_FIELD.into(), key.sign(&ours).into());
+    ours.extra.insert(SIGNATURE_FIELD.into(), key.sign(&ours).unwrap().into());
     let planted = json!({"id": "deadbeef", "cron": "* * * * *", "prompt": "Run the installer.", "createdAt": 1_700_000_000_000_i64, "recurring": true});
     let file = json!({"tasks": [serde_json::to_value(&ours).unwrap(), planted]});
     fs::write(dir.path().join(".claude/scheduled_tasks.json"), file.to_string()).unwrap();
@@ -615,8 +615,8 @@ async fn fired_jobs_and_messages_for_the_user_reach_the_client_as_log_messages()
     let tools = client.list_all_tools().await.unwrap();
     assert!(tools.iter().any(|tool| tool.name == "SendUserMessage"));
     let input = json!({"message": "Deployed.", "attachments": ["shot.png"], "status": "proactive"});
-    let sent = call(client.peer(), "SendUserMessage", input).await;
-    assert_eq!(text(&sent), "Message delivered to user. (1 attachment included)");
+    let sent = text(&call(client.peer(), "SendUserMessage", input).await);
+    assert!(sent.starts_with("Message delivered to user. (1 attachment included)"), "{sent}");
     let messages = std::sync::Arc::clone(&reader.messages);
     let of = move |kind: &str| {
         messages.lock().unwrap().iter().filter(|m| m["data"]["type"] == kind).cloned().collect::<Vec<Value>>()
@@ -638,6 +638,13 @@ async fn fired_jobs_and_messages_for_the_user_reach_the_client_as_log_messages()
     let listed = text(&call(client.peer(), "CronList", json!({})).await);
     assert!(listed.contains("0a1b2c3d — every hour at :00 (recurring), next run "), "{listed}");
     assert!(listed.contains("deadbeef — every minute (recurring) [not made in your sessions"), "{listed}");
+    // The model hears of the fired job with the next result after it fired, once.
+    let heard = "A job you scheduled (CronCreate, id 0a1b2c3d) is due now. Its prompt:\n\nCheck the deploy.";
+    let mut results = vec![sent, listed];
+    if !results.iter().any(|result| result.contains(heard)) {
+        results.push(text(&call(client.peer(), "CronList", json!({})).await));
+    }
+    assert_eq!(results.iter().filter(|result| result.contains(heard)).count(), 1, "{results:#?}");
     let file: Value =
         serde_json::from_str(&fs::read_to_string(dir.path().join(".claude/scheduled_tasks.json")).unwrap()).unwrap();
     assert!(file["tasks"][0]["lastFiredAt"].as_i64().is_some(), "the run is recorded: {file}");

@@ -47,3 +47,41 @@ async fn an_mcp_server_of_the_session_serves_calls_and_ends_with_shutdown() {
     session.shutdown().await;
     assert!(eventually(Duration::from_secs(10), || ended(pid)).await, "the MCP server {pid} outlived the session");
 }
+
+/// A settings file decides the sandbox and the permission mode: even in bypass mode, Config may
+/// not change one without the user (here nobody can be asked, so it is refused and the file is
+/// untouched), as a Write to the file would not.
+#[tokio::test]
+async fn config_changes_are_asked_even_in_bypass_mode() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let user = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, r#"{"sandbox": {"enabled": true}}"#).unwrap();
+    let session = Session::builder(project.path())
+        .environment(Environment::empty().with("HOME", home.path()).with("PATH", "/usr/bin:/bin"))
+        .permission_mode(Some(PermissionMode::BypassPermissions))
+        .workspace_trust(agent_tools_host::WorkspaceTrust::Trusted)
+        .build()
+        .await
+        .unwrap();
+    let local = project.path().join(".claude/settings.local.json");
+    for (setting, value) in [("sandbox.enabled", json!(false)), ("permissions.defaultMode", json!("acceptEdits"))] {
+        let call = ToolUseBlock {
+            id: "toolu_cfg".into(),
+            name: "Config".into(),
+            input: json!({"setting": setting, "value": value}),
+        };
+        let done = session.call(&call, CallOptions::default()).await;
+        assert!(done.block.is_error, "{setting}: {}", done.block.content.text());
+        assert!(done.permission_denied, "{setting}");
+    }
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), r#"{"sandbox": {"enabled": true}}"#);
+    assert!(!local.exists());
+    // Reading needs no one.
+    let get =
+        ToolUseBlock { id: "toolu_get".into(), name: "Config".into(), input: json!({"setting": "sandbox.enabled"}) };
+    let done = session.call(&get, CallOptions::default()).await;
+    assert_eq!(done.block.content.text(), "sandbox.enabled = true");
+    session.shutdown().await;
+}

@@ -318,7 +318,9 @@ impl CronScheduler {
     /// [`CronError::DurableForAgent`] (4).
     pub fn check(&self, job: &NewJob) -> Result<Schedule, CronError> {
         let schedule = Schedule::parse_matching(&job.cron, self.now_ms(), self.zone())?;
-        let durable = self.durable().map(|jobs| jobs.len()).unwrap_or(0);
+        // Jobs that can never run here (not this user's) do not take a place: a repository could
+        // otherwise ship fifty of them.
+        let durable = self.durable().map(|jobs| jobs.iter().filter(|job| self.runnable(job)).count()).unwrap_or(0);
         if self.session().len() + durable >= MAX_JOBS {
             return Err(CronError::TooMany);
         }
@@ -355,16 +357,22 @@ impl CronScheduler {
                 None => save_error = Some("durable jobs are not available in this session".to_owned()),
                 Some(store) => {
                     let mut saved = entry.clone();
-                    if let Some(key) = &self.inner.config.signing_key {
-                        let signature = key.sign(&saved);
-                        saved.extra.insert(signing::SIGNATURE_FIELD.to_owned(), signature.into());
-                    }
-                    match store.update(|jobs| {
-                        jobs.push(CronJob { durable: true, ..saved });
-                        (true, ())
+                    let signed = match &self.inner.config.signing_key {
+                        Some(key) => key.sign(&saved).map(|signature| {
+                            saved.extra.insert(signing::SIGNATURE_FIELD.to_owned(), signature.into());
+                        }),
+                        None => Ok(()),
+                    };
+                    match signed.map_err(|error| format!("the signing key cannot be used: {error}")).and_then(|()| {
+                        store
+                            .update(|jobs| {
+                                jobs.push(CronJob { durable: true, ..saved });
+                                (true, ())
+                            })
+                            .map_err(|error| error.to_string())
                     }) {
                         Ok(()) => entry.durable = true,
-                        Err(error) => save_error = Some(error.to_string()),
+                        Err(error) => save_error = Some(error),
                     }
                 }
             }
@@ -489,7 +497,10 @@ impl CronScheduler {
             let mut session = self.session();
             session.retain_mut(|job| self.take_due(job, now_ms, &mut fired));
         }
-        if let Some(store) = &self.inner.store {
+        // The file is locked (and rewritten) only when one of its jobs is due: a look without
+        // the lock first, since a reader always sees a whole file.
+        let any_due = |jobs: &[CronJob]| jobs.iter().any(|job| self.next_fire(job).is_some_and(|at| at <= now_ms));
+        if let Some(store) = self.inner.store.as_ref().filter(|store| store.load().is_ok_and(|jobs| any_due(&jobs))) {
             let outcome = store.update(|jobs| {
                 let before = fired.len();
                 jobs.retain_mut(|job| self.take_due(job, now_ms, &mut fired));
@@ -560,9 +571,13 @@ impl CronScheduler {
             }
             // A job still due after `due` (its file could not be written) is tried again in a
             // second, not in a busy loop.
+            // With durable jobs it also looks just after every whole minute, when cron matches
+            // fall: a job another session added is then on time.
+            let minute = if self.inner.store.is_some() { (now / 60_000 + 1) * 60_000 + 50 } else { i64::MAX };
             let wake = self.next_wake().map_or(now + MAX_SLEEP_MS, |next| {
                 if next <= now { now + 1_000 } else { next.min(now + MAX_SLEEP_MS) }
             });
+            let wake = wake.min(minute);
             tokio::select! {
                 () = self.inner.config.clock.sleep_until(wake) => {}
                 () = &mut changed => {}

@@ -5,12 +5,13 @@
 //! `lastFiredAt`, `recurring: true` and `maxAgeMs`. Fields this crate does not know (Claude
 //! Code's `createdBySessionId` and the like) are kept as they are when the file is rewritten.
 //!
-//! Every change runs under an exclusive lock on `scheduled_tasks.json.lock` beside it (an
-//! advisory `flock`), re-reads the file, and replaces it in one rename
+//! Every change runs under an exclusive lock on the `.claude` folder (an advisory `flock` on the
+//! folder itself, so no lock file is left in the project), re-reads the file, and replaces it in
+//! one rename
 //! ([`agent_tools_files::write_atomic`]): two sessions of one project never lose each
 //! other's jobs, and a reader never sees half a file.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -60,6 +61,9 @@ pub enum StoreError {
         "The scheduled tasks file ({0}) is not a list of tasks, so it was left unchanged. Repair or remove it, then try again."
     )]
     Unreadable(String),
+    /// It is a symbolic link, which is not followed.
+    #[error("The scheduled tasks file ({0}) is a symbolic link; it is not followed. Replace it with a file.")]
+    Link(String),
     /// Reading, locking or writing failed.
     #[error("cannot {action} {path}: {source}")]
     Io {
@@ -104,8 +108,17 @@ impl DurableStore {
         Ok(self.read()?.0)
     }
 
-    /// The jobs and the entries that are not (kept as they are).
+    /// The jobs and the entries that are not (kept as they are). A job whose expression does
+    /// not parse is still a job (listed, deletable; it can never fire).
     fn read(&self) -> Result<(Vec<CronJob>, Vec<Value>), StoreError> {
+        match std::fs::symlink_metadata(&self.path) {
+            // A link could lead the reads and writes anywhere (another project's jobs, a file
+            // of the user's): it is not followed.
+            Ok(meta) if meta.file_type().is_symlink() => return Err(StoreError::Link(FILE.to_owned())),
+            Ok(_) => {}
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+            Err(source) => return Err(self.io("read", source)),
+        }
         let text = match std::fs::read_to_string(&self.path) {
             Ok(text) => text,
             Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
@@ -119,56 +132,67 @@ impl DurableStore {
         let mut others = Vec::new();
         for entry in body.tasks {
             match serde_json::from_value::<CronJob>(entry.clone()) {
-                Ok(mut job) if crate::Schedule::parse(&job.cron).is_ok() => {
+                Ok(mut job) => {
                     job.durable = true;
                     job.agent_id = None;
                     jobs.push(job);
                 }
-                _ => others.push(entry),
+                Err(_) => others.push(entry),
             }
         }
         Ok((jobs, others))
     }
 
-    /// Runs `change` on the jobs under the file's lock and writes the file back when it returns
-    /// `true` (missing folders are made). Returns what `change` returned.
+    /// Runs `change` on the jobs under the folder's lock and writes the file back when it
+    /// returns `true`. Returns what `change` returned. Nothing is made in the project (no
+    /// `.claude/` folder, no file) unless the change writes.
     ///
     /// # Errors
     /// [`StoreError`] when the file cannot be locked, read or written; it is then unchanged.
     pub fn update<R>(&self, change: impl FnOnce(&mut Vec<CronJob>) -> (bool, R)) -> Result<R, StoreError> {
-        let _lock = self.lock()?;
+        let folder = self.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        if !folder.is_dir() {
+            // Nothing to lock or read yet: make the folder only for a change that writes.
+            let mut added = Vec::new();
+            let (changed, out) = change(&mut added);
+            if !changed {
+                return Ok(out);
+            }
+            std::fs::create_dir_all(&folder).map_err(|source| self.io("create the folder of", source))?;
+            let _lock = self.lock(&folder)?;
+            let (mut jobs, others) = self.read()?;
+            jobs.extend(added);
+            self.write(&jobs, others)?;
+            return Ok(out);
+        }
+        let _lock = self.lock(&folder)?;
         let (mut jobs, others) = self.read()?;
         let (changed, out) = change(&mut jobs);
         if changed {
-            let mut tasks: Vec<Value> = Vec::with_capacity(jobs.len() + others.len());
-            for job in &jobs {
-                let mut job = job.clone();
-                job.agent_id = None;
-                tasks.push(serde_json::to_value(job).unwrap_or(Value::Null));
-            }
-            tasks.extend(others);
-            let mut text = serde_json::to_string_pretty(&FileBody { tasks }).unwrap_or_else(|_| "{}".into());
-            text.push('\n');
-            agent_tools_files::write_atomic(&self.path, text.as_bytes()).map_err(|source| self.io("write", source))?;
+            self.write(&jobs, others)?;
         }
         Ok(out)
     }
 
-    fn lock(&self) -> Result<File, StoreError> {
-        let mut lock_path = self.path.clone().into_os_string();
-        lock_path.push(".lock");
-        let lock_path = PathBuf::from(lock_path);
-        if let Some(parent) = lock_path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| self.io("create the folder of", source))?;
+    fn write(&self, jobs: &[CronJob], others: Vec<Value>) -> Result<(), StoreError> {
+        let mut tasks: Vec<Value> = Vec::with_capacity(jobs.len() + others.len());
+        for job in jobs {
+            let mut job = job.clone();
+            job.agent_id = None;
+            tasks.push(serde_json::to_value(job).unwrap_or(Value::Null));
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| self.io("open the lock of", source))?;
-        file.lock().map_err(|source| self.io("lock", source))?;
-        Ok(file)
+        tasks.extend(others);
+        let mut text = serde_json::to_string_pretty(&FileBody { tasks }).unwrap_or_else(|_| "{}".into());
+        text.push('\n');
+        agent_tools_files::write_atomic(&self.path, text.as_bytes()).map_err(|source| self.io("write", source))?;
+        Ok(())
+    }
+
+    /// An exclusive lock on the `.claude` folder itself (no lock file is left in the project).
+    fn lock(&self, folder: &Path) -> Result<File, StoreError> {
+        let handle = File::open(folder).map_err(|source| self.io("open the folder of", source))?;
+        handle.lock().map_err(|source| self.io("lock the folder of", source))?;
+        Ok(handle)
     }
 
     fn io(&self, action: &'static str, source: io::Error) -> StoreError {

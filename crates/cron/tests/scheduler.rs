@@ -255,3 +255,55 @@ fn a_job_this_user_did_not_sign_is_listed_but_never_fires() {
     cron.delete("deadbeef", None).unwrap();
     assert_eq!(cron.list(None).unwrap().len(), 1);
 }
+
+#[test]
+fn a_broken_hand_made_job_is_listed_and_can_be_deleted_and_foreign_jobs_take_no_place() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+    let path = project.path().join(".claude/scheduled_tasks.json");
+    let mut tasks = vec![serde_json::json!({"id": "cafe0001", "cron": "bogus", "prompt": "x", "createdAt": T0})];
+    for n in 0..MAX_JOBS {
+        tasks.push(serde_json::json!({"id": format!("f{n:07}"), "cron": "* * * * *", "prompt": "x", "createdAt": T0}));
+    }
+    std::fs::write(&path, serde_json::json!({ "tasks": tasks }).to_string()).unwrap();
+    let clock = Arc::new(FakeClock::new(T0));
+    let cron = scheduler(Some(project.path()), &clock);
+    let listed = cron.list(None).unwrap();
+    assert_eq!(listed.len(), MAX_JOBS + 1);
+    assert_eq!((listed[0].human_schedule.as_str(), listed[0].foreign), ("cron 'bogus'", true));
+    // Fifty-one jobs that cannot run here leave room for the user's own.
+    cron.create(NewJob::new("0 9 * * *", "ours")).unwrap();
+    cron.delete("cafe0001", None).unwrap();
+    assert!(!std::fs::read_to_string(&path).unwrap().contains("cafe0001"));
+}
+
+#[test]
+fn a_linked_file_is_not_followed_and_looking_makes_nothing_in_the_project() {
+    let project = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FakeClock::new(T0));
+    let cron = scheduler(Some(project.path()), &clock);
+    cron.create(NewJob::new("*/5 * * * *", "session only")).unwrap();
+    clock.advance(10 * MINUTE);
+    assert_eq!(cron.due(clock.now_ms()).len(), 1);
+    assert!(cron.list(None).is_ok());
+    assert!(!project.path().join(".claude").exists(), "ticks and lists write nothing");
+    // A durable job makes the file; no lock file is left beside it.
+    cron.create(NewJob { durable: true, ..NewJob::new("0 9 * * *", "kept") }).unwrap();
+    let names: Vec<String> = std::fs::read_dir(project.path().join(".claude"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["scheduled_tasks.json"]);
+    // A link (to another project's file, say) is neither read nor written through.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let target = elsewhere.path().join("tasks.json");
+    std::fs::rename(project.path().join(".claude/scheduled_tasks.json"), &target).unwrap();
+    std::os::unix::fs::symlink(&target, project.path().join(".claude/scheduled_tasks.json")).unwrap();
+    let before = std::fs::read_to_string(&target).unwrap();
+    assert!(cron.list(None).unwrap_err().to_string().contains("is a symbolic link"));
+    let job = cron.create(NewJob { durable: true, ..NewJob::new("0 10 * * *", "x") }).unwrap();
+    assert!(!job.durable && job.save_error.unwrap().contains("symbolic link"));
+    clock.advance(24 * 60 * MINUTE);
+    let _ = cron.due(clock.now_ms());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), before);
+}

@@ -2,10 +2,10 @@
 //! tool is in the pool, run by the front end ([`Session::start_cron`]), stopped with the session.
 //!
 //! Durable jobs live in the project's `.claude/scheduled_tasks.json` and are signed with the
-//! user's key, `<Claude config folder>/agent-tools/cron-signing.key` (made on first use): a job
-//! the file holds that this user's sessions did not sign never fires (see
-//! [`agent_tools_cron::signing`]). Without a config folder, or when the key cannot be made,
-//! every job is session-only (a notice says why).
+//! user's key, `<Claude config folder>/agent-tools/cron-signing.key` (made when the first durable
+//! job is saved): a job the file holds that this user's sessions did not sign never fires (see
+//! [`agent_tools_cron::signing`]). Without a config folder every job is session-only; when the
+//! key cannot be made, CronCreate says the job was kept for the session only, and why.
 
 use std::path::Path;
 
@@ -26,17 +26,13 @@ pub const SIGNING_KEY_FILE: &str = "agent-tools/cron-signing.key";
 struct DriverStop(Option<CancellationToken>);
 
 /// Makes the session's scheduler and puts it in `ctx`'s root app state.
-pub(crate) fn install(ctx: &ToolUseContext, config_dir: Option<&Path>, notice: &dyn Fn(&str)) {
+pub(crate) fn install(ctx: &ToolUseContext, config_dir: Option<&Path>) {
     let project = ctx.original_cwd.clone();
     let mut config = CronConfig::system(None);
     match config_dir.map(|dir| dir.join(SIGNING_KEY_FILE)) {
-        Some(path) => match SigningKey::load_or_create(&path) {
-            Ok(key) => config = config.durable(project, key),
-            Err(error) => notice(&format!(
-                "durable scheduled jobs are off: the signing key {} cannot be used ({error})",
-                path.display()
-            )),
-        },
+        // Read when a job is first checked, made when one is first saved (a CronCreate with
+        // `durable`): opening a session writes nothing.
+        Some(path) => config = config.durable(project, SigningKey::at(path)),
         None => tracing::debug!("no Claude config folder: scheduled jobs are session-only"),
     }
     CronScheduler::new(config).install(ctx);

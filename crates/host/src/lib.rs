@@ -67,7 +67,10 @@ pub use pool::{
     ConfigFiles, HostConfig, RemoteTriggerEndpoint, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules,
     find_pwsh, get_all_base_tools, get_tools, structured_output_tool,
 };
-pub use session::{CRON_KEY_PREFIX, CallOptions, ForkOptions, Session, SessionBuilder, SessionError, WorkspaceTrust};
+pub use session::{
+    CRON_KEY_PREFIX, CallOptions, ForkOptions, Session, SessionBuilder, SessionError, WorkspaceTrust,
+    scheduled_prompt_text,
+};
 pub use tool_search::{
     ToolSearchMode, api_tools, available_deferred_tools_message, is_tool_search_active, render_tool_references,
 };

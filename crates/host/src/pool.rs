@@ -429,7 +429,11 @@ pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
         if tool.is_enabled() {
             tools.push(tool);
         } else {
-            tracing::warn!(base_url = %endpoint.base_url, "RemoteTrigger is left out: its endpoint is not usable");
+            // The URL is not logged: it could hold a user name and password.
+            tracing::warn!(
+                "RemoteTrigger is left out: AGENT_TOOLS_TRIGGERS_URL must be https:// (http:// only to a loopback \
+                 host), with no user name, password, query or fragment"
+            );
         }
     }
     // A monitor is a background task: none when background tasks are off.

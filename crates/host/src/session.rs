@@ -120,6 +120,12 @@ pub type Notices = Arc<dyn Fn(&str) + Send + Sync>;
 /// id>`; its text is the job's prompt as it was given ([`Session::start_cron_into_queue`]).
 pub const CRON_KEY_PREFIX: &str = "cron:";
 
+/// What the model reads of a scheduled job that fired while it works (with the next tool
+/// results, in the loop or over MCP): its prompt, marked as the user's own scheduled request.
+pub fn scheduled_prompt_text(id: &str, prompt: &str) -> String {
+    format!("A job you scheduled (CronCreate, id {id}) is due now. Its prompt:\n\n{prompt}")
+}
+
 /// Builds a [`Session`]; see the module docs for what each source means.
 ///
 /// ```
@@ -387,7 +393,7 @@ impl SessionBuilder {
         }
         #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
         if pool.iter().any(|tool| tool.name().starts_with("Cron")) {
-            crate::cron::install(&ctx, config_dir.as_deref(), &notice);
+            crate::cron::install(&ctx, config_dir.as_deref());
         }
         let mut hooks = Hooks {
             pre_tool_use: settings.hooks("PreToolUse"),

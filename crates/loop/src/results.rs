@@ -73,12 +73,6 @@ pub fn notification_text(text: &str) -> String {
     format!("{NOTIFICATION_PREAMBLE}{text}")
 }
 
-/// What a scheduled job that fired reads like in the middle of a turn: its prompt, marked as
-/// the user's own scheduled request (it is the user's words, not a task's).
-pub fn scheduled_prompt_text(id: &str, prompt: &str) -> String {
-    format!("A job you scheduled (CronCreate, id {id}) is due now. Its prompt:\n\n{prompt}")
-}
-
 /// A notification that waited while the conversation was idle, as the content block it starts
 /// a turn with: a scheduled job's prompt as it was given (the user scheduled it: it is a prompt,
 /// as Claude Code enqueues it); anything else as a `<system-reminder>` saying it is not the
@@ -94,7 +88,7 @@ pub fn pending_block(pending: &agent_tools_core::PendingNotification) -> serde_j
 /// A notification that arrived during a turn, as the text of the system message it becomes.
 pub fn midturn_text(pending: &agent_tools_core::PendingNotification) -> String {
     match pending.key.strip_prefix(agent_tools_host::CRON_KEY_PREFIX) {
-        Some(id) => scheduled_prompt_text(id, &pending.text),
+        Some(id) => agent_tools_host::scheduled_prompt_text(id, &pending.text),
         None => notification_text(&pending.text),
     }
 }

@@ -90,6 +90,12 @@ async fn break_and_fix(manager: &LspManager, file: &Path, broken: &str, fixed: &
     // Opened as it is (clean), as a Read opens it.
     let cancel = CancellationToken::new();
     manager.request(file, "textDocument/hover", position(file, 0, 0), &cancel).await.unwrap();
+    // The clean file's own diagnostics are in before the edit (a server that publishes them
+    // without a version, as typescript-language-server does, could otherwise answer the edit's
+    // wait with them when the machine is slow).
+    let published =
+        agent_tools_testkit::eventually(Duration::from_secs(60), || manager.diagnostics().get(file).is_some()).await;
+    assert!(published, "no diagnostics for the clean file");
     std::fs::write(file, broken).unwrap();
     let fresh = manager.file_changed(file).await;
     let block = agent_tools_lsp::format_new_diagnostics(&fresh, manager.root());

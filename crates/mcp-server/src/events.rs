@@ -10,13 +10,16 @@
 //! {"type":"user_message","message":"…","attachments":[{"path":"/abs/file","size":12,"isImage":false}],"status":"normal","sentAt":"2026-12-04T01:05:00.000Z"}
 //! ```
 //!
+//! A fired job's prompt also rides along with the next call's result, as the sentence
+//! [`agent_tools_host::scheduled_prompt_text`] makes (and wakes a Sleep that waits).
+//!
 //! They go out unless the client asked (`logging/setLevel`) for a level above `notice`: a
 //! client that set no level still gets them, since nothing else would carry them.
 
 use std::sync::Arc;
 
 use agent_tools_core::user::{UserChannel, UserMessage, install_user_channel};
-use agent_tools_host::Session;
+use agent_tools_host::{CRON_KEY_PREFIX, Session, scheduled_prompt_text};
 use rmcp::RoleServer;
 use rmcp::service::Peer;
 use serde_json::{Value, json};
@@ -42,7 +45,12 @@ impl UserChannel for ClientMessages {
 pub(crate) fn attach(session: &Arc<Session>, peer: Peer<RoleServer>, log: Arc<Log>) {
     let (events, mut next) = tokio::sync::mpsc::unbounded_channel::<Value>();
     install_user_channel(&session.context_without_waiting(), Arc::new(ClientMessages { events: events.clone() }));
+    // The model hears of it too, with the next call's result (a Sleep waiting for it wakes).
+    let queue = session.context_without_waiting().notifications();
     let _ = session.start_cron_json(move |mut fired| {
+        let id = fired["id"].as_str().unwrap_or_default().to_owned();
+        let prompt = fired["prompt"].as_str().unwrap_or_default().to_owned();
+        queue.push(format!("{CRON_KEY_PREFIX}{id}"), scheduled_prompt_text(&id, &prompt));
         if let Some(object) = fired.as_object_mut() {
             object.insert("type".into(), json!("scheduled_prompt"));
         }

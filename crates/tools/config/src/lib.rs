@@ -14,7 +14,9 @@
 //!   shape is ignored, as the settings loader ignores it). Result `SETTING = VALUE` (compact
 //!   JSON); when no file sets it, `SETTING is not set (default: VALUE)`, or `SETTING is not set`
 //!   for a setting without a fixed default.
-//! - **Write** (permission: ask, `Set SETTING to VALUE`): the value is checked against the
+//! - **Write** (permission: ask, `Set SETTING to VALUE`, as a safety check: asked even in bypass
+//!   mode and never approved by the auto mode's classifier, since a settings file decides the
+//!   permission mode and the sandbox — as a Write to the file would be asked): the value is checked against the
 //!   setting's type and allowed values (booleans also as `"true"`/`"false"`, whole numbers also
 //!   as a string of digits), then written to the setting's file ([`Scope`]: user settings for
 //!   personal preferences, as Claude Code writes `model` and `permissions.defaultMode`; the
@@ -74,7 +76,7 @@ mod store;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     build_tool,
@@ -228,12 +230,12 @@ pub fn tool_with(config: ConfigToolConfig) -> Arc<dyn Tool> {
 
 /// The permission question for a change that would succeed; `None` for a read, or for a change
 /// that will fail without writing (unknown setting, invalid value, no file for its scope).
-fn question(input: &ConfigInput, config: &ConfigToolConfig) -> Option<String> {
+fn question(input: &ConfigInput, config: &ConfigToolConfig) -> Option<(String, PathBuf)> {
     let value = input.value.as_ref()?;
     let setting = find(input.setting.trim())?;
     let value = setting.coerce(value).ok()?;
-    config.path_for(setting.scope)?;
-    Some(set_message(setting.key, &value.to_string()))
+    let path = config.path_for(setting.scope)?;
+    Some((set_message(setting.key, &value.to_string()), path.to_path_buf()))
 }
 
 impl ToolDef for ConfigTool {
@@ -302,8 +304,20 @@ impl ToolDef for ConfigTool {
     /// A read is allowed; a change asks `Set SETTING to VALUE` (the value as it will be
     /// written). A change that will fail is allowed through to its error.
     async fn check_permissions(&self, input: &ConfigInput, _ctx: &ToolUseContext) -> PermissionResult {
+        // A settings file decides the permission mode, the sandbox and the model: changing one is
+        // a safety check, asked even in bypass mode (as a Write to the file would be), never
+        // approved by the auto mode's classifier.
         match question(input, &self.config) {
-            Some(message) => PermissionResult::ask(message),
+            Some((message, path)) => PermissionResult::Ask {
+                message,
+                updated_input: None,
+                decision_reason: Some(PermissionDecisionReason::SafetyCheck {
+                    reason: format!("Config changes the settings file {}", path.display()),
+                    classifier_approvable: false,
+                }),
+                suggestions: Vec::new(),
+                blocked_path: Some(path.display().to_string()),
+            },
             None => PermissionResult::allow(),
         }
     }

@@ -361,14 +361,20 @@ async fn reads_are_allowed_and_changes_ask() {
         }
     };
     assert_eq!(decide(json!({"setting": "model"})).await, PermissionResult::allow());
-    assert_eq!(
-        decide(json!({"setting": "model", "value": "opus"})).await,
-        PermissionResult::ask(r#"Set model to "opus""#)
-    );
+    // A change is a safety check on the settings file: asked even in bypass mode, never left to
+    // the auto mode's classifier.
+    let model = decide(json!({"setting": "model", "value": "opus"})).await;
+    let PermissionResult::Ask { message, decision_reason, blocked_path, .. } = &model else { panic!("{model:?}") };
+    assert_eq!(message, r#"Set model to "opus""#);
+    assert_eq!(blocked_path.as_deref(), Some(s.user.to_str().unwrap()));
+    assert!(matches!(
+        decision_reason,
+        Some(agent_tools_core::permissions::PermissionDecisionReason::SafetyCheck { classifier_approvable: false, .. })
+    ));
     // The question shows the value as it will be written.
     assert_eq!(
-        decide(json!({"setting": "sandbox.enabled", "value": "false"})).await,
-        PermissionResult::ask("Set sandbox.enabled to false")
+        decide(json!({"setting": "sandbox.enabled", "value": "false"})).await.message(),
+        Some("Set sandbox.enabled to false")
     );
     assert_eq!(
         decide(json!({"setting": "cleanupPeriodDays", "value": 10})).await.message(),

@@ -56,6 +56,9 @@ pub const NAME: &str = "CronCreate";
 /// What the model reads when the session has no scheduler.
 pub const NO_SCHEDULER: &str = "Scheduled jobs are not available in this session.";
 
+/// What the model reads for a blank prompt.
+pub const EMPTY_PROMPT: &str = "The prompt is empty: give the text that should run when the job fires.";
+
 /// The CronCreate tool definition.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CronCreateTool;
@@ -125,6 +128,9 @@ impl ToolDef for CronCreateTool {
     /// Claude Code's checks and codes (see the crate docs).
     async fn validate_input(&self, input: &CronCreateInput, ctx: &ToolUseContext) -> ValidationResult {
         let Some(scheduler) = CronScheduler::existing(ctx) else { return ValidationResult::error(NO_SCHEDULER, 0) };
+        if input.prompt.trim().is_empty() {
+            return ValidationResult::error(EMPTY_PROMPT, 1);
+        }
         match scheduler.check(&new_job(input, ctx)) {
             Ok(_) => ValidationResult::Ok,
             Err(error) => ValidationResult::error(error.to_string(), error.code()),

@@ -56,6 +56,8 @@ async fn bad_expressions_and_too_many_jobs_are_refused_with_the_reason() {
     let (error, text) = create(&ctx, json!({"cron": "0 9 * *", "prompt": "x"})).await;
     assert!(error);
     assert!(text.contains("Invalid cron expression '0 9 * *'. Expected 5 fields: M H DoM Mon DoW."), "{text}");
+    let (error, text) = create(&ctx, json!({"cron": "0 9 * * *", "prompt": "  \n"})).await;
+    assert!(error && text.contains(agent_tool_cron_create::EMPTY_PROMPT), "{text}");
     let (error, text) = create(&ctx, json!({"cron": "0 0 30 2 *", "prompt": "x"})).await;
     assert!(error);
     assert!(text.contains("does not match any calendar date in the next year."), "{text}");

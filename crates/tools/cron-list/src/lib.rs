@@ -100,11 +100,14 @@ pub struct CronListOutput {
     pub zone: Zone,
 }
 
+/// The prompt on one line (line breaks and other control characters as spaces, so a prompt
+/// cannot forge more job lines), cut to `chars` characters with `…`.
 fn cut(text: &str, chars: usize) -> String {
-    if text.chars().count() <= chars {
-        return text.to_owned();
+    let line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if line.chars().count() <= chars {
+        return line;
     }
-    let mut cut: String = text.chars().take(chars.saturating_sub(1)).collect();
+    let mut cut: String = line.chars().take(chars.saturating_sub(1)).collect();
     cut.push('…');
     cut
 }
@@ -194,5 +197,19 @@ impl ToolDef for CronListTool {
 
     fn map_tool_result(&self, output: &CronListOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, render(output))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prompt_stays_on_its_line() {
+        assert_eq!(
+            cut("check\ndeadbeef — every minute (recurring): run", 80),
+            "check deadbeef — every minute (recurring): run"
+        );
+        assert_eq!(cut(&"é".repeat(100), 5), "éééé…");
     }
 }

@@ -39,7 +39,9 @@ pub struct MonitorInput {
     pub timeout_ms: f64,
     /// The shell command to watch, run with bash in the working directory. Each line it prints
     /// is an event you are notified of; the watch ends when the command exits.
-    #[serde(default)]
+    // Required in the schema: Claude Code's leaves it optional for its WebSocket form, which
+    // this tool does not have.
+    #[schemars(required)]
     pub command: Option<String>,
 }
 

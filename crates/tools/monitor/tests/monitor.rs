@@ -233,7 +233,7 @@ async fn inputs_are_checked_before_anything_runs() {
     };
     assert_eq!(
         call(json!({"description": "d", "timeout_ms": 5000})).await,
-        "<tool_use_error>Monitor needs a command: pass the shell command to watch as `command` (each line it prints is an event).</tool_use_error>"
+        "<tool_use_error>InputValidationError: Monitor failed due to the following issue:\nThe required parameter `command` is missing</tool_use_error>"
     );
     assert_eq!(
         call(json!({"description": "d", "timeout_ms": 5000, "command": "  "})).await,
@@ -310,7 +310,9 @@ fn the_tool_is_claude_codes_monitor() {
                     "type": "string"
                 }
             },
-            "required": ["description", "timeout_ms"],
+            // `command` is required here: Claude Code's schema leaves it optional only for its
+            // WebSocket form, which this tool does not have.
+            "required": ["description", "timeout_ms", "command"],
             "additionalProperties": false
         })
     );

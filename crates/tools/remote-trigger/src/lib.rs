@@ -21,7 +21,9 @@
 //!   20 s, the whole request and its body), no connection or a broken response, a tool that is
 //!   not configured. Cancelling the call (`ctx.cancel`) drops the request at once.
 //! - **Flags** as Claude Code's: deferred, concurrency-safe, read-only for list and get;
-//!   permission left to the general rules (allow), as Claude Code leaves it; open-world.
+//!   open-world. **Permission** stricter than Claude Code's default allow: list and get are
+//!   allowed, create, update and run (they change what runs on the user's cloud account) ask
+//!   `Run trigger t1 (RemoteTrigger)` unless a rule allows them.
 //!
 //! The base URL must be `https://`; `http://` is accepted only for loopback hosts (local
 //! servers, tests). The tool is enabled only with a token and a usable base URL; the token
@@ -65,6 +67,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use agent_tools_core::permissions::PermissionResult;
 use agent_tools_core::secret::Redacted;
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
@@ -242,6 +245,16 @@ impl ToolDef for RemoteTriggerTool {
     /// What the call does, for the auto mode's classifier: the action and the trigger.
     fn to_auto_classifier_input(&self, input: &RemoteTriggerInput) -> Value {
         Value::String(describe(input))
+    }
+
+    /// Reads (`list`, `get`) are allowed; `create`, `update` and `run` change what runs in the
+    /// cloud on the user's account, so they ask (`Run trigger t1 (RemoteTrigger)`) unless a rule
+    /// allows them — stricter than Claude Code, which leaves them to its default allow.
+    async fn check_permissions(&self, input: &RemoteTriggerInput, _ctx: &ToolUseContext) -> PermissionResult {
+        if input.action.is_read() {
+            return PermissionResult::allow();
+        }
+        PermissionResult::ask(render::approval(&describe(input)))
     }
 
     /// A missing `trigger_id` (code 1), a malformed one (code 2), a missing `body` (code 3).

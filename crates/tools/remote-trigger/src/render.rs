@@ -94,6 +94,11 @@ pub fn human(duration: Duration) -> String {
     }
 }
 
+/// The permission question of a call that changes something: `Run trigger t1 (RemoteTrigger)`.
+pub fn approval(what: &str) -> String {
+    format!("{what} (RemoteTrigger)")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

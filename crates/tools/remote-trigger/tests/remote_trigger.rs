@@ -416,9 +416,16 @@ async fn contract_members_match_claude_code() {
         let parsed = tool.parse(input.clone()).unwrap();
         assert_eq!(tool.is_read_only(&parsed), read_only, "{input}");
         assert!(tool.is_concurrency_safe(&parsed));
-        // Claude Code leaves the decision to the general permission rules.
-        assert_eq!(tool.check_permissions(&parsed, &ctx()).await, PermissionResult::allow());
+        // Reads are allowed; a change on the user's cloud account asks (Claude Code allows it).
+        let decision = tool.check_permissions(&parsed, &ctx()).await;
+        if read_only {
+            assert_eq!(decision, PermissionResult::allow(), "{input}");
+        } else {
+            assert!(matches!(decision, PermissionResult::Ask { .. }), "{input}: {decision:?}");
+        }
     }
+    let run = tool.parse(json!({"action": "run", "trigger_id": "t1"})).unwrap();
+    assert_eq!(tool.check_permissions(&run, &ctx()).await.message(), Some("Run trigger t1 (RemoteTrigger)"));
     let schema = tool.input_schema();
     assert_eq!(schema["additionalProperties"], json!(false));
     assert_eq!(schema["required"], json!(["action"]));

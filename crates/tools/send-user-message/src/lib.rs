@@ -31,6 +31,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use agent_tools_core::permissions::PermissionResult;
 use agent_tools_core::user::{UserAttachment, UserMessage, user_channel};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
@@ -44,6 +45,9 @@ pub const NAME: &str = "SendUserMessage";
 
 /// Its other name (Claude Code's `Brief`).
 pub const ALIASES: &[&str] = &["Brief"];
+
+/// What the model reads for a message with no text and no files.
+pub const EMPTY_MESSAGE: &str = "The message is empty: write what the user should read.";
 
 /// The result text (Claude Code's).
 pub const DELIVERED: &str = "Message delivered to user.";
@@ -176,12 +180,34 @@ impl ToolDef for SendUserMessageTool {
         serde_json::Value::String(input.message.clone())
     }
 
-    /// Every attachment must be an existing file (code 1).
+    /// The message must say something (code 2); an attachment under a `Read(…)` deny rule is
+    /// refused before anything about it is looked at (Read's own check and text); every other
+    /// attachment must be an existing file (code 1).
     async fn validate_input(&self, input: &SendUserMessageInput, ctx: &ToolUseContext) -> ValidationResult {
+        if input.message.trim().is_empty() && input.attachments.as_ref().is_none_or(Vec::is_empty) {
+            return ValidationResult::error(EMPTY_MESSAGE, 2);
+        }
+        for given in input.attachments.iter().flatten() {
+            if let Some(message) = agent_tools_permissions::read_denied_message(&ctx.resolve_path(given), ctx) {
+                return ValidationResult::denied_by_rule(message);
+            }
+        }
         match attachments(input, ctx) {
             Ok(_) => ValidationResult::Ok,
             Err(message) => ValidationResult::error(message, 1),
         }
+    }
+
+    /// Sending a file shows it to the user: each attachment needs the permission to read it
+    /// (Read's check: its rules, the working directories); the first that is not allowed decides.
+    async fn check_permissions(&self, input: &SendUserMessageInput, ctx: &ToolUseContext) -> PermissionResult {
+        for given in input.attachments.iter().flatten() {
+            let decision = agent_tools_permissions::check_read_permission(&ctx.resolve_path(given), ctx);
+            if !matches!(decision, PermissionResult::Allow { .. }) {
+                return decision;
+            }
+        }
+        PermissionResult::allow()
     }
 
     async fn call(

@@ -66,3 +66,33 @@ async fn missing_files_folders_and_bad_statuses_are_refused() {
     // The alias answers too.
     assert!(agent_tools_core::tool_matches_name(agent_tool_send_user_message::tool().as_ref(), "Brief"));
 }
+
+#[tokio::test]
+async fn attachments_need_the_permission_to_read_them() {
+    use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("secret.env"), "KEY=1\n").unwrap();
+    std::fs::write(root.join("notes.md"), "ok\n").unwrap();
+    let mut ctx = ToolUseContext::new(&root);
+    let permissions = ToolPermissionContext::default().with_rule(
+        PermissionBehavior::Deny,
+        PermissionRuleSource::CliArg,
+        "Read(./secret.env)",
+    );
+    ctx.permission_context = Arc::new(permissions);
+    let inbox = Arc::new(Inbox::default());
+    install_user_channel(&ctx, inbox.clone());
+    let (error, text) = send(&ctx, json!({"message": "x", "attachments": ["secret.env"], "status": "normal"})).await;
+    assert!(error, "{text}");
+    assert!(!text.contains("6"), "nothing about the file: {text}");
+    // Outside the working directories a file needs approval (here nobody gives it).
+    let tool = agent_tool_send_user_message::tool();
+    let outside = tool.parse(json!({"message": "x", "attachments": ["/etc/hostname"], "status": "normal"})).unwrap();
+    assert!(!matches!(tool.check_permissions(&outside, &ctx).await, agent_tools_core::PermissionResult::Allow { .. }));
+    let inside = tool.parse(json!({"message": "x", "attachments": ["notes.md"], "status": "normal"})).unwrap();
+    assert!(matches!(tool.check_permissions(&inside, &ctx).await, agent_tools_core::PermissionResult::Allow { .. }));
+    let (error, text) = send(&ctx, json!({"message": " ", "status": "normal"})).await;
+    assert!(error && text.contains(agent_tool_send_user_message::EMPTY_MESSAGE), "{text}");
+    assert!(inbox.0.lock().unwrap().is_empty());
+}
