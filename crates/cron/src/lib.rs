@@ -549,12 +549,11 @@ impl CronScheduler {
         durable.iter().chain(session.iter()).filter_map(|job| self.next_fire(job)).min()
     }
 
-    /// True while a one-shot job waits to fire (a headless run waits for those before it exits;
+    /// True while a session-only one-shot job waits to fire: a headless run waits for those
+    /// before it exits, since they end with it (a durable one fires in a later session, and
     /// recurring jobs would keep it alive for weeks).
     pub fn has_pending_one_shot(&self) -> bool {
-        let durable = self.durable().unwrap_or_default();
-        let session = self.session().clone();
-        durable.iter().chain(session.iter()).any(|job| !job.recurring && self.next_fire(job).is_some())
+        self.session().iter().any(|job| !job.recurring && self.next_fire(job).is_some())
     }
 
     /// Runs the schedule until `cancel` fires: at each due time, `sink` gets every job that

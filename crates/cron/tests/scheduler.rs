@@ -158,6 +158,8 @@ fn two_sessions_of_a_project_fire_a_durable_job_once() {
     let a = scheduler(Some(project.path()), &clock);
     let b = scheduler(Some(project.path()), &clock);
     a.create(NewJob { durable: true, recurring: false, ..NewJob::new("15 1 * * *", "once") }).unwrap();
+    // A durable one-shot fires in a later session if not in this one: nothing waits for it.
+    assert!(!a.has_pending_one_shot());
     clock.advance(15 * MINUTE);
     let (one, two) = std::thread::scope(|scope| {
         let one = scope.spawn(|| a.due(clock.now_ms()));

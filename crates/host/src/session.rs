@@ -1088,8 +1088,8 @@ impl Session {
         }
     }
 
-    /// True while a one-shot scheduled job waits to fire (a headless run waits for it before it
-    /// exits; recurring jobs do not keep it alive).
+    /// True while a session-only one-shot scheduled job waits to fire (a headless run waits for
+    /// it before it exits; durable and recurring jobs do not keep it alive).
     pub fn has_pending_one_shot(&self) -> bool {
         #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
         return self.cron().is_some_and(|cron| cron.has_pending_one_shot());
