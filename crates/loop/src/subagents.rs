@@ -332,6 +332,23 @@ impl Agent {
         }
     }
 
+    /// Whether something worth a turn (see [`Agent::pending_ready`]) is waiting right now,
+    /// without waiting for anything: what an interactive chat checks after each answer.
+    pub fn pending_now(&self) -> bool {
+        let session = self.session();
+        let ctx = session.context_without_waiting();
+        let registry = TaskRegistry::existing(&ctx);
+        let keys = ctx.notifications().keys();
+        keys.iter().any(|key| {
+            session.is_fork()
+                || [TEAM_KEY_PREFIX, CRON_KEY_PREFIX, MONITOR_KEY_PREFIX].iter().any(|p| key.starts_with(p))
+                || registry
+                    .as_ref()
+                    .and_then(|registry| registry.get(key))
+                    .is_some_and(|task| task.task_type == TaskType::LocalAgent)
+        })
+    }
+
     async fn wait_pending(&self, forever: bool) -> bool {
         let session = self.session();
         let ctx = session.context_without_waiting();

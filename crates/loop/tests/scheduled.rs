@@ -180,3 +180,25 @@ async fn in_brief_mode_send_user_message_is_always_sent_and_reaches_the_user() {
     assert_eq!((got[0].message.as_str(), got[0].attachments[0].size), ("The report is ready.", 9));
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_now_says_whether_a_turn_is_waiting_without_waiting() {
+    let (project, state) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let session = session(project.path(), state.path(), &[]).await;
+    let api = FakeApi::scripted(Vec::new(), "Seen.");
+    let agent = Agent::new(Arc::clone(&session), backend(&api), AgentOptions::new("claude-sonnet-4-5")).unwrap();
+    let queue = session.context_without_waiting().notifications();
+    assert!(!agent.pending_now());
+    // A shell task's end is not worth a turn of the main conversation; a monitor's event and a
+    // fired job are.
+    queue.push("b1234abcd", "<task-notification>…</task-notification>");
+    assert!(!agent.pending_now());
+    queue.push("monitor:b5678", "<task-notification><event>ERROR</event></task-notification>");
+    assert!(agent.pending_now());
+    let result = agent.query_pending(&mut |_| {}).await;
+    assert_eq!(result.result, "Seen.");
+    assert!(!agent.pending_now());
+    queue.push("cron:1a2b3c4d", "Check the build.");
+    assert!(agent.pending_now());
+    session.shutdown().await;
+}

@@ -305,6 +305,24 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, first: Option
     let mut code = ExitCode::SUCCESS;
     let mut next = first;
     loop {
+        // What arrived since the last answer — a background agent's report, a scheduled job
+        // that fired, a monitor's event — is a turn of its own before the next prompt.
+        if next.is_none() && agent.pending_now() {
+            let mut printer = Printer::new(Arc::clone(&session));
+            let mut sink = |event: AgentEvent| printer.event(event);
+            match interruptible(&agent, agent.query_pending(&mut sink)).await {
+                Outcome::Done(_) => {
+                    printer.flush();
+                    printer.end_line();
+                }
+                Outcome::Stopped(stopped) => {
+                    printer.end_line();
+                    code = ExitCode::from(stopped);
+                    break;
+                }
+            }
+            continue;
+        }
         let prompt = match next.take() {
             Some(prompt) => prompt,
             None => match tokio::task::block_in_place(|| editor.readline("> ")) {
