@@ -30,6 +30,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod fake_api;
+pub mod http;
 pub mod procs;
 
 pub use crate::procs::{alive, carrying, ended, eventually, eventually_blocking, live_processes_with_arg};

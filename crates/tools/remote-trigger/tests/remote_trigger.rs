@@ -12,29 +12,17 @@ use agent_tool_remote_trigger::{RemoteTriggerConfig, tool_with};
 use agent_tools_core::invoke::call_tool;
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
+use agent_tools_testkit::http::{Request, read_request};
+
 const TOKEN: &str = "sk-ant-oat01-test-token";
 
-/// One request as the server received it.
-#[derive(Debug, Clone)]
-struct Request {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap()
-    }
+/// The body of a request, as JSON.
+fn json_body(request: &Request) -> Value {
+    serde_json::from_slice(&request.body).unwrap()
 }
 
 /// What the server answers.
@@ -78,41 +66,6 @@ async fn serve(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> S
     Server { base_url, requests, arrived }
 }
 
-async fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Request>> {
-    let mut data = Vec::new();
-    let mut buf = [0u8; 8192];
-    let head_end = loop {
-        if let Some(at) = data.windows(4).position(|window| window == b"\r\n\r\n") {
-            break at;
-        }
-        let n = stream.read(&mut buf).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        data.extend_from_slice(&buf[..n]);
-    };
-    let head = String::from_utf8_lossy(&data[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next().unwrap_or_default().split(' ');
-    let method = first.next().unwrap_or_default().to_owned();
-    let path = first.next().unwrap_or_default().to_owned();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    let length: usize =
-        headers.iter().find(|(name, _)| name == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
-    let mut body = data[head_end + 4..].to_vec();
-    while body.len() < length {
-        let n = stream.read(&mut buf).await?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&buf[..n]);
-    }
-    Ok(Some(Request { method, path, headers, body: String::from_utf8_lossy(&body).into_owned() }))
-}
-
 async fn answer(
     mut stream: TcpStream,
     handler: &(dyn Fn(&Request) -> Reply + Send + Sync),
@@ -153,13 +106,13 @@ fn api(request: &Request) -> Reply {
         ("GET", "/v1/code/triggers") => Reply::Json(200, format!(r#"{{"data":[{trigger}],"has_more":false}}"#)),
         ("GET", "/v1/code/triggers/trg_1") => Reply::Json(200, trigger.into()),
         ("POST", "/v1/code/triggers") => {
-            let mut created: Value = serde_json::from_str(&request.body).unwrap();
+            let mut created: Value = json_body(request);
             created["id"] = json!("trg_2");
             Reply::Json(201, created.to_string())
         }
-        ("POST", "/v1/code/triggers/trg_1") => Reply::Json(200, request.body.clone()),
+        ("POST", "/v1/code/triggers/trg_1") => Reply::Json(200, request.text()),
         ("POST", "/v1/code/triggers/trg_1/run") => {
-            Reply::Json(200, format!(r#"{{"run_id":"run_9","received":{}}}"#, request.body))
+            Reply::Json(200, format!(r#"{{"run_id":"run_9","received":{}}}"#, request.text()))
         }
         _ => Reply::Json(
             404,
@@ -228,12 +181,12 @@ async fn each_action_sends_its_request_and_shows_the_answer() {
         assert_eq!(request.header("content-type"), Some("application/json"));
         assert!(request.header("user-agent").unwrap().starts_with("agent-tools/"));
     }
-    assert_eq!(requests[0].body, "");
-    assert_eq!(requests[1].body, "");
-    assert_eq!(requests[2].json(), body);
-    assert_eq!(requests[3].json(), json!({"enabled": false}));
-    assert_eq!(requests[4].body, "{}");
-    assert_eq!(requests[5].json(), json!({"note": "now"}));
+    assert_eq!(requests[0].text(), "");
+    assert_eq!(requests[1].text(), "");
+    assert_eq!(json_body(&requests[2]), body);
+    assert_eq!(json_body(&requests[3]), json!({"enabled": false}));
+    assert_eq!(requests[4].text(), "{}");
+    assert_eq!(json_body(&requests[5]), json!({"note": "now"}));
 }
 
 #[tokio::test]

@@ -7,28 +7,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
-/// One request as received.
-#[derive(Debug, Clone)]
-pub struct Request {
-    /// `GET`, `POST` …
-    pub method: String,
-    /// The request target (`/docs/balance`).
-    pub path: String,
-    /// Header names (lower case) and values.
-    pub headers: Vec<(String, String)>,
-    /// The body (by `Content-Length`).
-    pub body: Vec<u8>,
-}
-
-impl Request {
-    /// The first value of header `name` (lower case).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
-    }
-}
+pub use agent_tools_testkit::http::Request;
+use agent_tools_testkit::http::read_request;
 
 /// What the server answers.
 pub enum Reply {
@@ -113,42 +96,6 @@ where
         }
     });
     Server { port, requests }
-}
-
-async fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Request>> {
-    let mut data = Vec::new();
-    let mut buf = [0u8; 8192];
-    let head_end = loop {
-        if let Some(pos) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-            break pos;
-        }
-        let n = stream.read(&mut buf).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        data.extend_from_slice(&buf[..n]);
-    };
-    let head = String::from_utf8_lossy(&data[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let first = lines.next().unwrap_or_default();
-    let mut parts = first.split(' ');
-    let method = parts.next().unwrap_or_default().to_owned();
-    let path = parts.next().unwrap_or_default().to_owned();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    let length: usize =
-        headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
-    let mut body = data[head_end + 4..].to_vec();
-    while body.len() < length {
-        let n = stream.read(&mut buf).await?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&buf[..n]);
-    }
-    Ok(Some(Request { method, path, headers, body }))
 }
 
 async fn answer(
