@@ -1,4 +1,5 @@
-//! Telling text from binary, shared by the tools that read files (Read, Grep, Edit, Write).
+//! Telling text from binary, shared by the tools that read files (Read, Grep, Edit, Write);
+//! and a duration in words for messages ([`human_duration`]).
 //!
 //! ripgrep calls any file with a NUL byte binary, and Claude Code's Read decides by file
 //! extension; both hide real text: a source file with one stray NUL, a `.dat` file of plain
@@ -91,6 +92,30 @@ fn invalid_utf8_bytes(mut bytes: &[u8]) -> usize {
                 None => return invalid,
             },
         }
+    }
+}
+
+/// A duration as messages say it: `300 ms`, `1 second`, `20 seconds`, `2.5 seconds` (WebFetch's
+/// and RemoteTrigger's timeouts).
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_tools_core::text::human_duration;
+/// assert_eq!(human_duration(Duration::from_millis(300)), "300 ms");
+/// assert_eq!(human_duration(Duration::from_secs(1)), "1 second");
+/// assert_eq!(human_duration(Duration::from_secs(30)), "30 seconds");
+/// assert_eq!(human_duration(Duration::from_millis(2_500)), "2.5 seconds");
+/// ```
+pub fn human_duration(duration: std::time::Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 1_000 {
+        format!("{millis} ms")
+    } else if millis == 1_000 {
+        "1 second".to_owned()
+    } else if millis.is_multiple_of(1_000) {
+        format!("{} seconds", millis / 1_000)
+    } else {
+        format!("{:.1} seconds", duration.as_secs_f64())
     }
 }
 

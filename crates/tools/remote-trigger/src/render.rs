@@ -81,18 +81,7 @@ pub fn body_cut(max: usize) -> String {
 }
 
 /// A duration for a message: `300 ms`, `1 second`, `20 seconds`, `2.5 seconds`.
-pub fn human(duration: Duration) -> String {
-    let millis = duration.as_millis();
-    if millis < 1_000 {
-        format!("{millis} ms")
-    } else if millis == 1_000 {
-        "1 second".to_owned()
-    } else if millis.is_multiple_of(1_000) {
-        format!("{} seconds", millis / 1_000)
-    } else {
-        format!("{:.1} seconds", duration.as_secs_f64())
-    }
-}
+pub use agent_tools_core::text::human_duration as human;
 
 /// The permission question of a call that changes something: `Run trigger t1 (RemoteTrigger)`.
 pub fn approval(what: &str) -> String {
