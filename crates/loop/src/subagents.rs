@@ -335,18 +335,24 @@ impl Agent {
     /// Whether something worth a turn (see [`Agent::pending_ready`]) is waiting right now,
     /// without waiting for anything: what an interactive chat checks after each answer.
     pub fn pending_now(&self) -> bool {
-        let session = self.session();
-        let ctx = session.context_without_waiting();
-        let registry = TaskRegistry::existing(&ctx);
-        let keys = ctx.notifications().keys();
-        keys.iter().any(|key| {
-            session.is_fork()
-                || [TEAM_KEY_PREFIX, CRON_KEY_PREFIX, MONITOR_KEY_PREFIX].iter().any(|p| key.starts_with(p))
-                || registry
-                    .as_ref()
-                    .and_then(|registry| registry.get(key))
-                    .is_some_and(|task| task.task_type == TaskType::LocalAgent)
-        })
+        let ctx = self.session().context_without_waiting();
+        self.worth_a_turn(&ctx.notifications().keys(), TaskRegistry::existing(&ctx).as_ref())
+    }
+
+    /// Whether the queued `keys` are worth a turn: inside a sub-agent anything queued for it;
+    /// in the main conversation a background agent's report, a teammate's message, a scheduled
+    /// prompt or a monitor's event (a shell task that ends after the last answer is not worth a
+    /// turn, as in `claude -p`).
+    fn worth_a_turn(&self, keys: &[String], registry: Option<&TaskRegistry>) -> bool {
+        let is_agent = |id: &str| {
+            registry.and_then(|registry| registry.get(id)).is_some_and(|task| task.task_type == TaskType::LocalAgent)
+        };
+        !keys.is_empty()
+            && (self.session().is_fork()
+                || keys.iter().any(|key| {
+                    is_agent(key)
+                        || [TEAM_KEY_PREFIX, CRON_KEY_PREFIX, MONITOR_KEY_PREFIX].iter().any(|p| key.starts_with(p))
+                }))
     }
 
     async fn wait_pending(&self, forever: bool) -> bool {
@@ -354,12 +360,6 @@ impl Agent {
         let ctx = session.context_without_waiting();
         let queue = ctx.notifications();
         let registry = TaskRegistry::existing(&ctx);
-        let is_agent = |id: &str| {
-            registry
-                .as_ref()
-                .and_then(|registry| registry.get(id))
-                .is_some_and(|task| task.task_type == TaskType::LocalAgent)
-        };
         loop {
             // Taken before the queue is read, so a push in between still wakes the wait.
             let mut watch = queue.watch();
@@ -377,16 +377,7 @@ impl Agent {
                 })
                 .map(|task| task.id)
                 .collect();
-            // A sub-agent hears everything queued for it; the main conversation goes on only
-            // for a background agent's report, a teammate's message, a scheduled prompt or a
-            // monitor's event (a shell task that ends after the last answer is not worth a
-            // turn, as in `claude -p`).
-            let keys = queue.keys();
-            let worth_a_turn = |key: &String| {
-                is_agent(key)
-                    || [TEAM_KEY_PREFIX, CRON_KEY_PREFIX, MONITOR_KEY_PREFIX].iter().any(|p| key.starts_with(p))
-            };
-            if !keys.is_empty() && (session.is_fork() || keys.iter().any(worth_a_turn)) {
+            if self.worth_a_turn(&queue.keys(), registry.as_ref()) {
                 return true;
             }
             let one_shot = !session.is_fork() && session.has_pending_one_shot();
