@@ -6,6 +6,7 @@
 //!   working directories, and the paths that always need approval (`.git/`, shell start-up files);
 //! - [`filesystem`]: the read and write checks file tools run in `check_permissions`;
 //! - [`links`]: hard links, so a second name of a denied file is denied too;
+//! - [`worktrees`]: the project's other checkouts, where its deny rules apply as well;
 //! - [`messages`]: the texts of these decisions.
 //!
 //! Neighbouring concerns have crates of their own, so a tool that checks paths compiles only
@@ -40,6 +41,7 @@ pub mod filesystem;
 pub mod links;
 pub mod messages;
 pub mod paths;
+pub mod worktrees;
 
 pub use filesystem::{
     check_read_permission, check_write_permission, edit_denied_message, is_edit_denied, is_read_denied,

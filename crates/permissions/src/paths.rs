@@ -18,7 +18,9 @@
 //! ([`ToolPermissionContext::project_dir`](agent_tools_core::ToolPermissionContext::project_dir),
 //! [`launch_dir`](agent_tools_core::ToolPermissionContext::launch_dir)): a `cd` never moves a
 //! rule, so `Read(./secret/**)` protects `<project>/secret` from a shell that went into `pub/`.
-//! When the session's project directory moved (a worktree), relative rules also apply there.
+//! When the session's project directory moved (a worktree), relative rules also apply there;
+//! relative deny and ask rules apply in every worktree of the project's repository, kept or
+//! running ([`crate::worktrees`]), so a second checkout never exposes what a rule protects.
 //!
 //! A trailing `/**` is dropped (a folder pattern covers its contents). A path is checked as given
 //! and with symbolic links resolved; a rule matching either matches.
@@ -67,6 +69,16 @@ pub fn rule_roots_and_pattern(
     source: PermissionRuleSource,
     ctx: &ToolUseContext,
 ) -> Option<(Vec<PathBuf>, String)> {
+    roots_and_pattern(content, source, ctx).map(|(roots, pattern, _)| (roots, pattern))
+}
+
+/// [`rule_roots_and_pattern`], and whether the roots are the project's or launch folder's (a
+/// relative pattern), which move with the project into its worktrees.
+fn roots_and_pattern(
+    content: &str,
+    source: PermissionRuleSource,
+    ctx: &ToolUseContext,
+) -> Option<(Vec<PathBuf>, String, bool)> {
     let content = content.trim();
     // Anchoring is gitignore's (a slash at the start or in the middle; `./` counts as one),
     // decided before a trailing `/**` is dropped: `src/**` and `./secret/**` name folders at
@@ -99,7 +111,7 @@ pub fn rule_roots_and_pattern(
     if movable && moved && !roots.contains(&current) {
         roots.push(current);
     }
-    Some((roots, pattern))
+    Some((roots, pattern, movable))
 }
 
 /// The spellings of a path to check: as given (lexically normalised) and with symbolic links
@@ -195,7 +207,17 @@ impl CompiledRule {
     /// apply (`~/…` without a home, a pattern that does not compile).
     pub fn compile(rule: PermissionRule, ctx: &ToolUseContext) -> Option<Self> {
         let content = rule.rule_value.rule_content.as_deref()?;
-        let (roots, pattern) = rule_roots_and_pattern(content, rule.source, ctx)?;
+        let (mut roots, pattern, movable) = roots_and_pattern(content, rule.source, ctx)?;
+        // A deny or ask rule anchored to the project covers the same relative path in each of
+        // the project's worktrees (copies of its files); an allow rule stays where it was given.
+        if movable && rule.rule_behavior != PermissionBehavior::Allow {
+            let copies: Vec<PathBuf> = roots.iter().flat_map(|root| crate::worktrees::counterparts(root)).collect();
+            for copy in copies {
+                if !roots.contains(&copy) {
+                    roots.push(copy);
+                }
+            }
+        }
         let mut matchers = Vec::new();
         for root in roots.iter().flat_map(|root| candidates(root)) {
             if matchers.iter().any(|m: &RootedMatcher| m.root == root) {
@@ -427,6 +449,43 @@ mod tests {
             [PathBuf::from("/repo"), PathBuf::from("/repo/.claude/worktrees/w")]
         );
         assert_eq!(roots("//x", PermissionRuleSource::ProjectSettings), [PathBuf::from("/")]);
+    }
+
+    #[test]
+    fn relative_deny_rules_cover_the_projects_worktrees_and_allow_rules_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        let kept = repo.join(".claude/worktrees/kept");
+        std::fs::create_dir_all(kept.join("secret")).unwrap();
+        std::fs::write(kept.join(".git"), "gitdir: ../../../.git/worktrees/kept\n").unwrap();
+        let mut ctx = ToolUseContext::new(&repo);
+        let permissions = std::sync::Arc::make_mut(&mut ctx.permission_context);
+        permissions.project_dir = Some(repo.clone());
+        permissions.launch_dir = Some(repo.clone());
+        let with = |content: &str, behavior| PermissionRule {
+            rule_behavior: behavior,
+            ..rule(content, PermissionRuleSource::ProjectSettings)
+        };
+        let deny = with("./secret/**", PermissionBehavior::Deny);
+        assert!(rule_covers(&deny, &repo.join("secret/key"), &ctx));
+        assert!(rule_covers(&deny, &kept.join("secret/key"), &ctx), "the kept worktree's copy");
+        assert!(!rule_covers(&deny, &kept.join("pub/key"), &ctx));
+        assert!(rule_covers(&with("./.env", PermissionBehavior::Ask), &kept.join(".env"), &ctx));
+        // A worktree made after the rules were loaded is covered too: nothing is cached.
+        let later = repo.join(".claude/worktrees/later");
+        std::fs::create_dir_all(&later).unwrap();
+        std::fs::write(later.join(".git"), "gitdir: x\n").unwrap();
+        assert!(rule_covers(&deny, &later.join("secret/key"), &ctx));
+        // Walks prune by scope: the worktree's secret folder, not its public one.
+        let compiled = CompiledRule::compile(deny.clone(), &ctx).unwrap();
+        assert!(compiled.may_cover_below(&kept.join("secret")));
+        assert!(!compiled.may_cover_below(&kept.join("pub")));
+        // An allow rule is not widened into the copies; an absolute rule does not move.
+        assert!(!rule_covers(&with("./src/**", PermissionBehavior::Allow), &kept.join("src/a.rs"), &ctx));
+        assert!(rule_covers(&with("./src/**", PermissionBehavior::Allow), &repo.join("src/a.rs"), &ctx));
+        let absolute = format!("/{}/secret/**", repo.display());
+        assert!(!rule_covers(&with(&absolute, PermissionBehavior::Deny), &kept.join("secret/key"), &ctx));
     }
 
     #[test]
