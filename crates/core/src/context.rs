@@ -54,6 +54,12 @@ pub struct ToolUseOptions {
     /// tools use `<home>/.claude/plans`, else `<session_dir>/plans`, else a `agent-tools-plans`
     /// folder in the temporary directory.
     pub plans_dir: Option<PathBuf>,
+    /// Whether the user trusts the working directory's folder (workspace trust: a record for it,
+    /// `--trust-workspace`). An untrusted folder's own configuration runs nothing: the git
+    /// commands tools run themselves (EnterWorktree's `git worktree add`, LSP's `git
+    /// check-ignore`) then switch off what a repository configures to run (hooks, fsmonitor,
+    /// filters). `false` by default: fail closed; the host sets it from the session's trust.
+    pub workspace_trusted: bool,
 }
 
 /// Claude Code's `sandbox` settings, merged over the settings files: whether shell commands run
@@ -97,6 +103,7 @@ impl fmt::Debug for ToolUseOptions {
             .field("tasks_dir", &self.tasks_dir)
             .field("task_list_id", &self.task_list_id)
             .field("plans_dir", &self.plans_dir)
+            .field("workspace_trusted", &self.workspace_trusted)
             .finish()
     }
 }

@@ -387,6 +387,7 @@ impl SessionBuilder {
         ctx.options.task_list_id = self.env.task_list_id();
         ctx.options.sandbox = settings.sandbox();
         ctx.options.session_id = id;
+        ctx.options.workspace_trusted = trusted;
         #[cfg(feature = "lsp")]
         if let Some(manager) = lsp {
             agent_tools_lsp::install(&ctx, manager);

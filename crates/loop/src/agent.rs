@@ -594,9 +594,12 @@ impl Agent {
         let model = self.options.model.clone();
         let dirs = self.options.additional_dirs.clone();
         let pool = self.session.pool();
+        // Only a trusted folder's git configuration may run programs (its fsmonitor, filters).
+        let git_runner =
+            agent_tools_worktree::Git { trust_repository: self.session.is_trusted(), ..Default::default() };
         let facts = tokio::task::spawn_blocking(move || {
             let facts = EnvironmentFacts::gather(&cwd, &model, &dirs).render();
-            let git = if facts.contains("Is a git repository: true") { git_status(&cwd) } else { None };
+            let git = if facts.contains("Is a git repository: true") { git_status(&cwd, &git_runner) } else { None };
             (facts, git)
         })
         .await;

@@ -97,19 +97,32 @@ fn os_version() -> Option<String> {
         |name: &str| std::fs::read_to_string(format!("/proc/sys/kernel/{name}")).ok().map(|t| t.trim().to_owned());
     match (read("ostype"), read("osrelease")) {
         (Some(kind), Some(release)) => Some(format!("{kind} {release}")),
-        _ => run(Path::new("/"), "uname", &["-sr"]),
+        _ => {
+            let mut command = Command::new("uname");
+            command.arg("-sr");
+            run(Path::new("/"), command)
+        }
     }
 }
 
-/// The `gitStatus` snapshot (branch, status, recent commits) for `cwd`, if it is a git work tree.
-pub fn git_status(cwd: &Path) -> Option<String> {
-    let branch = run(cwd, "git", &["branch", "--show-current"])?;
-    let mut status = run(cwd, "git", &["status", "--short"]).unwrap_or_default();
+/// The `gitStatus` snapshot (branch, status, recent commits) for `cwd`, if it is a git work tree,
+/// run by `git` (its program and environment; guarded unless `git.trust_repository`: nothing the
+/// repository configures runs — see `agent_tools_worktree::guard`). `None` as well when the
+/// repository's configuration cannot be made safe.
+pub fn git_status(cwd: &Path, git: &agent_tools_worktree::Git) -> Option<String> {
+    let guard = git.guard_blocking(cwd).ok()?;
+    let run_git = |args: &[&str]| {
+        let mut command = Command::new(&git.program);
+        command.args(&guard).args(args).envs(git.env.iter().map(|(key, value)| (key, value)));
+        run(cwd, command)
+    };
+    let branch = run_git(&["branch", "--show-current"])?;
+    let mut status = run_git(&["status", "--short"]).unwrap_or_default();
     if status.chars().count() > MAX_GIT_STATUS_CHARS {
         status = status.chars().take(MAX_GIT_STATUS_CHARS).collect();
         status.push_str("\n… (truncated; run git status for the rest)");
     }
-    let log = run(cwd, "git", &["log", "--oneline", "-n", "5"]).unwrap_or_default();
+    let log = run_git(&["log", "--oneline", "-n", "5"]).unwrap_or_default();
     Some(format!(
         "gitStatus: a snapshot taken when the session started; it does not change during the session.\n\
          Current branch: {branch}\n\nStatus:\n{}\n\nRecent commits:\n{log}",
@@ -118,9 +131,8 @@ pub fn git_status(cwd: &Path) -> Option<String> {
 }
 
 /// Runs a short command; its trimmed stdout when it succeeded.
-fn run(cwd: &Path, program: &str, args: &[&str]) -> Option<String> {
-    let output = Command::new(program)
-        .args(args)
+fn run(cwd: &Path, mut command: Command) -> Option<String> {
+    let output = command
         .current_dir(cwd)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(std::process::Stdio::null())

@@ -325,6 +325,59 @@ impl GitRepo {
     pub fn has_branch(&self, branch: &str) -> bool {
         !self.git(&["branch", "--list", branch]).trim().is_empty()
     }
+
+    /// Makes the repository's own configuration name programs git runs by itself, as a hostile
+    /// repository would: `core.fsmonitor`, the `post-checkout`, `reference-transaction` and
+    /// `pre-auto-gc` hooks, a clean/smudge filter for every file (through a committed
+    /// `.gitattributes`), a diff `textconv` driver, and a second filter and a credential helper
+    /// set in a file the configuration includes. Each program appends its name to the returned
+    /// log file (outside the repository) and passes its input through, so git works as usual;
+    /// an empty or missing log means none ran.
+    pub fn arm_programs(&self) -> std::path::PathBuf {
+        let log = self.dir.path().join("programs-ran.log");
+        let script = self.dir.path().join("program.sh");
+        write(
+            self.dir.path(),
+            "program.sh",
+            &format!("#!/bin/sh\necho \"$1\" >> '{}'\ncat 2>/dev/null\nexit 0\n", log.display()),
+        );
+        let hooks = self.root.join(".git/hooks");
+        for hook in ["post-checkout", "reference-transaction", "pre-auto-gc"] {
+            write(&hooks, hook, &format!("#!/bin/sh\necho hook-{hook} >> '{}'\nexit 0\n", log.display()));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            for file in ["post-checkout", "reference-transaction", "pre-auto-gc"]
+                .map(|hook| hooks.join(hook))
+                .iter()
+                .chain([&script])
+            {
+                fs::set_permissions(file, fs::Permissions::from_mode(0o755)).unwrap();
+            }
+        }
+        let run = |name: &str| format!("{} {name}", script.display());
+        self.git(&["config", "core.fsmonitor", &run("fsmonitor")]);
+        self.git(&["config", "filter.evil.clean", &run("clean")]);
+        self.git(&["config", "filter.evil.smudge", &run("smudge")]);
+        self.git(&["config", "diff.conv.textconv", &run("textconv")]);
+        self.git(&["config", "include.path", "../../included.config"]);
+        write(
+            self.dir.path(),
+            "included.config",
+            &format!(
+                "[filter \"inc\"]\n\tsmudge = {}\n[credential]\n\thelper = {}\n",
+                run("included-smudge"),
+                run("credential")
+            ),
+        );
+        write(&self.root, ".gitattributes", "* filter=evil diff=conv\n*.md filter=inc\n");
+        self.git(&["add", ".gitattributes"]);
+        self.git(&["commit", "-q", "-m", "attributes"]);
+        // Setting up ran some of them; start the log afresh.
+        let _ = fs::remove_file(&log);
+        log
+    }
 }
 
 impl Default for GitRepo {

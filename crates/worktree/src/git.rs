@@ -8,22 +8,28 @@ use std::process::Stdio;
 
 use crate::slug::{branch_for, worktree_dir};
 
-/// How to run git: the program and extra environment variables for it.
+/// How to run git: the program, extra environment variables for it, and whether the
+/// repository's own configuration may run programs.
 ///
-/// The default runs `git` found on the search path with the environment inherited. Library code
-/// never reads the environment; a host or a test that wants git isolated from the user's
-/// configuration adds variables such as `HOME` and `GIT_CONFIG_NOSYSTEM` here.
+/// The default runs `git` found on the search path with the environment inherited, guarded: a
+/// program the repository configures (hooks, `core.fsmonitor`, filters, drivers, helpers) does
+/// not run ([`crate::guard`]). Library code never reads the environment; a host or a test that
+/// wants git isolated from the user's configuration adds variables such as `HOME` and
+/// `GIT_CONFIG_NOSYSTEM` here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Git {
     /// The git program (default `git`).
     pub program: PathBuf,
     /// Variables set for every git command, on top of the inherited environment.
     pub env: Vec<(OsString, OsString)>,
+    /// Whether the repository's configuration may run programs in these git commands (default
+    /// `false`: only in a folder the user trusts; see [`Git::for_context`]).
+    pub trust_repository: bool,
 }
 
 impl Default for Git {
     fn default() -> Self {
-        Self { program: PathBuf::from("git"), env: Vec::new() }
+        Self { program: PathBuf::from("git"), env: Vec::new(), trust_repository: false }
     }
 }
 
@@ -38,6 +44,10 @@ pub enum GitError {
         /// The operating system's reason.
         reason: String,
     },
+    /// The repository's configuration names a program that cannot be switched off, in a folder
+    /// that is not trusted: git was not run.
+    #[error(transparent)]
+    Unguarded(#[from] crate::guard::GuardError),
     /// Git ran and exited unsuccessfully.
     #[error("`git {command}` failed: {stderr}")]
     Failed {
@@ -108,13 +118,81 @@ impl Changes {
 }
 
 impl Git {
-    /// Runs `git -C <dir> <args>` with stdin closed; returns its standard output.
+    /// This git as the session of `ctx` may run it: the repository's configuration may run
+    /// programs only when the user trusts the working folder
+    /// ([`ToolUseOptions::workspace_trusted`](agent_tools_core::context::ToolUseOptions::workspace_trusted)).
+    #[must_use]
+    pub fn for_context(&self, ctx: &agent_tools_core::ToolUseContext) -> Self {
+        Self { trust_repository: ctx.options.workspace_trusted, ..self.clone() }
+    }
+
+    /// The arguments that go before every git command in `dir`: none when the repository is
+    /// trusted, else the `-c` settings that switch off what its configuration would run
+    /// ([`crate::guard::guard_args`] over `git config --list --name-only -z`, which runs nothing).
     ///
     /// # Errors
-    /// [`GitError::Spawn`] when git cannot start, [`GitError::Failed`] on a non-zero exit.
+    /// Git cannot run or cannot read the configuration, or a setting cannot be switched off.
+    pub async fn guard(&self, dir: &Path) -> Result<Vec<OsString>, GitError> {
+        if self.trust_repository {
+            return Ok(Vec::new());
+        }
+        let mut command = tokio::process::Command::from(self.listing(dir));
+        let output = command.kill_on_drop(true).output().await.map_err(|error| self.spawn_error(&error))?;
+        Self::guard_from(&output)
+    }
+
+    /// [`Git::guard`] for code that is not async (the environment snapshot at start-up).
+    ///
+    /// # Errors
+    /// As [`Git::guard`].
+    pub fn guard_blocking(&self, dir: &Path) -> Result<Vec<OsString>, GitError> {
+        if self.trust_repository {
+            return Ok(Vec::new());
+        }
+        let output = self.listing(dir).output().map_err(|error| self.spawn_error(&error))?;
+        Self::guard_from(&output)
+    }
+
+    /// `git -C <dir> config --list --name-only -z`: the names the configuration sets.
+    fn listing(&self, dir: &Path) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.program);
+        command
+            .arg("-C")
+            .arg(dir)
+            .args(["config", "--list", "--name-only", "-z"])
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .envs(self.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn guard_from(output: &std::process::Output) -> Result<Vec<OsString>, GitError> {
+        if !output.status.success() {
+            return Err(GitError::Failed {
+                command: "config --list --name-only -z".into(),
+                stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            });
+        }
+        Ok(crate::guard::guard_args(&output.stdout)?)
+    }
+
+    fn spawn_error(&self, error: &std::io::Error) -> GitError {
+        GitError::Spawn { program: self.program.to_string_lossy().into_owned(), reason: error.to_string() }
+    }
+
+    /// Runs `git -C <dir> <args>` with stdin closed, guarded unless the repository is trusted
+    /// ([`Git::guard`]); returns its standard output.
+    ///
+    /// # Errors
+    /// [`GitError::Spawn`] when git cannot start, [`GitError::Failed`] on a non-zero exit,
+    /// [`GitError::Unguarded`] when the repository's configuration cannot be made safe.
     pub async fn run(&self, dir: &Path, args: &[&OsStr]) -> Result<String, GitError> {
+        let guard = self.guard(dir).await?;
         let mut command = tokio::process::Command::new(&self.program);
         command
+            .args(&guard)
             .arg("-C")
             .arg(dir)
             .args(args)
@@ -126,10 +204,7 @@ impl Git {
             .kill_on_drop(true);
         let shown = || args.iter().map(|arg| arg.to_string_lossy()).collect::<Vec<_>>().join(" ");
         tracing::debug!(dir = %dir.display(), args = %shown(), "running git");
-        let output = command.output().await.map_err(|error| GitError::Spawn {
-            program: self.program.to_string_lossy().into_owned(),
-            reason: error.to_string(),
-        })?;
+        let output = command.output().await.map_err(|error| self.spawn_error(&error))?;
         if output.status.success() {
             return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
         }

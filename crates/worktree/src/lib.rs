@@ -9,7 +9,9 @@
 //! - the names: [`validate_name`] (Claude Code's rules), the folder `.claude/worktrees/<name>`
 //!   ([`worktree_dir`]), the branch `worktree-<name with / replaced by ->` ([`branch_for`]), and a
 //!   random readable name ([`random_name`]);
-//! - the git commands, run on the real `git` with fixed arguments ([`Git`]): the canonical
+//! - the git commands, run on the real `git` with fixed arguments ([`Git`]) and, in a folder
+//!   the user has not trusted, with everything the repository configures to run switched off
+//!   ([`guard`]): the canonical
 //!   repository root ([`Git::repo_root`]), `git worktree add -b` ([`Git::create`]), the changes a
 //!   removal would discard ([`Git::changes`]), `git worktree remove --force`
 //!   ([`Git::remove_worktree`]) and `git branch -D` ([`Git::delete_branch`]).
@@ -36,6 +38,7 @@
 //! ```
 
 mod git;
+pub mod guard;
 mod session;
 mod slug;
 

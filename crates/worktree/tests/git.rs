@@ -97,7 +97,46 @@ async fn two_names_for_one_branch_are_refused_clearly() {
 #[tokio::test]
 async fn a_missing_git_program_is_a_spawn_error() {
     let repo = GitRepo::new();
-    let git = Git { program: "/nonexistent/git".into(), env: Vec::new() };
+    let git = Git { program: "/nonexistent/git".into(), ..Git::default() };
     let error = git.repo_root(&repo.root).await.unwrap_err();
     assert!(error.to_string().starts_with("could not run /nonexistent/git"), "{error}");
+}
+
+/// Runs the worktree session's git commands on a repository whose configuration names programs
+/// (`GitRepo::arm_programs`); returns what ran.
+async fn programs_run_by_a_worktree_session(trust_repository: bool) -> String {
+    let repo = GitRepo::new();
+    let log = repo.arm_programs();
+    let git = Git { trust_repository, ..git(&repo) };
+    git.repo_root(&repo.root).await.unwrap();
+    let made = git.create(&repo.root, "spike").await.unwrap();
+    write(&made.path, "notes.md", "new\n");
+    assert_eq!(git.changes(&made.path, &made.base_commit, Some(&made.branch)).await.unwrap().files, 1);
+    git.remove_worktree(&made.repo_root, &made.path).await.unwrap();
+    git.delete_branch(&made.repo_root, &made.branch).await.unwrap();
+    std::fs::read_to_string(log).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn an_untrusted_repositorys_configured_programs_never_run() {
+    // Issue: git ran core.fsmonitor, hooks and filters of a folder nobody trusted.
+    let ran = programs_run_by_a_worktree_session(false).await;
+    assert_eq!(ran, "", "programs ran in an untrusted repository");
+    // The same repository, trusted: its hooks and filters are the user's to run (so the test
+    // above can fail).
+    let ran = programs_run_by_a_worktree_session(true).await;
+    for program in ["hook-post-checkout", "hook-reference-transaction", "smudge", "included-smudge"] {
+        assert!(ran.lines().any(|line| line == program), "{program} did not run in a trusted repository: {ran}");
+    }
+}
+
+#[tokio::test]
+async fn a_setting_git_cannot_override_stops_an_untrusted_call() {
+    let repo = GitRepo::new();
+    repo.git(&["config", "filter.a=b.smudge", "cat"]);
+    let guarded = git(&repo);
+    let error = guarded.repo_root(&repo.root).await.unwrap_err();
+    assert!(error.to_string().contains("filter.a=b.smudge"), "{error}");
+    let trusted = Git { trust_repository: true, ..git(&repo) };
+    assert_eq!(trusted.repo_root(&repo.root).await.unwrap(), repo.root);
 }

@@ -15,8 +15,11 @@
 //! it. Errors: already in a worktree session, not a git repository, no commits, git's refusal.
 //! Output `{worktreePath, worktreeBranch, message}`; the model sees the message.
 //!
-//! Flags as Claude Code's: not read-only, not concurrency-safe, deferred, allowed by default
-//! (the general permission rules still apply). Not done: `WorktreeCreate` hooks (worktrees for
+//! Flags as Claude Code's: not read-only, not concurrency-safe, deferred. Permission: a write
+//! of the worktree's folder (asked in the default mode, allowed in `acceptEdits`, refused in plan
+//! mode), where Claude Code allows it unasked. In a folder the user has not trusted, git runs
+//! with everything the repository configures to run switched off (hooks such as
+//! `post-checkout`, `core.fsmonitor`, filters: [`agent_tools_worktree::guard`]). Not done: `WorktreeCreate` hooks (worktrees for
 //! other version control systems), clearing prompt and memory caches (this crate has none), and
 //! the post-creation setup (copied local settings, symlinked folders).
 //!
@@ -48,8 +51,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
+    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
+    ToolUseContext, build_tool,
 };
 use agent_tools_worktree::{CreateError, Git, WorktreeSession};
 
@@ -119,6 +122,18 @@ impl ToolDef for EnterWorktreeTool {
         Some("Creating worktree".to_owned())
     }
 
+    /// A new checkout is a write: checked as one of the folder it goes in,
+    /// `<repository root>/.claude/worktrees/<name>` (deny rules, plan mode, `acceptEdits` inside
+    /// the working directories; otherwise the user is asked). Claude Code allows it unasked.
+    async fn check_permissions(&self, input: &EnterWorktreeInput, ctx: &ToolUseContext) -> PermissionResult {
+        let root = self.git.for_context(ctx).repo_root(&ctx.cwd).await.unwrap_or_else(|_| ctx.cwd.clone());
+        let folder = match &input.name {
+            Some(name) => agent_tools_worktree::worktree_dir(&root, name),
+            None => root.join(agent_tools_worktree::WORKTREES_DIR),
+        };
+        agent_tools_permissions::check_write_permission(&folder, ctx)
+    }
+
     async fn call(
         &self,
         input: EnterWorktreeInput,
@@ -128,7 +143,7 @@ impl ToolDef for EnterWorktreeTool {
             return Err(ToolError::failed(already_active(&shown(&current.worktree_path))));
         }
         let name = input.name.unwrap_or_else(agent_tools_worktree::random_name);
-        let made = self.git.create(&ctx.cwd, &name).await.map_err(|error| match error {
+        let made = self.git.for_context(ctx).create(&ctx.cwd, &name).await.map_err(|error| match error {
             CreateError::NotARepository(dir) => ToolError::failed(not_a_repository(&shown(&dir))),
             other => ToolError::failed(cannot_create(&other.to_string())),
         })?;

@@ -176,3 +176,36 @@ async fn the_schema_and_flags_are_claude_codes() {
     assert!(!tool.is_concurrency_safe(&parsed));
     assert!(!tool.is_destructive(&parsed));
 }
+
+/// What the permission check says of entering `name` in `mode`.
+async fn permission(repo: &GitRepo, mode: agent_tools_core::PermissionMode, name: Option<&str>) -> &'static str {
+    let mut ctx = ToolUseContext::new(&repo.root);
+    std::sync::Arc::make_mut(&mut ctx.permission_context).mode = mode;
+    let tool = enter_tool(repo);
+    let parsed = tool.parse(json!({"name": name})).unwrap_or_else(|_| tool.parse(json!({})).unwrap());
+    tool.check_permissions(&parsed, &ctx).await.behavior()
+}
+
+#[tokio::test]
+async fn entering_is_a_write_asked_in_the_default_mode_refused_in_plan_mode() {
+    use agent_tools_core::PermissionMode;
+    let repo = GitRepo::new();
+    assert_eq!(permission(&repo, PermissionMode::Default, Some("spike")).await, "passthrough", "asks");
+    assert_eq!(permission(&repo, PermissionMode::Default, None).await, "passthrough");
+    assert_eq!(permission(&repo, PermissionMode::AcceptEdits, Some("spike")).await, "allow");
+    assert_eq!(permission(&repo, PermissionMode::Plan, Some("spike")).await, "deny");
+    // A deny rule on the folder refuses it whatever the mode.
+    let mut ctx = ToolUseContext::new(&repo.root);
+    ctx.permission_context = std::sync::Arc::new(
+        agent_tools_core::ToolPermissionContext { mode: PermissionMode::BypassPermissions, ..Default::default() }
+            .with_rule(
+                agent_tools_core::permissions::PermissionBehavior::Deny,
+                agent_tools_core::permissions::PermissionRuleSource::Session,
+                "Edit(./.claude/worktrees/**)",
+            ),
+    );
+    let tool = enter_tool(&repo);
+    let parsed = tool.parse(json!({"name": "spike"})).unwrap();
+    assert_eq!(tool.check_permissions(&parsed, &ctx).await.behavior(), "deny");
+    assert!(!repo.root.join(".claude/worktrees/spike").exists(), "checking permission creates nothing");
+}

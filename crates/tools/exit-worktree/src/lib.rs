@@ -18,10 +18,12 @@
 //!
 //! Output `{action, originalCwd, worktreePath, worktreeBranch, discardedFiles?,
 //! discardedCommits?, message}`; the model sees the message. Flags as Claude Code's: not
-//! read-only, not concurrency-safe, destructive when the action is `remove`, deferred, and
-//! allowed by default (the general permission rules still apply; the code-2 check above is what
-//! stands between the model and lost work, as in Claude Code). Not done: killing the tmux
-//! session Claude Code may attach to a worktree, and `WorktreeRemove` hooks.
+//! read-only, not concurrency-safe, destructive when the action is `remove`, deferred. `keep` is
+//! allowed; `remove` is checked as a write of the worktree's folder (asked in the default mode,
+//! allowed in `acceptEdits`, refused in plan mode), where Claude Code allows it; the code-2
+//! check above still stands between the model and lost work. Git runs guarded in a folder the
+//! user has not trusted ([`agent_tools_worktree::guard`]). Not done: killing the tmux session
+//! Claude Code may attach to a worktree, and `WorktreeRemove` hooks.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -53,8 +55,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
+    ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_worktree::{Git, WorktreeSession};
 
@@ -96,11 +98,16 @@ fn shown(path: &Path) -> String {
 
 impl ExitWorktreeTool {
     /// Uncommitted files and commits since entry, or why they cannot be counted.
-    async fn changes(&self, session: &WorktreeSession) -> Result<agent_tools_worktree::Changes, String> {
+    async fn changes(
+        &self,
+        session: &WorktreeSession,
+        ctx: &ToolUseContext,
+    ) -> Result<agent_tools_worktree::Changes, String> {
         let Some(base) = &session.base_commit else {
             return Err("the commit the worktree started from is unknown".to_owned());
         };
         self.git
+            .for_context(ctx)
             .changes(&session.worktree_path, base, session.worktree_branch.as_deref())
             .await
             .map_err(|error| error.to_string())
@@ -150,6 +157,19 @@ impl ToolDef for ExitWorktreeTool {
         Some("Exiting worktree".to_owned())
     }
 
+    /// `keep` changes nothing on disk and is allowed; `remove` deletes the worktree's folder and
+    /// branch, so it is checked as a write of that folder (deny rules, plan mode, `acceptEdits`
+    /// inside the working directories; otherwise the user is asked). Claude Code allows both
+    /// unasked; a removal is a write like any other here.
+    async fn check_permissions(&self, input: &ExitWorktreeInput, ctx: &ToolUseContext) -> PermissionResult {
+        match (input.action, agent_tools_worktree::active(ctx)) {
+            (ExitAction::Remove, Some(session)) => {
+                agent_tools_permissions::check_write_permission(&session.worktree_path, ctx)
+            }
+            _ => PermissionResult::allow(),
+        }
+    }
+
     async fn validate_input(&self, input: &ExitWorktreeInput, ctx: &ToolUseContext) -> ValidationResult {
         let Some(session) = agent_tools_worktree::active(ctx) else {
             return ValidationResult::error(NO_SESSION, NO_SESSION_CODE);
@@ -158,7 +178,7 @@ impl ToolDef for ExitWorktreeTool {
             return ValidationResult::Ok;
         }
         let path = shown(&session.worktree_path);
-        match self.changes(&session).await {
+        match self.changes(&session, ctx).await {
             Err(reason) => ValidationResult::error(cannot_verify(&path, &reason), CANNOT_VERIFY_CODE),
             Ok(changes) if !changes.is_clean() => {
                 ValidationResult::error(unsaved_work(&path, changes.files, changes.commits), UNSAVED_WORK_CODE)
@@ -192,16 +212,17 @@ impl ToolDef for ExitWorktreeTool {
             ExitAction::Remove => {
                 // Counted before removing, for the report; a failure to count does not stop a
                 // removal the input check already let through.
-                let changes = self.changes(&session).await.ok();
+                let changes = self.changes(&session, ctx).await.ok();
+                let git = self.git.for_context(ctx);
                 // A folder already deleted by hand only needs git to forget it.
                 let removal = if session.worktree_path.exists() {
-                    self.git.remove_worktree(&session.repo_root, &session.worktree_path).await
+                    git.remove_worktree(&session.repo_root, &session.worktree_path).await
                 } else {
-                    self.git.prune_worktrees(&session.repo_root).await
+                    git.prune_worktrees(&session.repo_root).await
                 };
                 removal.map_err(|error| ToolError::failed(removal_failed(&path, &error.to_string())))?;
                 let branch_problem = match &branch {
-                    Some(branch) => self.git.delete_branch(&session.repo_root, branch).await.err(),
+                    Some(branch) => git.delete_branch(&session.repo_root, branch).await.err(),
                     None => None,
                 };
                 output.discarded_files = changes.map(|c| c.files);

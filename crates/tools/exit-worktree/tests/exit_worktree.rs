@@ -263,3 +263,21 @@ async fn remove_is_destructive_and_keep_is_not() {
     let bad = tool.parse(json!({"action": "delete"})).unwrap_err().to_string();
     assert!(bad.contains("action"), "{bad}");
 }
+
+#[tokio::test]
+async fn removing_is_a_write_of_the_worktree_and_keeping_is_allowed() {
+    use agent_tools_core::PermissionMode;
+    let repo = GitRepo::new();
+    let (mut ctx, _path) = entered(&repo, &repo.root, "spike").await;
+    let tool = exit_tool(&repo);
+    let keep = tool.parse(json!({"action": "keep"})).unwrap();
+    let remove = tool.parse(json!({"action": "remove", "discard_changes": true})).unwrap();
+    let (mut seen, modes) = (Vec::new(), [PermissionMode::Default, PermissionMode::AcceptEdits, PermissionMode::Plan]);
+    for mode in modes {
+        std::sync::Arc::make_mut(&mut ctx.permission_context).mode = mode;
+        let keeping = tool.check_permissions(&keep, &ctx).await.behavior();
+        seen.push((keeping, tool.check_permissions(&remove, &ctx).await.behavior()));
+    }
+    // The default mode asks before removing; acceptEdits allows it; plan mode refuses it.
+    assert_eq!(seen, [("allow", "passthrough"), ("allow", "allow"), ("allow", "deny")]);
+}
