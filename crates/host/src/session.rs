@@ -69,8 +69,8 @@ pub enum WorkspaceTrust {
     /// above it; otherwise that configuration is left out, with one notice saying what.
     #[default]
     Recorded,
-    /// Trusted for this session without asking (`--trust-workspace`, or a caller that loads no
-    /// project settings).
+    /// Trusted for this session without asking (`--trust-workspace`, or an embedder that
+    /// vouches for the folder itself).
     Trusted,
     /// As `Recorded`, but an unrecorded folder whose configuration would be left out is put to
     /// this question first (the folder, what it would do); a yes is recorded.
@@ -226,8 +226,9 @@ impl SessionBuilder {
     }
 
     /// Whether the settings files and the project's `.mcp.json` are read (default yes; `false`
-    /// is `--no-settings`: only the command-line rules apply, and the folder counts as trusted
-    /// since none of its configuration is read).
+    /// is `--no-settings` or `--setting-sources ""`: only the command-line rules apply). Trust
+    /// is about the folder, not about which files were read: an untrusted folder's own skills,
+    /// commands and agents stay out either way.
     pub fn settings_files(mut self, read: bool) -> Self {
         self.settings_files = read;
         self
@@ -501,7 +502,9 @@ impl SessionBuilder {
         project_servers: &mut Vec<NamedServer>,
         notice: &dyn Fn(&str),
     ) -> bool {
-        if !self.settings_files || matches!(self.trust, WorkspaceTrust::Trusted) {
+        // Not reading the settings files does not make the folder trusted: its `.claude/`
+        // still holds agents, skills and commands, and its memory files imports.
+        if matches!(self.trust, WorkspaceTrust::Trusted) {
             return true;
         }
         let sources = trust::trust_sources(&self.env);

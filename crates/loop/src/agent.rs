@@ -431,7 +431,23 @@ impl Agent {
             let memory_text = if self.options.memory {
                 let config_dir = self.session.environment().claude_config_dir();
                 let home = self.session.environment().home();
-                memory::render(&memory::load(self.session.project_dir(), config_dir.as_deref(), home.as_deref()))
+                let ctx = self.session.context().await;
+                let policy = memory::ImportPolicy {
+                    ctx: &ctx,
+                    trusted: self.session.is_trusted(),
+                    project: self.session.project_dir(),
+                    config_dir: config_dir.as_deref(),
+                };
+                let loaded = memory::load(
+                    self.session.project_dir(),
+                    config_dir.as_deref(),
+                    home.as_deref(),
+                    &|path, kind, load| policy.check(path, kind, load),
+                );
+                if let Some(notice) = loaded.skipped_notice() {
+                    sink(AgentEvent::Notice(notice));
+                }
+                memory::render(&loaded.files)
             } else {
                 String::new()
             };

@@ -11,6 +11,14 @@
 //! levels deep; a file is loaded once (an import cycle ends there). Tokens inside fenced code
 //! blocks and inline code spans are not imports, nor are e-mail addresses (`a@b.c`). Missing and
 //! unreadable files are skipped. Each file is cut at [`MAX_FILE_BYTES`].
+//!
+//! Whatever is loaded goes to the model, so every import passes a check first (the caller's
+//! `may_import`, see [`load`]): the agent loop loads an import only when a Read of it would be
+//! allowed without asking, and an untrusted project's memory may import only inside the
+//! project. Claude Code follows imports anywhere; a cloned repository's `CLAUDE.md` saying
+//! `@~/.ssh/id_ed25519` would send the key with the first request. Skipped imports are
+//! returned ([`Memory::skipped`]) so the user is told, never silently dropped; a memory file a
+//! deny rule covers is skipped the same way.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -54,11 +62,76 @@ pub struct MemoryFile {
     pub content: String,
 }
 
+/// A memory file or import that was not loaded because the check refused it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file refused (as resolved: absolute, `..` removed).
+    pub path: PathBuf,
+    /// The memory file that imports it; `None` when it is a memory file itself.
+    pub importer: Option<PathBuf>,
+    /// Why, as the end of a sentence ("a permission rule denies reading it").
+    pub reason: String,
+}
+
+/// What [`load`] found: the files to show the model, and what it left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// The loaded files, in the order the model reads them.
+    pub files: Vec<MemoryFile>,
+    /// The files the check refused, in the order they were met.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Memory {
+    /// One notice for the user naming every skipped file and why (`None` when none was):
+    /// `Memory files not loaded: /p/.env (imported by /p/CLAUDE.md): a permission rule denies
+    /// reading it; …`.
+    pub fn skipped_notice(&self) -> Option<String> {
+        if self.skipped.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = self
+            .skipped
+            .iter()
+            .map(|skip| match &skip.importer {
+                Some(importer) => {
+                    format!("{} (imported by {}): {}", skip.path.display(), importer.display(), skip.reason)
+                }
+                None => format!("{}: {}", skip.path.display(), skip.reason),
+            })
+            .collect();
+        Some(format!("Memory files not loaded: {}.", items.join("; ")))
+    }
+}
+
+/// What a memory file is checked as: a memory file found in its usual place, or an import.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Load<'a> {
+    /// A `CLAUDE.md`, rule or local file found where memory files live.
+    File,
+    /// An `@path` import made by the file `by`.
+    Import {
+        /// The importing file.
+        by: &'a Path,
+    },
+}
+
 /// Loads the memory files for a session in `cwd`, with the user's files in `config_dir`;
 /// `home` is what `@~/…` imports start from (none: they are skipped). Nothing is read from
 /// the process environment.
-pub fn load(cwd: &Path, config_dir: Option<&Path>, home: Option<&Path>) -> Vec<MemoryFile> {
-    let mut loader = Loader { seen: HashSet::new(), files: Vec::new(), home: home.map(Path::to_path_buf) };
+///
+/// `may_import(path, kind, load)` is asked before each file is read — the memory files found
+/// in their usual places and every import (kind: the importer's) — and answers `Ok(())` or why
+/// it must not be loaded; a refused file is listed in [`Memory::skipped`] and its imports are
+/// not followed.
+pub fn load(
+    cwd: &Path,
+    config_dir: Option<&Path>,
+    home: Option<&Path>,
+    may_import: &dyn Fn(&Path, MemoryKind, Load<'_>) -> Result<(), String>,
+) -> Memory {
+    let mut loader =
+        Loader { seen: HashSet::new(), memory: Memory::default(), home: home.map(Path::to_path_buf), may_import };
     if let Some(dir) = config_dir {
         loader.file(&dir.join("CLAUDE.md"), MemoryKind::User, 0);
     }
@@ -87,19 +160,36 @@ pub fn load(cwd: &Path, config_dir: Option<&Path>, home: Option<&Path>) -> Vec<M
     for folder in &folders {
         loader.file(&folder.join("CLAUDE.local.md"), MemoryKind::Local, 0);
     }
-    loader.files
+    loader.memory
 }
 
-struct Loader {
+struct Loader<'a> {
     seen: HashSet<PathBuf>,
-    files: Vec<MemoryFile>,
+    memory: Memory,
     home: Option<PathBuf>,
+    may_import: &'a dyn Fn(&Path, MemoryKind, Load<'_>) -> Result<(), String>,
 }
 
-impl Loader {
+impl Loader<'_> {
     fn file(&mut self, path: &Path, kind: MemoryKind, depth: usize) {
+        self.load(path, kind, depth, None);
+    }
+
+    fn load(&mut self, path: &Path, kind: MemoryKind, depth: usize, importer: Option<&Path>) {
         let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if depth > MAX_IMPORT_DEPTH || !key.is_file() || !self.seen.insert(key) {
+            return;
+        }
+        let load = match importer {
+            Some(by) => Load::Import { by },
+            None => Load::File,
+        };
+        if let Err(reason) = (self.may_import)(path, kind, load) {
+            self.memory.skipped.push(Skipped {
+                path: path.to_path_buf(),
+                importer: importer.map(Path::to_path_buf),
+                reason,
+            });
             return;
         }
         let Ok(bytes) = std::fs::read(path) else { return };
@@ -109,7 +199,7 @@ impl Loader {
             return;
         }
         let imports = imports(&content);
-        self.files.push(MemoryFile { path: path.to_path_buf(), kind, content });
+        self.memory.files.push(MemoryFile { path: path.to_path_buf(), kind, content });
         let base = path.parent().unwrap_or(Path::new("/"));
         for import in imports {
             let target = if let Some(rest) = import.strip_prefix("~/") {
@@ -120,7 +210,69 @@ impl Loader {
             } else {
                 base.join(&import)
             };
-            self.file(&agent_tools_core::path::normalize(&target), kind, depth + 1);
+            self.load(&agent_tools_core::path::normalize(&target), kind, depth + 1, Some(path));
+        }
+    }
+}
+
+/// The agent loop's check of memory files and imports (see the module docs), over the
+/// session's permission context:
+///
+/// 1. a file a `Read(…)` deny rule covers (or another name of it, through a link) is never
+///    loaded, wherever it was found;
+/// 2. an import made by the project's or the local memory of a folder that is not trusted must
+///    lie inside the project folder (`project`), links resolved;
+/// 3. an import must be readable without asking: inside the working directories, the user's
+///    own Claude folder (`config_dir`), or allowed by a `Read(…)` allow rule — and not covered by
+///    an ask rule.
+///
+/// The memory files themselves (found in their usual places) pass rule 1 only.
+pub struct ImportPolicy<'a> {
+    /// The session's context: its permission rules and working directories.
+    pub ctx: &'a agent_tools_core::ToolUseContext,
+    /// Whether the project folder is trusted.
+    pub trusted: bool,
+    /// The project folder (canonical).
+    pub project: &'a Path,
+    /// The user's Claude folder (`~/.claude`).
+    pub config_dir: Option<&'a Path>,
+}
+
+impl ImportPolicy<'_> {
+    /// `Ok(())` when `path` may be loaded, else why not (the end of a sentence).
+    ///
+    /// # Errors
+    /// The reason it is skipped, as the user will read it.
+    pub fn check(&self, path: &Path, kind: MemoryKind, load: Load<'_>) -> Result<(), String> {
+        use agent_tools_core::PermissionResult;
+        use agent_tools_permissions::paths::candidates;
+        if agent_tools_permissions::is_read_denied(path, self.ctx) {
+            return Err("a permission rule denies reading it".to_owned());
+        }
+        if load == Load::File {
+            return Ok(());
+        }
+        let inside = |folder: &Path| {
+            let folders = candidates(folder);
+            candidates(path).iter().all(|spelling| folders.iter().any(|folder| spelling.starts_with(folder)))
+        };
+        if !self.trusted && kind != MemoryKind::User && !inside(self.project) {
+            return Err(format!(
+                "{} is not a trusted folder, so its memory files may import only files inside it",
+                self.project.display()
+            ));
+        }
+        let in_claude_folder = self.config_dir.is_some_and(inside);
+        match agent_tools_permissions::check_read_permission(path, self.ctx) {
+            PermissionResult::Allow { .. } => Ok(()),
+            PermissionResult::Ask { .. } => Err("a permission rule asks before reading it".to_owned()),
+            PermissionResult::Deny { .. } => Err("a permission rule denies reading it".to_owned()),
+            PermissionResult::Passthrough { .. } if in_claude_folder => Ok(()),
+            PermissionResult::Passthrough { .. } => Err(
+                "it is outside the working directories, so reading it would need approval (a Read allow rule for it \
+                 lets it load)"
+                    .to_owned(),
+            ),
         }
     }
 }
@@ -198,7 +350,7 @@ mod tests {
         std::fs::write(sub.join(".claude/rules/b.md"), "rule b").unwrap();
         std::fs::write(sub.join(".claude/rules/a.md"), "rule a").unwrap();
         std::fs::write(project.join("CLAUDE.local.md"), "mine").unwrap();
-        let files = load(&sub, Some(&config), Some(root.path()));
+        let files = load(&sub, Some(&config), Some(root.path()), &|_, _, _| Ok(())).files;
         let texts: Vec<&str> = files.iter().map(|file| file.content.as_str()).collect();
         assert_eq!(
             texts,
@@ -217,9 +369,112 @@ mod tests {
         assert_eq!(files[2].kind, MemoryKind::Project);
         assert_eq!(files[7].kind, MemoryKind::Local);
         // Without a home, `@~/` imports are skipped.
-        assert_eq!(load(&sub, Some(&config), None).len(), 7);
+        assert_eq!(load(&sub, Some(&config), None, &|_, _, _| Ok(())).files.len(), 7);
         let text = render(&files);
         assert!(text.contains(&format!("Contents of {} (project instructions", project.join("CLAUDE.md").display())));
         assert!(render(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_refused_import_is_listed_with_its_importer_and_its_own_imports_are_not_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().canonicalize().unwrap().join("proj");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("CLAUDE.md"), "see @notes.md and @secret.md").unwrap();
+        std::fs::write(project.join("notes.md"), "notes").unwrap();
+        std::fs::write(project.join("secret.md"), "SECRET @deeper.md").unwrap();
+        std::fs::write(project.join("deeper.md"), "DEEPER").unwrap();
+        let asked = std::sync::Mutex::new(Vec::new());
+        let check = |path: &Path, kind: MemoryKind, load: Load<'_>| {
+            asked.lock().unwrap().push((path.file_name().unwrap().to_owned(), kind, load == Load::File));
+            if path.ends_with("secret.md") { Err("a permission rule denies reading it".to_owned()) } else { Ok(()) }
+        };
+        let memory = load(&project, None, None, &check);
+        let texts: Vec<&str> = memory.files.iter().map(|file| file.content.as_str()).collect();
+        assert_eq!(texts, ["see @notes.md and @secret.md", "notes"]);
+        assert_eq!(
+            memory.skipped,
+            [Skipped {
+                path: project.join("secret.md"),
+                importer: Some(project.join("CLAUDE.md")),
+                reason: "a permission rule denies reading it".into()
+            }]
+        );
+        assert_eq!(
+            memory.skipped_notice().unwrap(),
+            format!(
+                "Memory files not loaded: {} (imported by {}): a permission rule denies reading it.",
+                project.join("secret.md").display(),
+                project.join("CLAUDE.md").display()
+            )
+        );
+        let asked = asked.into_inner().unwrap();
+        assert_eq!(asked[0], ("CLAUDE.md".into(), MemoryKind::Project, true));
+        assert_eq!(asked[1], ("notes.md".into(), MemoryKind::Project, false));
+        assert!(!asked.iter().any(|(name, ..)| name == "deeper.md"), "{asked:?}");
+        assert_eq!(Memory::default().skipped_notice(), None);
+    }
+
+    #[test]
+    fn the_policy_loads_imports_a_read_would_allow_unasked_and_keeps_untrusted_memory_inside() {
+        use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (project, config, other) = (root.join("proj"), root.join("home/.claude"), root.join("other"));
+        for dir in [&project, &config, &other] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let mut ctx = agent_tools_core::ToolUseContext::new(&project);
+        let rules = agent_tools_core::ToolPermissionContext {
+            project_dir: Some(project.clone()),
+            launch_dir: Some(project.clone()),
+            ..Default::default()
+        }
+        .with_rule(PermissionBehavior::Deny, PermissionRuleSource::ProjectSettings, "Read(./.env)")
+        .with_rule(PermissionBehavior::Ask, PermissionRuleSource::ProjectSettings, "Read(./ask.md)");
+        ctx.permission_context = std::sync::Arc::new(rules);
+        let by = project.join("CLAUDE.md");
+        let import = Load::Import { by: &by };
+        let verdict = |trusted: bool, path: &Path, kind: MemoryKind| {
+            ImportPolicy { ctx: &ctx, trusted, project: &project, config_dir: Some(&config) }
+                .check(path, kind, import)
+                .map_err(|why| why.split(' ').take(4).collect::<Vec<_>>().join(" "))
+        };
+        for trusted in [false, true] {
+            assert_eq!(verdict(trusted, &project.join("docs/a.md"), MemoryKind::Project), Ok(()));
+            assert_eq!(
+                verdict(trusted, &project.join(".env"), MemoryKind::Project),
+                Err("a permission rule denies".into())
+            );
+            assert_eq!(
+                verdict(trusted, &project.join("ask.md"), MemoryKind::Project),
+                Err("a permission rule asks".into())
+            );
+            assert_eq!(
+                verdict(trusted, &other.join("notes.md"), MemoryKind::User),
+                Err("it is outside the".into()),
+                "outside the working directories: a Read would ask"
+            );
+            // The user's own memory may import from the user's Claude folder.
+            assert_eq!(verdict(trusted, &config.join("prefs.md"), MemoryKind::User), Ok(()));
+        }
+        // The Claude folder is the user's: a trusted project's memory may import from it, an
+        // untrusted one's may not leave the project at all.
+        assert_eq!(verdict(true, &config.join("prefs.md"), MemoryKind::Project), Ok(()));
+        let shown = project.display().to_string();
+        let refused = verdict(false, &config.join("prefs.md"), MemoryKind::Local).unwrap_err();
+        assert_eq!(refused, format!("{shown} is not a"));
+        // A link inside the project to a file outside it is outside.
+        #[cfg(unix)]
+        {
+            std::fs::write(other.join("key"), "k").unwrap();
+            std::os::unix::fs::symlink(other.join("key"), project.join("key.md")).unwrap();
+            assert!(verdict(false, &project.join("key.md"), MemoryKind::Project).is_err());
+            assert!(verdict(true, &project.join("key.md"), MemoryKind::Project).is_err());
+        }
+        // Memory files found in their places pass the deny rules only.
+        let policy = ImportPolicy { ctx: &ctx, trusted: false, project: &project, config_dir: None };
+        assert_eq!(policy.check(&root.join("CLAUDE.md"), MemoryKind::Project, Load::File), Ok(()));
+        assert!(policy.check(&project.join(".env"), MemoryKind::Project, Load::File).is_err());
     }
 }
