@@ -14,7 +14,8 @@
 //!   shape is ignored, as the settings loader ignores it). Result `SETTING = VALUE` (compact
 //!   JSON); when no file sets it, `SETTING is not set (default: VALUE)`, or `SETTING is not set`
 //!   for a setting without a fixed default.
-//! - **Write** (permission: ask, `Set SETTING to VALUE`, as a safety check: asked even in bypass
+//! - **Write** (permission: ask, [`set_question`] — `Config asks to set SETTING to VALUE in
+//!   FILE. Until that is approved, the setting is not changed.` — as a safety check: asked even in bypass
 //!   mode and never approved by the auto mode's classifier, since a settings file decides the
 //!   permission mode and the sandbox — as a Write to the file would be asked): the value is checked against the
 //!   setting's type and allowed values (booleans also as `"true"`/`"false"`, whole numbers also
@@ -85,7 +86,7 @@ use serde_json::Value;
 
 pub use crate::input::{ConfigInput, ConfigValue};
 pub use crate::keys::{Fallback, Kind, MODES, SETTINGS, Scope, Setting, find, names};
-pub use crate::render::{ConfigOutput, Operation, result_text, set_message};
+pub use crate::render::{ConfigOutput, Operation, result_text, set_message, set_question};
 pub use crate::store::{Found, Layer, StoreError};
 
 use crate::store::Source;
@@ -235,7 +236,7 @@ fn question(input: &ConfigInput, config: &ConfigToolConfig) -> Option<(String, P
     let setting = find(input.setting.trim())?;
     let value = setting.coerce(value).ok()?;
     let path = config.path_for(setting.scope)?;
-    Some((set_message(setting.key, &value.to_string()), path.to_path_buf()))
+    Some((set_question(setting.key, &value.to_string(), path), path.to_path_buf()))
 }
 
 impl ToolDef for ConfigTool {
@@ -301,8 +302,10 @@ impl ToolDef for ConfigTool {
         })
     }
 
-    /// A read is allowed; a change asks `Set SETTING to VALUE` (the value as it will be
-    /// written). A change that will fail is allowed through to its error.
+    /// A read is allowed; a change asks [`set_question`] (the value as it will be written, the
+    /// file, and that nothing changes unless approved — Claude Code asks `Set SETTING to VALUE`,
+    /// which read like a success when a headless run refused it). A change that will fail is
+    /// allowed through to its error.
     async fn check_permissions(&self, input: &ConfigInput, _ctx: &ToolUseContext) -> PermissionResult {
         // A settings file decides the permission mode, the sandbox and the model: changing one is
         // a safety check, asked even in bypass mode (as a Write to the file would be), never

@@ -109,10 +109,21 @@ pub fn result_text(output: &ConfigOutput) -> String {
     }
 }
 
-/// `Set SETTING to VALUE`: the permission question and the result of a change (Claude Code's
-/// text). `value` is compact JSON.
+/// `Set SETTING to VALUE`: the result of a change (Claude Code's text) and the call's summary.
+/// `value` is compact JSON.
 pub fn set_message(setting: &str, value: &str) -> String {
     format!("Set {setting} to {value}")
+}
+
+/// The permission question for a change: what would be set, and in which file, said so that
+/// it reads right when the call is refused too (a headless run gives the question back as the
+/// refusal): `Config asks to set model to "opus" in /p/.claude/settings.json. Until that is
+/// approved, the setting is not changed.` `value` is compact JSON.
+pub fn set_question(setting: &str, value: &str, file: &std::path::Path) -> String {
+    format!(
+        "Config asks to set {setting} to {value} in {}. Until that is approved, the setting is not changed.",
+        file.display()
+    )
 }
 
 /// An unknown setting: its name and every supported one.

@@ -365,7 +365,13 @@ async fn reads_are_allowed_and_changes_ask() {
     // the auto mode's classifier.
     let model = decide(json!({"setting": "model", "value": "opus"})).await;
     let PermissionResult::Ask { message, decision_reason, blocked_path, .. } = &model else { panic!("{model:?}") };
-    assert_eq!(message, r#"Set model to "opus""#);
+    assert_eq!(
+        message,
+        &format!(
+            r#"Config asks to set model to "opus" in {}. Until that is approved, the setting is not changed."#,
+            s.user.display()
+        )
+    );
     assert_eq!(blocked_path.as_deref(), Some(s.user.to_str().unwrap()));
     assert!(matches!(
         decision_reason,
@@ -373,12 +379,12 @@ async fn reads_are_allowed_and_changes_ask() {
     ));
     // The question shows the value as it will be written.
     assert_eq!(
-        decide(json!({"setting": "sandbox.enabled", "value": "false"})).await.message(),
-        Some("Set sandbox.enabled to false")
+        decide(json!({"setting": "sandbox.enabled", "value": "false"})).await.message().map(|m| m.split(" in ").next()),
+        Some(Some("Config asks to set sandbox.enabled to false"))
     );
     assert_eq!(
-        decide(json!({"setting": "cleanupPeriodDays", "value": 10})).await.message(),
-        Some("Set cleanupPeriodDays to 10")
+        decide(json!({"setting": "cleanupPeriodDays", "value": 10})).await.message().map(|m| m.split(" in ").next()),
+        Some(Some("Config asks to set cleanupPeriodDays to 10"))
     );
     // A change that will fail writes nothing, so there is nothing to ask.
     assert_eq!(decide(json!({"setting": "theme", "value": "dark"})).await, PermissionResult::allow());

@@ -16,7 +16,11 @@
 //! Scheduled recurring job 1a2b3c4d (every 5 minutes). Next run: 2026-12-04 01:05 +00:00. Session-only (not written to disk, dies when the session ends). Auto-expires after 30 days. Use CronDelete to cancel sooner.
 //! ```
 //!
-//! Not read-only, not concurrency-safe, deferred; permission: allowed (Claude Code's default).
+//! Not read-only, not concurrency-safe, deferred. Permission: a session-only job is allowed
+//! (Claude Code's default); a durable one writes a prompt that fires in the user's later
+//! sessions into `.claude/scheduled_tasks.json`, so it is checked as a write of that file — a
+//! file inside `.claude/`, asked in every mode as a Write to it would be. Claude Code allows it
+//! unasked.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -41,8 +45,8 @@ mod render;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
+    ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_cron::{CronError, CronScheduler, NewJob, store};
 use serde_json::Value;
@@ -119,6 +123,18 @@ impl ToolDef for CronCreateTool {
 
     fn get_path(&self, input: &CronCreateInput) -> Option<String> {
         input.durable.unwrap_or(false).then(|| store::FILE.to_owned())
+    }
+
+    /// A durable job is a write of the durable jobs' file (see the crate docs); a session-only
+    /// one changes nothing on disk.
+    async fn check_permissions(&self, input: &CronCreateInput, ctx: &ToolUseContext) -> PermissionResult {
+        if !input.durable.unwrap_or(false) {
+            return PermissionResult::allow();
+        }
+        let file = CronScheduler::existing(ctx)
+            .and_then(|scheduler| scheduler.durable_path().map(std::path::Path::to_path_buf))
+            .unwrap_or_else(|| ctx.original_cwd.join(store::FILE));
+        agent_tools_permissions::check_write_permission(&file, ctx)
     }
 
     fn to_auto_classifier_input(&self, input: &CronCreateInput) -> Value {

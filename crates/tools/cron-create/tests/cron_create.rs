@@ -84,3 +84,25 @@ async fn a_sub_agent_may_not_make_durable_jobs_and_without_a_scheduler_nothing_i
     let (error, text) = create(&bare, json!({"cron": "0 9 * * *", "prompt": "x"})).await;
     assert!(error && text.contains(agent_tool_cron_create::NO_SCHEDULER), "{text}");
 }
+
+#[tokio::test]
+async fn a_durable_job_is_asked_for_as_a_write_of_the_jobs_file_and_a_session_job_is_not() {
+    // Issue: a durable job wrote a prompt that fires in the user's later sessions, unasked.
+    use agent_tools_core::PermissionMode;
+    use agent_tools_core::permissions::PermissionResult;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ctx, _scheduler) = session(dir.path());
+    let tool = agent_tool_cron_create::tool();
+    let durable = tool.parse(json!({"cron": "0 9 * * *", "prompt": "go", "durable": true})).unwrap();
+    let session_only = tool.parse(json!({"cron": "0 9 * * *", "prompt": "go"})).unwrap();
+    for mode in [PermissionMode::Default, PermissionMode::AcceptEdits, PermissionMode::BypassPermissions] {
+        Arc::make_mut(&mut ctx.permission_context).mode = mode;
+        let asked = tool.check_permissions(&durable, &ctx).await;
+        let PermissionResult::Ask { blocked_path, .. } = &asked else { panic!("{mode:?}: {asked:?}") };
+        assert_eq!(blocked_path.as_deref(), Some(dir.path().join(".claude/scheduled_tasks.json").to_str().unwrap()));
+        assert_eq!(tool.check_permissions(&session_only, &ctx).await.behavior(), "allow");
+    }
+    Arc::make_mut(&mut ctx.permission_context).mode = PermissionMode::Plan;
+    assert_eq!(tool.check_permissions(&durable, &ctx).await.behavior(), "deny");
+    assert!(!dir.path().join(".claude/scheduled_tasks.json").exists());
+}
