@@ -3,7 +3,9 @@
 //! `.ci/lsp`; without them these tests print a skip, and fail under AGENT_TOOLS_REQUIRE_LSP=1)
 //! and the small projects in `tests/fixtures/lsp`. Every operation is checked against the exact
 //! text Claude Code's formatters give for the locations the fixture has; a gitignored file's
-//! references are left out; an edit that breaks a type gets the server's error attached, and
+//! references are left out, and what pyright says about files a `Read(…)` deny rule covers
+//! (hover text, definitions, references, symbols, call-hierarchy items) is withheld and counted
+//! (issue 30, item 6); an edit that breaks a type gets the server's error attached, and
 //! the fix gets none; a server that keeps crashing is restarted, then given up on.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -303,4 +305,113 @@ async fn lsp_is_off_unless_asked_for_and_off_in_a_folder_that_is_not_trusted() {
     assert!(!has_lsp(&untrusted));
     let notices = untrusted.notices.lock().unwrap().join("\n");
     assert!(notices.contains("language servers (LSP), which can run its code"), "{notices}");
+}
+
+/// `secret/consts.py` of the deny-rule test: a constant whose value must not show, and a
+/// function.
+const SECRET_CONSTS: &str = "API_TOKEN = \"CANARY-LSP-7f3a\"\n\n\ndef fetch_secret() -> str:\n    return API_TOKEN\n\n\nSIGNING_SALT = \"CANARY-LSP-salt-91\"\n";
+/// `pub/derived.py`: a readable variable whose inferred type is a denied constant's value.
+const PUB_DERIVED: &str = "from secret.consts import SIGNING_SALT\n\nsalt = SIGNING_SALT\n";
+/// `pub/use.py`: uses both (`API_TOKEN` at 5:11, `fetch_secret` at 6:12, `show` at 4:5).
+const PUB_USE: &str = "from secret.consts import API_TOKEN, fetch_secret\n\n\ndef show() -> str:\n    print(API_TOKEN)\n    return fetch_secret()\n";
+
+/// What the LSP tool's texts add when results in read-denied files are left out.
+const WITHHELD_ONE: &str = "\n\n1 result in a file a permission rule denies reading was withheld.";
+
+#[tokio::test]
+async fn pyright_answers_about_read_denied_files_are_withheld() {
+    let Some(bin) = agent_tools_testkit::lsp_bin_dir("LSP with Read deny rules", &["pyright-langserver", "node"])
+    else {
+        return;
+    };
+    let (_dir, root) = project(
+        "python",
+        &[("secret/consts.py", SECRET_CONSTS), ("pub/use.py", PUB_USE), ("pub/derived.py", PUB_DERIVED)],
+    );
+    let symbol = json!({"operation": "workspaceSymbol", "filePath": "pub/use.py", "line": 1, "character": 1, "query": "API_TOKEN"});
+
+    // Without a deny rule the server shows the secret's value and locations.
+    let open_fx = open(&root, Some(&bin), WorkspaceTrust::Trusted, None, true).await;
+    let (text, _) = open_fx.lsp("hover", "pub/use.py", 5, 11).await;
+    assert_eq!(text, "Hover info at 5:11:\n\n```python\n(constant) API_TOKEN: Literal['CANARY-LSP-7f3a']\n```");
+    let (text, _) = open_fx.lsp("goToDefinition", "pub/use.py", 5, 11).await;
+    assert_eq!(text, "Defined in secret/consts.py:1:1");
+    let (text, _) = open_fx.lsp("hover", "pub/derived.py", 3, 1).await;
+    assert!(text.contains("CANARY-LSP-salt-91"), "pyright infers the constant's value: {text}");
+    let (text, data) = open_fx.lsp("findReferences", "pub/use.py", 5, 11).await;
+    assert_eq!(
+        text,
+        "Found 4 references across 2 files:\n\npub/use.py:\n  Line 1:27\n  Line 5:11\n\nsecret/consts.py:\n  Line 1:1\n  Line 5:12"
+    );
+    assert_eq!(counts(&data), (json!(4), json!(2)));
+    let (text, _, _) = open_fx.call("LSP", symbol.clone()).await;
+    assert_eq!(text, "Found 1 symbol in workspace:\n\nsecret/consts.py:\n  API_TOKEN (Constant) - Line 1");
+    let (text, _) = open_fx.lsp("prepareCallHierarchy", "pub/use.py", 6, 12).await;
+    assert_eq!(text, "Call hierarchy item: fetch_secret (Function) - secret/consts.py:4 [(consts.py)]");
+    open_fx.session.shutdown().await;
+
+    // With `Read(./secret/**)` denied, nothing of secret/ shows, and the texts say what was withheld.
+    let deny = json!({"permissions": {"deny": ["Read(./secret/**)"]}}).to_string();
+    let fx = open(&root, Some(&bin), WorkspaceTrust::Trusted, Some(deny), true).await;
+    let (text, data) = fx.lsp("hover", "pub/use.py", 5, 11).await;
+    assert!(!text.contains("CANARY"), "{text}");
+    assert_eq!(text, "The hover text comes from a file a permission rule denies reading, so it was withheld.");
+    assert_eq!(counts(&data), (json!(0), json!(0)));
+    // A function's signature comes from its definition too.
+    let (text, _) = fx.lsp("hover", "pub/use.py", 6, 12).await;
+    assert_eq!(text, "The hover text comes from a file a permission rule denies reading, so it was withheld.");
+    // A readable variable whose inferred type quotes the denied constant's value.
+    let (text, _) = fx.lsp("hover", "pub/derived.py", 3, 1).await;
+    assert_eq!(text, "The hover text comes from a file a permission rule denies reading, so it was withheld.");
+    // A symbol defined in a readable file keeps its hover.
+    let (text, _) = fx.lsp("hover", "pub/use.py", 4, 5).await;
+    assert_eq!(text, "Hover info at 4:5:\n\n```python\n(function) def show() -> str\n```");
+
+    let (text, data) = fx.lsp("goToDefinition", "pub/use.py", 5, 11).await;
+    assert_eq!(
+        text,
+        format!(
+            "No definition found. This may occur if the cursor is not on a symbol, or if the definition is in an external library not indexed by the LSP server.{WITHHELD_ONE}"
+        )
+    );
+    assert_eq!(counts(&data), (json!(0), json!(0)));
+
+    let (text, data) = fx.lsp("findReferences", "pub/use.py", 5, 11).await;
+    assert_eq!(
+        text,
+        "Found 2 references across 1 files:\n\npub/use.py:\n  Line 1:27\n  Line 5:11\n\n2 results in files a permission rule denies reading were withheld."
+    );
+    assert_eq!(counts(&data), (json!(2), json!(1)));
+    let (text, data) = fx.lsp("findReferences", "pub/use.py", 6, 12).await;
+    assert_eq!(
+        text,
+        format!("Found 2 references across 1 files:\n\npub/use.py:\n  Line 1:38\n  Line 6:12{WITHHELD_ONE}")
+    );
+    assert_eq!(counts(&data), (json!(2), json!(1)));
+
+    let (text, _, data) = fx.call("LSP", symbol).await;
+    assert!(!text.contains("secret/"), "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "No symbols found in workspace. This may occur if the workspace is empty, or if the LSP server has not finished indexing the project.{WITHHELD_ONE}"
+        )
+    );
+    assert_eq!(counts(&data), (json!(0), json!(0)));
+
+    // The call hierarchy: fetch_secret's item is in secret/; show's call of it is withheld,
+    // its calls of print (in the typeshed stubs) are not.
+    let (text, _) = fx.lsp("prepareCallHierarchy", "pub/use.py", 6, 12).await;
+    assert_eq!(text, format!("No call hierarchy item found at this position{WITHHELD_ONE}"));
+    let (text, data) = fx.lsp("outgoingCalls", "pub/use.py", 4, 5).await;
+    assert!(text.starts_with("Found 2 outgoing calls:\n\n") && text.ends_with(WITHHELD_ONE), "{text}");
+    assert!(!text.contains("secret/") && !text.contains("fetch_secret"), "{text}");
+    assert_eq!(counts(&data), (json!(2), json!(1)));
+    // Who calls fetch_secret is in pub/, readable: shown as without the rule.
+    let (text, _) = fx.lsp("incomingCalls", "pub/use.py", 6, 12).await;
+    assert_eq!(text, "Found 1 incoming call:\n\npub/use.py:\n  show (Function) - Line 4 [calls at: 6:12]");
+    // The file itself: its document symbols are its own.
+    let (text, _) = fx.lsp("documentSymbol", "pub/use.py", 1, 1).await;
+    assert!(text.starts_with("Document symbols:\n"), "{text}");
+    fx.session.shutdown().await;
 }

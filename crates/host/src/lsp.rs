@@ -1,7 +1,8 @@
 //! The session's language servers (the `lsp` feature): which servers a session gets, and what
 //! the executor tells them around file tools — a Read opens the file in its server, an Edit,
 //! Write, MultiEdit or NotebookEdit sends the new content and attaches the new errors the
-//! server reports, as Claude Code attaches its diagnostics.
+//! server reports, as Claude Code attaches its diagnostics — leaving out a diagnostic that
+//! quotes a literal from a file the `Read(…)` rules protect.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -82,6 +83,22 @@ pub(crate) async fn after_call(tool: &str, path: Option<&Path>, ctx: &ToolUseCon
     if !FILE_EDIT_TOOLS.contains(&tool) || !manager.diagnostics_after_edit() {
         return None;
     }
-    let fresh = manager.file_changed(path).await;
+    let mut fresh = manager.file_changed(path).await;
+    // A diagnostic can quote what the server inferred from a file the Read rules protect
+    // (`Type "Literal['…']" is not assignable …`): such a diagnostic is left out.
+    if !fresh.is_empty() {
+        let check = ctx.clone();
+        fresh = tokio::task::spawn_blocking(move || {
+            for file in &mut fresh {
+                file.diagnostics.retain(|diagnostic| {
+                    !agent_tools_permissions::content::quotes_protected_content(&diagnostic.message, &check)
+                });
+            }
+            fresh.retain(|file| !file.diagnostics.is_empty());
+            fresh
+        })
+        .await
+        .unwrap_or_default();
+    }
     (!fresh.is_empty()).then(|| agent_tools_lsp::format_new_diagnostics(&fresh, &ctx.cwd))
 }

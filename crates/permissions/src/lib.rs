@@ -6,6 +6,7 @@
 //!   working directories, and the paths that always need approval (`.git/`, shell start-up files);
 //! - [`filesystem`]: the read and write checks file tools run in `check_permissions`;
 //! - [`links`]: hard links, so a second name of a denied file is denied too;
+//! - [`content`]: text that quotes what those rules protect (a language server's inferred types);
 //! - [`worktrees`]: the project's other checkouts, where its deny rules apply as well;
 //! - [`messages`]: the texts of these decisions.
 //!
@@ -37,6 +38,7 @@
 //! assert_eq!(check_write_permission(Path::new("/proj/.git/config"), &ctx).behavior(), "ask");
 //! ```
 
+pub mod content;
 pub mod filesystem;
 pub mod links;
 pub mod messages;

@@ -478,7 +478,7 @@ mod tests {
         std::fs::write(later.join(".git"), "gitdir: x\n").unwrap();
         assert!(rule_covers(&deny, &later.join("secret/key"), &ctx));
         // Walks prune by scope: the worktree's secret folder, not its public one.
-        let compiled = CompiledRule::compile(deny.clone(), &ctx).unwrap();
+        let compiled = CompiledRule::compile(deny, &ctx).unwrap();
         assert!(compiled.may_cover_below(&kept.join("secret")));
         assert!(!compiled.may_cover_below(&kept.join("pub")));
         // An allow rule is not widened into the copies; an absolute rule does not move.

@@ -168,7 +168,7 @@ mod tests {
 
         assert_eq!(counterparts(&repo.join("app")), [outside.join("app"), nested.join("app")], "sorted");
         // Seen from the outside worktree: the main checkout and the nested one.
-        let mut expected = vec![repo.clone(), nested.clone()];
+        let mut expected = vec![repo, nested];
         expected.sort();
         assert_eq!(counterparts(&outside), expected);
         assert!(counterparts(&root).is_empty(), "not in a repository");

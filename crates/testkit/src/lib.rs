@@ -339,11 +339,11 @@ impl GitRepo {
         write(
             self.dir.path(),
             "program.sh",
-            &format!("#!/bin/sh\necho \"$1\" >> '{}'\ncat 2>/dev/null\nexit 0\n", log.display()),
+            format!("#!/bin/sh\necho \"$1\" >> '{}'\ncat 2>/dev/null\nexit 0\n", log.display()),
         );
         let hooks = self.root.join(".git/hooks");
         for hook in ["post-checkout", "reference-transaction", "pre-auto-gc"] {
-            write(&hooks, hook, &format!("#!/bin/sh\necho hook-{hook} >> '{}'\nexit 0\n", log.display()));
+            write(&hooks, hook, format!("#!/bin/sh\necho hook-{hook} >> '{}'\nexit 0\n", log.display()));
         }
         #[cfg(unix)]
         {
@@ -365,7 +365,7 @@ impl GitRepo {
         write(
             self.dir.path(),
             "included.config",
-            &format!(
+            format!(
                 "[filter \"inc\"]\n\tsmudge = {}\n[credential]\n\thelper = {}\n",
                 run("included-smudge"),
                 run("credential")

@@ -4,7 +4,9 @@
 //! `git check-ignore --stdin -z` runs in the working directory, 50 paths at a time, each run
 //! given 5 s. Only paths inside the repository's work tree are asked about (git refuses a whole
 //! batch when one path is outside it); when git fails, times out or the folder is no
-//! repository, nothing is dropped.
+//! repository, nothing is dropped. In a folder the user has not trusted, git runs with what the
+//! repository configures to run switched off (`agent_tools_worktree::guard`: its fsmonitor, its
+//! hooks); when that cannot be done, git is not run and nothing is dropped.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -21,13 +23,16 @@ pub const BATCH: usize = 50;
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The paths among `paths` that git ignores in the repository holding `cwd` (the paths as
-/// given). Empty when `cwd` is in no repository or git cannot answer.
-pub async fn ignored(paths: &[PathBuf], cwd: &Path) -> HashSet<PathBuf> {
+/// given). Empty when `cwd` is in no repository or git cannot answer. `git` says how git runs:
+/// guarded unless [`agent_tools_worktree::Git::trust_repository`] (see the module docs).
+pub async fn ignored(paths: &[PathBuf], cwd: &Path, git: &agent_tools_worktree::Git) -> HashSet<PathBuf> {
     let mut found = HashSet::new();
     if paths.is_empty() {
         return found;
     }
-    let Some(top) = toplevel(cwd).await else { return found };
+    let Ok(Ok(guard)) = tokio::time::timeout(GIT_TIMEOUT, git.guard(cwd)).await else { return found };
+    let git = Guarded { git, guard };
+    let Some(top) = toplevel(cwd, &git).await else { return found };
     // What git is given (the real path, so a link in the spelling does not put the file
     // "outside" the repository) → the path as the server named it.
     let mut asked: HashMap<String, PathBuf> = HashMap::new();
@@ -41,7 +46,7 @@ pub async fn ignored(paths: &[PathBuf], cwd: &Path) -> HashSet<PathBuf> {
     }
     let names: Vec<&String> = asked.keys().collect();
     for batch in names.chunks(BATCH) {
-        for name in check_ignore(batch, cwd).await {
+        for name in check_ignore(batch, cwd, &git).await {
             if let Some(original) = asked.get(&name) {
                 found.insert(original.clone());
             }
@@ -50,9 +55,23 @@ pub async fn ignored(paths: &[PathBuf], cwd: &Path) -> HashSet<PathBuf> {
     found
 }
 
+/// Git with the arguments that keep a repository's own programs from running.
+struct Guarded<'a> {
+    git: &'a agent_tools_worktree::Git,
+    guard: Vec<std::ffi::OsString>,
+}
+
+impl Guarded<'_> {
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.git.program);
+        command.args(&self.guard).envs(self.git.env.iter().map(|(key, value)| (key, value)));
+        command
+    }
+}
+
 /// The work tree's top folder (real path), if `cwd` is in one.
-async fn toplevel(cwd: &Path) -> Option<PathBuf> {
-    let mut command = Command::new("git");
+async fn toplevel(cwd: &Path, git: &Guarded<'_>) -> Option<PathBuf> {
+    let mut command = git.command();
     command
         .args(["rev-parse", "--show-toplevel"])
         .current_dir(cwd)
@@ -71,8 +90,8 @@ async fn toplevel(cwd: &Path) -> Option<PathBuf> {
 
 /// The names git prints for one batch (exit status 0); nothing when it prints none (status 1)
 /// or fails.
-async fn check_ignore(batch: &[&String], cwd: &Path) -> Vec<String> {
-    let mut command = Command::new("git");
+async fn check_ignore(batch: &[&String], cwd: &Path, git: &Guarded<'_>) -> Vec<String> {
+    let mut command = git.command();
     command
         .args(["check-ignore", "--stdin", "-z"])
         .current_dir(cwd)
@@ -131,7 +150,7 @@ mod tests {
             PathBuf::from("/usr/lib/python3/os.py"),
             root.join("sub/run.log"),
         ];
-        let found = ignored(&paths, &root.join("sub")).await;
+        let found = ignored(&paths, &root.join("sub"), &agent_tools_worktree::Git::default()).await;
         let mut found: Vec<PathBuf> = found.into_iter().collect();
         found.sort();
         assert_eq!(found, [root.join("build/gen.py"), root.join("sub/run.log")]);
@@ -142,14 +161,15 @@ mod tests {
         let dir = repo();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let paths: Vec<PathBuf> = (0..2 * BATCH + 7).map(|n| root.join(format!("build/f{n}.py"))).collect();
-        assert_eq!(ignored(&paths, &root).await.len(), 2 * BATCH + 7);
+        assert_eq!(ignored(&paths, &root, &agent_tools_worktree::Git::default()).await.len(), 2 * BATCH + 7);
     }
 
     #[tokio::test]
     async fn outside_a_repository_nothing_is_ignored() {
         let dir = tempfile::tempdir().unwrap();
         let paths = vec![dir.path().join("build/gen.py")];
-        assert!(ignored(&paths, dir.path()).await.is_empty());
-        assert!(ignored(&[], dir.path()).await.is_empty());
+        let git = agent_tools_worktree::Git::default();
+        assert!(ignored(&paths, dir.path(), &git).await.is_empty());
+        assert!(ignored(&[], dir.path(), &git).await.is_empty());
     }
 }

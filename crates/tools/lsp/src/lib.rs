@@ -19,7 +19,11 @@
 //! from definition, implementation, reference and workspace-symbol results before they are
 //! shown ([`ignored`]); paths are shown relative to the working directory when that is shorter.
 //! The file goes through the read permission check
-//! ([`agent_tools_permissions::check_read_permission`]). The tool is read-only,
+//! ([`agent_tools_permissions::check_read_permission`]), and what the server says about other
+//! files a `Read(…)` deny rule covers is withheld ([`denied`]): their locations, workspace
+//! symbols, call-hierarchy items and calls are dropped, and the result says how many
+//! ([`render::withheld`]); a hover whose symbol is defined in such a file is withheld whole
+//! ([`render::HOVER_WITHHELD`]). The tool is read-only,
 //! concurrency-safe and deferred (its schema is sent once ToolSearch loads it).
 //!
 //! ```
@@ -47,6 +51,7 @@
 //! # });
 //! ```
 
+pub mod denied;
 pub mod ignored;
 mod input;
 pub mod query;
@@ -164,7 +169,14 @@ impl ToolDef for LspTool {
             return Ok(output(render::NO_LANGUAGE_SERVERS.to_owned(), None));
         };
         let path = ctx.resolve_path(&input.file_path);
-        let asker = Asker { manager: &manager, path: &path, operation: input.operation, ctx };
+        let asker = Asker {
+            manager: &manager,
+            path: &path,
+            operation: input.operation,
+            line: input.line,
+            character: input.character,
+            ctx,
+        };
         let (method, params) = query::first_request(
             input.operation,
             &path_to_uri(&path),
@@ -204,6 +216,9 @@ struct Asker<'a> {
     manager: &'a LspManager,
     path: &'a Path,
     operation: Operation,
+    /// The model's 1-based position.
+    line: u32,
+    character: u32,
     ctx: &'a ToolUseContext,
 }
 
@@ -235,6 +250,28 @@ impl Asker<'_> {
         Ok(locations)
     }
 
+    /// `locations` without those in files git ignores (dropped silently) and those in files a
+    /// `Read(…)` deny rule covers (withheld), with how many were withheld.
+    async fn shown(&self, locations: Vec<Location>) -> Result<(Vec<Location>, usize), ToolError> {
+        let mut locations = self.without_ignored(locations).await?;
+        let withheld = denied::retain_readable(&mut locations, |found| found.uri.as_str(), self.ctx);
+        Ok((locations, withheld))
+    }
+
+    /// Where the hover text at the position comes from, checked against the `Read(…)` deny
+    /// rules: the server is asked for the symbol's definition there.
+    async fn hover_source(&self) -> Result<HoverSource, ToolError> {
+        let (method, params) =
+            query::first_request(Operation::GoToDefinition, &path_to_uri(self.path), self.line, self.character, None);
+        let answer = match self.ask(method, params).await? {
+            Asked::Answer(value) => value,
+            Asked::Said(_) => return Ok(HoverSource::Unknown),
+        };
+        let Ok(locations) = query::locations(answer) else { return Ok(HoverSource::Unknown) };
+        let denied = denied::denied_uris(locations.iter().map(|found| found.uri.as_str()), self.ctx);
+        Ok(if denied.is_empty() { HoverSource::Readable } else { HoverSource::Denied })
+    }
+
     /// The URIs (as the server spelt them) among `uris` of files git ignores (see
     /// [`ignored`]); stops when the call is cancelled.
     async fn ignored_uris<'u>(&self, uris: impl IntoIterator<Item = &'u str>) -> Result<HashSet<String>, ToolError> {
@@ -251,17 +288,41 @@ impl Asker<'_> {
         let found = self
             .ctx
             .cancel
-            .run_until_cancelled(ignored::ignored(&paths, &self.ctx.cwd))
+            .run_until_cancelled(ignored::ignored(
+                &paths,
+                &self.ctx.cwd,
+                &agent_tools_worktree::Git::default().for_context(self.ctx),
+            ))
             .await
             .ok_or(ToolError::Cancelled)?;
         Ok(named.into_iter().filter(|(_, path)| found.contains(path)).map(|(uri, _)| uri.to_owned()).collect())
     }
 }
 
+/// Where a hover's text comes from, as far as the `Read(…)` deny rules go.
+enum HoverSource {
+    /// No definition of the symbol is in a read-denied file (or the server knows of none).
+    Readable,
+    /// A definition is in a read-denied file.
+    Denied,
+    /// The server could not answer where the symbol is defined.
+    Unknown,
+}
+
 /// Decodes the first answer, asks the second request of incoming/outgoing calls, drops
-/// gitignored locations, and formats. The inner `Err` is a text said instead.
+/// gitignored and read-denied locations, and formats, saying how many were withheld. The inner
+/// `Err` is a text said instead.
 async fn format(asker: &Asker<'_>, answer: Value) -> Result<Result<Formatted, Said>, ToolError> {
+    Ok(match format_shown(asker, answer).await? {
+        Ok((formatted, withheld)) => Ok(render::with_withheld(formatted, withheld)),
+        Err(said) => Err(said),
+    })
+}
+
+/// [`format`] before the withheld sentence: the formatted results and how many were withheld.
+async fn format_shown(asker: &Asker<'_>, answer: Value) -> Result<Result<(Formatted, usize), Said>, ToolError> {
     let cwd = asker.ctx.cwd.as_path();
+    let ctx = asker.ctx;
     macro_rules! decode {
         ($value:expr) => {
             match query::decode($value) {
@@ -276,37 +337,65 @@ async fn format(asker: &Asker<'_>, answer: Value) -> Result<Result<Formatted, Sa
                 Ok(locations) => locations,
                 Err(why) => return Ok(Err(asker.failed(&why))),
             };
-            render::definitions(&asker.without_ignored(locations).await?, cwd)
+            let (shown, withheld) = asker.shown(locations).await?;
+            (render::definitions(&shown, cwd), withheld)
         }
         Operation::FindReferences => {
             let locations: Option<Vec<Location>> = decode!(answer);
-            render::references(&asker.without_ignored(locations.unwrap_or_default()).await?, cwd)
+            let (shown, withheld) = asker.shown(locations.unwrap_or_default()).await?;
+            (render::references(&shown, cwd), withheld)
         }
         Operation::Hover => {
             let hover: Option<Hover> = decode!(answer);
-            render::hover(hover.as_ref())
+            let shown = render::hover(hover.as_ref());
+            if hover.is_some() && denied::has_read_deny_rules(ctx) {
+                match asker.hover_source().await? {
+                    HoverSource::Readable => {}
+                    HoverSource::Denied => return Ok(Ok((Formatted::message(render::HOVER_WITHHELD), 0))),
+                    HoverSource::Unknown => return Ok(Ok((Formatted::message(render::HOVER_UNCHECKED), 0))),
+                }
+                // A readable symbol may still carry a protected file's literal (an inferred type).
+                let text = shown.text.clone();
+                let ctx = ctx.clone();
+                let quotes = tokio::task::spawn_blocking(move || {
+                    agent_tools_permissions::content::quotes_protected_content(&text, &ctx)
+                })
+                .await
+                .unwrap_or(true);
+                if quotes {
+                    return Ok(Ok((Formatted::message(render::HOVER_WITHHELD), 0)));
+                }
+            }
+            (shown, 0)
         }
         Operation::DocumentSymbol => {
+            // About the requested file itself, which passed the read check.
             let symbols: Option<DocumentSymbolResponse> = decode!(answer);
-            render::document_symbols(symbols.as_ref(), cwd)
+            (render::document_symbols(symbols.as_ref(), cwd), 0)
         }
         Operation::WorkspaceSymbol => {
             let mut symbols: Option<WorkspaceSymbolResponse> = decode!(answer);
-            if let Some(found) = &mut symbols {
-                retain_symbols(asker, found).await?;
-            }
-            render::workspace_symbols(symbols.as_ref(), cwd)
+            let withheld = match &mut symbols {
+                Some(found) => retain_symbols(asker, found).await?,
+                None => 0,
+            };
+            (render::workspace_symbols(symbols.as_ref(), cwd), withheld)
         }
         Operation::PrepareCallHierarchy => {
             let items: Option<Vec<CallHierarchyItem>> = decode!(answer);
-            render::call_hierarchy_items(&items.unwrap_or_default(), cwd)
+            let mut items = items.unwrap_or_default();
+            let withheld = denied::retain_readable(&mut items, |item| item.uri.as_str(), ctx);
+            (render::call_hierarchy_items(&items, cwd), withheld)
         }
         Operation::IncomingCalls | Operation::OutgoingCalls => {
             let item = match query::first_call_item(answer) {
                 Ok(Some(item)) => item,
-                Ok(None) => return Ok(Ok(render::call_hierarchy_items(&[], cwd))),
+                Ok(None) => return Ok(Ok((render::call_hierarchy_items(&[], cwd), 0))),
                 Err(why) => return Ok(Err(asker.failed(&why))),
             };
+            // The item's own file: an outgoing call is read from its body.
+            let source_denied = query::decode::<CallHierarchyItem>(item.clone())
+                .is_ok_and(|source| !denied::denied_uris([source.uri.as_str()], ctx).is_empty());
             let Some(method) = query::second_method(asker.operation) else {
                 return Err(ToolError::internal("no second request for a call hierarchy operation"));
             };
@@ -316,31 +405,45 @@ async fn format(asker: &Asker<'_>, answer: Value) -> Result<Result<Formatted, Sa
             };
             if asker.operation == Operation::IncomingCalls {
                 let calls: Option<Vec<CallHierarchyIncomingCall>> = decode!(calls);
-                render::incoming_calls(&calls.unwrap_or_default(), cwd)
+                let mut calls = calls.unwrap_or_default();
+                let withheld = denied::retain_readable(&mut calls, |call| call.from.uri.as_str(), ctx);
+                (render::incoming_calls(&calls, cwd), withheld)
             } else {
                 let calls: Option<Vec<CallHierarchyOutgoingCall>> = decode!(calls);
-                render::outgoing_calls(&calls.unwrap_or_default(), cwd)
+                let mut calls = calls.unwrap_or_default();
+                let withheld = if source_denied {
+                    std::mem::take(&mut calls).len()
+                } else {
+                    denied::retain_readable(&mut calls, |call| call.to.uri.as_str(), ctx)
+                };
+                (render::outgoing_calls(&calls, cwd), withheld)
             }
         }
     }))
 }
 
-/// Drops the workspace symbols in files git ignores.
-async fn retain_symbols(asker: &Asker<'_>, symbols: &mut WorkspaceSymbolResponse) -> Result<(), ToolError> {
-    match symbols {
+/// The URI of a workspace symbol's location, in either shape.
+fn symbol_uri(symbol: &lsp_types::WorkspaceSymbol) -> &str {
+    match &symbol.location {
+        OneOf::Left(location) => location.uri.as_str(),
+        OneOf::Right(location) => location.uri.as_str(),
+    }
+}
+
+/// Drops the workspace symbols in files git ignores (silently) and in files a `Read(…)` deny
+/// rule covers; returns how many of the latter were withheld.
+async fn retain_symbols(asker: &Asker<'_>, symbols: &mut WorkspaceSymbolResponse) -> Result<usize, ToolError> {
+    Ok(match symbols {
         WorkspaceSymbolResponse::Flat(flat) => {
             let dropped = asker.ignored_uris(flat.iter().map(|symbol| symbol.location.uri.as_str())).await?;
             flat.retain(|symbol| !dropped.contains(symbol.location.uri.as_str()));
+            denied::retain_readable(flat, |symbol| symbol.location.uri.as_str(), asker.ctx)
         }
         WorkspaceSymbolResponse::Nested(nested) => {
-            let uri = |symbol: &lsp_types::WorkspaceSymbol| match &symbol.location {
-                OneOf::Left(location) => location.uri.as_str().to_owned(),
-                OneOf::Right(location) => location.uri.as_str().to_owned(),
-            };
-            let uris: Vec<String> = nested.iter().map(uri).collect();
+            let uris: Vec<String> = nested.iter().map(|symbol| symbol_uri(symbol).to_owned()).collect();
             let dropped = asker.ignored_uris(uris.iter().map(String::as_str)).await?;
-            nested.retain(|symbol| !dropped.contains(&uri(symbol)));
+            nested.retain(|symbol| !dropped.contains(symbol_uri(symbol)));
+            denied::retain_readable(nested, symbol_uri, asker.ctx)
         }
-    }
-    Ok(())
+    })
 }

@@ -57,6 +57,11 @@ impl Formatted {
     fn none(text: &str) -> Self {
         Self::new(text, 0, 0)
     }
+
+    /// A text that lists no results (both counts 0), such as [`HOVER_WITHHELD`].
+    pub fn message(text: &str) -> Self {
+        Self::none(text)
+    }
 }
 
 /// The result when the session has no language servers at all (no manager in the context).
@@ -79,6 +84,33 @@ pub const NO_CALL_HIERARCHY_ITEM: &str = "No call hierarchy item found at this p
 pub const NO_INCOMING_CALLS: &str = "No incoming calls found (nothing calls this function)";
 /// outgoingCalls with nothing found.
 pub const NO_OUTGOING_CALLS: &str = "No outgoing calls found (this function calls nothing)";
+
+/// hover when a `Read(…)` deny rule covers the file the symbol is defined in, where the hover
+/// text comes from: the whole hover is withheld.
+pub const HOVER_WITHHELD: &str =
+    "The hover text comes from a file a permission rule denies reading, so it was withheld.";
+/// hover when there are `Read(…)` deny rules and the server could not say where the symbol is
+/// defined, so the hover text's source could not be checked: the whole hover is withheld.
+pub const HOVER_UNCHECKED: &str = "The hover text was withheld: a permission rule denies reading some files, and the language server could not say which file this symbol is defined in.";
+
+/// The sentence saying that `count` results (locations, symbols, call-hierarchy items or
+/// calls) were left out because a `Read(…)` deny rule covers their files; singular for 1.
+pub fn withheld(count: usize) -> String {
+    if count == 1 {
+        "1 result in a file a permission rule denies reading was withheld.".to_owned()
+    } else {
+        format!("{count} results in files a permission rule denies reading were withheld.")
+    }
+}
+
+/// `formatted` with the [`withheld`] sentence after a blank line when `count` is not 0, and
+/// unchanged when it is. The counts stay those of the results shown.
+pub fn with_withheld(formatted: Formatted, count: usize) -> Formatted {
+    if count == 0 {
+        return formatted;
+    }
+    Formatted { text: format!("{}\n\n{}", formatted.text, withheld(count)), ..formatted }
+}
 
 /// The result when no configured server takes the file's extension; `extension` with its dot
 /// (`.xyz`), empty when the file has none.
@@ -817,6 +849,43 @@ mod tests {
             "Cannot access file: a.py. Permission denied (os error 13)"
         );
         assert_eq!(not_a_file("src"), "Path is not a file: src");
+    }
+
+    #[test]
+    fn withheld_results_are_said_after_what_is_shown() {
+        assert_eq!(withheld(1), "1 result in a file a permission rule denies reading was withheld.");
+        assert_eq!(withheld(3), "3 results in files a permission rule denies reading were withheld.");
+        let one = locations(vec![loc("/w/proj/pub/use.py", 2, 6)]);
+        let shown = references(&one, cwd());
+        assert_eq!(with_withheld(shown.clone(), 0), shown, "nothing withheld: the text as it was");
+        assert_eq!(
+            with_withheld(shown, 2),
+            Formatted::new(
+                "Found 1 reference:\n  pub/use.py:3:7\n\n2 results in files a permission rule denies reading were withheld.",
+                1,
+                1
+            )
+        );
+        assert_eq!(
+            with_withheld(definitions(&[], cwd()), 1),
+            Formatted::new(
+                format!("{NO_DEFINITION}\n\n1 result in a file a permission rule denies reading was withheld."),
+                0,
+                0
+            )
+        );
+        assert_eq!(
+            Formatted::message(HOVER_WITHHELD),
+            Formatted::new(
+                "The hover text comes from a file a permission rule denies reading, so it was withheld.",
+                0,
+                0
+            )
+        );
+        assert_eq!(
+            HOVER_UNCHECKED,
+            "The hover text was withheld: a permission rule denies reading some files, and the language server could not say which file this symbol is defined in."
+        );
     }
 
     #[test]

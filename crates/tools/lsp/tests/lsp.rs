@@ -283,3 +283,80 @@ async fn outside_a_git_repository_every_location_is_kept() {
     );
     manager.shutdown().await;
 }
+
+/// A context in `root` whose deny rules are `rules`, with the fake server installed.
+fn denying(root: &Path, rules: &[&str]) -> (ToolUseContext, Arc<LspManager>) {
+    let mut permissions = ToolPermissionContext::default();
+    for rule in rules {
+        permissions = permissions.with_rule(PermissionBehavior::Deny, PermissionRuleSource::ProjectSettings, *rule);
+    }
+    let mut ctx = ToolUseContext::new(root);
+    ctx.permission_context = Arc::new(permissions);
+    let manager = manager_with(root, fake_server());
+    agent_tools_lsp::install(&ctx, Arc::clone(&manager));
+    (ctx, manager)
+}
+
+fn counted(data: Option<Value>) -> (Value, Value) {
+    let data = data.unwrap();
+    (data["resultCount"].clone(), data["fileCount"].clone())
+}
+
+#[tokio::test]
+async fn what_the_server_says_about_read_denied_files_is_withheld_and_counted() {
+    use agent_tool_lsp::render::{HOVER_WITHHELD, NO_CALL_HIERARCHY_ITEM, NO_DEFINITION, withheld};
+    let dir = project(false);
+    let (ctx, manager) = denying(dir.path(), &["Read(./lib/**)", "Read(./build/**)"]);
+    let one = withheld(1);
+    assert_eq!(one, "1 result in a file a permission rule denies reading was withheld.");
+
+    // The only definition is in lib/util.py.
+    let (text, is_error, data) = call(&ctx, at("goToDefinition", "main.py", 6, 5)).await;
+    assert_eq!((text.clone(), is_error), (format!("{NO_DEFINITION}\n\n{one}"), false));
+    assert_eq!(counted(data), (json!(0), json!(0)));
+
+    // build/gen.py's reference is withheld (no repository here, so git drops nothing).
+    let (text, _, data) = call(&ctx, at("findReferences", "main.py", 6, 5)).await;
+    assert_eq!(text, format!("Found 1 reference:\n  main.py:6:1\n\n{one}"));
+    assert_eq!(counted(data), (json!(1), json!(1)));
+
+    // The hover's symbol is defined in lib/util.py (the server's definition answer).
+    let (text, is_error, data) = call(&ctx, at("hover", "main.py", 3, 7)).await;
+    assert_eq!((text.as_str(), is_error), (HOVER_WITHHELD, false));
+    assert_eq!(counted(data), (json!(0), json!(0)));
+
+    let mut input = at("workspaceSymbol", "main.py", 1, 1);
+    input["query"] = json!("x");
+    let (text, _, data) = call(&ctx, input).await;
+    assert_eq!(text, format!("Found 1 symbol in workspace:\n\nmain.py:\n  x_one (Function) - Line 1 in main\n\n{one}"));
+    assert_eq!(counted(data), (json!(1), json!(1)));
+
+    // The one item is in lib/util.py.
+    let (text, _, data) = call(&ctx, at("prepareCallHierarchy", "main.py", 6, 5)).await;
+    assert_eq!(text, format!("{NO_CALL_HIERARCHY_ITEM}\n\n{one}"));
+    assert_eq!(counted(data), (json!(0), json!(0)));
+    // Its caller is in main.py, which may be read: shown as without the rules.
+    let (text, _, data) = call(&ctx, at("incomingCalls", "main.py", 6, 5)).await;
+    assert_eq!(text, "Found 1 incoming call:\n\nmain.py:\n  from_data (Function) - Line 5 [calls at: 6:1, 8:9]");
+    assert_eq!(counted(data), (json!(1), json!(1)));
+    manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_gitignored_location_is_dropped_not_counted_and_other_rules_change_nothing() {
+    let dir = project(true);
+    // build/ is gitignored and denied: dropped as before, and not counted as withheld.
+    let (ctx, manager) = denying(dir.path(), &["Read(./build/**)", "Read(./elsewhere/**)"]);
+    let (text, _, data) = call(&ctx, at("findReferences", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Found 1 reference:\n  main.py:6:1");
+    assert_eq!(counted(data), (json!(1), json!(1)));
+    // A rule that covers none of the files: every answer is as without rules.
+    let (text, _, _) = call(&ctx, at("goToDefinition", "main.py", 6, 5)).await;
+    assert_eq!(text, "Defined in lib/util.py:3:5");
+    let (text, _, data) = call(&ctx, at("hover", "main.py", 3, 7)).await;
+    assert_eq!(text, "Hover info at 3:7:\n\nasked at 2:6");
+    assert_eq!(counted(data), (json!(1), json!(1)));
+    let (text, _, _) = call(&ctx, at("prepareCallHierarchy", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Call hierarchy item: helper (Function) - lib/util.py:3");
+    manager.shutdown().await;
+}
