@@ -56,6 +56,66 @@ impl PermissionMode {
     }
 }
 
+impl PermissionMode {
+    /// Whether this mode allows no more than `wider` does: the partial order sub-agents are
+    /// narrowed by ([`subagent_permission_mode`]). Its steps are `plan` < `default`,
+    /// `dontAsk` < `default`, `default` < `acceptEdits` < `bypassPermissions` and
+    /// `default` < `auto` < `bypassPermissions`; `plan` and `dontAsk` are not comparable (one
+    /// refuses writes, the other every question), nor are `acceptEdits` and `auto`. Every mode
+    /// is at most itself.
+    ///
+    /// ```
+    /// use agent_tools_core::PermissionMode::*;
+    /// assert!(Plan.is_at_most(Default) && Plan.is_at_most(BypassPermissions));
+    /// assert!(!AcceptEdits.is_at_most(Default) && !Plan.is_at_most(DontAsk) && !Auto.is_at_most(AcceptEdits));
+    /// ```
+    pub fn is_at_most(self, wider: Self) -> bool {
+        use PermissionMode::{AcceptEdits, Auto, BypassPermissions, Default, DontAsk, Plan};
+        self == wider
+            || match self {
+                Plan | DontAsk => matches!(wider, Default | AcceptEdits | Auto | BypassPermissions),
+                Default => matches!(wider, AcceptEdits | Auto | BypassPermissions),
+                AcceptEdits | Auto => wider == BypassPermissions,
+                BypassPermissions => false,
+            }
+    }
+}
+
+/// The permission mode a sub-agent runs in, given its caller's mode and the mode it asks for
+/// (an agent file's `permissionMode`; for a stopped agent continued by SendMessage, the mode it
+/// ran in). Every tool that starts or continues an agent — Agent, Skill's `context: fork`,
+/// TeamCreate, SendMessage — comes here, and `Session::fork` applies it again.
+///
+/// As in Claude Code, a caller in `bypassPermissions`, `acceptEdits` or `auto` keeps its own
+/// mode whatever is asked. Otherwise the asked mode applies only when it is
+/// [at most](PermissionMode::is_at_most) the caller's, and the caller's mode stays when it is
+/// wider or not comparable: a caller in `plan` gets a sub-agent in `plan` (whatever its file
+/// says, and even when plan mode was entered from a bypass session), one in `default` allows
+/// `plan`, `dontAsk` or `default`, one in `dontAsk` keeps `dontAsk`.
+///
+/// Stricter than Claude Code, where an agent file's `permissionMode` applies under any caller
+/// in `default`, `plan` or `dontAsk` — so a `permissionMode: acceptEdits` agent wrote files for
+/// a caller in plan mode. Here a sub-agent never gets more than its caller.
+///
+/// ```
+/// use agent_tools_core::permissions::subagent_permission_mode;
+/// use agent_tools_core::PermissionMode::*;
+/// assert_eq!(subagent_permission_mode(Plan, Some(AcceptEdits)), Plan);
+/// assert_eq!(subagent_permission_mode(Default, Some(Plan)), Plan);
+/// assert_eq!(subagent_permission_mode(Default, Some(BypassPermissions)), Default);
+/// assert_eq!(subagent_permission_mode(AcceptEdits, Some(Plan)), AcceptEdits);
+/// assert_eq!(subagent_permission_mode(DontAsk, None), DontAsk);
+/// ```
+pub fn subagent_permission_mode(caller: PermissionMode, wanted: Option<PermissionMode>) -> PermissionMode {
+    if matches!(caller, PermissionMode::BypassPermissions | PermissionMode::AcceptEdits | PermissionMode::Auto) {
+        return caller;
+    }
+    match wanted {
+        Some(wanted) if wanted.is_at_most(caller) => wanted,
+        _ => caller,
+    }
+}
+
 impl fmt::Display for PermissionMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -250,6 +310,74 @@ pub fn parse_rule_list(text: &str) -> Vec<String> {
     rules
 }
 
+/// A limit on one tool: its calls run only when one of `rule_contents` covers them. An agent
+/// file's `tools: Bash(git diff:*), Read` makes one for Bash (`git diff:*`); Claude Code reads
+/// the same syntax for a sub-agent's tools (and keeps only the tool name, so its agent could run
+/// any command — here the rule holds).
+///
+/// Enforced by the host's permission decision right after the whole-tool deny rules, before
+/// anything that could allow a call (the mode, allow rules, a hook's "allow"), in every mode.
+/// A call is matched the way hooks' `if` conditions are — the tool's own matcher (Bash: *every*
+/// part of a compound command must be covered), else the path it acts on as a `Read(…)` /
+/// `Edit(…)` rule — and a call that offers nothing to match is refused.
+///
+/// Shape (serialised in the permission context's `toolRestrictions`):
+/// `{"toolName": "Bash", "ruleContents": ["git diff:*", "git log:*"]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolRestriction {
+    /// The tool it limits (legacy names normalised: `Task` is `Agent`).
+    pub tool_name: String,
+    /// The rule contents a call must match one of (`git diff:*`), never empty.
+    pub rule_contents: Vec<String>,
+}
+
+impl ToolRestriction {
+    /// The rules it allows, as written in an agent file: `Bash(git diff:*), Bash(git log:*)`.
+    pub fn rules_text(&self) -> String {
+        self.rule_contents
+            .iter()
+            .map(|content| {
+                PermissionRuleValue { tool_name: self.tool_name.clone(), rule_content: Some(content.clone()) }
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The restrictions a list of tool entries makes (an agent file's `tools`): one per tool that
+/// is named only with rule content (`Bash(git diff:*)`, `Bash(git log:*)` → Bash limited to
+/// both), in first-mention order. A tool also named whole (`Bash`, `Bash(*)`) is not limited.
+///
+/// ```
+/// use agent_tools_core::permissions::tool_restrictions;
+/// let limits = tool_restrictions(&["Read", "Bash(git diff:*)", "Bash(git log:*)", "Grep(src/**)", "Grep"]);
+/// assert_eq!(limits.len(), 1);
+/// assert_eq!(limits[0].tool_name, "Bash");
+/// assert_eq!(limits[0].rule_contents, ["git diff:*", "git log:*"]);
+/// assert_eq!(limits[0].rules_text(), "Bash(git diff:*), Bash(git log:*)");
+/// ```
+pub fn tool_restrictions<S: AsRef<str>>(entries: &[S]) -> Vec<ToolRestriction> {
+    let rules: Vec<PermissionRuleValue> =
+        entries.iter().map(|entry| PermissionRuleValue::parse(entry.as_ref().trim())).collect();
+    let mut out: Vec<ToolRestriction> = Vec::new();
+    for rule in &rules {
+        let Some(content) = &rule.rule_content else { continue };
+        if rules.iter().any(|other| other.tool_name == rule.tool_name && other.rule_content.is_none()) {
+            continue;
+        }
+        match out.iter_mut().find(|restriction| restriction.tool_name == rule.tool_name) {
+            Some(restriction) if restriction.rule_contents.contains(content) => {}
+            Some(restriction) => restriction.rule_contents.push(content.clone()),
+            None => {
+                out.push(ToolRestriction { tool_name: rule.tool_name.clone(), rule_contents: vec![content.clone()] })
+            }
+        }
+    }
+    out
+}
+
 /// A rule with its behaviour and source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -302,6 +430,11 @@ pub struct ToolPermissionContext {
     /// [`Self::project_dir`]. `None`: the context's `original_cwd`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_dir: Option<PathBuf>,
+    /// Limits on tools (a sub-agent's definition's `tools: Bash(git diff:*)`, see
+    /// [`ToolRestriction`]). Several for the same tool must all hold, so a nested agent, which
+    /// inherits its caller's and adds its own, can only narrow. Empty for the main conversation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_restrictions: Vec<ToolRestriction>,
 }
 
 impl ToolPermissionContext {
@@ -348,6 +481,36 @@ impl ToolPermissionContext {
     /// `getDenyRuleForTool` / `getAskRuleForTool` / `toolAlwaysAllowedRule`).
     pub fn tool_wide_rule(&self, tool: &dyn Tool, behavior: PermissionBehavior) -> Option<PermissionRule> {
         self.rules(behavior).find(|rule| tool_matches_rule(tool, &rule.rule_value))
+    }
+
+    /// Adds restrictions (builder style) to those already here; one already present is not
+    /// added again. Nothing is ever removed: restrictions only accumulate.
+    pub fn with_restrictions(mut self, restrictions: impl IntoIterator<Item = ToolRestriction>) -> Self {
+        self.add_restrictions(restrictions);
+        self
+    }
+
+    /// Adds restrictions in place (see [`Self::with_restrictions`]).
+    pub fn add_restrictions(&mut self, restrictions: impl IntoIterator<Item = ToolRestriction>) {
+        for restriction in restrictions {
+            if !restriction.rule_contents.is_empty() && !self.tool_restrictions.contains(&restriction) {
+                self.tool_restrictions.push(restriction);
+            }
+        }
+    }
+
+    /// The restrictions on this tool (by its name or an alias), in the order they were added.
+    pub fn restrictions_for<'a>(&'a self, tool: &'a dyn Tool) -> impl Iterator<Item = &'a ToolRestriction> + 'a {
+        self.tool_restrictions.iter().filter(move |restriction| crate::tool_matches_name(tool, &restriction.tool_name))
+    }
+
+    /// Narrows this context (a sub-agent's) to what `caller` may do: the mode by
+    /// [`subagent_permission_mode`] (the mode here being the one asked for), and the caller's
+    /// restrictions added to these. What a stopped agent goes through before it continues for a
+    /// new caller (SendMessage), so it never does more for that caller than the caller could.
+    pub fn narrow_to(&mut self, caller: &ToolPermissionContext) {
+        self.mode = subagent_permission_mode(caller.mode, Some(self.mode));
+        self.add_restrictions(caller.tool_restrictions.iter().cloned());
     }
 
     /// The content rules of a behaviour that name this tool, e.g. every `Bash(…)` deny rule.
@@ -707,6 +870,97 @@ mod tests {
         }
         assert_eq!(PermissionMode::parse("Auto"), None);
         assert_eq!(PermissionMode::parse("bubble"), None);
+    }
+
+    const MODES: [PermissionMode; 6] = [
+        PermissionMode::Default,
+        PermissionMode::AcceptEdits,
+        PermissionMode::BypassPermissions,
+        PermissionMode::DontAsk,
+        PermissionMode::Plan,
+        PermissionMode::Auto,
+    ];
+
+    /// The whole table of [`subagent_permission_mode`]: each caller mode, each asked mode (and
+    /// none), with what the sub-agent runs in.
+    #[test]
+    fn subagent_modes_only_narrow_the_callers() {
+        use PermissionMode::{AcceptEdits, Auto, BypassPermissions as Bypass, Default, DontAsk, Plan};
+        // (caller, [asked none, default, acceptEdits, bypass, dontAsk, plan, auto]).
+        let table: [(PermissionMode, [PermissionMode; 7]); 6] = [
+            (Default, [Default, Default, Default, Default, DontAsk, Plan, Default]),
+            (AcceptEdits, [AcceptEdits; 7]),
+            (Bypass, [Bypass; 7]),
+            (DontAsk, [DontAsk; 7]),
+            (Plan, [Plan; 7]),
+            (Auto, [Auto; 7]),
+        ];
+        for (caller, expected) in table {
+            let asked = std::iter::once(None).chain(MODES.into_iter().map(Some));
+            for (asked, want) in asked.zip(expected) {
+                let got = subagent_permission_mode(caller, asked);
+                assert_eq!(got, want, "caller {caller}, asked {asked:?}");
+                // Never wider than the caller; bypass only where the caller had it.
+                assert!(got.is_at_most(caller), "caller {caller}, asked {asked:?}: {got}");
+                assert!(got != Bypass || caller == Bypass);
+                // Applying it again changes nothing (the tools choose, `Session::fork` re-applies).
+                assert_eq!(subagent_permission_mode(caller, Some(got)), got);
+            }
+        }
+    }
+
+    #[test]
+    fn the_mode_order_is_the_documented_partial_order() {
+        use PermissionMode::{AcceptEdits, Auto, BypassPermissions as Bypass, Default, DontAsk, Plan};
+        let below: &[(PermissionMode, &[PermissionMode])] = &[
+            (Plan, &[Plan, Default, AcceptEdits, Auto, Bypass]),
+            (DontAsk, &[DontAsk, Default, AcceptEdits, Auto, Bypass]),
+            (Default, &[Default, AcceptEdits, Auto, Bypass]),
+            (AcceptEdits, &[AcceptEdits, Bypass]),
+            (Auto, &[Auto, Bypass]),
+            (Bypass, &[Bypass]),
+        ];
+        for (mode, wider) in below {
+            for other in MODES {
+                assert_eq!(mode.is_at_most(other), wider.contains(&other), "{mode} <= {other}");
+            }
+        }
+    }
+
+    #[test]
+    fn restrictions_come_from_content_entries_and_only_accumulate() {
+        let limits =
+            tool_restrictions(&["Bash(git diff:*)", "Read", "Task(Explore)", " Bash(git log:*) ", "Bash(git diff:*)"]);
+        assert_eq!(
+            limits,
+            [
+                ToolRestriction {
+                    tool_name: "Bash".into(),
+                    rule_contents: vec!["git diff:*".into(), "git log:*".into()]
+                },
+                ToolRestriction { tool_name: "Agent".into(), rule_contents: vec!["Explore".into()] },
+            ]
+        );
+        // A whole-tool entry lifts the limit; `Tool(*)` is the whole tool.
+        assert!(tool_restrictions(&["Bash(git diff:*)", "Bash(*)"]).is_empty());
+        assert!(tool_restrictions::<&str>(&[]).is_empty());
+
+        let mut ctx = ToolPermissionContext::default().with_restrictions(limits.clone());
+        ctx.add_restrictions(limits);
+        assert_eq!(ctx.tool_restrictions.len(), 2, "the same restriction is not added twice");
+        let caller = ToolPermissionContext {
+            mode: PermissionMode::Plan,
+            tool_restrictions: vec![ToolRestriction {
+                tool_name: "Bash".into(),
+                rule_contents: vec!["git diff".into()],
+            }],
+            ..ToolPermissionContext::default()
+        };
+        ctx.mode = PermissionMode::BypassPermissions;
+        ctx.narrow_to(&caller);
+        assert_eq!(ctx.mode, PermissionMode::Plan);
+        assert_eq!(ctx.tool_restrictions.len(), 3);
+        assert_eq!(ctx.tool_restrictions[2].rules_text(), "Bash(git diff)");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::{NotificationQueue, ToolUseContext};
-use crate::permissions::PermissionMode;
+use crate::permissions::{PermissionMode, ToolRestriction};
 use crate::tool::BoxFuture;
 
 // Claude Code's sub-agent tool sets (its `constants/tools.ts`), as the Agent tool applies them;
@@ -90,8 +90,17 @@ pub struct SubagentRequest {
     /// The names of the caller's tools the agent keeps, in pool order (the Agent tool applied
     /// Claude Code's sub-agent tool sets and the definition's `tools` / `disallowedTools`).
     pub tools: Vec<String>,
-    /// The permission mode the agent runs in; `None` keeps the caller's.
+    /// The permission mode the agent runs in; `None` keeps the caller's. Never wider than the
+    /// caller's: the tools choose it with
+    /// [`subagent_permission_mode`](crate::permissions::subagent_permission_mode), and
+    /// `Session::fork` applies that again to whatever is asked here.
     pub permission_mode: Option<PermissionMode>,
+    /// Limits on the tools the agent keeps (its definition's `tools: Bash(git diff:*)`), added
+    /// to the caller's own ([`ToolPermissionContext::tool_restrictions`], which the agent
+    /// inherits), so a nested agent only narrows. Enforced in every mode.
+    ///
+    /// [`ToolPermissionContext::tool_restrictions`]: crate::permissions::ToolPermissionContext::tool_restrictions
+    pub tool_restrictions: Vec<ToolRestriction>,
     /// The working directory (a worktree for `isolation: "worktree"`); `None` keeps the caller's.
     pub cwd: Option<PathBuf>,
     /// Runs without the caller waiting (a background agent): permission questions are denied

@@ -36,6 +36,7 @@
 //! | `ruleContentField` | `rule_content_field` | "allow always" session rules |
 //! | `getPath` | `get_path` | hook `if` conditions for file tools |
 //! | `preparePermissionMatcher` | `prepare_permission_matcher` | hook `if` conditions |
+//! | (ours) | `prepare_restriction_matcher` | tool restrictions of sub-agents (the permission decision) |
 //! | `backfillObservableInput` | `backfill_observable_input` | hooks' `tool_input` |
 //! | `mcpInfo` (and `isMcp`) | `mcp_info` | [`is_deferred`] |
 //! | `getActivityDescription` | `activity_description` | the CLI's spinner |
@@ -161,6 +162,12 @@ impl Default for ToolFlags {
 /// A function telling whether a permission-rule or hook pattern matches a call (e.g. whether
 /// `git *` from `Bash(git *)` covers this command).
 pub type PermissionMatcher = Box<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// A function telling whether a set of rule contents, together, covers *every* part of a call:
+/// each part matched by at least one of them (`["git diff:*", "git log:*"]` covers
+/// `git diff && git log -1`, not `git diff; touch x`). What a sub-agent's tool restriction
+/// ([`ToolRestriction`](crate::permissions::ToolRestriction)) holds a call to.
+pub type RestrictionMatcher = Box<dyn Fn(&[String]) -> bool + Send + Sync>;
 
 /// What a tool's `description` may look at.
 #[derive(Clone, Copy, Default)]
@@ -364,6 +371,17 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         None
     }
 
+    /// A matcher for a sub-agent's tool restriction on this call (`Bash(git diff:*)` in its
+    /// definition's `tools`): unlike [`Self::prepare_permission_matcher`], which answers whether
+    /// a pattern covers *any* part (a hook runs when one part matches), it answers whether the
+    /// rule contents cover *every* part. `None` (the default): a restricted call of a tool
+    /// without one is matched by its [`Self::get_path`], and refused when it has none either —
+    /// a tool with a permission matcher but no restriction matcher is refused outright, since
+    /// its parts cannot be checked one by one.
+    fn prepare_restriction_matcher(&self, _input: &Self::Input) -> Option<RestrictionMatcher> {
+        None
+    }
+
     /// Adjusts a copy of the input that hooks see (e.g. absolute paths).
     fn backfill_observable_input(&self, _input: &mut Value) {}
 
@@ -485,6 +503,8 @@ pub trait Tool: Send + Sync {
     fn to_auto_classifier_input(&self, input: &ParsedInput) -> Value;
     /// See [`ToolDef::prepare_permission_matcher`].
     fn prepare_permission_matcher(&self, input: &ParsedInput) -> Option<PermissionMatcher>;
+    /// See [`ToolDef::prepare_restriction_matcher`].
+    fn prepare_restriction_matcher(&self, input: &ParsedInput) -> Option<RestrictionMatcher>;
     /// See [`ToolDef::backfill_observable_input`].
     fn backfill_observable_input(&self, input: &mut Value);
     /// See [`ToolDef::mcp_info`].
@@ -760,6 +780,10 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
 
     fn prepare_permission_matcher(&self, input: &ParsedInput) -> Option<PermissionMatcher> {
         self.typed(input).and_then(|typed| self.def.prepare_permission_matcher(typed))
+    }
+
+    fn prepare_restriction_matcher(&self, input: &ParsedInput) -> Option<RestrictionMatcher> {
+        self.typed(input).and_then(|typed| self.def.prepare_restriction_matcher(typed))
     }
 
     fn backfill_observable_input(&self, input: &mut Value) {

@@ -46,7 +46,8 @@ use serde_json::Value;
 
 use crate::hooks::{self, HookDecision, Hooks};
 use crate::permissions::{
-    AutoClassifier, Deciders, PermissionDecision, PermissionPrompter, has_permissions_to_use_tool, resolve_ask,
+    AutoClassifier, CallMatch, Deciders, PermissionDecision, PermissionPrompter, has_permissions_to_use_tool,
+    resolve_ask, restriction_denial,
 };
 use crate::size;
 use crate::tool_search::{deferred_schema_hint, is_discovered, record_discovered};
@@ -224,7 +225,7 @@ impl Executor {
             let mut observed = parsed.json().clone();
             tool.backfill_observable_input(&mut observed);
             let matched = hooks::any_condition(&self.hooks.pre_tool_use, tool.name())
-                .then(|| CallMatch::new(tool, &parsed, &call_ctx));
+                .then(|| CallMatch::for_hooks(tool, &parsed, &call_ctx));
             let condition = |pattern: &str| matched.as_ref().is_none_or(|matched| matched.holds(pattern));
             let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), &observed, &condition, &call_ctx).await;
             messages.extend(pre.messages);
@@ -275,14 +276,25 @@ impl Executor {
             }
             PermissionDecision::Allow { updated_input: None } => parsed,
             PermissionDecision::Allow { updated_input: Some(updated) } => match tool.parse(updated) {
-                Ok(reparsed) => reparsed,
+                // An input that replaced the checked one (the tool's own, a prompter's) is held
+                // to the agent's tool restrictions too.
+                Ok(reparsed) => match restriction_denial(tool, &reparsed, &call_ctx) {
+                    Some(PermissionDecision::Deny { message, .. }) => {
+                        return Invocation {
+                            new_messages: messages,
+                            permission_denied: true,
+                            ..Invocation::refused(ToolResultBlock::error(id, message))
+                        };
+                    }
+                    _ => reparsed,
+                },
                 Err(error) => return Invocation::refused(input_error_result(id, &error)),
             },
         };
         let input_json = parsed.json().clone();
         // The input the post hooks' `if` conditions see is the one the tool runs with.
         let post_match = hooks::any_condition(&self.hooks.post_tool_use, tool.name())
-            .then(|| CallMatch::new(tool, &parsed, &call_ctx));
+            .then(|| CallMatch::for_hooks(tool, &parsed, &call_ctx));
         #[cfg(feature = "lsp")]
         let touched = tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path));
         tracing::debug!(tool = tool.name(), id, "calling tool");
@@ -467,49 +479,6 @@ fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str, ctx: &ToolUseConte
             ToolResultContent::Text(wrap_tool_use_error(&format!("Error: No such tool available: {name}. {note}")));
     }
     Invocation::refused(block)
-}
-
-/// What a hook's `if` condition is matched against for one call: the tool's own matcher
-/// (`prepare_permission_matcher`: Bash matches each sub-command), else the path it acts on
-/// (`get_path`, matched as a `Read(…)`/`Edit(…)` rule would match it).
-struct CallMatch<'a> {
-    tool: &'a dyn Tool,
-    matcher: Option<agent_tools_core::tool::PermissionMatcher>,
-    path: Option<std::path::PathBuf>,
-    ctx: &'a ToolUseContext,
-}
-
-impl<'a> CallMatch<'a> {
-    fn new(tool: &'a dyn Tool, input: &ParsedInput, ctx: &'a ToolUseContext) -> Self {
-        let matcher = tool.prepare_permission_matcher(input);
-        let path = if matcher.is_none() { tool.get_path(input).map(|path| ctx.resolve_path(&path)) } else { None };
-        Self { tool, matcher, path, ctx }
-    }
-
-    /// Whether the rule pattern `pattern` (`Bash(git *)`, `Edit(src/**)`, `Read`) matches the
-    /// call. A pattern for another tool does not; one this call offers nothing to match its
-    /// content against does (the hook runs: a guard is never skipped for want of a matcher).
-    fn holds(&self, pattern: &str) -> bool {
-        let rule = agent_tools_core::permissions::PermissionRuleValue::parse(pattern);
-        if !agent_tools_core::tool_matches_name(self.tool, &rule.tool_name) {
-            return false;
-        }
-        let Some(content) = rule.rule_content.as_deref() else { return true };
-        if let Some(matcher) = &self.matcher {
-            return matcher(content);
-        }
-        match &self.path {
-            Some(path) => {
-                let rule = agent_tools_core::permissions::PermissionRule {
-                    source: agent_tools_core::permissions::PermissionRuleSource::Session,
-                    rule_behavior: agent_tools_core::permissions::PermissionBehavior::Ask,
-                    rule_value: rule,
-                };
-                agent_tools_permissions::paths::rule_covers(&rule, path, self.ctx)
-            }
-            None => true,
-        }
-    }
 }
 
 /// Runs one block with a default [`Executor`] (no hooks, nobody to ask).

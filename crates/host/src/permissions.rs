@@ -3,6 +3,8 @@
 //!
 //! [`has_permissions_to_use_tool`] mirrors the order of Claude Code's `hasPermissionsToUseTool`:
 //! 1. a whole-tool **deny** rule → deny;
+//!    then (ours) a sub-agent's **tool restriction** the call breaks → deny
+//!    ([`restriction_denial`]), in every mode and before anything that could allow it;
 //! 2. a whole-tool **ask** rule → ask;
 //! 3. the tool's `check_permissions`: deny → deny; an ask from a tool that requires user
 //!    interaction, from a content ask rule, or from a safety check (`.git/`, shell start-up files)
@@ -23,8 +25,8 @@
 use std::sync::Arc;
 
 use agent_tools_core::permissions::{
-    PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRuleSource,
-    PermissionRuleValue, PermissionUpdate, ToolPermissionContext,
+    PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRule,
+    PermissionRuleSource, PermissionRuleValue, PermissionUpdate, ToolPermissionContext, ToolRestriction,
 };
 use agent_tools_core::questions::Interaction;
 use agent_tools_core::result::ContextModifier;
@@ -70,6 +72,150 @@ pub fn needs_approval_message(tool_name: &str) -> String {
     format!("Permission to use {tool_name} is required, and it has not been granted.")
 }
 
+/// What the model reads when a sub-agent calls a tool its definition restricts
+/// ([`ToolRestriction`]) in a way the restriction does not cover: the tool, the rules it may
+/// use it under, and that the call did not run.
+///
+/// ```
+/// use agent_tools_core::permissions::ToolRestriction;
+/// let limit = ToolRestriction { tool_name: "Bash".into(), rule_contents: vec!["git diff:*".into()] };
+/// assert_eq!(
+///     agent_tools_host::permissions::restricted_message(&limit),
+///     "This agent may use Bash only as its definition allows: Bash(git diff:*). This call is not covered by \
+///      that, so it did not run; use Bash only in that way, or do without it."
+/// );
+/// ```
+pub fn restricted_message(restriction: &ToolRestriction) -> String {
+    let tool = &restriction.tool_name;
+    format!(
+        "This agent may use {tool} only as its definition allows: {}. This call is not covered by that, so it did \
+         not run; use {tool} only in that way, or do without it.",
+        restriction.rules_text()
+    )
+}
+
+/// The denial of a call that breaks one of the context's tool restrictions
+/// ([`ToolPermissionContext::tool_restrictions`]: a sub-agent's `tools: Bash(git diff:*)`, its
+/// callers' too), if it breaks one. Every restriction on the tool must hold. A call is matched
+/// as hooks' `if` conditions match it (`CallMatch::covers`: the tool's restriction matcher —
+/// Bash needs *every* part of a compound command covered — else the path it acts on as a
+/// `Read(…)`/`Edit(…)` rule), failing closed: a call that offers nothing to match the rules
+/// against is refused.
+///
+/// [`has_permissions_to_use_tool`] asks this right after the whole-tool deny rules; the executor
+/// asks it again of an input that replaces the checked one after the decision.
+pub fn restriction_denial(tool: &dyn Tool, input: &ParsedInput, ctx: &ToolUseContext) -> Option<PermissionDecision> {
+    let permissions = &ctx.permission_context;
+    let mut restrictions = permissions.restrictions_for(tool).peekable();
+    restrictions.peek()?;
+    let matched = CallMatch::for_restrictions(tool, input, ctx);
+    let broken =
+        restrictions.find(|restriction| !matched.covers(&restriction.tool_name, &restriction.rule_contents))?;
+    Some(PermissionDecision::Deny {
+        message: restricted_message(broken),
+        reason: PermissionDecisionReason::Other {
+            reason: format!("the agent's definition allows {} only as {}", broken.tool_name, broken.rules_text()),
+        },
+    })
+}
+
+/// What a rule's content is matched against for one call — one logic for hooks' `if`
+/// conditions ([`CallMatch::for_hooks`], [`CallMatch::holds`]) and sub-agents' tool
+/// restrictions ([`CallMatch::for_restrictions`], [`CallMatch::covers`]): the tool's own
+/// matcher, else the path it acts on (`get_path`, matched as a `Read(…)`/`Edit(…)` rule would
+/// match it). The two differ only where they must: a hook's pattern holds when it covers *any*
+/// part of a shell command (`prepare_permission_matcher`), a restriction only when its rules
+/// cover *every* part (`prepare_restriction_matcher`); and a call that offers nothing to match
+/// runs the hook but breaks the restriction (each fails closed in its own direction).
+pub(crate) struct CallMatch<'a> {
+    tool: &'a dyn Tool,
+    subject: Subject,
+    /// How a path is matched: as an ask rule for hooks (which then also covers the project's
+    /// worktree copies, so a guard never misses one), as an allow rule for restrictions (which
+    /// stays where it was given).
+    path_rule: PermissionBehavior,
+    ctx: &'a ToolUseContext,
+}
+
+/// What a call offers rule contents.
+enum Subject {
+    /// A pattern covers some part of it (hooks).
+    AnyPart(agent_tools_core::tool::PermissionMatcher),
+    /// The contents cover every part of it (restrictions).
+    EveryPart(agent_tools_core::tool::RestrictionMatcher),
+    /// The path it acts on, resolved.
+    Path(std::path::PathBuf),
+    /// Nothing to match.
+    Nothing,
+}
+
+impl<'a> CallMatch<'a> {
+    /// For hooks' `if` conditions: the tool's permission matcher, else its path.
+    pub(crate) fn for_hooks(tool: &'a dyn Tool, input: &ParsedInput, ctx: &'a ToolUseContext) -> Self {
+        let subject = match tool.prepare_permission_matcher(input) {
+            Some(matcher) => Subject::AnyPart(matcher),
+            None => Self::path(tool, input, ctx),
+        };
+        Self { tool, subject, path_rule: PermissionBehavior::Ask, ctx }
+    }
+
+    /// For tool restrictions: the tool's restriction matcher, else — unless the tool has a
+    /// permission matcher, whose parts this cannot check one by one — its path.
+    pub(crate) fn for_restrictions(tool: &'a dyn Tool, input: &ParsedInput, ctx: &'a ToolUseContext) -> Self {
+        let subject = match tool.prepare_restriction_matcher(input) {
+            Some(matcher) => Subject::EveryPart(matcher),
+            None if tool.prepare_permission_matcher(input).is_some() => Subject::Nothing,
+            None => Self::path(tool, input, ctx),
+        };
+        Self { tool, subject, path_rule: PermissionBehavior::Allow, ctx }
+    }
+
+    fn path(tool: &dyn Tool, input: &ParsedInput, ctx: &ToolUseContext) -> Subject {
+        tool.get_path(input).map_or(Subject::Nothing, |path| Subject::Path(ctx.resolve_path(&path)))
+    }
+
+    /// Whether the contents of `tool_name(…)` rules match the call: `Some(true)` when they do
+    /// (any one of them for a path or a hook's matcher, all parts together for a restriction
+    /// matcher), `None` when the call offers nothing to match them against. The one matching
+    /// step both [`Self::holds`] and [`Self::covers`] take.
+    fn content_match(&self, tool_name: &str, contents: &[String]) -> Option<bool> {
+        match &self.subject {
+            Subject::AnyPart(matcher) => Some(contents.iter().any(|content| matcher(content))),
+            Subject::EveryPart(matcher) => Some(matcher(contents)),
+            Subject::Path(path) => Some(contents.iter().any(|content| {
+                let rule = PermissionRule {
+                    source: PermissionRuleSource::Session,
+                    rule_behavior: self.path_rule,
+                    rule_value: PermissionRuleValue {
+                        tool_name: tool_name.to_owned(),
+                        rule_content: Some(content.clone()),
+                    },
+                };
+                agent_tools_permissions::paths::rule_covers(&rule, path, self.ctx)
+            })),
+            Subject::Nothing => None,
+        }
+    }
+
+    /// Whether a hook's rule pattern (`Bash(git *)`, `Edit(src/**)`, `Read`) matches the call. A
+    /// pattern for another tool does not; one this call offers nothing to match its content
+    /// against does (the hook runs: a guard is never skipped for want of a matcher).
+    pub(crate) fn holds(&self, pattern: &str) -> bool {
+        let rule = PermissionRuleValue::parse(pattern);
+        if !agent_tools_core::tool_matches_name(self.tool, &rule.tool_name) {
+            return false;
+        }
+        let Some(content) = rule.rule_content else { return true };
+        self.content_match(&rule.tool_name, &[content]).unwrap_or(true)
+    }
+
+    /// Whether a restriction's rule contents for `tool_name` cover the call. One this call
+    /// offers nothing to match against does not (the call is refused).
+    pub(crate) fn covers(&self, tool_name: &str, contents: &[String]) -> bool {
+        self.content_match(tool_name, contents).unwrap_or(false)
+    }
+}
+
 /// What the model reads when the user says no.
 pub fn rejected_message(feedback: Option<&str>) -> String {
     let base = "The user declined this tool use, so it did not run (a file edit, for example, was not written). \
@@ -93,6 +239,11 @@ pub async fn has_permissions_to_use_tool(
             reason: PermissionDecisionReason::Rule { rule },
         };
     }
+    // Before anything that could allow the call: bypass mode, allow rules, the tool's own
+    // allow (and the executor lets a hook's "allow" turn only an ask into an allow).
+    if let Some(denied) = restriction_denial(tool, input, ctx) {
+        return denied;
+    }
     if permissions.tool_wide_rule(tool, PermissionBehavior::Ask).is_some() {
         return PermissionDecision::Ask {
             message: needs_approval_message(tool.name()),
@@ -112,10 +263,7 @@ pub async fn has_permissions_to_use_tool(
                     Some(
                         PermissionDecisionReason::SafetyCheck { .. }
                             | PermissionDecisionReason::Rule {
-                                rule: agent_tools_core::permissions::PermissionRule {
-                                    rule_behavior: PermissionBehavior::Ask,
-                                    ..
-                                }
+                                rule: PermissionRule { rule_behavior: PermissionBehavior::Ask, .. }
                             }
                     )
                 ) =>

@@ -677,8 +677,13 @@ pub struct ForkOptions {
     pub tools: Vec<String>,
     /// Tools it has that its caller does not (its own `StructuredOutput`), added after those.
     pub extra_tools: Vec<Arc<dyn Tool>>,
-    /// Its permission mode; `None` keeps the caller's.
+    /// The permission mode it asks for; `None` keeps the caller's. Never wider than the
+    /// caller's: `fork` runs it through
+    /// [`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode).
     pub permission_mode: Option<PermissionMode>,
+    /// Limits on its tools (its definition's `tools: Bash(git diff:*)`), added to the caller's,
+    /// which it inherits with the caller's permission context: restrictions only accumulate.
+    pub tool_restrictions: Vec<agent_tools_core::permissions::ToolRestriction>,
     /// Its working directory (a worktree); `None` keeps the caller's.
     pub cwd: Option<PathBuf>,
     /// A background agent: nobody is asked, a call that would ask is refused (Claude Code's
@@ -957,6 +962,16 @@ impl Session {
         Ok(())
     }
 
+    /// Narrows a sub-agent's permissions to what `caller` may do before it goes on for that
+    /// caller (SendMessage continuing a stopped agent): its mode through
+    /// [`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode)
+    /// with its own mode as the one asked for, and the caller's tool restrictions added to its
+    /// own ([`ToolPermissionContext::narrow_to`]). Waits for a running serial call to finish.
+    pub async fn narrow_permissions_to(&self, caller: &ToolPermissionContext) {
+        let mut ctx = self.ctx.write().await;
+        Arc::make_mut(&mut ctx.permission_context).narrow_to(caller);
+    }
+
     /// The notifications waiting for the model (a background task that finished), oldest
     /// first, taken off the queue.
     pub async fn drain_notifications(&self) -> Vec<PendingNotification> {
@@ -969,8 +984,10 @@ impl Session {
     /// classifier), MCP connections, environment and session folder; a context that is the
     /// caller's with a *copy* of its file-read state, a fresh app state whose notification queue
     /// is `options.inbox`, the same root app state (background tasks), the agent's id, type and
-    /// cancellation, one more level of `query_depth`, and its own permission mode and working
-    /// directory when given. Nothing the sub-agent changes in its context reaches the caller.
+    /// cancellation, one more level of `query_depth`, its own working directory when given, its
+    /// permission mode narrowed from the caller's (`options.permission_mode` applies only where
+    /// it is not wider), and the caller's tool restrictions plus `options.tool_restrictions`.
+    /// Nothing the sub-agent changes in its context reaches the caller.
     pub fn fork(&self, parent: &ToolUseContext, options: ForkOptions) -> Session {
         let source = parent.options.worker_tools.as_ref().unwrap_or(&parent.options.tools);
         let mut tools: Vec<Arc<dyn Tool>> =
@@ -981,6 +998,7 @@ impl Session {
             }
         }
         let pool: Arc<[Arc<dyn Tool>]> = tools.into();
+        let parent_mode = parent.permission_context.mode;
         let mut ctx = parent.clone();
         ctx.options.tools = Arc::clone(&pool);
         ctx.options.worker_tools = None;
@@ -1003,9 +1021,11 @@ impl Session {
             ctx.cwd = cwd;
         }
         let permissions = Arc::make_mut(&mut ctx.permission_context);
-        if let Some(mode) = options.permission_mode {
-            permissions.mode = mode;
-        }
+        // Whatever the tool asked, never wider than the caller's mode (the tools ask through
+        // the same rule; this is the one place every sub-agent goes through).
+        permissions.mode =
+            agent_tools_core::permissions::subagent_permission_mode(parent_mode, options.permission_mode);
+        permissions.add_restrictions(options.tool_restrictions);
         if options.background {
             permissions.should_avoid_permission_prompts = true;
         }

@@ -17,7 +17,15 @@
 //! returns [`SubagentError::Cancelled`] — nothing the agent started is left running.
 //!
 //! A finished agent is kept (the last [`KEPT_AGENTS`]) so [`LoopRunner::resume`] can continue it
-//! with a message, as Claude Code's SendMessage does with an agent that stopped.
+//! with a message, as Claude Code's SendMessage does with an agent that stopped. Before it goes
+//! on, its permissions are narrowed to the new caller's ([`Session::narrow_permissions_to`]:
+//! the mode rule sub-agents start under, and the caller's tool restrictions added), so a
+//! restricted or plan-mode caller cannot use a stopped agent to do more than it may.
+//!
+//! Permissions: [`Session::fork`] gives the agent the caller's permission context with the
+//! request's mode applied only where it narrows the caller's
+//! ([`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode)) and
+//! the request's tool restrictions added to the caller's.
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
@@ -107,6 +115,7 @@ impl LoopRunner {
                 tools: request.tools.clone(),
                 extra_tools,
                 permission_mode: request.permission_mode,
+                tool_restrictions: request.tool_restrictions.clone(),
                 cwd: request.cwd.clone(),
                 background: request.background,
                 inbox: request.inbox.clone(),
@@ -143,6 +152,8 @@ impl LoopRunner {
         parent: &ToolUseContext,
     ) -> Result<SubagentOutcome, SubagentError> {
         let agent = self.kept(agent_id).ok_or_else(|| SubagentError::Unknown(agent_id.to_owned()))?;
+        // It goes on for this caller, which may have less than the one that started it.
+        agent.session().narrow_permissions_to(&parent.permission_context).await;
         let cancel = parent.cancel.child_token();
         agent.session().replace_cancel_token(cancel.clone());
         let prompt = vec![json!({"type": "text", "text": message})];

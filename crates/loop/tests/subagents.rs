@@ -888,3 +888,221 @@ async fn the_budget_counts_what_sub_agents_spend() {
     assert_eq!(requests_of(&api, "SUB-BUDGET").len(), 2);
     session.shutdown().await;
 }
+
+/// A session on `root` in `mode`, trusted, with sub-agents.
+async fn session_in(root: &Path, env: Environment, mode: agent_tools_core::PermissionMode) -> Arc<Session> {
+    Arc::new(
+        Session::builder(root)
+            .environment(env)
+            .settings_json("{}")
+            .workspace_trust(WorkspaceTrust::Trusted)
+            .permission_mode(Some(mode))
+            .host_config(with_agents())
+            .build()
+            .await
+            .unwrap(),
+    )
+}
+
+fn foreground(agent_type: &str, prompt: &str) -> Value {
+    json!({"description": "Try it", "prompt": prompt, "subagent_type": agent_type, "run_in_background": false})
+}
+
+/// Issue 30, item 5: an agent file's `permissionMode` never widens the caller's mode. A caller in
+/// plan mode — also plan mode entered from a bypass session, where bypass stays available —
+/// gets its `acceptEdits` and `bypassPermissions` agents in plan mode: their writes are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_mode_caller_keeps_its_agents_in_plan_mode_whatever_their_files_say() {
+    use agent_tools_core::PermissionMode::{BypassPermissions, Plan};
+    for started_in in [Plan, BypassPermissions] {
+        let fx = Fixture::new();
+        for (name, mode) in [("editor", "acceptEdits"), ("bypasser", "bypassPermissions")] {
+            write_agent(
+                fx.project.path(),
+                name,
+                &format!(
+                    "---\nname: {name}\ndescription: Writes files\npermissionMode: {mode}\n---\nYou write files.\n"
+                ),
+            );
+        }
+        let write = |file: &str| vec![tool_use("toolu_s1", "Write", json!({"file_path": file, "content": "x\n"}))];
+        let api = routed(vec![
+            script(
+                "MAIN-WIDEN",
+                vec![
+                    vec![tool_use("toolu_1", "Agent", foreground("editor", "SUB-EDITOR: write"))],
+                    vec![tool_use("toolu_2", "Agent", foreground("bypasser", "SUB-BYPASSER: write"))],
+                ],
+                "Done.",
+            ),
+            script("SUB-EDITOR", vec![write("edited.txt")], "Refused."),
+            script("SUB-BYPASSER", vec![write("bypassed.txt")], "Refused."),
+        ]);
+        let session = session_in(fx.project.path(), fx.env(), started_in).await;
+        if started_in == BypassPermissions {
+            session.set_permission_mode(Plan).await.unwrap();
+            assert!(session.permission_context().await.is_bypass_permissions_mode_available);
+        }
+        let main = agent(&session, &api);
+        assert_eq!(ask(&main, "MAIN-WIDEN").await.result, "Done.");
+        for (marker, file) in [("SUB-EDITOR", "edited.txt"), ("SUB-BYPASSER", "bypassed.txt")] {
+            let sub = requests_of(&api, marker);
+            assert_eq!(sub.len(), 2, "{started_in}: {marker}");
+            let refused = sub[1].tool_results()[0].clone();
+            assert_eq!(refused["is_error"], true, "{started_in}: {refused}");
+            let text = result_text(&sub[1], "toolu_s1");
+            let path = fx.root().join(file);
+            assert_eq!(text, format!("Cannot write to {} while in plan mode.", path.display()), "{started_in}");
+            assert!(!path.exists(), "{started_in}: {file}");
+        }
+        session.shutdown().await;
+    }
+}
+
+/// The legitimate direction: an agent file may narrow its caller's mode (`permissionMode: plan`
+/// under a caller in `default`), and the agent then runs in plan mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_file_may_narrow_a_default_callers_mode_to_plan() {
+    let fx = Fixture::new();
+    write_agent(
+        fx.project.path(),
+        "planner",
+        "---\nname: planner\ndescription: Plans only\npermissionMode: plan\n---\nYou plan.\n",
+    );
+    let write = vec![tool_use("toolu_s1", "Write", json!({"file_path": "plan-only.txt", "content": "x\n"}))];
+    let api = routed(vec![
+        script(
+            "MAIN-NARROW",
+            vec![
+                vec![tool_use("toolu_1", "Agent", foreground("planner", "SUB-PLANNER: write"))],
+                vec![tool_use("toolu_2", "Agent", foreground("general-purpose", "SUB-GENERAL: write"))],
+            ],
+            "Done.",
+        ),
+        script("SUB-PLANNER", vec![write.clone()], "Refused."),
+        script("SUB-GENERAL", vec![write], "Refused."),
+    ]);
+    let session = session_in(fx.project.path(), fx.env(), agent_tools_core::PermissionMode::Default).await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-NARROW").await.result, "Done.");
+    let path = fx.root().join("plan-only.txt");
+    let planner = result_text(&requests_of(&api, "SUB-PLANNER")[1], "toolu_s1");
+    assert_eq!(planner, format!("Cannot write to {} while in plan mode.", path.display()));
+    // The same call from an agent in the caller's own mode is refused as in default mode: it
+    // needs approval and no one can give it here.
+    let general = result_text(&requests_of(&api, "SUB-GENERAL")[1], "toolu_s1");
+    assert!(general.starts_with("Permission to use Write has been denied: this call needs approval"), "{general}");
+    assert!(!path.exists());
+    session.shutdown().await;
+}
+
+const GIT_DIFF_ONLY: &str = "This agent may use Bash only as its definition allows: Bash(git diff:*). This call is \
+                             not covered by that, so it did not run; use Bash only in that way, or do without it.";
+
+/// Issue 30, item 5: `tools: Bash(git diff:*)` limits the agent's Bash to that rule, in a
+/// bypassPermissions session too, and an agent it starts inherits the limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bash_rule_in_an_agents_tools_limits_its_bash_even_in_bypass_mode_and_for_its_agents() {
+    let repo = agent_tools_testkit::GitRepo::new();
+    std::fs::write(repo.root.join("README.md"), "# test\nCHANGED-LINE\n").unwrap();
+    write_agent(
+        &repo.root,
+        "differ",
+        "---\nname: differ\ndescription: Shows the diff\ntools: Bash(git diff:*), Agent\n---\nYou show diffs.\n",
+    );
+    let state = tempfile::tempdir().unwrap();
+    let env = Environment::empty()
+        .with("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .with("HOME", state.path())
+        .with("XDG_STATE_HOME", state.path().join("state"));
+    let bash = |id: &str, command: &str| vec![tool_use(id, "Bash", json!({"command": command}))];
+    let api = routed(vec![
+        script("MAIN-RESTRICT", vec![vec![tool_use("toolu_1", "Agent", foreground("differ", "SUB-DIFFER"))]], "Done."),
+        script(
+            "SUB-DIFFER",
+            vec![
+                bash("toolu_s1", "touch pwned"),
+                bash("toolu_s2", "git diff && touch pwned"),
+                bash("toolu_s3", "git diff"),
+                vec![tool_use("toolu_s4", "Agent", foreground("general-purpose", "SUB-NESTED"))],
+            ],
+            "Diff shown.",
+        ),
+        script("SUB-NESTED", vec![bash("toolu_n1", "touch pwned-nested")], "Refused."),
+    ]);
+    let session = session_in(&repo.root, env, agent_tools_core::PermissionMode::BypassPermissions).await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-RESTRICT").await.result, "Done.");
+    let sub = requests_of(&api, "SUB-DIFFER");
+    assert_eq!(tool_names(&sub[0]), ["Agent", "Bash"], "the tools are kept whole; the rule limits them");
+    assert_eq!(result_text(&sub[1], "toolu_s1"), GIT_DIFF_ONLY);
+    assert_eq!(result_text(&sub[2], "toolu_s2"), GIT_DIFF_ONLY);
+    let diff = result_text(&sub[3], "toolu_s3");
+    assert!(diff.contains("+CHANGED-LINE"), "git diff runs: {diff}");
+    // The nested general-purpose agent keeps its caller's Bash, and its caller's limit.
+    let nested = requests_of(&api, "SUB-NESTED");
+    assert!(tool_names(&nested[0]).contains(&"Bash".to_owned()));
+    assert_eq!(result_text(&nested[1], "toolu_n1"), GIT_DIFF_ONLY);
+    assert!(!repo.root.join("pwned").exists());
+    assert!(!repo.root.join("pwned-nested").exists());
+    // The main conversation itself is not limited.
+    let free = session
+        .call(
+            &ToolUseBlock { id: "toolu_main".into(), name: "Bash".into(), input: json!({"command": "touch free"}) },
+            CallOptions::default(),
+        )
+        .await;
+    assert!(!free.block.is_error, "{}", free.block.content.text());
+    assert!(repo.root.join("free").exists());
+    session.shutdown().await;
+}
+
+/// SendMessage continuing a stopped agent: the agent goes on under its new caller's permissions,
+/// so an agent that ran in bypassPermissions, continued after its caller entered plan mode, runs
+/// in plan mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_agent_continued_by_a_caller_in_plan_mode_runs_in_plan_mode() {
+    let fx = Fixture::new();
+    let api = routed(vec![
+        script(
+            "MAIN-RESUME",
+            vec![
+                vec![tool_use(
+                    "toolu_1",
+                    "Agent",
+                    json!({"description": "Work", "prompt": "SUB-WORKER", "name": "worker", "run_in_background": false}),
+                )],
+                vec![json!({"type": "text", "text": "Worker finished."})],
+                vec![tool_use(
+                    "toolu_2",
+                    "SendMessage",
+                    json!({"to": "worker", "summary": "go on", "message": "Now write resumed.txt."}),
+                )],
+            ],
+            "Done.",
+        ),
+        script(
+            "SUB-WORKER",
+            vec![
+                vec![json!({"type": "text", "text": "first pass done"})],
+                vec![tool_use("toolu_w1", "Write", json!({"file_path": "resumed.txt", "content": "x\n"}))],
+            ],
+            "Second pass done.",
+        ),
+    ]);
+    let session = fx.trusted().await;
+    let main = agent(&session, &api);
+    assert_eq!(ask(&main, "MAIN-RESUME").await.result, "Worker finished.");
+    session.set_permission_mode(agent_tools_core::PermissionMode::Plan).await.unwrap();
+    assert_eq!(ask(&main, "go on with the worker").await.result, "Done.");
+    let sent = result_text(&requests_of(&api, "MAIN-RESUME")[3], "toolu_2");
+    assert!(sent.contains("\"delivery\":\"resumed\""), "{sent}");
+    // The worker goes on in the background: its second run ends with the answer to its call.
+    let second_run = || requests_of(&api, "SUB-WORKER").len() >= 3;
+    assert!(eventually(Duration::from_secs(20), second_run).await, "{sent}");
+    let worker = requests_of(&api, "SUB-WORKER");
+    let path = fx.root().join("resumed.txt");
+    assert_eq!(result_text(&worker[2], "toolu_w1"), format!("Cannot write to {} while in plan mode.", path.display()));
+    assert!(!path.exists());
+    session.shutdown().await;
+}

@@ -128,18 +128,18 @@ pub fn split_command(command: &str) -> Split {
         parsed
             .commands
             .iter()
-            .map(|command| Part {
-                text: command.text(),
-                writes_file: command.redirects.iter().any(|redirect| {
-                    matches!(redirect.op, RedirectOp::Write | RedirectOp::Append)
-                        && redirect
-                            .target
-                            .as_ref()
-                            .is_none_or(|t| !(t.is_literal() && check::is_harmless_device(&t.value)))
-                }),
-            })
+            .map(|command| Part { text: command.text(), writes_file: writes_file(command) })
             .collect(),
     )
+}
+
+/// Whether a simple command sends output into a file: a `>`, `>>`, `&>` … redirection to
+/// anything but a device such as `/dev/null`.
+fn writes_file(command: &parse::SimpleCommand) -> bool {
+    command.redirects.iter().any(|redirect| {
+        matches!(redirect.op, RedirectOp::Write | RedirectOp::Append)
+            && redirect.target.as_ref().is_none_or(|t| !(t.is_literal() && check::is_harmless_device(&t.value)))
+    })
 }
 
 /// Whether the command may change the shell's working directory for the calls after it: it
@@ -244,6 +244,48 @@ pub fn shell_permission_matcher(command: &str) -> PermissionMatcher {
     Box::new(move |pattern: &str| {
         let pattern = ShellPattern::parse(pattern);
         spellings.iter().any(|spelling| pattern.matches(spelling))
+    })
+}
+
+/// A matcher telling whether rule contents (`git diff:*`, `npm test`), together, cover *every*
+/// part of `command` — what a sub-agent's tool restriction (`tools: Bash(git diff:*)` in its
+/// definition) holds a call to. The command is parsed once, here.
+///
+/// Each simple command must be matched by one of the patterns under the spellings an *allow*
+/// rule sees (as written, or without [`SAFE_ENV_VARS`] assignments and harmless wrappers such
+/// as `timeout 30`), so a wrapper that could change what runs (`sudo`, `env`, `xargs`) is not
+/// seen through. Stricter than an allow rule, the matcher also refuses a command with a part
+/// that sends output into a file (`git diff > x`: the restriction names `git diff`, not writing
+/// `x`), a command too complex to check part by part ([`Split::Complex`]: substitutions,
+/// subshells, `bash -c`, …), an empty one, and one of more than [`MAX_PARTS`] parts.
+///
+/// ```
+/// use agent_tools_shell_analysis::shell_restriction_matcher;
+/// let allowed = ["git diff:*".to_owned(), "git log:*".to_owned()];
+/// assert!(shell_restriction_matcher("git diff --stat && git log -1")(&allowed));
+/// assert!(!shell_restriction_matcher("git diff; touch pwned")(&allowed));
+/// assert!(!shell_restriction_matcher("git diff > out.patch")(&allowed));
+/// assert!(!shell_restriction_matcher("git diff $(touch pwned)")(&allowed));
+/// assert!(!shell_restriction_matcher("sudo git diff")(&allowed));
+/// ```
+pub fn shell_restriction_matcher(command: &str) -> agent_tools_core::tool::RestrictionMatcher {
+    let parsed = parse_command(command);
+    let checkable = parsed.complex.is_none()
+        && !parsed.opaque
+        && !parsed.commands.is_empty()
+        && parsed.commands.len() <= MAX_PARTS
+        && parsed.commands.iter().all(|part| !part.nested && !writes_file(part));
+    let parts: Vec<Vec<String>> = if checkable {
+        parsed.commands.iter().map(|part| rules::spellings(part, PermissionBehavior::Allow)).collect()
+    } else {
+        Vec::new()
+    };
+    Box::new(move |contents: &[String]| {
+        let patterns: Vec<ShellPattern> = contents.iter().map(|content| ShellPattern::parse(content)).collect();
+        checkable
+            && parts.iter().all(|spellings| {
+                patterns.iter().any(|pattern| spellings.iter().any(|spelling| pattern.matches(spelling)))
+            })
     })
 }
 

@@ -1306,3 +1306,52 @@ mod against_bash {
         }
     }
 }
+
+// ----- the restriction matcher (a sub-agent's `tools: Bash(git diff:*)`) -----
+
+#[test]
+fn restriction_matcher_needs_every_part_covered() {
+    let allowed = |contents: &[&str]| contents.iter().map(|content| (*content).to_owned()).collect::<Vec<_>>();
+    let git = allowed(&["git diff:*", "git log:*"]);
+    let covers = |command: &str| shell_restriction_matcher(command)(&git);
+    assert!(covers("git diff"));
+    assert!(covers("git diff --stat HEAD~1 && git log -1 | git diff --no-index a b"));
+    assert!(covers("timeout 5 git diff"), "a harmless wrapper is seen through");
+    assert!(covers("git diff 2>&1 > /dev/null"), "a device is not a file");
+    // Any part outside the rules, however it is joined, refuses the whole command.
+    for command in [
+        "touch pwned",
+        "git diff; touch pwned",
+        "git diff && touch pwned",
+        "git diff | tee pwned",
+        "git diff & touch pwned",
+        "git diff\ntouch pwned",
+        // Output into a file, or a construct that hides what runs.
+        "git diff > pwned",
+        "git diff >> pwned",
+        "git diff $(touch pwned)",
+        "git diff `touch pwned`",
+        "(touch pwned)",
+        "bash -c 'git diff'",
+        "eval git diff",
+        // Wrappers and assignments that change what runs are not seen through.
+        "sudo git diff",
+        "env git diff",
+        "GIT_EXTERNAL_DIFF=./evil git diff",
+        "",
+        "   ",
+    ] {
+        assert!(!covers(command), "{command:?}");
+    }
+    // As for allow rules, `xargs` before a prefix is still that command (with more arguments);
+    // what feeds it is a part of its own that must be covered too.
+    assert!(covers("xargs git diff"));
+    assert!(!covers("echo --output=x | xargs git diff"));
+    // A part needs one of the contents; different parts may use different ones.
+    assert!(!shell_restriction_matcher("git diff")(&allowed(&["git log:*"])));
+    assert!(!shell_restriction_matcher("git diff")(&[]));
+    // Exact and wildcard contents, as allow rules read them.
+    assert!(shell_restriction_matcher("npm test")(&allowed(&["npm test"])));
+    assert!(!shell_restriction_matcher("npm test --watch")(&allowed(&["npm test"])));
+    assert!(shell_restriction_matcher("ls -la src")(&allowed(&["ls *"])));
+}

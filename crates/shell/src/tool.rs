@@ -8,7 +8,7 @@ use std::path::Path;
 
 use agent_tools_background::ShellTaskSpec;
 use agent_tools_core::permissions::PermissionDecisionReason;
-use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::tool::{PermissionMatcher, RestrictionMatcher};
 use agent_tools_core::{
     MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext,
@@ -77,6 +77,13 @@ pub trait Shell: fmt::Debug + Clone + PartialEq + Eq + Send + Sync + 'static {
 
     /// Whether a rule pattern of this tool covers any part of `command` (for hook conditions).
     fn permission_matcher(command: &str) -> PermissionMatcher;
+
+    /// Whether rule contents of this tool, together, cover every part of `command` (for a
+    /// sub-agent's tool restriction). `None` by default: a restricted call of this shell is then
+    /// refused, since its parts cannot be checked one by one.
+    fn restriction_matcher(_command: &str) -> Option<RestrictionMatcher> {
+        None
+    }
 
     /// Whether `command` is one of the sandbox's `excludedCommands` patterns.
     fn is_excluded(command: &str, excluded: &[String]) -> bool;
@@ -223,6 +230,11 @@ impl<S: Shell> ToolDef for ShellTool<S> {
     /// See [`Shell::permission_matcher`] (Claude Code's `preparePermissionMatcher`).
     fn prepare_permission_matcher(&self, input: &ShellInput) -> Option<PermissionMatcher> {
         Some(S::permission_matcher(&input.command))
+    }
+
+    /// See [`Shell::restriction_matcher`].
+    fn prepare_restriction_matcher(&self, input: &ShellInput) -> Option<RestrictionMatcher> {
+        S::restriction_matcher(&input.command)
     }
 
     /// Runs the command in the foreground ([`run_foreground`]), or with `run_in_background`

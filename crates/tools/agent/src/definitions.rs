@@ -95,16 +95,22 @@ pub struct AgentDefinition {
     /// When to use it, shown to the model in the Agent tool's prompt (frontmatter
     /// `description`; a written `\n` becomes a line break, as in Claude Code).
     pub when_to_use: String,
-    /// The tools it may use, as tool names or rules (`Bash(git:*)` names `Bash`); `None` for all
-    /// of the caller's (frontmatter `tools` absent, empty or containing `*`).
+    /// The tools it may use, as tool names or rules; `None` for all of the caller's (frontmatter
+    /// `tools` absent, empty or containing `*`). A rule (`Bash(git diff:*)`) keeps the tool and
+    /// limits it to that rule, enforced in every mode (see
+    /// [`restrictions_for_agent`](crate::tool_sets::restrictions_for_agent); Claude Code keeps
+    /// only the tool's name).
     pub tools: Option<Vec<String>>,
     /// Tools it may not use (frontmatter `disallowedTools`), applied after `tools`.
     pub disallowed_tools: Vec<String>,
     /// The model: an alias (`sonnet`, `opus`, `haiku`) or a full model id; `None` (written
     /// `inherit`, or absent) runs on the caller's model.
     pub model: Option<String>,
-    /// The permission mode it runs in (frontmatter `permissionMode`); `None` keeps the
-    /// caller's choice.
+    /// The permission mode it asks to run in (frontmatter `permissionMode`); `None` keeps the
+    /// caller's. It applies only where it narrows the caller's mode
+    /// ([`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode)):
+    /// `plan` under a caller in `default` does, `acceptEdits` under a caller in `plan` does not
+    /// (the agent stays in `plan`; stricter than Claude Code).
     pub permission_mode: Option<PermissionMode>,
     /// A display colour for the agent (frontmatter `color`), kept as written.
     pub color: Option<String>,

@@ -8,6 +8,7 @@ use agent_tools_background::{AgentEnd, AgentTask, AgentTaskSpec, TaskRegistry, T
 use agent_tools_core::permissions::{PermissionBehavior, PermissionDecisionReason};
 use agent_tools_core::result::ContentPart;
 use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
+use agent_tools_core::tool::RestrictionMatcher;
 use agent_tools_core::{
     InputError, InterruptBehavior, MaxResultSize, PermissionMode, PermissionResult, PromptOptions, Tool, ToolDef,
     ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
@@ -19,7 +20,7 @@ use serde_json::Value;
 use crate::definitions::{self, AgentDefinition, AgentSource};
 use crate::input::{AgentInput, FIELDS, Isolation};
 use crate::render::{self, KeptWorktree};
-use crate::tool_sets::{ToolSetOptions, tools_for_agent};
+use crate::tool_sets::{ToolSetOptions, restrictions_for_agent, tools_for_agent};
 
 /// The tool's API name.
 pub const NAME: &str = "Agent";
@@ -172,19 +173,14 @@ fn deny_rule(ctx: &ToolUseContext, agent_type: &str) -> Option<PermissionDecisio
         .map(|rule| PermissionDecisionReason::Rule { rule })
 }
 
-/// The permission mode a sub-agent runs in: its definition's, unless the caller runs in
-/// `bypassPermissions`, `acceptEdits` or `auto` (which it keeps, as Claude Code), and never
-/// `bypassPermissions` when the session did not make it available.
-fn agent_mode(def: &AgentDefinition, ctx: &ToolUseContext) -> Option<PermissionMode> {
-    let caller = ctx.permission_context.mode;
-    if matches!(caller, PermissionMode::BypassPermissions | PermissionMode::AcceptEdits | PermissionMode::Auto) {
-        return None;
-    }
-    let wanted = def.permission_mode?;
-    if wanted == PermissionMode::BypassPermissions && !ctx.permission_context.is_bypass_permissions_mode_available {
-        return None;
-    }
-    Some(wanted)
+/// The permission mode a sub-agent runs in: its definition's `permissionMode` only where it
+/// narrows the caller's mode, else the caller's
+/// ([`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode):
+/// Claude Code's rule that a caller in `bypassPermissions`, `acceptEdits` or `auto` keeps its
+/// mode, and — stricter than Claude Code — a definition never widens the caller's mode, so an
+/// agent file saying `acceptEdits` runs in `plan` for a caller in plan mode).
+fn agent_mode(def: &AgentDefinition, ctx: &ToolUseContext) -> PermissionMode {
+    agent_tools_core::permissions::subagent_permission_mode(ctx.permission_context.mode, def.permission_mode)
 }
 
 /// A worktree made for one agent.
@@ -327,16 +323,20 @@ impl AgentTool {
             })
             .map_err(|error| ToolError::failed(format!("Cannot start the agent: {error}")))?;
         let worktree = match input.isolation {
-            Some(Isolation::Worktree) => match AgentWorktree::make(&self.config.git, &ctx.cwd, &task.id).await {
-                Ok(made) => Some(made),
-                Err(error) => {
-                    registry.finish_agent(
-                        &task.id,
-                        AgentEnd { status: TaskStatus::Failed, result: error.clone(), notification: None },
-                    );
-                    return Err(ToolError::failed(error));
+            // Guarded in a folder the user has not trusted: the repository's hooks and filters
+            // do not run on checkout.
+            Some(Isolation::Worktree) => {
+                match AgentWorktree::make(&self.config.git.for_context(ctx), &ctx.cwd, &task.id).await {
+                    Ok(made) => Some(made),
+                    Err(error) => {
+                        registry.finish_agent(
+                            &task.id,
+                            AgentEnd { status: TaskStatus::Failed, result: error.clone(), notification: None },
+                        );
+                        return Err(ToolError::failed(error));
+                    }
                 }
-            },
+            }
             _ => None,
         };
         let request = SubagentRequest {
@@ -347,7 +347,8 @@ impl AgentTool {
             system_prompt: def.system_prompt.clone(),
             model,
             tools,
-            permission_mode: agent_mode(def, ctx),
+            permission_mode: Some(agent_mode(def, ctx)),
+            tool_restrictions: restrictions_for_agent(def),
             cwd: worktree.as_ref().map(|made| made.made.path.clone()),
             background,
             max_turns: def.max_turns,
@@ -411,11 +412,33 @@ impl ToolDef for AgentTool {
         agent_tools_core::input::parse_strict(NAME, schema, &json)
     }
 
+    /// For a restriction `Agent(worker, researcher)` in a sub-agent's `tools` (Claude Code's
+    /// syntax for the agent types it may start): the call's `subagent_type` (by default
+    /// `general-purpose`) must be one of the types the contents list, comma-separated.
+    fn prepare_restriction_matcher(&self, input: &AgentInput) -> Option<RestrictionMatcher> {
+        let agent_type = input.subagent_type.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        let agent_type = agent_type.unwrap_or(DEFAULT_AGENT_TYPE).to_owned();
+        Some(Box::new(move |contents: &[String]| {
+            contents.iter().flat_map(|content| content.split(',')).any(|allowed| allowed.trim() == agent_type)
+        }))
+    }
+
     async fn check_permissions(&self, input: &AgentInput, ctx: &ToolUseContext) -> PermissionResult {
         let agent_type = input.subagent_type.as_deref().map(str::trim).filter(|t| !t.is_empty());
         let agent_type = agent_type.unwrap_or(DEFAULT_AGENT_TYPE);
         if let Some(reason) = deny_rule(ctx, agent_type) {
             return PermissionResult::deny(format!("Agent type '{agent_type}' is denied by a permission rule"), reason);
+        }
+        // A worktree of its own is a new checkout and branch: a write of the worktrees folder,
+        // as EnterWorktree's (asked in the default mode, refused in plan mode). Claude Code
+        // allows it unasked.
+        if input.isolation == Some(Isolation::Worktree) {
+            let git = self.config.git.for_context(ctx);
+            let root = git.repo_root(&ctx.cwd).await.unwrap_or_else(|_| ctx.cwd.clone());
+            return agent_tools_permissions::check_write_permission(
+                &root.join(agent_tools_worktree::WORKTREES_DIR),
+                ctx,
+            );
         }
         PermissionResult::allow()
     }

@@ -24,7 +24,7 @@
 
 use std::collections::HashSet;
 
-use agent_tools_core::permissions::PermissionRuleValue;
+use agent_tools_core::permissions::{PermissionRuleValue, ToolRestriction, tool_restrictions};
 
 use crate::definitions::AgentDefinition;
 
@@ -89,8 +89,9 @@ pub fn entry_tool_name(entry: &str) -> String {
 ///    [`IN_PROCESS_TEAMMATE_ALLOWED_TOOLS`] too.
 /// 8. The definition's `tools`, when set, keeps only the tools it names; then its
 ///    `disallowed_tools` drops the tools they name (MCP tools included). Entries are matched by
-///    tool name ([`entry_tool_name`]): `Bash(git:*)` in either list means the whole Bash tool,
-///    as in Claude Code, whose sub-agent tool lists hold whole tools.
+///    tool name ([`entry_tool_name`]): `Bash(git:*)` in `tools` keeps the Bash tool — limited to
+///    that rule by [`restrictions_for_agent`] — and in `disallowed_tools` drops the whole tool
+///    (narrower than the rule; Claude Code's sub-agent tool lists hold whole tools).
 pub fn tools_for_agent(pool: &[&str], def: &AgentDefinition, options: &ToolSetOptions) -> Vec<String> {
     let allowed: Option<HashSet<String>> =
         def.tools.as_ref().map(|tools| tools.iter().map(|entry| entry_tool_name(entry)).collect());
@@ -101,6 +102,30 @@ pub fn tools_for_agent(pool: &[&str], def: &AgentDefinition, options: &ToolSetOp
         .filter(|name| !denied.contains(**name))
         .map(|name| (*name).to_owned())
         .collect()
+}
+
+/// The limits a definition's `tools` puts on the tools it keeps: each tool named there only
+/// with rule content (`Bash(git diff:*)`, `Read(src/**)`, `Agent(Explore)`) may be used only as
+/// one of those rules covers (see [`ToolRestriction`]); a tool also named whole (`Bash`) is not
+/// limited. Empty when `tools` is absent. The Agent tool puts them in the sub-agent's request,
+/// where they join the caller's own (a nested agent only narrows), and the host enforces them
+/// in every mode.
+///
+/// Claude Code reads the same syntax but keeps only the tool's name (except for `Agent(…)`,
+/// the agent types it may start), so its `tools: Bash(git diff:*)` agent can run any command;
+/// here the rule holds.
+///
+/// ```
+/// use agent_tool_agent::definitions::built_in;
+/// use agent_tool_agent::tool_sets::restrictions_for_agent;
+/// let mut def = built_in().remove(0);
+/// def.tools = Some(vec!["Read".into(), "Bash(git diff:*)".into()]);
+/// let limits = restrictions_for_agent(&def);
+/// assert_eq!(limits.len(), 1);
+/// assert_eq!(limits[0].rules_text(), "Bash(git diff:*)");
+/// ```
+pub fn restrictions_for_agent(def: &AgentDefinition) -> Vec<ToolRestriction> {
+    def.tools.as_deref().map(tool_restrictions).unwrap_or_default()
 }
 
 /// Steps 1–7 of [`tools_for_agent`].
@@ -266,6 +291,20 @@ mod tests {
         assert_eq!(run(&defs[2], ToolSetOptions::default()), read_only);
         // Their own ExitPlanMode ban wins over plan mode.
         assert_eq!(run(&defs[2], ToolSetOptions { plan_mode: true, ..ToolSetOptions::default() }), read_only);
+    }
+
+    #[test]
+    fn content_entries_in_tools_become_restrictions() {
+        let def = custom(Some(&["Read", "Bash(git diff:*)", "Bash(git log:*)", "Edit(docs/**)", "Edit"]), &[]);
+        // The tools are kept whole …
+        assert_eq!(run(&def, ToolSetOptions::default()), ["Bash", "Edit", "Read"]);
+        // … and Bash (named only with rules) is limited to them; Edit, also named whole, is not.
+        let limits = restrictions_for_agent(&def);
+        assert_eq!(limits.len(), 1);
+        assert_eq!(limits[0].tool_name, "Bash");
+        assert_eq!(limits[0].rule_contents, ["git diff:*", "git log:*"]);
+        assert!(restrictions_for_agent(&custom(None, &["Bash(rm:*)"])).is_empty());
+        assert!(restrictions_for_agent(&general()).is_empty());
     }
 
     #[test]

@@ -76,7 +76,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tools_background::ShellTaskSpec;
-use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::tool::{PermissionMatcher, RestrictionMatcher};
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool, sandbox};
 
@@ -172,6 +172,12 @@ impl Shell for Bash {
     /// hook conditions (Claude Code's `preparePermissionMatcher`).
     fn permission_matcher(command: &str) -> PermissionMatcher {
         agent_tools_shell_analysis::shell_permission_matcher(command)
+    }
+
+    /// Tells whether rule contents cover every part of the command, for a sub-agent's
+    /// `tools: Bash(git diff:*)` restriction (see `agent_tools_shell_analysis::shell_restriction_matcher`).
+    fn restriction_matcher(command: &str) -> Option<RestrictionMatcher> {
+        Some(agent_tools_shell_analysis::shell_restriction_matcher(command))
     }
 
     /// Every part of the command matches an excluded pattern (see [`sandbox::is_excluded`]).

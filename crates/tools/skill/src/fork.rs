@@ -3,6 +3,7 @@
 //! the skill's `allowed-tools` as allow rules and its `model`, and its report is the result.
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
+use agent_tools_core::permissions::subagent_permission_mode;
 use agent_tools_core::subagent::{ALL_AGENT_DISALLOWED_TOOLS, SubagentError, SubagentRequest};
 use agent_tools_core::{ToolError, ToolUseContext};
 
@@ -61,6 +62,9 @@ pub(crate) async fn run(
         transcript: Some(task.output_path.clone()),
         inbox: task.inbox.clone(),
         allow_rules: skill.allowed_tools(),
+        // A skill asks for no mode: the caller's, through the one narrowing rule. The caller's
+        // tool restrictions reach the skill's agent with its permission context.
+        permission_mode: Some(subagent_permission_mode(ctx.permission_context.mode, None)),
         ..SubagentRequest::default()
     };
     // It stops with this call, and with TaskStop on its task.

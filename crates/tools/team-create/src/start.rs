@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::PermissionBehavior;
+use agent_tools_core::permissions::{PermissionBehavior, subagent_permission_mode};
 use agent_tools_core::subagent::{
     ASYNC_AGENT_ALLOWED_TOOLS, IN_PROCESS_TEAMMATE_ALLOWED_TOOLS, SubagentError, SubagentRequest, SubagentRunner,
     task_notification,
@@ -84,7 +84,10 @@ pub(crate) fn start_in_process(
         system_prompt: teammate_system_prompt(team.name(), &plan.name),
         model: None,
         tools: teammate_tools(ctx),
-        permission_mode: None,
+        // It asks for no mode of its own: the lead's, through the one narrowing rule.
+        permission_mode: Some(subagent_permission_mode(ctx.permission_context.mode, None)),
+        // The lead is the main conversation (a sub-agent cannot lead a team): nothing to add.
+        tool_restrictions: Vec::new(),
         cwd: None,
         background: true,
         max_turns: None,
@@ -175,7 +178,7 @@ pub(crate) fn start_tmux(
         "--cwd".into(),
         cwd.as_os_str().to_owned(),
         "--permission-mode".into(),
-        ctx.permission_context.mode.as_str().into(),
+        subagent_permission_mode(ctx.permission_context.mode, None).as_str().into(),
         "--settings".into(),
         settings.as_os_str().to_owned(),
     ];
