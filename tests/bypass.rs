@@ -208,6 +208,9 @@ fn context(fx: &Fixture, source: Source, mode: PermissionMode) -> (ToolUseContex
     ctx.permission_context = Arc::new(permissions);
     ctx.options.tools = pool.clone().into();
     ctx.options.session_dir = Some(fx.repo.dir.path().join("state/session"));
+    // The project's own allow rules apply above, as in a trusted folder; there read-only git
+    // commands run unasked (in an untrusted one they ask: git runs what the repository configures).
+    ctx.options.workspace_trusted = true;
     (ctx, Executor::new(pool))
 }
 

@@ -180,6 +180,7 @@ fn an_untrusted_folder_keeps_its_secrets_and_runs_none_of_its_programs() {
             call("toolu_grep", "Grep", json!({"pattern": "CANARY|needle", "output_mode": "content"})),
             call("toolu_pub", "Grep", json!({"pattern": "needle", "path": "pub", "output_mode": "content"})),
             call("toolu_cat", "Bash", json!({"command": "cat .claude/worktrees/w/secret/key.txt"})),
+            call("toolu_git", "Bash", json!({"command": "git status --short"})),
         ],
         vec![call("toolu_cron", "CronCreate", json!({"cron": "0 9 * * *", "prompt": "report", "durable": true}))],
         vec![call("toolu_config", "Config", json!({"setting": "model", "value": "opus"}))],
@@ -199,6 +200,8 @@ fn an_untrusted_folder_keeps_its_secrets_and_runs_none_of_its_programs() {
     assert!(run.result("toolu_cat").contains("denied") || run.result("toolu_cat").contains("Permission"));
     assert!(run.result("toolu_grep").contains("pub/code.txt"), "{}", run.result("toolu_grep"));
     assert!(run.result("toolu_pub").contains("let needle = 1;"), "Grep in pub/ works unasked");
+    // The model's own read-only git would run the repository's fsmonitor: it needs the user here.
+    assert!(run.result("toolu_git").contains("this folder is not trusted"), "{}", run.result("toolu_git"));
     // A durable job needs the user (nobody here), and nothing was written.
     let cron = run.result("toolu_cron");
     assert!(cron.contains("permissions to write to") && cron.contains("scheduled_tasks.json"), "{cron}");
@@ -255,6 +258,7 @@ fn the_same_folder_trusted_runs_its_own_programs_and_agents_and_still_denies_its
         vec![
             call("toolu_read", "Read", json!({"file_path": kept.join("secret/key.txt")})),
             call("toolu_pub", "Read", json!({"file_path": kept.join("pub/code.txt")})),
+            call("toolu_git", "Bash", json!({"command": "git status --short"})),
         ],
     ];
     let run = fx.run(turns, &["--permission-mode", "acceptEdits", "--trust-workspace"]);
@@ -268,6 +272,7 @@ fn the_same_folder_trusted_runs_its_own_programs_and_agents_and_still_denies_its
     assert!(run.requests[0].to_string().contains("Writes files for you"));
     assert!(run.result("toolu_read").contains("denied"), "{}", run.result("toolu_read"));
     assert!(run.result("toolu_pub").contains("let needle = 1;"), "a plain worktree file reads unasked");
+    assert!(!run.result("toolu_git").contains("needs approval"), "{}", run.result("toolu_git"));
     let first = run.requests[0].to_string();
     assert!(first.contains("PUBLIC-IMPORT-OK") && first.contains("USER-PREFS-OK"));
     assert!(!run.stderr().contains("is not a trusted folder"), "{}", run.stderr());

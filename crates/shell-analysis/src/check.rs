@@ -755,6 +755,11 @@ fn evaluate(part: &SimpleCommand, cwds: &Cwds, tool_name: &str, command: &str, c
         return Verdict::Allow("acceptEdits mode allows file changes inside the working directories".into());
     }
     if part_is_read_only(part) {
+        // A read-only git command still runs what the repository configures: only in a folder
+        // the user trusts does it run unasked.
+        if is_git(part) && !ctx.options.workspace_trusted {
+            return Verdict::needs(messages::git_in_untrusted_folder(command));
+        }
         return Verdict::Allow("only reads".into());
     }
     Verdict::needs(messages::command_needs_approval(command))

@@ -37,7 +37,9 @@
 //!
 //! Any deny denies the whole command (the message names it); then any question that survives
 //! bypass mode; a too-complex command, more than [`MAX_PARTS`] parts, more than one `cd`, or a
-//! `cd` together with `git` need approval; when every part is allowed the command is. A `cd`
+//! `cd` together with `git` need approval, and so does any `git` command in a folder the user has
+//! not trusted (`ToolUseOptions::workspace_trusted`: git runs the programs a repository's own
+//! configuration names); when every part is allowed the command is. A `cd`
 //! into the working directory is dropped first. A command that needs approval comes back as
 //! `passthrough` — the host's pipeline turns it into a question unless bypass mode or a
 //! whole-tool `Bash` allow rule decides — with up to [`MAX_SUGGESTIONS`] rules to add to
@@ -60,7 +62,10 @@
 //!     .with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, "Bash(rm:*)");
 //! let mut ctx = ToolUseContext::new("/proj");
 //! ctx.permission_context = Arc::new(rules);
-//! // Each part on its own: an allowed `npm test`, a read-only `git status`.
+//! // Each part on its own: an allowed `npm test`, a read-only `git status` — which runs
+//! // unasked only in a folder the user trusts (git runs what a repository configures).
+//! assert_eq!(check_shell_command("Bash", "npm test -- --watch && git status", &ctx).behavior(), "passthrough");
+//! ctx.options.workspace_trusted = true;
 //! assert_eq!(check_shell_command("Bash", "npm test -- --watch && git status", &ctx).behavior(), "allow");
 //! // The deny rule sees through `sudo`, and denies the whole line.
 //! assert_eq!(check_shell_command("Bash", "ls && sudo rm -rf build", &ctx).behavior(), "deny");

@@ -24,6 +24,18 @@ pub fn command_needs_approval(command: &str) -> String {
     format!("The command `{command}` needs approval before it runs.")
 }
 
+/// A read-only git command in a folder the user has not trusted: git runs what the
+/// repository's configuration names (`core.fsmonitor`, hooks, filters, diff drivers), so it is
+/// not run unasked there.
+pub fn git_in_untrusted_folder(command: &str) -> String {
+    let command = quote(command);
+    format!(
+        "The command `{command}` needs approval before it runs: git runs programs a repository's own configuration \
+         names (its fsmonitor, hooks, filters), and this folder is not trusted. Once the user trusts it \
+         (`agent-tools trust`), read-only git commands run without asking."
+    )
+}
+
 /// A shell command whose structure cannot be checked part by part.
 pub fn command_too_complex(command: &str, why: &str) -> String {
     let command = quote(command);

@@ -1355,3 +1355,26 @@ fn restriction_matcher_needs_every_part_covered() {
     assert!(!shell_restriction_matcher("npm test --watch")(&allowed(&["npm test"])));
     assert!(shell_restriction_matcher("ls -la src")(&allowed(&["ls *"])));
 }
+
+// ----- workspace trust -----
+
+/// A read-only git command runs what the repository configures (`core.fsmonitor` on `git
+/// status`, a diff driver on `git log -p`), so in a folder the user has not trusted it needs
+/// approval; in a trusted one it runs unasked. An allow rule the user wrote still allows it.
+#[test]
+fn read_only_git_runs_unasked_only_in_a_trusted_folder() {
+    let fx = Fixture::new();
+    let mut ctx = fx.ctx(DEFAULT, &[]);
+    for command in ["git status", "git log -p -1", "ls && git diff", "timeout 5 git status"] {
+        let result = check_shell_command("Bash", command, &ctx);
+        assert_eq!(result.behavior(), "passthrough", "{command}");
+        assert_eq!(result.message(), Some(messages::git_in_untrusted_folder(command).as_str()), "{command}");
+    }
+    assert_eq!(check_shell_command("Bash", "ls -la", &ctx).behavior(), "allow", "other reads are unaffected");
+    ctx.options.workspace_trusted = true;
+    for command in ["git status", "git log -p -1", "ls && git diff"] {
+        assert_eq!(check_shell_command("Bash", command, &ctx).behavior(), "allow", "{command}");
+    }
+    let allowed = fx.ctx(DEFAULT, &[(A, "Bash(git status:*)")]);
+    assert_eq!(check_shell_command("Bash", "git status", &allowed).behavior(), "allow");
+}

@@ -696,6 +696,8 @@ async fn permissions_follow_bash_rules_and_read_only_commands() {
             .with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, "Bash(rm:*)")
             .with_rule(PermissionBehavior::Allow, PermissionRuleSource::Session, "Bash(make test:*)"),
     );
+    // A trusted folder: there a read-only git runs unasked (in an untrusted one it asks).
+    ctx.options.workspace_trusted = true;
     let tool = agent_tool_bash::tool();
     let decide = |command: &str| {
         let parsed = tool.parse(json!({"command": command})).unwrap();
