@@ -467,9 +467,10 @@ fn run_carries_enter_worktrees_directory_to_the_next_call_and_exit_brings_it_bac
         {"type": "tool_use", "id": "toolu_3", "name": "ExitWorktree", "input": {"action": "remove"}},
         {"type": "tool_use", "id": "toolu_4", "name": "Bash", "input": {"command": "pwd"}}
     ]"#;
+    // Entering and removing a worktree are writes: allowed in acceptEdits (asked by default).
     let mut child = command(&root)
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args(["run", "-"])
+        .args(["--permission-mode", "acceptEdits", "run", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -486,6 +487,11 @@ fn run_carries_enter_worktrees_directory_to_the_next_call_and_exit_brings_it_bac
     assert!(text(2).starts_with(&format!("Left and removed the worktree at {}", worktree.display())), "{}", text(2));
     assert_eq!(text(3), root.display().to_string(), "and is back after ExitWorktree");
     assert!(results.iter().all(|result| result.get("is_error").is_none()), "{message}");
+    assert!(!worktree.exists());
+    // In the default mode with nobody to ask, entering is refused and nothing is made.
+    let refused = agent_tools(&root, &["call", "EnterWorktree", r#"{"name": "cli-run"}"#]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stdout(&refused).contains("permissions to write to"), "{}", stdout(&refused));
     assert!(!worktree.exists());
 }
 
