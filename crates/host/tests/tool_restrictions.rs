@@ -47,6 +47,9 @@ fn context(dir: &Path, mode: PermissionMode, restrictions: Vec<ToolRestriction>)
     let mut ctx = ToolUseContext::new(dir);
     ctx.permission_context = Arc::new(permissions);
     ctx.options.tools = pool.clone().into();
+    // A trusted folder: a read-only `git diff` runs unasked there (in an untrusted repository
+    // it asks, restriction or not).
+    ctx.options.workspace_trusted = true;
     (Executor::new(pool), ctx)
 }
 

@@ -708,6 +708,15 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// Whether a git part may read a repository's configuration: it names another repository
+/// (`-C`, `--git-dir`), or a folder it may run in is inside a git work tree (a `.git` entry in
+/// it or a folder above). Outside every repository git reads none, so it runs nothing the
+/// repository configures.
+fn git_reads_a_repository(part: &SimpleCommand, cwds: &Cwds) -> bool {
+    let words = strip_all_wrappers(&part.words);
+    analyze(words).repo_elsewhere || cwds.0.iter().any(|cwd| cwd.ancestors().any(|dir| dir.join(".git").exists()))
+}
+
 fn is_git(part: &SimpleCommand) -> bool {
     strip_all_wrappers(&part.words).first().is_some_and(|w| w.value.rsplit('/').next() == Some("git"))
 }
@@ -757,7 +766,7 @@ fn evaluate(part: &SimpleCommand, cwds: &Cwds, tool_name: &str, command: &str, c
     if part_is_read_only(part) {
         // A read-only git command still runs what the repository configures: only in a folder
         // the user trusts does it run unasked.
-        if is_git(part) && !ctx.options.workspace_trusted {
+        if is_git(part) && !ctx.options.workspace_trusted && git_reads_a_repository(part, cwds) {
             return Verdict::needs(messages::git_in_untrusted_folder(command));
         }
         return Verdict::Allow("only reads".into());

@@ -1377,4 +1377,10 @@ fn read_only_git_runs_unasked_only_in_a_trusted_folder() {
     }
     let allowed = fx.ctx(DEFAULT, &[(A, "Bash(git status:*)")]);
     assert_eq!(check_shell_command("Bash", "git status", &allowed).behavior(), "allow");
+    // Outside every repository git reads no repository's configuration: it runs as any read.
+    let mut outside = fx.ctx(DEFAULT, &[]);
+    outside.cwd = fx.root.join("outside");
+    assert_eq!(check_shell_command("Bash", "git rev-parse --is-inside-work-tree", &outside).behavior(), "allow");
+    let elsewhere = check_shell_command("Bash", "git -C ../proj status", &outside);
+    assert_ne!(elsewhere.behavior(), "allow", "another repository named with -C: {elsewhere:?}");
 }
