@@ -202,6 +202,8 @@ fn an_untrusted_folder_keeps_its_secrets_and_runs_none_of_its_programs() {
     assert!(run.result("toolu_pub").contains("let needle = 1;"), "Grep in pub/ works unasked");
     // The model's own read-only git would run the repository's fsmonitor: it needs the user here.
     assert!(run.result("toolu_git").contains("this folder is not trusted"), "{}", run.result("toolu_git"));
+    // stderr points at trust, not at an allow rule (which would run the repository's programs).
+    assert!(stderr.contains("the folder is not trusted; if you trust it, run `agent-tools trust`"), "{stderr}");
     // A durable job needs the user (nobody here), and nothing was written.
     let cron = run.result("toolu_cron");
     assert!(cron.contains("permissions to write to") && cron.contains("scheduled_tasks.json"), "{cron}");
@@ -241,8 +243,14 @@ fn reading_no_settings_files_does_not_make_a_folder_trusted() {
         assert!(run.result("toolu_agent").contains("Agent type 'writer' not found"), "{flags:?}");
         assert!(!run.requests[0].to_string().contains("Writes files for you"), "{flags:?}: the agent was listed");
         assert!(run.stderr().contains("is not a trusted folder"), "{flags:?}: {}", run.stderr());
+        // Its deny rules were not read either, and the notice does not claim they apply.
+        assert!(run.stderr().contains("Its settings files are not read in this run"), "{}", run.stderr());
         let first = run.requests[0].to_string();
         assert!(!first.contains(CANARIES[2]) && !first.contains(CANARIES[3]) && !first.contains(CANARIES[4]));
+        // As in Claude Code, `--setting-sources ""` loads no CLAUDE.md at all.
+        if flags[0] == "--setting-sources" {
+            assert!(!first.contains("Project rules.") && !first.contains("My own rules."), "{first}");
+        }
     }
     assert_eq!(fx.programs_ran(), "");
 }

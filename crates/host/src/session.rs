@@ -519,6 +519,7 @@ impl SessionBuilder {
             language_servers: cfg!(feature = "lsp")
                 && (self.config.as_ref().map_or_else(|| self.env.flag("ENABLE_LSP_TOOL"), |config| config.lsp)
                     || restricted.lsp_enabled() == Some(true)),
+            settings_unread: !self.settings_files,
         };
         if gated.is_empty() {
             return false;

@@ -438,10 +438,11 @@ impl Agent {
                     project: self.session.project_dir(),
                     config_dir: config_dir.as_deref(),
                 };
-                let loaded = memory::load(
+                let loaded = memory::load_sources(
                     self.session.project_dir(),
                     config_dir.as_deref(),
                     home.as_deref(),
+                    self.options.memory_sources,
                     &|path, kind, load| policy.check(path, kind, load),
                 );
                 if let Some(notice) = loaded.skipped_notice() {

@@ -62,6 +62,46 @@ pub struct MemoryFile {
     pub content: String,
 }
 
+/// Which memory files load, by the setting source Claude Code ties each kind to: user memory to
+/// `user`, project memory to `project`, local memory to `local` (`--setting-sources`; the Agent
+/// SDKs pass `""` by default, and then no `CLAUDE.md` loads, as in Claude Code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemorySources {
+    /// `~/.claude/CLAUDE.md` and its imports.
+    pub user: bool,
+    /// The project's `CLAUDE.md`, `.claude/CLAUDE.md` and `.claude/rules/*.md`, and their imports.
+    pub project: bool,
+    /// The `CLAUDE.local.md` files and their imports.
+    pub local: bool,
+}
+
+impl MemorySources {
+    /// Every kind.
+    pub const ALL: Self = Self { user: true, project: true, local: true };
+
+    /// From a `--setting-sources` value (`user,project,local`, any subset, comma- or
+    /// space-separated; `""` for none).
+    ///
+    /// ```
+    /// use agent_tools_loop::memory::MemorySources;
+    /// assert_eq!(MemorySources::from_setting_sources(""), MemorySources { user: false, project: false, local: false });
+    /// assert_eq!(MemorySources::from_setting_sources("user, project"), MemorySources { user: true, project: true, local: false });
+    /// ```
+    pub fn from_setting_sources(list: &str) -> Self {
+        let has = |name: &str| list.split([',', ' ']).map(str::trim).any(|source| source == name);
+        Self { user: has("user"), project: has("project"), local: has("local") }
+    }
+
+    /// Whether memory of this kind loads.
+    pub fn includes(self, kind: MemoryKind) -> bool {
+        match kind {
+            MemoryKind::User => self.user,
+            MemoryKind::Project => self.project,
+            MemoryKind::Local => self.local,
+        }
+    }
+}
+
 /// A memory file or import that was not loaded because the check refused it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
@@ -130,8 +170,24 @@ pub fn load(
     home: Option<&Path>,
     may_import: &dyn Fn(&Path, MemoryKind, Load<'_>) -> Result<(), String>,
 ) -> Memory {
-    let mut loader =
-        Loader { seen: HashSet::new(), memory: Memory::default(), home: home.map(Path::to_path_buf), may_import };
+    load_sources(cwd, config_dir, home, MemorySources::ALL, may_import)
+}
+
+/// [`load`], of the kinds `sources` names only (the others are not read at all).
+pub fn load_sources(
+    cwd: &Path,
+    config_dir: Option<&Path>,
+    home: Option<&Path>,
+    sources: MemorySources,
+    may_import: &dyn Fn(&Path, MemoryKind, Load<'_>) -> Result<(), String>,
+) -> Memory {
+    let mut loader = Loader {
+        seen: HashSet::new(),
+        memory: Memory::default(),
+        home: home.map(Path::to_path_buf),
+        may_import,
+        sources,
+    };
     if let Some(dir) = config_dir {
         loader.file(&dir.join("CLAUDE.md"), MemoryKind::User, 0);
     }
@@ -168,6 +224,7 @@ struct Loader<'a> {
     memory: Memory,
     home: Option<PathBuf>,
     may_import: &'a dyn Fn(&Path, MemoryKind, Load<'_>) -> Result<(), String>,
+    sources: MemorySources,
 }
 
 impl Loader<'_> {
@@ -176,6 +233,9 @@ impl Loader<'_> {
     }
 
     fn load(&mut self, path: &Path, kind: MemoryKind, depth: usize, importer: Option<&Path>) {
+        if !self.sources.includes(kind) {
+            return;
+        }
         let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if depth > MAX_IMPORT_DEPTH || !key.is_file() || !self.seen.insert(key) {
             return;
@@ -370,6 +430,17 @@ mod tests {
         assert_eq!(files[7].kind, MemoryKind::Local);
         // Without a home, `@~/` imports are skipped.
         assert_eq!(load(&sub, Some(&config), None, &|_, _, _| Ok(())).files.len(), 7);
+        // By setting source: only the user's own; none at all.
+        let user_only = MemorySources { user: true, project: false, local: false };
+        let texts = |sources| {
+            load_sources(&sub, Some(&config), Some(root.path()), sources, &|_, _, _| Ok(()))
+                .files
+                .into_iter()
+                .map(|file| file.content)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(user_only), ["user prefs"]);
+        assert!(texts(MemorySources::from_setting_sources("")).is_empty());
         let text = render(&files);
         assert!(text.contains(&format!("Contents of {} (project instructions", project.join("CLAUDE.md").display())));
         assert!(render(&[]).is_empty());

@@ -52,6 +52,9 @@ pub struct AgentOptions {
     pub parent_tool_use_id: Option<String>,
     /// Load `CLAUDE.md` memory files.
     pub memory: bool,
+    /// Which of them load, by the setting source each belongs to (`--setting-sources`; default
+    /// all three).
+    pub memory_sources: crate::memory::MemorySources,
     /// The `thinking` request parameter, sent as given (e.g. `{"type": "enabled",
     /// "budget_tokens": 4000}`); `None`: not sent.
     pub thinking: Option<serde_json::Value>,
@@ -108,6 +111,7 @@ impl AgentOptions {
             resume: Vec::new(),
             parent_tool_use_id: None,
             memory: true,
+            memory_sources: crate::memory::MemorySources::ALL,
             thinking: None,
             programmatic_tool_calling: false,
             classifier: None,

@@ -23,7 +23,15 @@ fn headless_hint(request: &PermissionRequest) -> String {
     let label = request.tool_label();
     if request.interaction.is_some() || request.forced {
         return format!(
-            "{label} was refused: it needs approval, and in a non-interactive run only a person can give it"
+            "{label} was refused: it needs approval, and in a non-interactive run only a person can give it \
+             (run `agent-tools agent` without -p to answer it, or answer through an Agent SDK's can_use_tool)"
+        );
+    }
+    if request.message.contains("this folder is not trusted") {
+        // An allow rule would run what the repository configures: trusting the folder is the way.
+        return format!(
+            "{label} was refused: it runs what this folder's own git configuration names, and the folder is not \
+             trusted; if you trust it, run `agent-tools trust`"
         );
     }
     let suggested = request.suggestions.iter().find_map(|update| match update {
@@ -32,7 +40,8 @@ fn headless_hint(request: &PermissionRequest) -> String {
     });
     let rule = suggested.map_or_else(|| request.tool_name.clone(), ToString::to_string);
     format!(
-        "{label} was refused: it needs approval; allow such calls with --allowedTools '{rule}' or --permission-mode"
+        "{label} was refused: it needs approval; allow such calls with --allowedTools '{rule}' or a --permission-mode \
+         that allows them (acceptEdits for file changes)"
     )
 }
 

@@ -332,6 +332,11 @@ pub(crate) async fn start(
     .to_owned();
     agent_options.classifier = Some(classifier);
     agent_options.output_schema = output_schema(args.json_schema.as_deref())?;
+    // As in Claude Code, each kind of CLAUDE.md loads only with its setting source: the Agent
+    // SDKs' default `--setting-sources ""` loads none.
+    if let Some(sources) = &args.setting_sources {
+        agent_options.memory_sources = agent_tools_loop::memory::MemorySources::from_setting_sources(sources);
+    }
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
     // An empty prompt (the SDKs pass `--system-prompt ""` when none is set) keeps the default:

@@ -39,6 +39,9 @@ pub struct Gated {
     /// LSP is on (`ENABLE_LSP_TOOL`, the user's `lsp.enabled`): language servers would start in
     /// it, and a server can run the folder's code (a TypeScript plugin, a build script).
     pub language_servers: bool,
+    /// The folder's settings files were not read at all (`--setting-sources ""`,
+    /// `--no-settings`): then its deny and ask rules do not apply either, and the message says so.
+    pub settings_unread: bool,
 }
 
 impl Gated {
@@ -71,8 +74,13 @@ impl Gated {
     /// The one message for an untrusted folder whose configuration was left out: what, and how
     /// to trust the folder.
     pub fn untrusted_message(&self, dir: &Path) -> String {
+        let rules = if self.settings_unread {
+            "Its settings files are not read in this run (so neither are their deny and ask rules)."
+        } else {
+            "Its deny and ask rules still apply."
+        };
         format!(
-            "{shown} is not a trusted folder, so its own configuration is not used: {what}. Its deny and ask rules still apply. \
+            "{shown} is not a trusted folder, so its own configuration is not used: {what}. {rules} \
              To use it, run `agent-tools trust {shown}` (or pass --trust-workspace for one run).",
             shown = dir.display(),
             what = self.describe(),
@@ -123,13 +131,14 @@ mod tests {
             servers: vec!["build".into()],
             skills: true,
             language_servers: false,
+            settings_unread: false,
         };
         assert_eq!(
             gated.describe(),
             "1 MCP server in .mcp.json (build); hooks, 2 allow rules and defaultMode in .claude/settings.json; \
              its skills, commands and agents in .claude/"
         );
-        let lsp = Gated { withheld: Vec::new(), servers: Vec::new(), skills: false, language_servers: true };
+        let lsp = Gated { language_servers: true, ..Gated::default() };
         assert!(!lsp.is_empty());
         assert_eq!(lsp.describe(), "language servers (LSP), which can run its code");
         assert!(Gated::default().is_empty());
