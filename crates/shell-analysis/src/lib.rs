@@ -60,10 +60,13 @@
 //! let rules = ToolPermissionContext::default()
 //!     .with_rule(PermissionBehavior::Allow, PermissionRuleSource::Session, "Bash(npm test:*)")
 //!     .with_rule(PermissionBehavior::Deny, PermissionRuleSource::Session, "Bash(rm:*)");
-//! let mut ctx = ToolUseContext::new("/proj");
+//! let project = tempfile::tempdir().unwrap();
+//! std::fs::create_dir(project.path().join(".git")).unwrap(); // a repository
+//! let mut ctx = ToolUseContext::new(project.path());
 //! ctx.permission_context = Arc::new(rules);
 //! // Each part on its own: an allowed `npm test`, a read-only `git status` — which runs
-//! // unasked only in a folder the user trusts (git runs what a repository configures).
+//! // unasked in a repository only when the user trusts its folder (git runs what the
+//! // repository configures).
 //! assert_eq!(check_shell_command("Bash", "npm test -- --watch && git status", &ctx).behavior(), "passthrough");
 //! ctx.options.workspace_trusted = true;
 //! assert_eq!(check_shell_command("Bash", "npm test -- --watch && git status", &ctx).behavior(), "allow");
