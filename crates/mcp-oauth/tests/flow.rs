@@ -160,9 +160,9 @@ async fn a_token_the_server_stops_accepting_is_refreshed_and_the_call_retried() 
     fixture.revoke_access_tokens();
     assert_eq!(echo(&service, "after").await, "echo: after");
     assert!(fixture.refused_requests() > refused, "the old token was refused");
-    // The call's retry refreshes once; a request the client had in flight at the same moment
-    // (its event stream) may meet the revoked token too and refresh as well: seen once in a CI
-    // run on a loaded 2-core machine.
+    // The call's retry refreshes once; another request of the client in flight at the same
+    // moment may meet the revoked token too and refresh after it (refreshes are serialised, not
+    // merged): two grants were seen once in a full run on a loaded 2-core machine.
     let grants = fixture.refresh_grants();
     assert!((1..=2).contains(&grants), "{grants} refresh grants");
     service.cancel().await.unwrap();
