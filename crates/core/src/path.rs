@@ -52,6 +52,23 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
+/// The top folder of the git work tree `dir` is in: `dir` or the nearest folder above it that
+/// holds a `.git` entry (a folder, or the file of a linked worktree or submodule). `None`
+/// outside every work tree. No process is started; links in `dir` are not resolved.
+///
+/// ```
+/// use agent_tools_core::path::git_work_tree_top;
+/// let dir = std::env::temp_dir().join(format!("git-top-example-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("repo/.git")).unwrap();
+/// std::fs::create_dir_all(dir.join("repo/src/deep")).unwrap();
+/// assert_eq!(git_work_tree_top(&dir.join("repo/src/deep")), Some(dir.join("repo").as_path()));
+/// assert_eq!(git_work_tree_top(std::path::Path::new("/")), None);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn git_work_tree_top(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|folder| folder.join(".git").exists())
+}
+
 /// Removes `.` and `..` components lexically. `..` at the root stays at the root.
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();

@@ -438,7 +438,7 @@ impl Agent {
                     project: self.session.project_dir(),
                     config_dir: config_dir.as_deref(),
                 };
-                let loaded = memory::load_sources(
+                let loaded = memory::load(
                     self.session.project_dir(),
                     config_dir.as_deref(),
                     home.as_deref(),

@@ -157,24 +157,15 @@ pub enum Load<'a> {
 }
 
 /// Loads the memory files for a session in `cwd`, with the user's files in `config_dir`;
-/// `home` is what `@~/…` imports start from (none: they are skipped). Nothing is read from
-/// the process environment.
+/// `home` is what `@~/…` imports start from (none: they are skipped). Only the kinds `sources`
+/// names are read ([`MemorySources::ALL`] for every one). Nothing is read from the process
+/// environment.
 ///
 /// `may_import(path, kind, load)` is asked before each file is read — the memory files found
 /// in their usual places and every import (kind: the importer's) — and answers `Ok(())` or why
 /// it must not be loaded; a refused file is listed in [`Memory::skipped`] and its imports are
 /// not followed.
 pub fn load(
-    cwd: &Path,
-    config_dir: Option<&Path>,
-    home: Option<&Path>,
-    may_import: &dyn Fn(&Path, MemoryKind, Load<'_>) -> Result<(), String>,
-) -> Memory {
-    load_sources(cwd, config_dir, home, MemorySources::ALL, may_import)
-}
-
-/// [`load`], of the kinds `sources` names only (the others are not read at all).
-pub fn load_sources(
     cwd: &Path,
     config_dir: Option<&Path>,
     home: Option<&Path>,
@@ -305,29 +296,27 @@ impl ImportPolicy<'_> {
     /// The reason it is skipped, as the user will read it.
     pub fn check(&self, path: &Path, kind: MemoryKind, load: Load<'_>) -> Result<(), String> {
         use agent_tools_core::PermissionResult;
-        use agent_tools_permissions::paths::candidates;
-        if agent_tools_permissions::is_read_denied(path, self.ctx) {
-            return Err("a permission rule denies reading it".to_owned());
-        }
+        const DENIED: &str = "a permission rule denies reading it";
         if load == Load::File {
-            return Ok(());
+            let denied = agent_tools_permissions::is_read_denied(path, self.ctx);
+            return if denied { Err(DENIED.to_owned()) } else { Ok(()) };
         }
-        let inside = |folder: &Path| {
-            let folders = candidates(folder);
-            candidates(path).iter().all(|spelling| folders.iter().any(|folder| spelling.starts_with(folder)))
-        };
+        let read = agent_tools_permissions::check_read_permission(path, self.ctx);
+        if matches!(read, PermissionResult::Deny { .. }) {
+            return Err(DENIED.to_owned());
+        }
+        let inside = |folder: &Path| agent_tools_permissions::paths::lies_within(path, &[folder.to_path_buf()]);
         if !self.trusted && kind != MemoryKind::User && !inside(self.project) {
             return Err(format!(
                 "{} is not a trusted folder, so its memory files may import only files inside it",
                 self.project.display()
             ));
         }
-        let in_claude_folder = self.config_dir.is_some_and(inside);
-        match agent_tools_permissions::check_read_permission(path, self.ctx) {
+        match read {
             PermissionResult::Allow { .. } => Ok(()),
             PermissionResult::Ask { .. } => Err("a permission rule asks before reading it".to_owned()),
-            PermissionResult::Deny { .. } => Err("a permission rule denies reading it".to_owned()),
-            PermissionResult::Passthrough { .. } if in_claude_folder => Ok(()),
+            PermissionResult::Deny { .. } => Err(DENIED.to_owned()),
+            PermissionResult::Passthrough { .. } if self.config_dir.is_some_and(inside) => Ok(()),
             PermissionResult::Passthrough { .. } => Err(
                 "it is outside the working directories, so reading it would need approval (a Read allow rule for it \
                  lets it load)"
@@ -410,7 +399,8 @@ mod tests {
         std::fs::write(sub.join(".claude/rules/b.md"), "rule b").unwrap();
         std::fs::write(sub.join(".claude/rules/a.md"), "rule a").unwrap();
         std::fs::write(project.join("CLAUDE.local.md"), "mine").unwrap();
-        let files = load(&sub, Some(&config), Some(root.path()), &|_, _, _| Ok(())).files;
+        let all = MemorySources::ALL;
+        let files = load(&sub, Some(&config), Some(root.path()), all, &|_, _, _| Ok(())).files;
         let texts: Vec<&str> = files.iter().map(|file| file.content.as_str()).collect();
         assert_eq!(
             texts,
@@ -429,11 +419,11 @@ mod tests {
         assert_eq!(files[2].kind, MemoryKind::Project);
         assert_eq!(files[7].kind, MemoryKind::Local);
         // Without a home, `@~/` imports are skipped.
-        assert_eq!(load(&sub, Some(&config), None, &|_, _, _| Ok(())).files.len(), 7);
+        assert_eq!(load(&sub, Some(&config), None, all, &|_, _, _| Ok(())).files.len(), 7);
         // By setting source: only the user's own; none at all.
         let user_only = MemorySources { user: true, project: false, local: false };
         let texts = |sources| {
-            load_sources(&sub, Some(&config), Some(root.path()), sources, &|_, _, _| Ok(()))
+            load(&sub, Some(&config), Some(root.path()), sources, &|_, _, _| Ok(()))
                 .files
                 .into_iter()
                 .map(|file| file.content)
@@ -460,7 +450,7 @@ mod tests {
             asked.lock().unwrap().push((path.file_name().unwrap().to_owned(), kind, load == Load::File));
             if path.ends_with("secret.md") { Err("a permission rule denies reading it".to_owned()) } else { Ok(()) }
         };
-        let memory = load(&project, None, None, &check);
+        let memory = load(&project, None, None, MemorySources::ALL, &check);
         let texts: Vec<&str> = memory.files.iter().map(|file| file.content.as_str()).collect();
         assert_eq!(texts, ["see @notes.md and @secret.md", "notes"]);
         assert_eq!(

@@ -88,7 +88,7 @@ impl EnvironmentFacts {
 /// Whether `cwd` is inside a git work tree: a `.git` folder or file (a worktree, a submodule)
 /// in it or a folder above it. No process is started: this runs before the first request.
 pub fn in_git_work_tree(cwd: &Path) -> bool {
-    cwd.ancestors().any(|dir| dir.join(".git").exists())
+    agent_tools_core::path::git_work_tree_top(cwd).is_some()
 }
 
 /// The kernel and its release (`Linux 6.1.0`), read from `/proc` on Linux, else from `uname -sr`.

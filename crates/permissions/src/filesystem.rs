@@ -127,9 +127,8 @@ pub const SESSION_OUTPUT_FOLDERS: &[&str] = &["tool-results", "tasks"];
 /// (`checkReadableInternalPath`): the results tell the model to Read those files.
 pub fn is_session_output(path: &Path, ctx: &ToolUseContext) -> bool {
     let Some(session) = &ctx.options.session_dir else { return false };
-    let folders: Vec<PathBuf> =
-        SESSION_OUTPUT_FOLDERS.iter().flat_map(|folder| candidates(&session.join(folder))).collect();
-    candidates(path).iter().all(|spelling| folders.iter().any(|folder| spelling.starts_with(folder)))
+    let folders: Vec<PathBuf> = SESSION_OUTPUT_FOLDERS.iter().map(|folder| session.join(folder)).collect();
+    crate::paths::lies_within(path, &folders)
 }
 
 /// Whether `path` is the caller's plan file — the one EnterPlanMode or ExitPlanMode named for this

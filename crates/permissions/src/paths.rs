@@ -319,8 +319,22 @@ pub fn working_directories(ctx: &ToolUseContext) -> Vec<PathBuf> {
 /// Whether `path` lies inside one of the working directories — as written **and** with symbolic
 /// links resolved (a link inside the project that points outside is outside).
 pub fn is_inside_working_directories(path: &Path, ctx: &ToolUseContext) -> bool {
-    let dirs: Vec<PathBuf> = working_directories(ctx).iter().flat_map(|dir| candidates(dir)).collect();
-    candidates(path).iter().all(|spelling| dirs.iter().any(|dir| spelling.starts_with(dir)))
+    lies_within(path, &working_directories(ctx))
+}
+
+/// Whether every spelling of `path` ([`candidates`]: as written, links resolved) lies inside one
+/// of `folders` (each taken under either of its own spellings): a link inside a folder that
+/// points out of it is outside.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use agent_tools_permissions::paths::lies_within;
+/// assert!(lies_within(Path::new("/proj/src/a.rs"), &[PathBuf::from("/other"), PathBuf::from("/proj")]));
+/// assert!(!lies_within(Path::new("/proj/../etc/passwd"), &[PathBuf::from("/proj")]));
+/// ```
+pub fn lies_within(path: &Path, folders: &[PathBuf]) -> bool {
+    let folders: Vec<PathBuf> = folders.iter().flat_map(|folder| candidates(folder)).collect();
+    candidates(path).iter().all(|spelling| folders.iter().any(|folder| spelling.starts_with(folder)))
 }
 
 /// Folders whose files always need the user's approval to change, even in bypass mode.

@@ -27,8 +27,9 @@ pub const MAX_WORKTREES: usize = 256;
 /// have `/`-separated segments: `feature/login`).
 pub const MAX_SCAN_DEPTH: usize = 6;
 
-/// Where worktree sessions put their checkouts, relative to the repository's main root.
-const WORKTREES_DIR: &str = ".claude/worktrees";
+/// Where worktree sessions put their checkouts, relative to the repository's main root (Claude
+/// Code's `.claude/worktrees`; `agent-tools-worktree` creates them there).
+pub const WORKTREES_DIR: &str = ".claude/worktrees";
 
 /// The folders that stand for `dir` in the other worktrees of the git repository `dir` is in:
 /// for `/repo/app` with a worktree at `/repo/.claude/worktrees/w`, that is
@@ -48,23 +49,24 @@ const WORKTREES_DIR: &str = ".claude/worktrees";
 /// ```
 pub fn counterparts(dir: &Path) -> Vec<PathBuf> {
     let dir = normalize(dir);
-    let Some(top) = dir.ancestors().find(|folder| folder.join(".git").exists()) else { return Vec::new() };
+    let Some(top) = agent_tools_core::path::git_work_tree_top(&dir) else { return Vec::new() };
     let relative = dir.strip_prefix(top).unwrap_or(Path::new("")).to_path_buf();
     let top = top.to_path_buf();
     let mut checkouts = Vec::new();
-    let common = common_dir(&top);
-    if let Some(common) = &common {
+    // Worktree sessions' checkouts sit below this checkout and below the main one.
+    let mut worktree_parents = vec![top.clone()];
+    if let Some(common) = common_dir(&top) {
         // The main checkout holds the common dir as its `.git`.
         if common.file_name().is_some_and(|name| name == ".git")
-            && let Some(main) = common.parent()
+            && let Some(main) = common.parent().filter(|main| *main != top)
         {
             checkouts.push(main.to_path_buf());
+            worktree_parents.push(main.to_path_buf());
         }
-        registered(common, &mut checkouts);
+        registered(&common, &mut checkouts);
     }
-    let mains: Vec<PathBuf> = checkouts.first().into_iter().cloned().chain(std::iter::once(top.clone())).collect();
-    for main in mains {
-        scan(&main.join(WORKTREES_DIR), MAX_SCAN_DEPTH, &mut checkouts);
+    for parent in worktree_parents {
+        scan(&parent.join(WORKTREES_DIR), MAX_SCAN_DEPTH, &mut checkouts);
     }
     let mut out: Vec<PathBuf> = checkouts
         .into_iter()

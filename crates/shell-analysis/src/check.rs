@@ -708,13 +708,12 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
-/// Whether a git part may read a repository's configuration: it names another repository
-/// (`-C`, `--git-dir`), or a folder it may run in is inside a git work tree (a `.git` entry in
-/// it or a folder above). Outside every repository git reads none, so it runs nothing the
-/// repository configures.
-fn git_reads_a_repository(part: &SimpleCommand, cwds: &Cwds) -> bool {
-    let words = strip_all_wrappers(&part.words);
-    analyze(words).repo_elsewhere || cwds.0.iter().any(|cwd| cwd.ancestors().any(|dir| dir.join(".git").exists()))
+/// Whether a git command may read a repository's configuration: it names another repository
+/// (`-C`, `--git-dir`: `analysis.repo_elsewhere`), or a folder it may run in is inside a git
+/// work tree. Outside every repository git reads none, so it runs nothing a repository
+/// configures.
+fn git_reads_a_repository(analysis: &Analysis, cwds: &Cwds) -> bool {
+    analysis.repo_elsewhere || cwds.0.iter().any(|cwd| agent_tools_core::path::git_work_tree_top(cwd).is_some())
 }
 
 fn is_git(part: &SimpleCommand) -> bool {
@@ -766,7 +765,7 @@ fn evaluate(part: &SimpleCommand, cwds: &Cwds, tool_name: &str, command: &str, c
     if part_is_read_only(part) {
         // A read-only git command still runs what the repository configures: only in a folder
         // the user trusts does it run unasked.
-        if is_git(part) && !ctx.options.workspace_trusted && git_reads_a_repository(part, cwds) {
+        if is_git(part) && !ctx.options.workspace_trusted && git_reads_a_repository(&analysis, cwds) {
             return Verdict::needs(messages::git_in_untrusted_folder(command));
         }
         return Verdict::Allow("only reads".into());

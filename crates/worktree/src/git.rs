@@ -182,6 +182,25 @@ impl Git {
         GitError::Spawn { program: self.program.to_string_lossy().into_owned(), reason: error.to_string() }
     }
 
+    /// May the session of `ctx` make a new worktree (`git worktree add`) from its working
+    /// directory? A new checkout and branch is a write, checked as one of the folder it goes in:
+    /// `<repository root>/.claude/worktrees/<name>`, or the worktrees folder itself when the name
+    /// is not known yet (deny rules, plan mode refuses, `acceptEdits` inside the working
+    /// directories allows, otherwise the user is asked). Claude Code allows EnterWorktree and an
+    /// isolated Agent unasked.
+    pub async fn creation_permission(
+        &self,
+        ctx: &agent_tools_core::ToolUseContext,
+        name: Option<&str>,
+    ) -> agent_tools_core::PermissionResult {
+        let root = self.for_context(ctx).repo_root(&ctx.cwd).await.unwrap_or_else(|_| ctx.cwd.clone());
+        let folder = match name {
+            Some(name) => worktree_dir(&root, name),
+            None => root.join(crate::slug::WORKTREES_DIR),
+        };
+        agent_tools_permissions::check_write_permission(&folder, ctx)
+    }
+
     /// Runs `git -C <dir> <args>` with stdin closed, guarded unless the repository is trusted
     /// ([`Git::guard`]); returns its standard output.
     ///

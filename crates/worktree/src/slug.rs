@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 /// Longest accepted name, in characters (Claude Code's limit).
 pub const MAX_NAME_CHARS: usize = 64;
 
-/// Where worktrees live, relative to the repository root (Claude Code's `.claude/worktrees`).
-pub const WORKTREES_DIR: &str = ".claude/worktrees";
+/// Where worktrees live, relative to the repository root (Claude Code's `.claude/worktrees`): the
+/// permission rules' own constant, so the rules look for the project's worktrees where they are
+/// made.
+pub use agent_tools_permissions::worktrees::WORKTREES_DIR;
 
 /// What every worktree branch name starts with (Claude Code's `worktree-`).
 pub const BRANCH_PREFIX: &str = "worktree-";

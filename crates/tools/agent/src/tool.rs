@@ -433,12 +433,7 @@ impl ToolDef for AgentTool {
         // as EnterWorktree's (asked in the default mode, refused in plan mode). Claude Code
         // allows it unasked.
         if input.isolation == Some(Isolation::Worktree) {
-            let git = self.config.git.for_context(ctx);
-            let root = git.repo_root(&ctx.cwd).await.unwrap_or_else(|_| ctx.cwd.clone());
-            return agent_tools_permissions::check_write_permission(
-                &root.join(agent_tools_worktree::WORKTREES_DIR),
-                ctx,
-            );
+            return self.config.git.creation_permission(ctx, None).await;
         }
         PermissionResult::allow()
     }

@@ -126,12 +126,7 @@ impl ToolDef for EnterWorktreeTool {
     /// `<repository root>/.claude/worktrees/<name>` (deny rules, plan mode, `acceptEdits` inside
     /// the working directories; otherwise the user is asked). Claude Code allows it unasked.
     async fn check_permissions(&self, input: &EnterWorktreeInput, ctx: &ToolUseContext) -> PermissionResult {
-        let root = self.git.for_context(ctx).repo_root(&ctx.cwd).await.unwrap_or_else(|_| ctx.cwd.clone());
-        let folder = match &input.name {
-            Some(name) => agent_tools_worktree::worktree_dir(&root, name),
-            None => root.join(agent_tools_worktree::WORKTREES_DIR),
-        };
-        agent_tools_permissions::check_write_permission(&folder, ctx)
+        self.git.creation_permission(ctx, input.name.as_deref()).await
     }
 
     async fn call(
