@@ -22,9 +22,9 @@ use agent_tools_core::ToolUseContext;
 use agent_tools_core::permissions::PermissionBehavior;
 use agent_tools_lsp::uri_to_path;
 
-/// Whether the context has at least one `Read(…)` content deny or ask rule
+/// Whether the context restricts reads: at least one `Read(…)` content deny or ask rule
 /// (`Read(./secret/**)`); without one no location can be withheld and none is checked.
-pub fn has_read_deny_rules(ctx: &ToolUseContext) -> bool {
+pub fn has_read_restrictions(ctx: &ToolUseContext) -> bool {
     [PermissionBehavior::Deny, PermissionBehavior::Ask].into_iter().any(|behavior| {
         ctx.permission_context.content_rules(agent_tools_permissions::filesystem::READ_RULES, behavior).next().is_some()
     })
@@ -46,7 +46,7 @@ fn withheld(path: &std::path::Path, ctx: &ToolUseContext) -> bool {
 /// that are not `file://` URIs are never in it.
 pub fn denied_uris<'u>(uris: impl IntoIterator<Item = &'u str>, ctx: &ToolUseContext) -> HashSet<String> {
     let mut denied = HashSet::new();
-    if !has_read_deny_rules(ctx) {
+    if !has_read_restrictions(ctx) {
         return denied;
     }
     let mut seen: HashSet<&str> = HashSet::new();
@@ -122,7 +122,7 @@ mod tests {
     fn locations_in_denied_files_are_dropped_and_counted() {
         let (_dir, ctx) = project(&["Read(./secret/**)"]);
         let root = ctx.cwd.clone();
-        assert!(has_read_deny_rules(&ctx));
+        assert!(has_read_restrictions(&ctx));
         let mut locations = vec![
             at(&root.join("secret/consts.py"), 0),
             at(&root.join("pub/use.py"), 3),
@@ -154,13 +154,13 @@ mod tests {
     fn without_read_deny_rules_nothing_is_dropped() {
         let (_dir, ctx) = project(&[]);
         let root = ctx.cwd.clone();
-        assert!(!has_read_deny_rules(&ctx));
+        assert!(!has_read_restrictions(&ctx));
         let mut locations = vec![at(&root.join("secret/consts.py"), 0)];
         assert_eq!(retain_readable(&mut locations, |found| found.uri.as_str(), &ctx), 0);
         assert_eq!(locations.len(), 1);
         // An Edit deny rule, or a Read rule naming the whole tool, is no Read content deny rule.
         let (_dir, ctx) = project(&["Edit(./secret/**)", "Read"]);
-        assert!(!has_read_deny_rules(&ctx));
+        assert!(!has_read_restrictions(&ctx));
         assert!(denied_uris([path_to_uri(&ctx.cwd.join("secret/consts.py")).as_str()], &ctx).is_empty());
     }
 

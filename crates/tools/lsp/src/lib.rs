@@ -348,7 +348,7 @@ async fn format_shown(asker: &Asker<'_>, answer: Value) -> Result<Result<(Format
         Operation::Hover => {
             let hover: Option<Hover> = decode!(answer);
             let shown = render::hover(hover.as_ref());
-            if hover.is_some() && denied::has_read_deny_rules(ctx) {
+            if hover.is_some() && denied::has_read_restrictions(ctx) {
                 match asker.hover_source().await? {
                     HoverSource::Readable => {}
                     HoverSource::Denied => return Ok(Ok((Formatted::message(render::HOVER_WITHHELD), 0))),
