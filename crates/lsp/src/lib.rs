@@ -15,6 +15,9 @@
 //! - [`diagnostics`]: what servers publish, and the `<new-diagnostics>` block listing the
 //!   errors an edit introduced ([`format_new_diagnostics`]).
 //! - [`rpc`]: JSON-RPC over the server's stdio, with `Content-Length` framing.
+//! - [`capabilities`]: what each server announced in its `initialize` result (and registered
+//!   later); a request it did not announce is answered with [`LspError::Unsupported`] at once
+//!   instead of being sent.
 //!
 //! The host puts the session's manager into the tool context ([`install`]); the LSP tool
 //! finds it there ([`from_context`]), so the tool crate never depends on the host.
@@ -32,6 +35,7 @@
 //! assert_eq!(agent_tools_lsp::path_to_uri(Path::new("/work/a b.py")), "file:///work/a%20b.py");
 //! ```
 
+pub mod capabilities;
 pub mod config;
 pub mod diagnostics;
 mod manager;
@@ -70,6 +74,17 @@ pub enum LspError {
     /// The file could not be read.
     #[error("{0}")]
     Io(String),
+    /// The server did not announce the capability the request needs (neither in its
+    /// `initialize` result nor by `client/registerCapability`), so the request was not sent.
+    #[error("the language server \"{server}\" does not support {method} (it did not announce {provider})")]
+    Unsupported {
+        /// The server's configured name.
+        server: String,
+        /// The request's method (`callHierarchy/incomingCalls`).
+        method: String,
+        /// The capability it needs ([`capabilities::Provider::name`]: `callHierarchyProvider`).
+        provider: &'static str,
+    },
     /// The caller cancelled.
     #[error("cancelled")]
     Cancelled,

@@ -9,8 +9,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use agent_tools_core::context::CancellationToken;
+use lsp_types::ServerCapabilities;
 use serde_json::{Value, json};
 
+use crate::capabilities::{Registrations, parse_capabilities};
 use crate::config::NamedLspServer;
 use crate::diagnostics::{DiagnosticStore, FileDiagnostics};
 use crate::rpc::{Connection, Inbound, RpcError};
@@ -116,6 +118,10 @@ struct Server {
     docs: Mutex<Docs>,
     /// Whether the server wants `didSave` (its `textDocumentSync.save`).
     wants_save: bool,
+    /// What it announced in its `initialize` result.
+    capabilities: ServerCapabilities,
+    /// What it registered since (`client/registerCapability`).
+    registrations: Arc<Registrations>,
     /// The work the server reports (`$/progress`).
     progress: Arc<Progress>,
     /// Whether a request has waited for the server to be ready ([`Progress::settle`]).
@@ -265,16 +271,30 @@ impl LspManager {
         &self.diagnostics
     }
 
+    /// The capabilities the server named `name` announced in its `initialize` result, while it
+    /// runs; `None` when it is not running (not started yet, failed, shut down) or no server
+    /// has that name.
+    pub async fn capabilities(&self, name: &str) -> Option<ServerCapabilities> {
+        let slot = self.slots.iter().find(|slot| slot.server.name == name)?;
+        let state = slot.state.lock().await;
+        state.running.as_ref().filter(|server| server.connection.is_alive()).map(|server| server.capabilities.clone())
+    }
+
     /// Sends `method` with `params` to the server for `path`, after starting it if needed and
     /// opening `path` from disk (or sending its new content when it changed on disk). Returns
     /// the result (`Value::Null` when the server found nothing); `Ok(None)` when no server
     /// handles the file's extension.
     ///
+    /// A request that needs a capability the server did not announce (see
+    /// [`crate::capabilities`]) is not sent, and the file is not opened for it: the answer is
+    /// [`LspError::Unsupported`] as soon as the server is running.
+    ///
     /// # Errors
     /// [`LspError::FileTooLarge`] over [`MAX_FILE_BYTES`]; [`LspError::Unavailable`] when the
-    /// server cannot be started or was given up on; [`LspError::Request`] for the server's
-    /// own error, a timeout, or a crash during the request; [`LspError::Io`] when the file
-    /// cannot be read or is gone; [`LspError::Cancelled`] when `cancel` fires first.
+    /// server cannot be started or was given up on; [`LspError::Unsupported`] when it does not
+    /// offer `method`; [`LspError::Request`] for the server's own error, a timeout, or a crash
+    /// during the request; [`LspError::Io`] when the file cannot be read or is gone;
+    /// [`LspError::Cancelled`] when `cancel` fires first.
     pub async fn request(
         &self,
         path: &Path,
@@ -284,6 +304,15 @@ impl LspManager {
     ) -> Result<Option<Value>, LspError> {
         let Some(slot) = self.slot_for(path) else { return Ok(None) };
         let server = self.running(slot).await?;
+        if let Some(provider) = crate::capabilities::provider_of(method)
+            && !server.offers(method, provider.registration)
+        {
+            return Err(LspError::Unsupported {
+                server: slot.server.name.clone(),
+                method: method.to_owned(),
+                provider: provider.name,
+            });
+        }
         if let Synced::Closed = self.sync(slot, &server, path).await? {
             return Err(LspError::Io(format!("{} no longer exists", path.display())));
         }
@@ -439,9 +468,11 @@ impl LspManager {
         let mut command = tokio::process::Command::new(&config.command);
         command.args(&config.args).envs(&config.env).current_dir(&folder);
         let progress = Arc::new(Progress::default());
+        let registrations = Arc::new(Registrations::default());
         let inbound = Arc::new(Handler {
             diagnostics: Arc::clone(&self.diagnostics),
             progress: Arc::clone(&progress),
+            registrations: Arc::clone(&registrations),
             settings: config.settings.clone().unwrap_or(Value::Null),
             folder: folder.clone(),
         });
@@ -462,8 +493,17 @@ impl LspManager {
         }
         let sync = &answer["capabilities"]["textDocumentSync"];
         let wants_save = sync.get("save").is_some_and(|save| save.as_bool() != Some(false) && !save.is_null());
+        let capabilities = parse_capabilities(&answer["capabilities"]);
         tracing::debug!(server = %slot.server.name, pid = ?connection.pid(), "language server started");
-        Ok(Server { connection, docs: Mutex::default(), wants_save, progress, ready: AtomicBool::new(false) })
+        Ok(Server {
+            connection,
+            docs: Mutex::default(),
+            wants_save,
+            capabilities,
+            registrations,
+            progress,
+            ready: AtomicBool::new(false),
+        })
     }
 
     /// Brings the server's copy of `path` in line with the disk: `didOpen` when it is not open,
@@ -534,6 +574,15 @@ impl LspManager {
             }
         }
         Ok(Synced::Sent(version))
+    }
+}
+
+impl Server {
+    /// Whether the server offers `method`: announced in its `initialize` result, or registered
+    /// under `registration` since. Methods [`crate::capabilities`] does not check are offered.
+    fn offers(&self, method: &str, registration: &str) -> bool {
+        crate::capabilities::announces(&self.capabilities, method) != Some(false)
+            || self.registrations.has(registration)
     }
 }
 
@@ -629,11 +678,12 @@ fn initialize_params(folder: &Path, initialization_options: Option<Value>) -> Va
 
 /// Answers what a server sends: diagnostics into the store, `workspace/configuration` from the
 /// server's `settings`, the folder for `workspace/workspaceFolders`, `$/progress` into the
-/// server's [`Progress`], null for registrations and progress tokens, "method not found" for
-/// anything else.
+/// server's [`Progress`], registrations into its [`Registrations`] (answered null, as are
+/// progress tokens), "method not found" for anything else.
 struct Handler {
     diagnostics: Arc<DiagnosticStore>,
     progress: Arc<Progress>,
+    registrations: Arc<Registrations>,
     settings: Value,
     folder: PathBuf,
 }
@@ -667,9 +717,15 @@ impl Inbound for Handler {
             "workspace/workspaceFolders" => Ok(
                 json!([{"uri": path_to_uri(&self.folder), "name": self.folder.file_name().map(|name| name.to_string_lossy())}]),
             ),
-            "client/registerCapability"
-            | "client/unregisterCapability"
-            | "window/workDoneProgress/create"
+            "client/registerCapability" => {
+                self.registrations.register(&params);
+                Ok(Value::Null)
+            }
+            "client/unregisterCapability" => {
+                self.registrations.unregister(&params);
+                Ok(Value::Null)
+            }
+            "window/workDoneProgress/create"
             | "window/showMessageRequest"
             | "workspace/diagnostic/refresh"
             | "workspace/semanticTokens/refresh"
@@ -697,6 +753,7 @@ mod tests {
         let handler = Handler {
             diagnostics: Arc::default(),
             progress: Arc::default(),
+            registrations: Arc::default(),
             settings: json!({"python": {"analysis": {"typeCheckingMode": "strict"}}}),
             folder: PathBuf::from("/w"),
         };
@@ -711,6 +768,12 @@ mod tests {
             json!([{"typeCheckingMode": "strict"}, null, {"python": {"analysis": {"typeCheckingMode": "strict"}}}])
         );
         assert_eq!(handler.request("client/registerCapability", json!({})), Ok(Value::Null));
+        let calls = json!({"registrations": [{"id": "c", "method": "textDocument/prepareCallHierarchy"}]});
+        assert_eq!(handler.request("client/registerCapability", calls), Ok(Value::Null));
+        assert!(handler.registrations.has("textDocument/prepareCallHierarchy"));
+        let gone = json!({"unregisterations": [{"id": "c", "method": "textDocument/prepareCallHierarchy"}]});
+        assert_eq!(handler.request("client/unregisterCapability", gone), Ok(Value::Null));
+        assert!(!handler.registrations.has("textDocument/prepareCallHierarchy"));
         assert_eq!(handler.request("workspace/applyEdit", json!({})).unwrap()["applied"], false);
         assert_eq!(handler.request("x/y", Value::Null).unwrap_err().0, -32601);
     }

@@ -50,6 +50,63 @@ async fn a_crashing_server_is_restarted_then_given_up_on() {
 }
 
 #[tokio::test]
+async fn a_request_the_server_did_not_announce_is_refused_at_once_and_never_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let starts = root.join("starts.log");
+    let file = root.join("a.py");
+    std::fs::write(&file, "x = 1\n").unwrap();
+    // It announces hover only, and exits at the first request it gets about a document.
+    let config = LspServerConfig::new(
+        "python3",
+        &[&fixture("crashing_server.py"), starts.to_str().unwrap()],
+        &[(".py", "python")],
+    );
+    let mut options = LspOptions::new(&root, vec![NamedLspServer { name: "crashy".into(), config }]);
+    options.request_timeout = Duration::from_secs(5);
+    let manager = LspManager::new(options);
+    assert_eq!(manager.capabilities("crashy").await, None);
+    let cancel = CancellationToken::new();
+    for method in [
+        "textDocument/prepareCallHierarchy",
+        "callHierarchy/incomingCalls",
+        "callHierarchy/outgoingCalls",
+        "textDocument/implementation",
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/documentSymbol",
+        "workspace/symbol",
+    ] {
+        let started = std::time::Instant::now();
+        let outcome = manager.request(&file, method, position(&file, 0, 0), &cancel).await;
+        let took = started.elapsed();
+        let provider = agent_tools_lsp::capabilities::provider_of(method).unwrap().name;
+        let refused = LspError::Unsupported { server: "crashy".into(), method: method.into(), provider };
+        assert_eq!(outcome, Err(refused), "{method}");
+        assert!(took < Duration::from_secs(1), "{method} took {took:?}");
+    }
+    assert_eq!(
+        LspError::Unsupported {
+            server: "crashy".into(),
+            method: "callHierarchy/incomingCalls".into(),
+            provider: "callHierarchyProvider"
+        }
+        .to_string(),
+        "the language server \"crashy\" does not support callHierarchy/incomingCalls (it did not announce callHierarchyProvider)"
+    );
+    // None of them reached it: it still runs, started once, with what it announced.
+    assert!(matches!(manager.status("crashy").await, Some(ServerStatus::Running { starts: 1, .. })));
+    let caps = manager.capabilities("crashy").await.unwrap();
+    assert_eq!(caps.hover_provider, Some(lsp_types::HoverProviderCapability::Simple(true)));
+    assert_eq!(caps.call_hierarchy_provider, None);
+    // The one it announced is sent (and crashes it, as it does every request).
+    let hover = manager.request(&file, "textDocument/hover", position(&file, 0, 0), &cancel).await;
+    assert_eq!(hover, Err(LspError::Request(agent_tools_lsp::RpcError::Exited)));
+    assert_eq!(std::fs::read_to_string(&starts).unwrap().lines().count(), 1);
+    manager.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_server_that_cannot_be_started_is_reported_once_and_not_retried() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a.go");
