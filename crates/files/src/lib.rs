@@ -25,6 +25,9 @@
 //! - [`write_atomic`]: temporary file in the same folder, flushed and synced, permissions (and
 //!   owner) kept, renamed over the target; missing folders created; the original is never
 //!   half-written (`tests/atomic.rs` kills a writer mid-write and reads during writes);
+//! - [`FileLock`] and [`lock_path_beside`]: an exclusive lock on a lock file that holds across
+//!   threads and processes, for read-modify-write cycles on files several processes share
+//!   (lock, read, change, [`write_atomic`], unlock);
 //! - [`record_write`]: what a tool wrote becomes the model's known state, so a second edit needs
 //!   no new Read;
 //! - [`structured_patch`]: the line-diff hunks of the tools' output data;
@@ -69,6 +72,7 @@ mod atomic;
 pub mod edit;
 mod encoding;
 mod file;
+mod lock;
 pub mod messages;
 mod patch;
 mod read_state;
@@ -81,6 +85,7 @@ pub use crate::encoding::{
     unrepresentable,
 };
 pub use crate::file::{LoadError, MAX_FILE_BYTES, TextFile, encode_text, load_text_file};
+pub use crate::lock::{FileLock, lock_path_beside};
 pub use crate::patch::{CONTEXT_LINES, Hunk, structured_patch};
 pub use crate::read_state::{
     Freshness, StaleRead, check_freshness, record_partial_write, record_read, record_write, require_fresh,
