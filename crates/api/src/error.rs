@@ -77,6 +77,17 @@ pub enum ApiError {
     },
 }
 
+/// Error types (`error.type` of an error body) that say the request itself is wrong: sending it
+/// again gets the same answer, whatever the status (the Messages API's and OpenAI's names).
+pub const DETERMINISTIC_ERROR_TYPES: &[&str] = &[
+    "invalid_request_error",
+    "authentication_error",
+    "permission_error",
+    "not_found_error",
+    "request_too_large",
+    "invalid_api_key",
+];
+
 impl ApiError {
     /// The [`ApiError::StreamError`] for an `error` event's `error.type` and `error.message`.
     pub fn from_stream_error(kind: impl Into<String>, message: impl Into<String>) -> Self {
@@ -109,19 +120,23 @@ impl ApiError {
         }
     }
 
-    /// Whether trying again may succeed, as Claude Code decides: statuses 408 (timeout), 409
-    /// (lock conflict), 429 (rate limit), every 5xx (529 overloaded included), any status
-    /// whose body is an `overloaded_error`; a mid-stream `overloaded_error` or `api_error`; a
-    /// connection refused or reset, a body cut off, a stream that ended early, a timeout.
-    /// Not retryable: other 4xx (400, 401, 403, 404, 413 …), a malformed stream or reply, a
-    /// request that could not be built (a bad header), the client's setup.
+    /// Whether trying again may succeed: statuses 408 (timeout), 409 (lock conflict), 429 (rate
+    /// limit), a 5xx (529 overloaded included) unless its body says the request itself is at
+    /// fault ([`DETERMINISTIC_ERROR_TYPES`]: a proxy that answers 500 for a malformed request
+    /// would answer the same every time), any status whose body is an `overloaded_error`; a
+    /// mid-stream `overloaded_error` or `api_error`; a connection refused or reset, a body cut
+    /// off, a stream that ended early, a timeout. Not retryable: other 4xx (400, 401, 403, 404,
+    /// 413 …), a malformed stream or reply, a request that could not be built (a bad header),
+    /// the client's setup. Claude Code retries every 5xx; the request-fault exception is ours.
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Status { status, .. } => {
                 let code = status.as_u16();
+                let kind = self.api_error_type();
+                let request_at_fault = kind.as_deref().is_some_and(|kind| DETERMINISTIC_ERROR_TYPES.contains(&kind));
                 matches!(code, 408 | 409 | 429)
-                    || code >= 500
-                    || self.api_error_type().as_deref() == Some("overloaded_error")
+                    || (code >= 500 && !request_at_fault)
+                    || kind.as_deref() == Some("overloaded_error")
             }
             Self::Send { source, .. } => !source.is_builder() && !source.is_redirect(),
             Self::Body { .. } | Self::StreamEnded | Self::Timeout { .. } => true,
@@ -206,6 +221,12 @@ mod tests {
         for code in [400, 401, 403, 404, 413] {
             assert!(!status(code, "").is_retryable(), "{code}");
         }
+        // A 5xx that says the request is malformed (a proxy's way) would fail the same again.
+        let invalid = r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages: tool_use ids without tool_result"}}"#;
+        assert!(!status(500, invalid).is_retryable());
+        assert!(!status(502, r#"{"error":{"type":"authentication_error","message":"bad key"}}"#).is_retryable());
+        assert!(status(500, r#"{"type":"error","error":{"type":"api_error","message":"Internal"}}"#).is_retryable());
+        assert!(status(503, "<html>upstream down</html>").is_retryable());
         let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
         assert!(status(400, overloaded).is_retryable());
         assert_eq!(status(400, overloaded).api_error_type().as_deref(), Some("overloaded_error"));

@@ -115,7 +115,7 @@ pub use crate::client::{
 };
 pub use crate::config::{ApiConfig, Credential, DEFAULT_BASE_URL, DEFAULT_MODEL};
 pub use crate::cost::cost_usd;
-pub use crate::error::ApiError;
+pub use crate::error::{ApiError, DETERMINISTIC_ERROR_TYPES};
 pub use crate::messages::{
     ContentBlock, Message, MessageContent, MessagesRequest, MessagesResponse, Role, ServerTool, ToolSpec,
 };

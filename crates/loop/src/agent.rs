@@ -66,6 +66,20 @@ exactly where it stopped, without repeating yourself or apologising, and split w
 /// What the model reads in place of the calls a user interrupt stopped before they ran.
 pub const INTERRUPTED_BY_USER: &str = "[Request interrupted by user]";
 
+/// The user message that follows the results of a round a user interrupt stopped (Claude Code's
+/// `INTERRUPT_MESSAGE_FOR_TOOL_USE`): the next request shows the model that the user cut the
+/// turn short, not that the calls failed by themselves.
+pub const INTERRUPTED_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
+
+/// The notice when a Stop hook blocked the end of the turn `blocks` times in a row and the turn
+/// ends anyway ([`AgentOptions::stop_hook_block_cap`]).
+pub fn stop_hook_cap_notice(event: &str, blocks: u32) -> String {
+    format!(
+        "A {event} hook blocked the turn from ending {blocks} consecutive times; the turn ends here. \
+         Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to change the cap (0 for none)."
+    )
+}
+
 /// The tool a structured answer is given through (Claude Code's SyntheticOutputTool).
 pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
 
@@ -481,6 +495,8 @@ impl Agent {
         let mut pauses = 0;
         let mut structured_reminders = 0;
         let mut stop_hook_active = false;
+        // Stop-hook blocks since the model last ran a tool.
+        let mut stop_hook_blocks = 0;
         loop {
             if interrupt.is_cancelled() {
                 return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
@@ -573,10 +589,17 @@ impl Agent {
                 payload.insert("stop_hook_active".into(), json!(stop_hook_active));
                 let outcome = self.run_hooks(event, &target, payload).await;
                 if let Some(reason) = outcome.blocked.filter(|_| outcome.stop.is_none()) {
-                    stop_hook_active = true;
-                    let text = format!("{event} hook feedback:\n{reason}");
-                    self.push(&mut st, json!({"role": "user", "content": [{"type": "text", "text": text}]}));
-                    continue;
+                    let cap = self.options.stop_hook_block_cap;
+                    if cap > 0 && stop_hook_blocks >= cap {
+                        // A hook that blocks every end would keep the model going forever.
+                        sink(AgentEvent::Notice(stop_hook_cap_notice(event, stop_hook_blocks + 1)));
+                    } else {
+                        stop_hook_blocks += 1;
+                        stop_hook_active = true;
+                        let text = format!("{event} hook feedback:\n{reason}");
+                        self.push(&mut st, json!({"role": "user", "content": [{"type": "text", "text": text}]}));
+                        continue;
+                    }
                 }
                 let reason = message.stop_reason.clone().unwrap_or_else(|| "end_turn".to_owned());
                 let text = std::mem::take(&mut run.last_text);
@@ -585,8 +608,18 @@ impl Agent {
                 return result;
             }
             continuations = 0;
+            stop_hook_blocks = 0;
             let finished = self.run_calls(calls, &interrupt, sink).await;
             self.deliver(&mut st, finished, &mut run).await;
+            if interrupt.is_cancelled() {
+                // The round's results (the stopped calls' included) stay in the conversation,
+                // then the user's interruption, as Claude Code records it; the turn ends.
+                self.push(
+                    &mut st,
+                    json!({"role": "user", "content": [{"type": "text", "text": INTERRUPTED_FOR_TOOL_USE}]}),
+                );
+                return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
+            }
         }
     }
 

@@ -78,7 +78,8 @@ pub use agent::{Agent, AgentError, Sink};
 pub use classifier::ModelClassifier;
 pub use events::{AgentEvent, QueryResult, ResultSubtype};
 pub use options::{
-    AgentOptions, DEFAULT_MODEL, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS, resolve_model,
+    AgentOptions, DEFAULT_MODEL, DEFAULT_STOP_HOOK_BLOCK_CAP, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS,
+    resolve_model,
 };
 pub use sampler::ModelSampler;
 pub use subagents::LoopRunner;

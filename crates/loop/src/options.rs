@@ -87,7 +87,17 @@ pub struct AgentOptions {
     /// against): `None` for its own; a sub-agent gets its caller's, so the main result counts
     /// every agent's spending.
     pub spend: Option<std::sync::Arc<crate::spend::Spend>>,
+    /// How many times in a row a Stop (or SubagentStop) hook may block the end of a turn while
+    /// the model runs no tool before the turn ends anyway, with a notice
+    /// ([`stop_hook_cap_notice`](crate::agent::stop_hook_cap_notice)); `0` for no cap.
+    /// Claude Code's cap, with its default [`DEFAULT_STOP_HOOK_BLOCK_CAP`] and its
+    /// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` override (read by the CLI). Each blocked end is a
+    /// request, so `max_turns` and `max_budget_usd` count them too.
+    pub stop_hook_block_cap: u32,
 }
+
+/// Claude Code's default cap on consecutive Stop-hook blocks (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
+pub const DEFAULT_STOP_HOOK_BLOCK_CAP: u32 = 8;
 
 /// How many answers that end without calling `StructuredOutput` are sent back before the query
 /// fails with `error_max_structured_output_retries`.
@@ -120,6 +130,7 @@ impl AgentOptions {
             output_schema: None,
             subagents: true,
             spend: None,
+            stop_hook_block_cap: DEFAULT_STOP_HOOK_BLOCK_CAP,
         }
     }
 }

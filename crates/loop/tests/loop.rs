@@ -699,3 +699,133 @@ async fn programmatic_tool_calls_from_the_code_execution_container_run_through_t
     assert_eq!(results[0]["content"], "1\thello\n2\t");
     agent.session().shutdown().await;
 }
+
+/// Issue 31: an interrupt kills a running Bash command's whole process tree, so what the command
+/// would still do never happens; the stopped call gets the interrupted result and the turn ends
+/// with Claude Code's "[Request interrupted by user for tool use]" after the results.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_kills_a_running_command_and_what_it_would_still_do_never_happens() {
+    use agent_tools_testkit::procs::{Reaper, carrying, eventually, unique_token};
+    let fx = Fixture::new();
+    let token = unique_token();
+    let _reaper = Reaper(token.clone());
+    let (started, late) = (fx.path("started"), fx.path("late.txt"));
+    // A child of the shell that ignores SIGTERM too: only a kill of the whole tree stops it.
+    let command =
+        format!("touch {started}; (trap '' TERM; sleep 3002.{token}; touch {late}) & sleep 3001.{token}; touch {late}");
+    let api = FakeApi::start(move |request| {
+        match (request.assistant_turns(), request.body.to_string().contains("what now")) {
+            (0, _) => Reply::tool_use("toolu_1", "Bash", json!({"command": command, "description": "wait"})),
+            (_, true) => Reply::text("Waiting for you."),
+            _ => Reply::text("should never be asked"),
+        }
+    });
+    let agent = Arc::new(Agent::new(fx.session("{}").await, backend(&api), options()).unwrap());
+    let running = tokio::spawn({
+        let agent = Arc::clone(&agent);
+        async move { agent.query("go", &mut |_| {}).await }
+    });
+    let marker = std::path::PathBuf::from(&started);
+    assert!(eventually(Duration::from_secs(20), || marker.exists() && carrying(&token).len() >= 2).await);
+    agent.interrupt();
+    let result =
+        tokio::time::timeout(Duration::from_secs(10), running).await.expect("the interrupt ended the query").unwrap();
+    assert_eq!((result.subtype, result.terminal_reason.as_str()), (ResultSubtype::ErrorDuringExecution, "interrupted"));
+    // The tree was killed before the result came: nothing carries the token, nothing can touch late.txt.
+    assert_eq!(carrying(&token), Vec::<i32>::new());
+    assert!(!std::path::Path::new(&late).exists());
+    assert_eq!(api.requests().len(), 1, "the stopped round was not sent back");
+
+    // The next prompt sees what happened, in Claude Code's shape.
+    let next = agent.query("what now", &mut |_| {}).await;
+    assert_eq!(next.result, "Waiting for you.");
+    let results = results_after(&api, 0);
+    assert_eq!(results[0]["tool_use_id"], "toolu_1");
+    assert_eq!(results[0]["is_error"], true);
+    assert_eq!(
+        results[0]["content"][0]["text"].as_str().or(results[0]["content"].as_str()).unwrap(),
+        agent_tools_host::executor::INTERRUPTED_MESSAGE
+    );
+    let body = api.requests().last().unwrap().body.to_string();
+    assert!(body.contains(agent_tools_loop::agent::INTERRUPTED_FOR_TOOL_USE), "{body}");
+    assert!(!std::path::Path::new(&late).exists());
+}
+
+/// Issue 31: a Stop hook that blocks every end does not keep the model going forever: after
+/// Claude Code's cap (8 blocks in a row with no tool run) the turn ends with a notice; a round
+/// that runs a tool starts the count again; `max_turns` counts the continuations; with no cap
+/// `max_turns` still bounds it.
+#[tokio::test]
+async fn a_stop_hook_that_always_blocks_ends_at_the_cap() {
+    let fx = Fixture::new();
+    let settings =
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo 'keep going' >&2; exit 2"}]}]}}"#;
+    let api = FakeApi::scripted(Vec::new(), "Done.");
+    let agent = Agent::new(fx.session(settings).await, backend(&api), options()).unwrap();
+    let mut notices = Vec::new();
+    let result = agent
+        .query("go", &mut |event| {
+            if let AgentEvent::Notice(text) = event {
+                notices.push(text);
+            }
+        })
+        .await;
+    assert_eq!(
+        (result.subtype, result.terminal_reason.as_str(), result.result.as_str()),
+        (ResultSubtype::Success, "completed", "Done.")
+    );
+    assert_eq!(api.requests().len(), 9, "the first answer and 8 blocked ends");
+    assert_eq!(notices, vec![agent_tools_loop::agent::stop_hook_cap_notice("Stop", 9)]);
+
+    // max_turns counts the continuations.
+    let api = FakeApi::scripted(Vec::new(), "Done.");
+    let mut limited = options();
+    limited.max_turns = Some(3);
+    let agent = Agent::new(fx.session(settings).await, backend(&api), limited).unwrap();
+    assert_eq!(agent.query("go", &mut |_| {}).await.subtype, ResultSubtype::ErrorMaxTurns);
+    assert_eq!(api.requests().len(), 3);
+
+    // A round that runs a tool starts the count again: with a cap of 2, the model that reads a
+    // file after each block goes on until max_turns.
+    let read = fx.path("a.txt");
+    let api = FakeApi::start(move |request| {
+        if request.assistant_turns() % 2 == 0 {
+            Reply::tool_use(&format!("toolu_{}", request.assistant_turns()), "Read", json!({"file_path": read}))
+        } else {
+            Reply::text("Done.")
+        }
+    });
+    let mut capped = options();
+    capped.stop_hook_block_cap = 2;
+    capped.max_turns = Some(12);
+    let agent = Agent::new(fx.session(settings).await, backend(&api), capped).unwrap();
+    assert_eq!(agent.query("go", &mut |_| {}).await.subtype, ResultSubtype::ErrorMaxTurns);
+    assert_eq!(api.requests().len(), 12);
+
+    // No cap (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0): max_turns is the bound.
+    let api = FakeApi::scripted(Vec::new(), "Done.");
+    let mut uncapped = options();
+    uncapped.stop_hook_block_cap = 0;
+    uncapped.max_turns = Some(15);
+    let agent = Agent::new(fx.session(settings).await, backend(&api), uncapped).unwrap();
+    assert_eq!(agent.query("go", &mut |_| {}).await.subtype, ResultSubtype::ErrorMaxTurns);
+    assert_eq!(api.requests().len(), 15);
+}
+
+/// Issue 31: a 5xx whose body says the request itself is invalid is not retried (it would fail
+/// the same way ten times over minutes).
+#[tokio::test]
+async fn a_server_error_that_blames_the_request_is_not_retried() {
+    let fx = Fixture::new();
+    let api = FakeApi::start(|_| Reply::Status {
+        status: 500,
+        kind: "invalid_request_error".into(),
+        message: "messages.1: tool_use ids were found without tool_result blocks".into(),
+        headers: Vec::new(),
+    });
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let result = agent.query("go", &mut |_| {}).await;
+    assert_eq!((result.subtype, result.terminal_reason.as_str()), (ResultSubtype::ErrorDuringExecution, "api_error"));
+    assert!(result.result.contains("without tool_result"), "{}", result.result);
+    assert_eq!(api.requests().len(), 1);
+}

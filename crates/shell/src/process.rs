@@ -181,9 +181,10 @@ impl CallFiles {
 }
 
 /// Runs the command with its output going to `files`. `progress`, when given, is called about
-/// every `progress_every` once `progress_after` has passed. At the timeout or cancellation every
-/// process of the command gets SIGTERM, up to [`Request::kill_grace`] to exit, then SIGKILL
-/// (see the module docs); the program itself is reaped before this returns.
+/// every `progress_every` once `progress_after` has passed. At the timeout every process of the
+/// command gets SIGTERM, up to [`Request::kill_grace`] to exit, then SIGKILL; at cancellation
+/// every process is killed at once (see the module docs). The program itself is reaped before
+/// this returns.
 ///
 /// # Errors
 /// When the output file cannot be made or the program cannot be started.
@@ -230,11 +231,14 @@ pub async fn run(
             }
         }
     };
-    if matches!(ending, Ending::Exited(_)) {
+    match ending {
         // What the program left running when it exited by itself is not ours to end.
-        group.release();
-    } else {
-        group.terminate_tree(request.kill_grace).await;
+        Ending::Exited(_) => group.release(),
+        // A timeout gives the program a chance to clean up.
+        Ending::TimedOut => group.terminate_tree(request.kill_grace).await,
+        // A user who stops a command wants it stopped now: nothing it would do in a grace
+        // period (a `trap`, the rest of a script) may happen.
+        Ending::Cancelled => group.kill_tree().await,
     }
     Ok(Finished { ending, files })
 }

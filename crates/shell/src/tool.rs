@@ -10,8 +10,8 @@ use agent_tools_background::ShellTaskSpec;
 use agent_tools_core::permissions::PermissionDecisionReason;
 use agent_tools_core::tool::{PermissionMatcher, RestrictionMatcher};
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext,
+    InterruptBehavior, MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolFlags, ToolResult,
+    ToolResultBlock, ToolUseContext,
 };
 use serde_json::Value;
 
@@ -172,6 +172,12 @@ impl<S: Shell> ToolDef for ShellTool<S> {
 
     fn flags(&self) -> ToolFlags {
         ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: true }
+    }
+
+    /// An interrupt stops the command: its whole process tree is killed at once (SIGKILL, as
+    /// Claude Code's Esc does), so nothing it would still do happens after the user said stop.
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Cancel
     }
 
     fn activity_description(&self, input: &ShellInput) -> Option<String> {

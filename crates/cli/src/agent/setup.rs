@@ -339,6 +339,13 @@ pub(crate) async fn start(
     }
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
+    // Claude Code's override of its Stop-hook block cap; 0 (or a negative number) means no cap.
+    if let Some(cap) = env.text("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") {
+        agent_options.stop_hook_block_cap = match cap.trim().parse::<i64>() {
+            Ok(cap) => u32::try_from(cap.max(0)).unwrap_or(u32::MAX),
+            Err(_) => agent_tools_loop::DEFAULT_STOP_HOOK_BLOCK_CAP,
+        };
+    }
     // An empty prompt (the SDKs pass `--system-prompt ""` when none is set) keeps the default:
     // the Messages API refuses an empty system text block.
     agent_options.system_prompt = match &args.system_prompt_file {
