@@ -142,6 +142,27 @@ fn project(
     (dir, root, Arc::new(LspManager::new(options)))
 }
 
+/// Whether the running server `name` announced the provider of each request the LSP tool
+/// sends: definition, references, hover, documentSymbol, workspace/symbol, implementation,
+/// prepareCallHierarchy, incomingCalls, outgoingCalls.
+async fn announced(manager: &LspManager, name: &str) -> Vec<bool> {
+    let caps = manager.capabilities(name).await.unwrap();
+    [
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/hover",
+        "textDocument/documentSymbol",
+        "workspace/symbol",
+        "textDocument/implementation",
+        "textDocument/prepareCallHierarchy",
+        "callHierarchy/incomingCalls",
+        "callHierarchy/outgoingCalls",
+    ]
+    .iter()
+    .map(|method| agent_tools_lsp::capabilities::announces(&caps, method).unwrap())
+    .collect()
+}
+
 /// Edits `file` to `broken` (a type error: diagnostics name it), then back (none new).
 async fn break_and_fix(manager: &LspManager, file: &Path, broken: &str, fixed: &str, expected: &str) {
     // Opened as it is (clean), as a Read opens it.
@@ -194,6 +215,16 @@ async fn pyright_reports_the_error_an_edit_introduced_and_nothing_after_the_fix(
     let first = if found.is_array() { found[0].clone() } else { found };
     let uri = first.get("uri").or_else(|| first.get("targetUri")).cloned().unwrap();
     assert_eq!(uri, json!(agent_tools_lsp::path_to_uri(&file)));
+    // pyright announces every provider the LSP tool uses but implementation, which is then not
+    // asked.
+    assert_eq!(announced(&manager, "pyright").await, [true, true, true, true, true, false, true, true, true]);
+    let implementation = manager.request(&file, "textDocument/implementation", position(&file, 4, 14), &cancel).await;
+    let refused = LspError::Unsupported {
+        server: "pyright".into(),
+        method: "textDocument/implementation".into(),
+        provider: "implementationProvider",
+    };
+    assert_eq!(implementation, Err(refused));
     assert!(matches!(manager.status("pyright").await, Some(ServerStatus::Running { starts: 1, .. })));
     manager.shutdown().await;
     assert_eq!(manager.status("pyright").await, Some(ServerStatus::Idle));
@@ -227,5 +258,6 @@ async fn typescript_reports_the_error_an_edit_introduced_and_nothing_after_the_f
         "calc.ts:\n  ✘ [Line 5:37] Argument of type 'string' is not assignable to parameter of type 'number'. [2345] (typescript)",
     )
     .await;
+    assert_eq!(announced(&manager, "typescript").await, [true; 9]);
     manager.shutdown().await;
 }
