@@ -13,7 +13,9 @@
 //! disk. Without a manager the result says that no language servers are available; without a
 //! server for the file's type it says `No LSP server available for file type: .xyz`. Both are
 //! plain results, as are the server's failures (`Error performing <operation>: …`) and files
-//! over 10 MB, as in Claude Code; only a cancelled call is an error.
+//! over 10 MB, as in Claude Code; only a cancelled call is an error. An operation the server
+//! did not announce in its capabilities (a server without call hierarchy, say) is not sent to
+//! it: the result says at once that this server does not support it ([`render::unsupported`]).
 //!
 //! As in Claude Code, locations in files git ignores (build output, vendored code) are dropped
 //! from definition, implementation, reference and workspace-symbol results before they are
@@ -235,6 +237,9 @@ impl Asker<'_> {
             }
             Err(LspError::Cancelled) => Err(ToolError::Cancelled),
             Err(LspError::FileTooLarge { bytes }) => Ok(Asked::Said(render::file_too_large(bytes))),
+            Err(LspError::Unsupported { server, provider, .. }) => {
+                Ok(Asked::Said(render::unsupported(self.operation, &server, provider)))
+            }
             Err(error) => Ok(Asked::Said(render::failed(self.operation, &error.to_string()))),
         }
     }

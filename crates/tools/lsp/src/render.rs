@@ -129,6 +129,16 @@ pub fn failed(operation: Operation, why: &str) -> String {
     format!("Error performing {operation}: {why}")
 }
 
+/// The result when the server for the file did not announce the capability `operation` needs
+/// (`provider`, as the `initialize` result names it: `callHierarchyProvider`), so it was not
+/// asked: [`failed`]'s shape, naming the server.
+pub fn unsupported(operation: Operation, server: &str, provider: &str) -> String {
+    failed(
+        operation,
+        &format!("the language server \"{server}\" does not support {operation} (it did not announce {provider})"),
+    )
+}
+
 /// The validation message for a `filePath` that does not exist (code 1).
 pub fn missing_file(file_path: &str) -> String {
     format!("File does not exist: {file_path}")
@@ -843,6 +853,10 @@ mod tests {
         assert_eq!(file_too_large(10_000_001), "File too large for LSP analysis (11MB exceeds 10MB limit)");
         assert_eq!(file_too_large(12_000_000), "File too large for LSP analysis (12MB exceeds 10MB limit)");
         assert_eq!(failed(Operation::FindReferences, "boom"), "Error performing findReferences: boom");
+        assert_eq!(
+            unsupported(Operation::OutgoingCalls, "clangd", "callHierarchyProvider"),
+            "Error performing outgoingCalls: the language server \"clangd\" does not support outgoingCalls (it did not announce callHierarchyProvider)"
+        );
         assert_eq!(missing_file("a.py"), "File does not exist: a.py");
         assert_eq!(
             cannot_access("a.py", "Permission denied (os error 13)"),

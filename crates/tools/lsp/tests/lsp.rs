@@ -360,3 +360,108 @@ async fn a_gitignored_location_is_dropped_not_counted_and_other_rules_change_not
     assert_eq!(text, "Call hierarchy item: helper (Function) - lib/util.py:3");
     manager.shutdown().await;
 }
+
+/// The fake server with extra options (see the script's doc), logging the requests it gets.
+fn fake_server_with(options: &[&str], log: &Path) -> LspServerConfig {
+    let script: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "fixtures", "fake_server.py"].iter().collect();
+    let mut args = vec![script.to_str().unwrap(), "--log", log.to_str().unwrap()];
+    args.extend_from_slice(options);
+    LspServerConfig::new("python3", &args, &[(".py", "python")])
+}
+
+/// The requests the fake server received, in order (its `--log`).
+fn received(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log).unwrap_or_default().lines().map(str::to_owned).collect()
+}
+
+#[tokio::test]
+async fn an_operation_the_server_did_not_announce_is_answered_at_once_and_never_sent() {
+    let dir = project(false);
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("requests.log");
+    // Hover, and references as an options object; definition `false`; nothing else. A request
+    // it did not announce is never answered, as the servers of the report do.
+    let capabilities = r#"{"textDocumentSync": 1, "hoverProvider": true,
+        "referencesProvider": {"workDoneProgress": false}, "definitionProvider": false}"#;
+    let config = fake_server_with(&["--capabilities", capabilities, "--ignore-unannounced"], &log);
+    let ctx = ToolUseContext::new(dir.path());
+    let manager = manager_with(dir.path(), config); // the default 30 s request timeout
+    agent_tools_lsp::install(&ctx, Arc::clone(&manager));
+
+    let unsupported = |operation: &str, provider: &str| {
+        format!(
+            "Error performing {operation}: the language server \"fake\" does not support {operation} (it did not announce {provider})"
+        )
+    };
+    // The very first call (the server starts for it) is one it does not offer.
+    let started = std::time::Instant::now();
+    let (text, is_error, data) = call(&ctx, at("incomingCalls", "lib/util.py", 3, 5)).await;
+    let cold = started.elapsed();
+    assert_eq!((text, is_error), (unsupported("incomingCalls", "callHierarchyProvider"), false));
+    assert_eq!(data.unwrap().get("resultCount"), None);
+    assert!(cold < std::time::Duration::from_secs(1), "the first, unannounced call took {cold:?}");
+    eprintln!("incomingCalls (server started for it): {cold:?}");
+
+    let (text, _, _) = call(&ctx, at("hover", "main.py", 3, 7)).await;
+    assert_eq!(text, "Hover info at 3:7:\n\nasked at 2:6");
+    for (operation, provider) in [
+        ("prepareCallHierarchy", "callHierarchyProvider"),
+        ("incomingCalls", "callHierarchyProvider"),
+        ("outgoingCalls", "callHierarchyProvider"),
+        ("goToImplementation", "implementationProvider"),
+        ("goToDefinition", "definitionProvider"),
+        ("documentSymbol", "documentSymbolProvider"),
+        ("workspaceSymbol", "workspaceSymbolProvider"),
+    ] {
+        let started = std::time::Instant::now();
+        let (text, is_error, data) = call(&ctx, at(operation, "main.py", 6, 5)).await;
+        let took = started.elapsed();
+        assert_eq!((text, is_error), (unsupported(operation, provider), false));
+        assert_eq!(
+            data.unwrap(),
+            json!({"operation": operation, "result": unsupported(operation, provider), "filePath": "main.py"})
+        );
+        assert!(took < std::time::Duration::from_secs(1), "{operation} took {took:?}");
+        eprintln!("{operation} (server running): {took:?}");
+    }
+    // Announced as an options object: asked and answered.
+    let (text, _, _) = call(&ctx, at("findReferences", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Found 2 references across 2 files:\n\nmain.py:\n  Line 6:1\n\nbuild/gen.py:\n  Line 2:3");
+    manager.shutdown().await;
+    // Only what it announced reached it.
+    assert_eq!(received(&log), ["initialize", "textDocument/hover", "textDocument/references", "shutdown"]);
+}
+
+#[tokio::test]
+async fn a_capability_the_server_registers_after_initialize_is_asked() {
+    let dir = project(false);
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("requests.log");
+    let capabilities = r#"{"textDocumentSync": 1, "hoverProvider": true}"#;
+    let options =
+        ["--capabilities", capabilities, "--ignore-unannounced", "--register", "textDocument/prepareCallHierarchy"];
+    let ctx = ToolUseContext::new(dir.path());
+    let manager = manager_with(dir.path(), fake_server_with(&options, &log));
+    agent_tools_lsp::install(&ctx, Arc::clone(&manager));
+    // The registration comes after `initialized`, before the hover's answer.
+    let (text, _, _) = call(&ctx, at("hover", "main.py", 3, 7)).await;
+    assert_eq!(text, "Hover info at 3:7:\n\nasked at 2:6");
+    let (text, _, _) = call(&ctx, at("incomingCalls", "lib/util.py", 3, 5)).await;
+    assert_eq!(text, "Found 1 incoming call:\n\nmain.py:\n  from_data (Function) - Line 5 [calls at: 6:1, 8:9]");
+    let (text, _, _) = call(&ctx, at("goToImplementation", "main.py", 6, 5)).await;
+    assert_eq!(
+        text,
+        "Error performing goToImplementation: the language server \"fake\" does not support goToImplementation (it did not announce implementationProvider)"
+    );
+    manager.shutdown().await;
+    assert_eq!(
+        received(&log),
+        [
+            "initialize",
+            "textDocument/hover",
+            "textDocument/prepareCallHierarchy",
+            "callHierarchy/incomingCalls",
+            "shutdown"
+        ]
+    );
+}
