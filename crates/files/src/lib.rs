@@ -22,9 +22,10 @@
 //!   is not a change); [`require_fresh`] applies it for Write and NotebookEdit, and
 //!   [`StaleRead::message`] words its refusals for all three tools; [`record_read`] is how Read
 //!   records what it showed;
-//! - [`write_atomic`]: temporary file in the same folder, flushed and synced, permissions (and
-//!   owner) kept, renamed over the target; missing folders created; the original is never
-//!   half-written (`tests/atomic.rs` kills a writer mid-write and reads during writes);
+//! - [`write_atomic`]: temporary file in the same folder (unnamed until complete, on Linux),
+//!   flushed and synced, permissions (and owner) kept, renamed over the target; missing folders
+//!   created; the original is never half-written and stale temporary files of killed writers are
+//!   removed (`tests/atomic.rs` kills writers mid-write 400 times and reads during writes);
 //! - [`FileLock`] and [`lock_path_beside`]: an exclusive lock on a lock file that holds across
 //!   threads and processes, for read-modify-write cycles on files several processes share
 //!   (lock, read, change, [`write_atomic`], unlock);
