@@ -1,7 +1,8 @@
 //! Atomic writes, observed from outside: the old file is never written in place (a hard link to
 //! it keeps the old bytes), the new file is renamed into place from the same folder, a reader
 //! running during large writes only ever sees a whole old or a whole new file, and a writer
-//! killed at any moment leaves the old or the new file, never a truncated one.
+//! killed at any moment leaves the old or the new file, never a truncated one, and no temporary
+//! file that outlives the next write.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -81,40 +82,82 @@ fn a_reader_sees_the_old_or_the_new_file_never_a_part() {
 /// Environment variable that turns [`killed_writer_child`] into a writer looping on its target.
 const CHILD_TARGET: &str = "AGENT_TOOLS_FILES_ATOMIC_CHILD_TARGET";
 
-/// Not a test of its own (so it is ignored): run as a child process by the test below, it
-/// writes the two contents in turn, ends a line of stdout with `writing` after its first pair of writes (the harness may have begun the line),
-/// and goes on until it is killed (or 20 s pass, or a write fails).
+/// How many times [`a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file`] kills a writer.
+const KILLS: usize = 400;
+
+/// The longest wait, in microseconds, between a writer saying it starts writing and its kill.
+const MAX_KILL_DELAY_MICROS: u64 = 4000;
+
+/// The killed writers' two contents: smaller than [`contents`], so that 400 writers (each synced
+/// to disk) fit in seconds, and still several megabytes between them.
+fn kill_contents() -> (Vec<u8>, Vec<u8>) {
+    (vec![b'o'; 1 << 20], vec![b'n'; 2 << 20])
+}
+
+/// Not a test of its own (so it is ignored): run as a child process by the test below, it says
+/// `writing` (at the end of a line of stdout: the harness may have begun the line) just before
+/// its first write, then writes the new and the old content in turn, saying `wrote` after each,
+/// until it is killed (or 20 s pass, or a write fails).
 #[test]
 #[ignore = "the child process of a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file"]
 #[allow(clippy::print_stdout)]
 fn killed_writer_child() {
     let target =
         std::env::var(CHILD_TARGET).expect("run by a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file");
-    let (old, new) = contents();
+    let (old, new) = kill_contents();
     let deadline = Instant::now() + Duration::from_secs(20);
-    let mut said = false;
-    while Instant::now() < deadline {
-        if write_atomic(Path::new(&target), &new).is_err() || write_atomic(Path::new(&target), &old).is_err() {
+    println!("writing");
+    for round in 0.. {
+        if Instant::now() >= deadline
+            || write_atomic(Path::new(&target), if round % 2 == 0 { &new } else { &old }).is_err()
+        {
             break;
         }
-        if !said {
-            println!("writing");
-            said = true;
-        }
+        println!("wrote");
     }
 }
 
+/// Names in `dir` other than `data.bin`, which must all be the writers' temporary files.
+fn temporary_files(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name != "data.bin" {
+            assert!(name.starts_with(".data.bin.") && name.ends_with(".tmp"), "{name}");
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// 400 writer processes, each killed (SIGKILL: no destructor, no cleanup) at a random moment of
+/// its first writes: the target is always the whole old or the whole new content, and no
+/// temporary file survives. On Linux a kill leaves a temporary file only in the instant between
+/// naming the complete file and renaming it over the target (counted and printed); the next
+/// write removes it, so one last write ends with none.
 #[cfg(unix)]
 #[test]
+#[allow(clippy::print_stderr)]
 fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file() {
-    use std::io::BufRead as _;
+    use std::io::{BufRead as _, Read as _};
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("data.bin");
-    let (old, new) = contents();
+    let (old, new) = kill_contents();
     fs::write(&target, &old).unwrap();
     let exe = std::env::current_exe().unwrap();
-    for round in 0..5u64 {
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut random = seed;
+    let mut next_delay = || {
+        // xorshift64: the kill's moment varies; nothing is ordered by it.
+        random ^= random << 13;
+        random ^= random >> 7;
+        random ^= random << 17;
+        Duration::from_micros(random % (MAX_KILL_DELAY_MICROS + 1))
+    };
+    let start = Instant::now();
+    let (mut writes, mut written, mut new_seen, mut left_by_a_kill, mut most_at_once) = (0, 0, 0, 0, 0);
+    for round in 0..KILLS {
         let mut child = Command::new(&exe)
             .args(["killed_writer_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD_TARGET, &target)
@@ -122,24 +165,39 @@ fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // Wait until the child is writing, so the kill lands inside its loop.
-        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-        assert!(
-            stdout.lines().map_while(Result::ok).any(|line| line.ends_with("writing")),
-            "round {round}: the writer never wrote"
-        );
+        // Wait until the child is about to write, so the kill lands in its writes.
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.trim_end().ends_with("writing") {
+            line.clear();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "round {round} (seed {seed}): the writer never wrote");
+        }
         // tidy:allow-sleep the moment of the kill is what varies from round to round.
-        std::thread::sleep(Duration::from_millis(round * 37));
+        std::thread::sleep(next_delay());
         assert!(child.try_wait().unwrap().is_none(), "round {round}: the writer stopped before the kill");
-        // SIGKILL: no destructor, no cleanup runs.
         child.kill().unwrap();
+        let mut rest = String::new();
+        stdout.read_to_string(&mut rest).unwrap();
+        // Each writer writes the new content first, then the old, in turn.
+        let done = rest.lines().filter(|line| line.ends_with("wrote")).count();
+        writes += done;
+        written += done.div_ceil(2) * new.len() + done / 2 * old.len();
         child.wait().unwrap();
         let bytes = fs::read(&target).unwrap();
-        assert!(is_whole(&bytes, &old, &new), "round {round}: a partial file of {} bytes", bytes.len());
-        // A kill may leave the temporary file, hidden and beside the target; nothing else.
-        for entry in fs::read_dir(dir.path()).unwrap() {
-            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            assert!(name == "data.bin" || (name.starts_with(".data.bin.") && name.ends_with(".tmp")), "{name}");
-        }
+        assert!(is_whole(&bytes, &old, &new), "round {round} (seed {seed}): a partial file of {} bytes", bytes.len());
+        new_seen += usize::from(bytes == new);
+        let left = temporary_files(dir.path()).len();
+        left_by_a_kill += usize::from(left > 0);
+        most_at_once = most_at_once.max(left);
     }
+    // The next write removes what the last kills left.
+    write_atomic(&target, &new).unwrap();
+    assert_eq!(temporary_files(dir.path()), Vec::<String>::new(), "seed {seed}");
+    assert_eq!(fs::read(&target).unwrap(), new);
+    eprintln!(
+        "{KILLS} kills in {:.1} s (seed {seed}): {writes} whole writes ({:.0} MB), the new content left by {new_seen} \
+         kills, a temporary file left by {left_by_a_kill} kills (at most {most_at_once} at once), 0 after the next write",
+        start.elapsed().as_secs_f64(),
+        written as f64 / f64::from(1 << 20),
+    );
 }
