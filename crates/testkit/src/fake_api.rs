@@ -116,6 +116,110 @@ impl Recorded {
     pub fn wants_stream(&self) -> bool {
         self.body.get("stream").and_then(Value::as_bool) == Some(true)
     }
+
+    /// What the Messages API would refuse in the request's `messages` ([`message_problems`]);
+    /// empty when it would take them.
+    pub fn message_problems(&self) -> Vec<String> {
+        message_problems(self.body.get("messages").unwrap_or(&Value::Null))
+    }
+}
+
+/// What the Messages API would refuse (a 400) in a request's `messages`, one line per problem;
+/// empty when it would take them. The rules checked: a non-empty list of objects, each with a
+/// role (`user`, `assistant`, or the `system` messages Claude Code sends inside the list) and
+/// content (a non-empty string, or a non-empty list of typed blocks, text blocks with text);
+/// system messages aside, the first message is the user's, user and assistant alternate and the
+/// last is the user's (a request asks for an answer); each assistant message with `tool_use`
+/// blocks is followed at once (no system message between) by a user message that starts with
+/// one `tool_result` per call, in `tool_use` order ("tool_use ids were found without
+/// tool_result blocks immediately after"); no other `tool_result` anywhere.
+pub fn message_problems(messages: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(messages) = messages.as_array().filter(|messages| !messages.is_empty()) else {
+        return vec!["messages: not a non-empty list".to_owned()];
+    };
+    let role = |message: &Value| message.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
+    let kind = |block: &Value| block.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+    let blocks = |message: &Value| message.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
+    for (index, message) in messages.iter().enumerate() {
+        if !["user", "assistant", "system"].contains(&role(message).as_str()) {
+            problems.push(format!("messages.{index}: no user, assistant or system role"));
+        }
+        match message.get("content") {
+            Some(Value::String(text)) if !text.is_empty() => {}
+            Some(Value::Array(list)) if !list.is_empty() => {
+                for (at, block) in list.iter().enumerate() {
+                    if kind(block).is_empty() {
+                        problems.push(format!("messages.{index}.content.{at}: a block without a type"));
+                    }
+                    if kind(block) == "text" && block.get("text").and_then(Value::as_str).is_none_or(str::is_empty) {
+                        problems.push(format!("messages.{index}.content.{at}: a text block without text"));
+                    }
+                }
+            }
+            _ => problems.push(format!("messages.{index}: no content")),
+        }
+    }
+    let turns: Vec<(usize, String)> = messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| (index, role(message)))
+        .filter(|(_, role)| role != "system")
+        .collect();
+    if turns.first().is_some_and(|(_, role)| role != "user") {
+        problems.push("messages: the first (system aside) is not the user's".to_owned());
+    }
+    if turns.last().is_none_or(|(_, role)| role != "user") {
+        problems.push("messages: the last (system aside) is not the user's".to_owned());
+    }
+    for pair in turns.windows(2) {
+        if pair[0].1 == pair[1].1 {
+            problems.push(format!("messages.{}: a second {} message in a row", pair[1].0, pair[1].1));
+        }
+    }
+    for (index, message) in messages.iter().enumerate() {
+        let calls: Vec<Value> = if role(message) == "assistant" {
+            blocks(message)
+                .into_iter()
+                .filter(|block| kind(block) == "tool_use")
+                .map(|block| block["id"].clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let next = messages.get(index + 1);
+        let answers: Vec<Value> = next
+            .filter(|next| role(next) == "user")
+            .map(|next| blocks(next).into_iter().take(calls.len()).collect())
+            .unwrap_or_default();
+        let answered: Vec<Value> = answers
+            .iter()
+            .filter(|block| kind(block) == "tool_result")
+            .map(|block| block.get("tool_use_id").cloned().unwrap_or(Value::Null))
+            .collect();
+        if answered != calls {
+            problems.push(format!(
+                "messages.{index}: tool_use ids were found without tool_result blocks immediately after: calls {calls:?}, results {answered:?}"
+            ));
+        }
+        if role(message) == "user" {
+            let first_calls = index.checked_sub(1).and_then(|before| messages.get(before)).map_or(0, |before| {
+                if role(before) == "assistant" {
+                    blocks(before).iter().filter(|block| kind(block) == "tool_use").count()
+                } else {
+                    0
+                }
+            });
+            for (at, block) in blocks(message).iter().enumerate().skip(first_calls) {
+                if kind(block) == "tool_result" {
+                    problems.push(format!(
+                        "messages.{index}.content.{at}: a tool_result that answers no call right before it"
+                    ));
+                }
+            }
+        }
+    }
+    problems
 }
 
 /// What the fake answers one request with.
@@ -169,6 +273,15 @@ pub enum Reply {
     /// This text as the SSE body, sent as it is (an `error` event mid-stream, malformed
     /// events …), then the connection closes.
     RawSse(String),
+    /// The message's first `events` SSE events (as [`Reply::Message`] streams them), then
+    /// silence: the connection stays open until the client closes it (or dies) or the fake
+    /// stops. An answer that hangs mid-stream, for tests that stop the client there.
+    Stall {
+        /// The content blocks.
+        content: Vec<Value>,
+        /// How many events are sent before the silence.
+        events: usize,
+    },
 }
 
 impl Reply {
@@ -512,7 +625,9 @@ fn answer(writer: &mut TcpStream, request: &Recorded, api: Api, reply: &Reply, n
             (message(content, stop_reason.as_deref(), usage.as_ref()), None, None)
         }
         Reply::Slow { content, gap } => (message(content, None, None), Some(*gap), None),
-        Reply::DropAfter { content, events } => (message(content, None, None), None, Some(*events)),
+        Reply::DropAfter { content, events } | Reply::Stall { content, events } => {
+            (message(content, None, None), None, Some(*events))
+        }
     };
     if !request.wants_stream() && limit.is_none() {
         let body = match api {
@@ -537,6 +652,13 @@ fn answer(writer: &mut TcpStream, request: &Recorded, api: Api, reply: &Reply, n
         }
         writer.write_all(event.as_bytes())?;
         writer.flush()?;
+    }
+    if matches!(reply, Reply::Stall { .. }) {
+        // Silence until the client goes (its end of the connection closes) or the fake stops
+        // (its drop shuts the connection down).
+        let mut reader = writer.try_clone()?;
+        let mut sink = [0u8; 1024];
+        while reader.read(&mut sink).is_ok_and(|read| read > 0) {}
     }
     Ok(false)
 }
@@ -940,6 +1062,66 @@ mod tests {
         assert_eq!(request.tool_result_text("t2").as_deref(), Some("a\nb"));
         assert_eq!(request.tool_result_text("t3"), None);
         assert_eq!(request.last_message()["role"], "user");
+    }
+
+    #[test]
+    fn a_stalled_stream_sends_its_first_events_then_stays_open_and_silent() {
+        let api =
+            FakeApi::start(|_| Reply::Stall { content: vec![json!({"type": "text", "text": "abcdef"})], events: 4 });
+        let mut socket = TcpStream::connect(api.addr()).unwrap();
+        socket.write_all(post("/v1/messages", r#"{"stream":true}"#, "").as_bytes()).unwrap();
+        socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut reader = BufReader::new(socket.try_clone().unwrap());
+        let mut events = Vec::new();
+        while events.len() < 4 {
+            let mut line = String::new();
+            assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended early");
+            if let Some(data) = line.strip_prefix("data: ") {
+                events.push(serde_json::from_str::<Value>(data).unwrap()["type"].as_str().unwrap().to_owned());
+            }
+        }
+        assert_eq!(events, ["message_start", "ping", "content_block_start", "content_block_delta"]);
+        let mut end = String::new();
+        reader.read_line(&mut end).unwrap();
+        assert_eq!(end, "\n", "the blank line that ends the last event");
+        // Nothing more comes, and the connection is still open.
+        socket.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+        let mut more = [0u8; 64];
+        let error = reader.read(&mut more).unwrap_err();
+        assert!(matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut), "{error}");
+    }
+
+    #[test]
+    fn message_problems_name_what_the_api_would_refuse() {
+        let call = json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Looking."},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
+            {"type": "tool_use", "id": "t2", "name": "Read", "input": {}}]});
+        let results = json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "a"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "b"},
+            {"type": "text", "text": "and then?"}]});
+        let prompt = json!({"role": "user", "content": "go"});
+        let system = json!({"role": "system", "content": [{"type": "text", "text": "env"}]});
+        assert!(message_problems(&json!([prompt, system, call, results, system])).is_empty());
+        let unanswered = message_problems(&json!([prompt, call]));
+        assert!(unanswered.iter().any(|p| p.contains("tool_use ids were found without tool_result")), "{unanswered:?}");
+        assert!(unanswered.iter().any(|p| p.contains("the last (system aside) is not the user's")), "{unanswered:?}");
+        let swapped = json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t2", "content": "b"},
+            {"type": "tool_result", "tool_use_id": "t1", "content": "a"}]});
+        assert_eq!(message_problems(&json!([prompt, call, swapped])).len(), 1);
+        assert_eq!(
+            message_problems(&json!([prompt, call, system, results])).len(),
+            3,
+            "results after a system message answer nothing"
+        );
+        let twice = message_problems(&json!([prompt, system, prompt]));
+        assert_eq!(twice, ["messages.2: a second user message in a row"]);
+        let orphan = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9", "content": "x"}]});
+        assert_eq!(message_problems(&json!([orphan])).len(), 1);
+        assert_eq!(message_problems(&json!([{"role": "user", "content": ""}])), ["messages.0: no content"]);
+        assert_eq!(message_problems(&json!([])), ["messages: not a non-empty list"]);
     }
 
     #[test]
