@@ -80,6 +80,9 @@ pub fn stop_hook_cap_notice(event: &str, blocks: u32) -> String {
     )
 }
 
+/// The Monitor tool's name: the watches its calls start end with an interrupted query.
+const MONITOR: &str = "Monitor";
+
 /// The tool a structured answer is given through (Claude Code's SyntheticOutputTool).
 pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
 
@@ -499,6 +502,7 @@ impl Agent {
         let mut stop_hook_blocks = 0;
         loop {
             if interrupt.is_cancelled() {
+                self.stop_monitors(&run).await;
                 return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
             }
             if let Some(max) = self.options.max_turns
@@ -523,6 +527,7 @@ impl Agent {
                 Ok(Streamed::Done(message, calls)) => (message, calls),
                 Ok(Streamed::Interrupted(calls)) => {
                     self.stop_calls(calls).await;
+                    self.stop_monitors(&run).await;
                     return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
                 }
                 Err(error) => {
@@ -618,6 +623,7 @@ impl Agent {
                     &mut st,
                     json!({"role": "user", "content": [{"type": "text", "text": INTERRUPTED_FOR_TOOL_USE}]}),
                 );
+                self.stop_monitors(&run).await;
                 return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
             }
         }
@@ -979,6 +985,21 @@ impl Agent {
         }
     }
 
+    /// Stops the watches the query's Monitor calls started: the user who interrupts wants the
+    /// work stopped, and a watch's events would otherwise wake the model again. Background
+    /// commands (`run_in_background`) go on: the model started them to outlive its turn.
+    async fn stop_monitors(&self, run: &Run) {
+        if run.monitors.is_empty() {
+            return;
+        }
+        let ctx = self.session.context().await;
+        if let Some(registry) = agent_tools_background::TaskRegistry::existing(&ctx) {
+            for id in &run.monitors {
+                let _ = registry.stop(id).await;
+            }
+        }
+    }
+
     /// Waits for the calls an interrupted answer had started (those whose tool stops on
     /// interrupt stop; the others finish). The answer is not kept, so nothing else needs an answer.
     async fn stop_calls(&self, calls: Vec<Call>) {
@@ -999,6 +1020,13 @@ impl Agent {
         for (block, done, result) in finished {
             if self.tool_name(&block) == STRUCTURED_OUTPUT && !done.block.is_error {
                 run.structured = Some(block.input.clone());
+            }
+            if self.tool_name(&block) == MONITOR
+                && !done.block.is_error
+                && let Some(task) = done.data.as_ref().map(|data| data.to_json())
+                && let Some(id) = task.get("taskId").and_then(Value::as_str)
+            {
+                run.monitors.push(id.to_owned());
             }
             if done.permission_denied {
                 run.denials.push(json!({"tool_name": block.name, "tool_use_id": block.id, "tool_input": block.input}));
@@ -1196,6 +1224,8 @@ struct Run {
     tools_used: Vec<String>,
     /// The input of the last successful `StructuredOutput` call.
     structured: Option<Value>,
+    /// The background tasks of the Monitor calls this query started: an interrupt stops them.
+    monitors: Vec<String>,
 }
 
 impl Run {
@@ -1212,6 +1242,7 @@ impl Run {
             tool_uses: 0,
             tools_used: Vec::new(),
             structured: None,
+            monitors: Vec::new(),
         }
     }
 }

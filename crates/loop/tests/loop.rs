@@ -829,3 +829,52 @@ async fn a_server_error_that_blames_the_request_is_not_retried() {
     assert!(result.result.contains("without tool_result"), "{}", result.result);
     assert_eq!(api.requests().len(), 1);
 }
+
+/// Issue 31: the watches a query's Monitor calls started end with the interrupted query (their
+/// events would otherwise wake the model after the user said stop); a command the model put in
+/// the background on purpose goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_stops_the_monitors_the_query_started() {
+    use agent_tools_testkit::procs::{Reaper, carrying, eventually, unique_token};
+    let fx = Fixture::new();
+    let (watched, kept, blocked) = (unique_token(), unique_token(), unique_token());
+    let _reapers = [Reaper(watched.clone()), Reaper(kept.clone()), Reaper(blocked.clone())];
+    let started = fx.path("started");
+    let turns = vec![
+        vec![tool_use("toolu_1", "ToolSearch", json!({"query": "select:Monitor"}))],
+        vec![
+            tool_use(
+                "toolu_2",
+                "Monitor",
+                json!({"description": "watch", "timeout_ms": 600_000, "command": format!("sleep 3001.{watched}")}),
+            ),
+            tool_use(
+                "toolu_3",
+                "Bash",
+                json!({"command": format!("sleep 3002.{kept}"), "description": "server", "run_in_background": true}),
+            ),
+        ],
+        vec![tool_use(
+            "toolu_4",
+            "Bash",
+            json!({"command": format!("touch {started}; sleep 3003.{blocked}"), "description": "wait"}),
+        )],
+    ];
+    let api = FakeApi::scripted(turns, "unreachable");
+    let agent = Arc::new(Agent::new(fx.session("{}").await, backend(&api), options()).unwrap());
+    let running = tokio::spawn({
+        let agent = Arc::clone(&agent);
+        async move { agent.query("go", &mut |_| {}).await }
+    });
+    let marker = std::path::PathBuf::from(&started);
+    assert!(eventually(Duration::from_secs(20), || marker.exists() && !carrying(&watched).is_empty()).await);
+    agent.interrupt();
+    let result = tokio::time::timeout(Duration::from_secs(10), running).await.unwrap().unwrap();
+    assert_eq!(result.terminal_reason, "interrupted");
+    let monitor = &results_after(&api, 1)[0];
+    assert!(monitor["content"].as_str().unwrap().starts_with("Monitor started"), "{monitor}");
+    assert!(eventually(Duration::from_secs(10), || carrying(&watched).is_empty()).await, "the watch was stopped");
+    assert!(carrying(&blocked).is_empty());
+    assert!(!carrying(&kept).is_empty(), "the background command goes on");
+    agent.session().shutdown().await;
+}
