@@ -26,7 +26,9 @@
 //!
 //! Each answer and each log line (stderr, level `warn`) says what was wrong. Blank lines are
 //! skipped. Replies and rmcp's messages go through one writer, a whole line at a time, so they
-//! never interleave.
+//! never interleave. A last line the client sends without its `\n` before closing its end is
+//! still a line, and is answered like any other; the replies written here are all out before
+//! the end of input is passed on to rmcp (which then finishes answering the requests it has).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -399,6 +401,8 @@ pub(crate) struct LineTransport<R, W> {
     max_line: usize,
     write: Arc<Mutex<W>>,
     opened: bool,
+    /// Error replies still being written (see [`LineTransport::reply`]).
+    replies: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -415,6 +419,7 @@ where
             max_line: MAX_LINE_BYTES,
             write: Arc::new(Mutex::new(write)),
             opened: false,
+            replies: Vec::new(),
         }
     }
 
@@ -428,7 +433,9 @@ where
                     Err(err) => return LineRead::Io(err),
                 };
                 if available.is_empty() {
-                    return LineRead::Eof;
+                    // The client closed its end: a last line without its `\n` is a line all the
+                    // same (the next call finds the buffer empty and reports the end).
+                    return if self.line.is_empty() { LineRead::Eof } else { LineRead::Line };
                 }
                 let newline = available.iter().position(|b| *b == b'\n');
                 let take = newline.map_or(available.len(), |at| at + 1);
@@ -454,15 +461,28 @@ where
     }
 
     /// Sends an error reply on its own task, so a cancelled `receive` cannot cut it short.
-    fn reply(&self, reply: &Value) {
+    fn reply(&mut self, reply: &Value) {
         let mut line = reply.to_string().into_bytes();
         line.push(b'\n');
         let write = Arc::clone(&self.write);
-        tokio::spawn(async move {
+        self.replies.retain(|task| !task.is_finished());
+        self.replies.push(tokio::spawn(async move {
             if let Err(err) = write_line(&write, &line).await {
                 tracing::warn!("could not write an error reply: {err}");
             }
-        });
+        }));
+    }
+
+    /// Waits until the error replies sent so far are written (or have failed), so none is lost
+    /// when the server stops at the end of input. Cancel-safe: a reply not yet waited for stays
+    /// in the list.
+    async fn written_replies(&mut self) {
+        while let Some(task) = self.replies.last_mut() {
+            if let Err(err) = task.await {
+                tracing::warn!("an error reply was not written: {err}");
+            }
+            self.replies.pop();
+        }
     }
 }
 
@@ -498,9 +518,13 @@ where
                     ));
                     continue;
                 }
-                LineRead::Eof => return None,
+                LineRead::Eof => {
+                    self.written_replies().await;
+                    return None;
+                }
                 LineRead::Io(err) => {
                     tracing::error!("reading from the client failed: {err}");
+                    self.written_replies().await;
                     return None;
                 }
             }
@@ -521,6 +545,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        self.written_replies().await;
         self.write.lock().await.flush().await
     }
 }
@@ -666,5 +691,71 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Everything the served tool server answers to `input`, all the client sends before
+    /// closing its end, as JSON values, one per line.
+    async fn served(input: &[u8]) -> Vec<Value> {
+        use rmcp::ServiceExt as _;
+        use tokio::io::AsyncReadExt as _;
+        let project = tempfile::tempdir().unwrap();
+        let session = Arc::new(
+            agent_tools_host::Session::builder(project.path())
+                .environment(agent_tools_host::Environment::empty())
+                .build()
+                .await
+                .unwrap(),
+        );
+        let server = crate::ToolServer::new(Arc::clone(&session)).await;
+        let (written, mut output) = tokio::io::duplex(1 << 20);
+        let transport = LineTransport::new(std::io::Cursor::new(input.to_vec()), written);
+        // A ping alone is answered, then the handshake fails for want of `initialize`.
+        if let Ok(running) = server.serve(transport).await {
+            running.waiting().await.unwrap();
+        }
+        session.shutdown().await;
+        let mut text = String::new();
+        output.read_to_string(&mut text).await.unwrap();
+        text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    const INITIALIZE: &str = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","#,
+        r#""capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+    );
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_last_line_without_its_newline_is_answered_before_the_server_stops() {
+        // The ping alone, as `printf '…' | agent-tools serve` sends it.
+        let answers = served(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).await;
+        assert_eq!(answers, [json!({"jsonrpc": "2.0", "id": 1, "result": {}})]);
+        // After the handshake.
+        let input = format!(r#"{INITIALIZE}{{"jsonrpc":"2.0","id":2,"method":"ping"}}"#);
+        let answers = served(input.as_bytes()).await;
+        assert_eq!(answers.len(), 2, "{answers:?}");
+        assert_eq!(answers[0]["id"], 1);
+        assert_eq!(answers[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+        // A last line that is not JSON gets its parse error; a last request whose params do
+        // not fit, its invalid params; with `\r\n` cut to `\r`, the same.
+        for (last, code) in [
+            ("not json", -32700),
+            (r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}"#, -32602),
+            ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\r", 0),
+        ] {
+            let answers = served(format!("{INITIALIZE}{last}").as_bytes()).await;
+            assert_eq!(answers.len(), 2, "{last}: {answers:?}");
+            if code == 0 {
+                assert_eq!(answers[1], json!({"jsonrpc": "2.0", "id": 3, "result": {}}), "{last}");
+            } else {
+                assert_eq!(answers[1]["error"]["code"], code, "{last}: {answers:?}");
+            }
+        }
+        // Nothing after the last newline: nothing more to answer.
+        let answers =
+            served(format!("{INITIALIZE}{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}}\n").as_bytes()).await;
+        assert_eq!(answers[1], json!({"jsonrpc": "2.0", "id": 4, "result": {}}));
     }
 }
