@@ -254,7 +254,8 @@ impl Agent {
         };
         let state = State {
             started: !options.resume.is_empty(),
-            messages: options.resume.clone(),
+            // A conversation a kill cut short (a call without its result) is made valid first.
+            messages: crate::transcript::repair(&options.resume).messages,
             reported_cwd: session.project_dir().to_path_buf(),
             ..State::default()
         };
@@ -1070,7 +1071,7 @@ impl Agent {
         {
             tracing::warn!(%error, "the transcript could not be written");
         }
-        st.messages.push(message);
+        crate::transcript::push_message(&mut st.messages, message);
     }
 
     fn count(&self, st: &mut State, message: &AssistantMessage) {
