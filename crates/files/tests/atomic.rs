@@ -82,22 +82,23 @@ fn a_reader_sees_the_old_or_the_new_file_never_a_part() {
 /// Environment variable that turns [`killed_writer_child`] into a writer looping on its target.
 const CHILD_TARGET: &str = "AGENT_TOOLS_FILES_ATOMIC_CHILD_TARGET";
 
+/// Environment variable telling [`killed_writer_child`] which content to write first (`new` or
+/// `old`; then the other, in turn).
+const CHILD_FIRST: &str = "AGENT_TOOLS_FILES_ATOMIC_CHILD_FIRST";
+
 /// How many times [`a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file`] kills a writer.
 const KILLS: usize = 400;
 
-/// The longest wait, in microseconds, between a writer saying it starts writing and its kill.
-const MAX_KILL_DELAY_MICROS: u64 = 4000;
-
 /// The killed writers' two contents: smaller than [`contents`], so that 400 writers (each synced
-/// to disk) fit in seconds, and still several megabytes between them.
+/// to disk) fit in seconds, and still megabytes each.
 fn kill_contents() -> (Vec<u8>, Vec<u8>) {
     (vec![b'o'; 1 << 20], vec![b'n'; 2 << 20])
 }
 
 /// Not a test of its own (so it is ignored): run as a child process by the test below, it says
 /// `writing` (at the end of a line of stdout: the harness may have begun the line) just before
-/// its first write, then writes the new and the old content in turn, saying `wrote` after each,
-/// until it is killed (or 20 s pass, or a write fails).
+/// its first write, then writes the two contents in turn (the one [`CHILD_FIRST`] names first),
+/// saying `wrote` after each, until it is killed (or 20 s pass, or a write fails).
 #[test]
 #[ignore = "the child process of a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file"]
 #[allow(clippy::print_stdout)]
@@ -105,12 +106,11 @@ fn killed_writer_child() {
     let target =
         std::env::var(CHILD_TARGET).expect("run by a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file");
     let (old, new) = kill_contents();
+    let order = if std::env::var(CHILD_FIRST).as_deref() == Ok("old") { [&old, &new] } else { [&new, &old] };
     let deadline = Instant::now() + Duration::from_secs(20);
     println!("writing");
     for round in 0.. {
-        if Instant::now() >= deadline
-            || write_atomic(Path::new(&target), if round % 2 == 0 { &new } else { &old }).is_err()
-        {
+        if Instant::now() >= deadline || write_atomic(Path::new(&target), order[round % 2]).is_err() {
             break;
         }
         println!("wrote");
@@ -131,10 +131,11 @@ fn temporary_files(dir: &Path) -> Vec<String> {
 }
 
 /// 400 writer processes, each killed (SIGKILL: no destructor, no cleanup) at a random moment of
-/// its first writes: the target is always the whole old or the whole new content, and no
-/// temporary file survives. On Linux a kill leaves a temporary file only in the instant between
-/// naming the complete file and renaming it over the target (counted and printed); the next
-/// write removes it, so one last write ends with none.
+/// its first writes, each first writing the content the target does not hold: the target is
+/// always the whole old or the whole new content, and no temporary file survives. On Linux a
+/// kill leaves a temporary file only in the instant between naming the complete file and
+/// renaming it over the target (counted and printed); the next write removes it, so one last
+/// write ends with none.
 #[cfg(unix)]
 #[test]
 #[allow(clippy::print_stderr)]
@@ -144,7 +145,16 @@ fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("data.bin");
     let (old, new) = kill_contents();
-    fs::write(&target, &old).unwrap();
+    // The kills spread over about one and a half times what a write takes here (this disk, this
+    // load), within 2 to 15 ms: some land before the first write ends, some after.
+    let mut slowest = Duration::ZERO;
+    for content in [&new, &old, &new, &old] {
+        let start = Instant::now();
+        write_atomic(&target, content).unwrap();
+        slowest = slowest.max(start.elapsed());
+    }
+    let spread = (slowest * 3 / 2).clamp(Duration::from_millis(2), Duration::from_millis(15));
+    let spread_micros = u64::try_from(spread.as_micros()).unwrap();
     let exe = std::env::current_exe().unwrap();
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
     let mut random = seed;
@@ -153,14 +163,17 @@ fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file() {
         random ^= random << 13;
         random ^= random >> 7;
         random ^= random << 17;
-        Duration::from_micros(random % (MAX_KILL_DELAY_MICROS + 1))
+        Duration::from_micros(random % (spread_micros + 1))
     };
     let start = Instant::now();
-    let (mut writes, mut written, mut new_seen, mut left_by_a_kill, mut most_at_once) = (0, 0, 0, 0, 0);
+    let (mut writes, mut written, mut changed, mut left_by_a_kill, mut most_at_once) = (0, 0, 0, 0, 0);
     for round in 0..KILLS {
+        let before = fs::read(&target).unwrap();
+        let first = if before == old { "new" } else { "old" };
         let mut child = Command::new(&exe)
             .args(["killed_writer_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env(CHILD_TARGET, &target)
+            .env(CHILD_FIRST, first)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -178,26 +191,29 @@ fn a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file() {
         child.kill().unwrap();
         let mut rest = String::new();
         stdout.read_to_string(&mut rest).unwrap();
-        // Each writer writes the new content first, then the old, in turn.
-        let done = rest.lines().filter(|line| line.ends_with("wrote")).count();
-        writes += done;
-        written += done.div_ceil(2) * new.len() + done / 2 * old.len();
         child.wait().unwrap();
+        let done = rest.lines().filter(|line| line.ends_with("wrote")).count();
+        let (first, second) = if first == "new" { (&new, &old) } else { (&old, &new) };
+        writes += done;
+        written += done.div_ceil(2) * first.len() + done / 2 * second.len();
         let bytes = fs::read(&target).unwrap();
         assert!(is_whole(&bytes, &old, &new), "round {round} (seed {seed}): a partial file of {} bytes", bytes.len());
-        new_seen += usize::from(bytes == new);
+        changed += usize::from(bytes != before);
         let left = temporary_files(dir.path()).len();
         left_by_a_kill += usize::from(left > 0);
         most_at_once = most_at_once.max(left);
     }
+    let after_kills = temporary_files(dir.path()).len();
     // The next write removes what the last kills left.
     write_atomic(&target, &new).unwrap();
     assert_eq!(temporary_files(dir.path()), Vec::<String>::new(), "seed {seed}");
     assert_eq!(fs::read(&target).unwrap(), new);
     eprintln!(
-        "{KILLS} kills in {:.1} s (seed {seed}): {writes} whole writes ({:.0} MB), the new content left by {new_seen} \
-         kills, a temporary file left by {left_by_a_kill} kills (at most {most_at_once} at once), 0 after the next write",
+        "{KILLS} kills in {:.1} s (seed {seed}, kills spread over {} ms after the first write starts): {writes} writes \
+         returned ({:.0} MB), the target changed by {changed} writers, a temporary file left by {left_by_a_kill} kills \
+         (at most {most_at_once} at once, {after_kills} after the last kill), 0 after the next write",
         start.elapsed().as_secs_f64(),
+        spread.as_millis(),
         written as f64 / f64::from(1 << 20),
     );
 }
