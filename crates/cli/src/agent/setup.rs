@@ -131,7 +131,8 @@ pub(crate) fn model(args: &AgentArgs, env: &Environment, session: &Session) -> S
     resolve_model(&named)
 }
 
-/// The conversation `--continue` / `--resume` name: its session id and messages.
+/// The conversation `--continue` / `--resume` name: its session id and messages (repaired for
+/// the next request when a kill cut the session short).
 fn resumed(args: &AgentArgs, env: &Environment, cwd: &Path) -> Result<Option<(String, Vec<Value>)>, StartError> {
     let sessions = env.sessions_dir();
     let id = match &args.resume {
@@ -144,8 +145,12 @@ fn resumed(args: &AgentArgs, env: &Environment, cwd: &Path) -> Result<Option<(St
         None => return Ok(None),
     };
     let file = sessions.join(&id).join(transcript::FILE_NAME);
-    let messages = transcript::load(&file).map_err(|error| StartError::Run(error.to_string()))?;
-    Ok(Some((id, messages)))
+    // Repaired if a kill cut the session short; what was skipped or answered is said on stderr.
+    let loaded = transcript::load_with_notices(&file).map_err(|error| StartError::Run(error.to_string()))?;
+    for notice in &loaded.notices {
+        crate::report(format_args!("{notice}"));
+    }
+    Ok(Some((id, loaded.messages)))
 }
 
 fn latest(sessions: &Path, cwd: &Path) -> Result<String, StartError> {
