@@ -237,7 +237,9 @@ enum Streamed {
 
 impl Agent {
     /// An agent over `session`, asking `backend`, with `options`. A resumed conversation
-    /// (`options.resume`) continues where it stopped.
+    /// (`options.resume`) continues where it stopped, made valid first
+    /// ([`transcript::repair`](crate::transcript::repair): a call a kill left without its result
+    /// is answered as interrupted).
     ///
     /// # Errors
     /// [`AgentError::Transcript`] when the session folder cannot hold the transcript.
