@@ -10,6 +10,9 @@
 //! - **streaming tool execution**: three Reads streamed 200 ms apart: when the first Read's result
 //!   was ready, and when `message_stop` came, both from the request;
 //! - **peak RSS after a 50-turn session** of the binary (VmHWM via `getrusage`).
+//! - **interrupt latency**: a Bash call runs `sleep`; in process, from `Agent::interrupt` to the
+//!   query's result (the command's tree already killed and reaped); and for the binary, from
+//!   SIGINT to `agent -p`'s exit. Median of `--runs`.
 //!
 //! `--claude PATH` runs the same script against Claude Code (`claude.exe -p`) for the first and
 //! last rows (its loop overhead is read off the fake's request times, less the stream itself).
@@ -62,13 +65,13 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     println!("| process start → first request, median of {runs} | {ours:.1} ms | {theirs} | ≤ 20 ms |");
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let (median, p90) = runtime.block_on(loop_overhead(project.path(), home.path()))?;
+    let (overhead, p90) = runtime.block_on(loop_overhead(project.path(), home.path()))?;
     let theirs = match &claude {
         Some(path) => format!("{:.1} ms", claude_gap(path, project.path(), home.path())?),
         None => "(--claude PATH)".into(),
     };
     println!(
-        "| loop overhead per turn (message_stop → next request), median / p90 of {TURNS} | {median:.3} / {p90:.3} ms | {theirs} (request gap less stream) | ≤ 1 ms |"
+        "| loop overhead per turn (message_stop → next request), median / p90 of {TURNS} | {overhead:.3} / {p90:.3} ms | {theirs} (request gap less stream) | ≤ 1 ms |"
     );
 
     let (first, stop) = runtime.block_on(streamed_reads(project.path(), home.path()))?;
@@ -82,7 +85,73 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         None => "(--claude PATH)".into(),
     };
     println!("| peak RSS after a {TURNS}-turn session | {rss:.1} MiB | {theirs} | ≤ 40 MiB |");
+
+    let mut inside = Vec::new();
+    for _ in 0..runs {
+        inside.push(runtime.block_on(interrupt_in_process(project.path(), home.path()))?);
+    }
+    let mut outside = Vec::new();
+    for _ in 0..runs {
+        outside.push(interrupt_by_sigint(&binary, project.path(), home.path())?);
+    }
+    println!(
+        "| interrupt during a Bash call: interrupt() → result / SIGINT → exit, median of {runs} | {:.1} / {:.1} ms | — | < 200 ms |",
+        median(&mut inside),
+        median(&mut outside)
+    );
     Ok(())
+}
+
+/// The Bash call every interrupt row stops: it marks that it runs, then sleeps.
+fn sleeping_call(project: &Path) -> (FakeApi, PathBuf) {
+    let marker = project.join(format!("bench-started-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let command = format!("touch {}; sleep 30", marker.display());
+    let api = FakeApi::start(move |request| match request.assistant_turns() {
+        0 => Reply::tool_use("toolu_1", "Bash", json!({"command": command, "description": "sleep"})),
+        _ => Reply::text("Done."),
+    });
+    (api, marker)
+}
+
+fn wait_for(path: &Path) -> anyhow::Result<()> {
+    let appeared = agent_tools_testkit::eventually_blocking(Duration::from_secs(30), || path.exists());
+    ensure!(appeared, "{} never appeared", path.display());
+    Ok(())
+}
+
+async fn interrupt_in_process(project: &Path, home: &Path) -> anyhow::Result<f64> {
+    let (api, marker) = sleeping_call(project);
+    let mut options = AgentOptions::new("claude-sonnet-4-5");
+    options.persist = false;
+    let agent = Arc::new(Agent::new(session(project, home).await?, backend(&api)?, options)?);
+    let running = tokio::spawn({
+        let agent = Arc::clone(&agent);
+        async move { agent.query("go", &mut |_| {}).await }
+    });
+    let waited = marker.clone();
+    tokio::task::spawn_blocking(move || wait_for(&waited)).await??;
+    let asked = Instant::now();
+    agent.interrupt();
+    let result = running.await?;
+    let took = asked.elapsed();
+    ensure!(result.terminal_reason == "interrupted", "the query ended {}", result.terminal_reason);
+    let _ = std::fs::remove_file(&marker);
+    Ok(took.as_secs_f64() * 1000.0)
+}
+
+fn interrupt_by_sigint(binary: &Path, project: &Path, home: &Path) -> anyhow::Result<f64> {
+    let (api, marker) = sleeping_call(project);
+    let mut child = command(&[binary.display().to_string(), "agent".into()], project, home, &api)?.spawn()?;
+    wait_for(&marker)?;
+    let asked = Instant::now();
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status()?;
+    ensure!(status.success(), "kill -INT failed");
+    let exit = child.wait()?;
+    let took = asked.elapsed();
+    ensure!(exit.code() == Some(1), "agent -p exited with {exit} after SIGINT");
+    let _ = std::fs::remove_file(&marker);
+    Ok(took.as_secs_f64() * 1000.0)
 }
 
 fn read_turns(project: &Path, turns: usize) -> Vec<Vec<serde_json::Value>> {
