@@ -10,6 +10,7 @@ failed.
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import traceback
@@ -20,6 +21,7 @@ import anyio
 from claude_agent_sdk import (
     AssistantMessage,
     ClaudeAgentOptions,
+    ClaudeSDKClient,
     HookMatcher,
     PermissionResultAllow,
     PermissionResultDeny,
@@ -174,8 +176,65 @@ async def a_denied_write_and_an_interrupt_free_second_prompt() -> None:
         assert [d["tool_name"] for d in result.permission_denials or []] == ["Write"], result
 
 
+def processes_carrying(token: str) -> list[int]:
+    """Live processes with an argument containing ``.<token>``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(") ", 1)[1][:1]
+        except (OSError, IndexError):
+            continue
+        if state not in "ZX" and any(f".{token}".encode() in arg for arg in args):
+            found.append(int(entry.name))
+    return found
+
+
+async def the_sdk_interrupt_kills_a_running_command() -> None:
+    """ClaudeSDKClient.interrupt() during a Bash call: the command's tree is killed at once, so
+    what it would still do (touch late.txt) never happens, and the run ends as interrupted."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        project = root / "project"
+        project.mkdir()
+        token = f"{os.getpid()}77"
+        started, late = project / "started", project / "late.txt"
+        command = f"touch {started}; sleep 3001.{token}; touch {late}"
+        api = FakeApi(turns=[[{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                "input": {"command": command, "description": "wait"}}]],
+                      final="Stopped.")
+        options = ClaudeAgentOptions(cli_path=PROGRAM, cwd=str(project), env=environment(root, api),
+                                     permission_mode="bypassPermissions")
+        messages: list[Any] = []
+        try:
+            async with ClaudeSDKClient(options=options) as client:
+                await client.query("wait a while")
+                interrupted = False
+                async for message in client.receive_messages():
+                    messages.append(message)
+                    if not interrupted and isinstance(message, AssistantMessage) and any(
+                            isinstance(block, ToolUseBlock) for block in message.content):
+                        with anyio.fail_after(30):
+                            while not (started.exists() and processes_carrying(token)):
+                                await anyio.sleep(0.02)
+                        await client.interrupt()
+                        interrupted = True
+                    if isinstance(message, ResultMessage):
+                        break
+        finally:
+            api.close()
+        result = messages[-1]
+        assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution", result
+        assert processes_carrying(token) == [], processes_carrying(token)
+        assert not late.exists()
+        assert len(api.requests) == 1, len(api.requests)
+
+
 def main() -> int:
-    checks = [tool_calls_permissions_and_hooks, a_denied_write_and_an_interrupt_free_second_prompt]
+    checks = [tool_calls_permissions_and_hooks, a_denied_write_and_an_interrupt_free_second_prompt,
+              the_sdk_interrupt_kills_a_running_command]
     passed = failed = 0
     for check in checks:
         async def bounded(check: Any = check) -> None:
