@@ -1,6 +1,6 @@
 """Drives `agent-tools agent` from the Claude Agent SDK for Python (its `query()`), against the
 scripted fake API in fake_api.py: a Read, a Write the SDK's `can_use_tool` callback allows, a Bash
-call an SDK PreToolUse hook denies, and the result message.
+call an SDK PreToolUse hook denies, the result message, and ClaudeSDKClient.interrupt() during a Bash call.
 
     python test_sdk.py /path/to/agent-tools
 
