@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use rmcp::transport::auth::{AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource};
 
-use crate::store::OAuthStore;
+use crate::store::{OAuthStore, ServerCredentialStore, token_field};
 use crate::{OAuthError, check_endpoint, install_crypto};
 
 /// The HTTP client that an [`AuthClient`] wraps for the MCP requests themselves.
@@ -53,6 +53,12 @@ pub async fn authorized_client(
 /// own HTTP client under rmcp's `AuthClient` (`AuthClient::new(client, manager)`). `Ok(None)`
 /// in the same cases.
 ///
+/// The tokens are read and, when expired, refreshed under the token file's lock
+/// ([`crate::ServerCredentialStore::while_locked`]), so of several processes starting at once
+/// with an expired access token one refreshes and the others use what it saved. A refresh the
+/// server refuses is not the end while the file holds other tokens by then (another process
+/// saved them, e.g. a sign-in): those are tried once before giving up.
+///
 /// # Errors
 /// As [`authorized_client`].
 pub async fn authorized_manager(
@@ -62,33 +68,77 @@ pub async fn authorized_manager(
 ) -> Result<Option<AuthorizationManager>, OAuthError> {
     check_endpoint("MCP server", server_url)?;
     let file = store.server(server_name, server_url);
-    let has_tokens = {
-        let file = file.clone();
-        tokio::task::spawn_blocking(move || file.has_tokens())
-            .await
-            .map_err(|error| OAuthError::Store(format!("the token file task failed: {error}")))??
-    };
-    if !has_tokens {
+    if !read_tokens(&file).await?.is_some_and(|tokens| tokens.is_signed_in()) {
         return Ok(None);
     }
     install_crypto();
+    let (manager, tried) = manager_from_store(server_url, &file).await?;
+    if manager.is_some() {
+        return Ok(manager);
+    }
+    // Refused, or nothing usable: tokens saved since by another process are worth one more try.
+    match read_tokens(&file).await? {
+        Some(now) if now.is_signed_in() && Some(&now) != tried.as_ref() => {
+            Ok(manager_from_store(server_url, &file).await?.0)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The tokens of a token file, as far as telling two saves apart goes.
+#[derive(Debug, PartialEq, Eq)]
+struct Tokens {
+    access: Option<String>,
+    refresh: Option<String>,
+}
+
+impl Tokens {
+    fn is_signed_in(&self) -> bool {
+        self.access.is_some() || self.refresh.is_some()
+    }
+}
+
+/// The tokens stored in `file` now; `None` without a file.
+async fn read_tokens(file: &ServerCredentialStore) -> Result<Option<Tokens>, OAuthError> {
+    let file = file.clone();
+    let credentials = tokio::task::spawn_blocking(move || file.read())
+        .await
+        .map_err(|error| OAuthError::Store(format!("the token file task failed: {error}")))??;
+    Ok(credentials.map(|credentials| Tokens {
+        access: token_field(&credentials, "access_token"),
+        refresh: token_field(&credentials, "refresh_token"),
+    }))
+}
+
+/// One attempt: discovery, then — under the token file's lock — the stored tokens, refreshed
+/// if expired. Returns the manager when signed in, and the tokens the attempt started from.
+async fn manager_from_store(
+    server_url: &str,
+    file: &ServerCredentialStore,
+) -> Result<(Option<AuthorizationManager>, Option<Tokens>), OAuthError> {
     let mut manager = AuthorizationManager::new(server_url).await?;
-    manager.set_credential_store(file);
+    manager.set_credential_store(file.clone());
     let resolution = manager.resolve_metadata().await?;
     if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
         return Err(OAuthError::NoMetadata(server_url.to_owned()));
     }
     check_endpoint("token endpoint", &resolution.metadata.token_endpoint)?;
     manager.set_metadata(resolution.metadata);
-    if !manager.initialize_from_store().await? {
-        return Ok(None);
-    }
-    match manager.get_access_token().await {
-        Ok(_) => {}
-        Err(AuthError::AuthorizationRequired) => return Ok(None),
-        Err(error) => return Err(error.into()),
-    }
-    Ok(Some(manager))
+    let (tried, signed_in) = file
+        .while_locked(async {
+            // Read inside the lock: what another process saved a moment ago counts.
+            let tried = read_tokens(file).await?;
+            if !manager.initialize_from_store().await? {
+                return Ok((tried, false));
+            }
+            match manager.get_access_token().await {
+                Ok(_) => Ok((tried, true)),
+                Err(AuthError::AuthorizationRequired) => Ok((tried, false)),
+                Err(error) => Err(OAuthError::from(error)),
+            }
+        })
+        .await??;
+    Ok((signed_in.then_some(manager), tried))
 }
 
 /// What a server said to a request without credentials ([`probe_auth`]).

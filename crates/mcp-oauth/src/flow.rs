@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Mutex, oneshot};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::store::OAuthStore;
+use crate::store::{OAuthStore, ServerCredentialStore};
 use crate::{OAuthError, check_endpoint, install_crypto};
 
 /// The path of the loopback redirect URI (`http://127.0.0.1:<port>/callback`).
@@ -137,7 +137,8 @@ pub async fn authorize(
     check_endpoint("MCP server", server_url)?;
     install_crypto();
     let mut manager = AuthorizationManager::new(server_url).await?;
-    manager.set_credential_store(store.server(server_name, server_url));
+    let tokens = store.server(server_name, server_url);
+    manager.set_credential_store(tokens.clone());
     let resolution = manager.resolve_metadata_from_challenge(options.challenge.as_deref()).await?;
     if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
         return Err(OAuthError::NoMetadata(server_url.to_owned()));
@@ -186,6 +187,7 @@ pub async fn authorize(
         sender: Mutex::new(Some(sender)),
         stop: stop.clone(),
         server_name: server_name.to_owned(),
+        tokens,
     });
     tokio::spawn(serve(listener, callback, options.timeout));
     tracing::debug!(server = server_name, %redirect_uri, "OAuth flow waiting for the browser");
@@ -200,6 +202,8 @@ struct Callback {
     sender: Mutex<Option<oneshot::Sender<Result<(), OAuthError>>>>,
     stop: CancellationToken,
     server_name: String,
+    /// The server's token file (its lock is held while the code is exchanged and saved).
+    tokens: ServerCredentialStore,
 }
 
 impl Callback {
@@ -279,7 +283,17 @@ async fn handle(callback: &Callback, request: &Request<Incoming>) -> Response<Fu
         return page(StatusCode::OK, "Sign-in already finished", "You can close this tab.");
     };
     let issuer = param("iss");
-    let exchanged = callback.session.handle_callback_with_issuer(&code, &callback.state, issuer.as_deref()).await;
+    // The save happens under the token file's lock, so it never lands in the middle of another
+    // process's refresh (which would then overwrite it with tokens of the old grant).
+    let exchanged = async {
+        let _lock = callback.tokens.lock().await?;
+        callback
+            .session
+            .handle_callback_with_issuer(&code, &callback.state, issuer.as_deref())
+            .await
+            .map_err(OAuthError::Auth)
+    }
+    .await;
     drop(slot);
     let response = match &exchanged {
         Ok(_) => page(
@@ -294,7 +308,7 @@ async fn handle(callback: &Callback, request: &Request<Incoming>) -> Response<Fu
             page(StatusCode::BAD_REQUEST, "Sign-in failed", &format!("The sign-in could not be completed: {error}"))
         }
     };
-    let _ = sender.send(exchanged.map(drop).map_err(OAuthError::Auth));
+    let _ = sender.send(exchanged.map(drop));
     callback.stop.cancel();
     response
 }

@@ -7,7 +7,9 @@
 //!
 //! - [`OAuthStore`]: the tokens in the user's config folder (`<dir>/mcp-oauth/`, folder `0700`,
 //!   files `0600`, written atomically), one file per server name and URL, as rmcp's
-//!   `CredentialStore`;
+//!   `CredentialStore`; refreshes and sign-ins save under a lock shared by every process using
+//!   the file ([`ServerCredentialStore::lock`]), so processes sharing a server whose refresh
+//!   tokens rotate all stay signed in;
 //! - [`authorize`]: starts a flow without opening a browser — discovery (RFC 9728, RFC 8414),
 //!   dynamic client registration (RFC 7591) when no client id is configured, PKCE S256, a loopback
 //!   callback on `127.0.0.1` that checks `state`, exchanges the code, stores the tokens and stops —
@@ -72,7 +74,7 @@ pub use flow::{
 /// rmcp's types this crate's API hands out (the authorized client, its errors, the stored
 /// credentials).
 pub use rmcp::transport::auth::{AuthClient, AuthError, AuthorizationManager, StoredCredentials};
-pub use store::{OAuthStore, ServerCredentialStore};
+pub use store::{OAuthStore, ServerCredentialStore, TokenLock};
 
 /// What can go wrong. Messages name URLs and files, never tokens.
 #[derive(Debug, thiserror::Error)]

@@ -4,12 +4,28 @@
 //! Claude Code keeps MCP OAuth tokens in the user's secure storage (the macOS keychain, or a
 //! `0600` file in `~/.claude` elsewhere), keyed by server name and a hash of the server's
 //! configuration; this store is the file form of that, keyed by the server's name and its URL.
+//!
+//! Several processes may use one server's tokens at once (three `agent-tools call`s, `serve`
+//! beside `agent`), and a server may rotate refresh tokens (each refresh returns a new one and
+//! revokes the old). So every refresh — and every sign-in's save — runs under an exclusive lock
+//! that holds across processes ([`ServerCredentialStore::lock`], a `flock` on `.<file>.lock`
+//! beside the token file), and the tokens are read again inside it:
+//!
+//! - connecting ([`crate::authorized_manager`]) reads them inside the lock and refreshes only if
+//!   they are still expired there, so a process that finds the tokens another one just saved
+//!   uses them instead of spending a refresh token that was spent already;
+//! - a refresh during a session (rmcp's, as an access token nears its expiry or the server
+//!   answers 401) reads the file inside the same lock and spends the newest refresh token: it
+//!   never fails for having lost a race, though two processes may each refresh once.
 
 use std::collections::HashMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use agent_tools_files::{FileLock, lock_path_beside};
 
 use rmcp::transport::auth::{AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials};
 use serde::{Deserialize, Serialize};
@@ -25,6 +41,19 @@ pub const FILE_VERSION: u32 = 1;
 
 /// Most characters of the server's name kept in a file name.
 const MAX_NAME_CHARS: usize = 64;
+
+/// How long [`ServerCredentialStore::lock`] waits for another holder before giving up. A holder
+/// makes one token request (rmcp gives each 30 s), so only a stuck process holds it this long.
+pub const LOCK_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The longest pause between two looks at a lock file another process holds.
+const LOCK_POLL_MAX: Duration = Duration::from_millis(25);
+
+tokio::task_local! {
+    /// The token file whose lock the current task holds through
+    /// [`ServerCredentialStore::while_locked`], so a refresh inside does not wait for itself.
+    static HELD: PathBuf;
+}
 
 /// The token files of one config folder (`<config dir>/mcp-oauth/`).
 ///
@@ -97,9 +126,12 @@ struct Inner {
 ///   over the old one, so a reader sees the old file or the new one, and no one else can ever read
 ///   either; the folder is created (or narrowed to) `0700`;
 /// - `clear`: removes the file (absent is fine);
-/// - refreshes of the same file in this process are serialised (rmcp's refresh guard);
+/// - refreshes of the same file are serialised across threads and processes (rmcp's refresh
+///   guard is [`ServerCredentialStore::lock`]), and rmcp reads the file again inside the guard,
+///   so each refresh spends the newest refresh token;
 /// - a refresh token the server rejected is dropped from the file (the client id stays), so the
-///   server reads as needing authentication again.
+///   server reads as needing authentication again — unless the file holds other tokens by then,
+///   which stay.
 ///
 /// Tokens never reach a log: the `Debug` output shows only the path.
 #[derive(Debug, Clone)]
@@ -107,7 +139,8 @@ pub struct ServerCredentialStore {
     inner: Arc<Inner>,
 }
 
-/// One lock per token file, shared by every store of that file in this process.
+/// One async mutex per token file, shared by every store of that file in this process: waiters
+/// here queue without looking at the lock file.
 static REFRESH_LOCKS: LazyLock<StdMutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>> =
     LazyLock::new(|| StdMutex::new(HashMap::new()));
 
@@ -193,9 +226,85 @@ impl ServerCredentialStore {
         }
     }
 
-    fn lock(&self) -> Arc<tokio::sync::Mutex<()>> {
+    /// The lock file of this server's tokens: `.<token file>.lock` beside it (made `0600` on
+    /// first use, empty, never removed).
+    pub fn lock_path(&self) -> PathBuf {
+        lock_path_beside(&self.inner.path)
+    }
+
+    /// Takes the exclusive lock on this server's tokens, shared by every thread and process
+    /// that uses this file, waiting for another holder at most [`LOCK_TIMEOUT`]. Hold it across
+    /// a read, the token request and the save. The folder is made (`0700`) if missing.
+    ///
+    /// Waiting does not block the runtime: holders in this process are waited for on an async
+    /// mutex, other processes by looking at the lock file every few milliseconds.
+    ///
+    /// # Errors
+    /// [`OAuthError::Store`] when the folder or lock file cannot be made or locked, or another
+    /// holder keeps it past [`LOCK_TIMEOUT`].
+    pub async fn lock(&self) -> Result<TokenLock, OAuthError> {
+        let in_process = self.process_mutex().lock_owned().await;
+        let path = self.lock_path();
+        let fail = |what: String| OAuthError::Store(format!("cannot lock {}: {what}", path.display()));
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir).map_err(|error| fail(format!("cannot create {}: {error}", dir.display())))?;
+        }
+        let deadline = Instant::now() + LOCK_TIMEOUT;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match FileLock::try_acquire(&path) {
+                Ok(Some(file)) => return Ok(TokenLock { _file: file, _in_process: in_process }),
+                Ok(None) if Instant::now() < deadline => {
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(LOCK_POLL_MAX);
+                }
+                Ok(None) => {
+                    return Err(fail(format!(
+                        "another process has held it for more than {} s",
+                        LOCK_TIMEOUT.as_secs()
+                    )));
+                }
+                Err(error) => return Err(fail(error.to_string())),
+            }
+        }
+    }
+
+    /// Runs `work` while holding [`ServerCredentialStore::lock`]. A refresh that rmcp makes
+    /// through this store inside `work` (in the same task) does not take the lock again, so
+    /// `manager.get_access_token()` run here reads the tokens inside the lock and refreshes only
+    /// when they are still expired. Nested calls for the same file take the lock once.
+    ///
+    /// # Errors
+    /// As [`ServerCredentialStore::lock`]; `work` has not run then.
+    pub async fn while_locked<F: Future>(&self, work: F) -> Result<F::Output, OAuthError> {
+        if self.holds_lock() {
+            return Ok(work.await);
+        }
+        let _lock = self.lock().await?;
+        Ok(HELD.scope(self.inner.path.clone(), work).await)
+    }
+
+    /// Whether the current task runs inside [`ServerCredentialStore::while_locked`] for this file.
+    fn holds_lock(&self) -> bool {
+        HELD.try_with(|held| *held == self.inner.path).unwrap_or(false)
+    }
+
+    fn process_mutex(&self) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = REFRESH_LOCKS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         Arc::clone(locks.entry(self.inner.path.clone()).or_default())
+    }
+}
+
+/// The exclusive lock on one server's tokens ([`ServerCredentialStore::lock`]), released when
+/// dropped (and by the system if the process dies).
+pub struct TokenLock {
+    _file: FileLock,
+    _in_process: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl std::fmt::Debug for TokenLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenLock").field("file", &self._file.path()).finish()
     }
 }
 
@@ -306,8 +415,12 @@ impl CredentialStore for ServerCredentialStore {
     }
 
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
-        let guard = self.lock().lock_owned().await;
-        Ok(Some(CredentialRefreshGuard::new(guard)))
+        if self.holds_lock() {
+            // The caller's `while_locked` holds it already; taking it again would wait forever.
+            return Ok(None);
+        }
+        let lock = self.lock().await.map_err(store_error)?;
+        Ok(Some(CredentialRefreshGuard::new(lock)))
     }
 }
 

@@ -116,11 +116,16 @@ async fn the_full_flow_stores_private_tokens_and_an_rmcp_client_lists_and_calls_
         assert_eq!(mode(file.path()), 0o600);
         assert_eq!(mode(store.dir()), 0o700);
     }
-    let names: Vec<String> = std::fs::read_dir(store.dir())
+    let mut names: Vec<String> = std::fs::read_dir(store.dir())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, [file.path().file_name().unwrap().to_string_lossy().into_owned()], "no temporary file is left");
+    names.sort();
+    let name = |path: &Path| path.file_name().unwrap().to_string_lossy().into_owned();
+    // The token file and its lock file (held while the code was exchanged and saved).
+    assert_eq!(names, [name(&file.lock_path()), name(file.path())], "no temporary file is left");
+    #[cfg(unix)]
+    assert_eq!(mode(&file.lock_path()), 0o600);
 
     let client = authorized_client(NAME, &url, &store).await.unwrap().expect("tokens are stored");
     let service = connect(client, &url).await;
