@@ -13,7 +13,8 @@
 //!   `401` with `WWW-Authenticate: Bearer resource_metadata="…"`.
 //!
 //! [`browse`] plays the user's browser. Counters tell a test what happened (registrations, code
-//! and refresh grants, tool calls).
+//! and refresh grants, tool calls), and [`Fixture::on_refresh_request`] lets a test act at the
+//! moment a refresh reaches the server (another process saving tokens meanwhile).
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -88,10 +89,16 @@ struct State {
     registrations: AtomicUsize,
     code_grants: AtomicUsize,
     refresh_grants: AtomicUsize,
+    refused_refreshes: AtomicUsize,
     refused_tokens: AtomicUsize,
+    metadata_requests: AtomicUsize,
     tool_calls: Arc<AtomicUsize>,
     counter: AtomicUsize,
+    refresh_hook: Mutex<Option<RefreshHook>>,
 }
+
+/// What [`Fixture::on_refresh_request`] runs.
+type RefreshHook = Arc<dyn Fn() + Send + Sync>;
 
 impl State {
     fn tables(&self) -> std::sync::MutexGuard<'_, Tables> {
@@ -145,9 +152,12 @@ impl Fixture {
             registrations: AtomicUsize::new(0),
             code_grants: AtomicUsize::new(0),
             refresh_grants: AtomicUsize::new(0),
+            refused_refreshes: AtomicUsize::new(0),
+            metadata_requests: AtomicUsize::new(0),
             refused_tokens: AtomicUsize::new(0),
             tool_calls: Arc::new(AtomicUsize::new(0)),
             counter: AtomicUsize::new(0),
+            refresh_hook: Mutex::new(None),
         });
         let stop = CancellationToken::new();
         let mut config = StreamableHttpServerConfig::default();
@@ -202,6 +212,17 @@ impl Fixture {
         self.state.refresh_grants.load(Ordering::SeqCst)
     }
 
+    /// `refresh_token` grants refused so far (a refresh token spent already, revoked or unknown).
+    pub fn refused_refreshes(&self) -> usize {
+        self.state.refused_refreshes.load(Ordering::SeqCst)
+    }
+
+    /// Requests for the authorization server's metadata so far (one per discovery: a client
+    /// that asked has finished discovering and goes on to its tokens).
+    pub fn metadata_requests(&self) -> usize {
+        self.state.metadata_requests.load(Ordering::SeqCst)
+    }
+
     /// Requests the MCP server refused with 401 so far.
     pub fn refused_requests(&self) -> usize {
         self.state.refused_tokens.load(Ordering::SeqCst)
@@ -223,6 +244,14 @@ impl Fixture {
     /// Makes every refresh token issued so far invalid (refreshes get `invalid_grant`).
     pub fn revoke_refresh_tokens(&self) {
         self.state.tables().refresh.clear();
+    }
+
+    /// Runs `hook` each time a `refresh_token` grant request arrives, before it is answered
+    /// (replacing any earlier hook): what a test does there happens while the client waits for
+    /// its refresh.
+    pub fn on_refresh_request(&self, hook: impl Fn() + Send + Sync + 'static) {
+        let mut slot = self.state.refresh_hook.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *slot = Some(Arc::new(hook));
     }
 }
 
@@ -291,25 +320,32 @@ fn s256(verifier: &str) -> String {
 async fn authorization_server(state: &State, request: Request<Incoming>) -> Response<Body> {
     let path = request.uri().path().to_owned();
     match (request.method().clone(), path.as_str()) {
-        (Method::GET, "/.well-known/oauth-authorization-server") => json_response(
-            StatusCode::OK,
-            &json!({
-                "issuer": state.issuer,
-                "authorization_endpoint": format!("{}/authorize", state.issuer),
-                "token_endpoint": format!("{}/token", state.issuer),
-                "registration_endpoint": format!("{}/register", state.issuer),
-                "response_types_supported": ["code"],
-                "grant_types_supported": ["authorization_code", "refresh_token"],
-                "code_challenge_methods_supported": ["S256"],
-                "token_endpoint_auth_methods_supported": ["none"],
-                "scopes_supported": ["mcp"],
-            }),
-        ),
+        (Method::GET, "/.well-known/oauth-authorization-server") => {
+            state.metadata_requests.fetch_add(1, Ordering::SeqCst);
+            authorization_server_metadata(state)
+        }
         (Method::POST, "/register") => register(state, request).await,
         (Method::GET, "/authorize") => approve(state, request.uri().query().unwrap_or_default()),
         (Method::POST, "/token") => token(state, request).await,
         _ => respond(StatusCode::NOT_FOUND, "text/plain", "not found".to_owned()),
     }
+}
+
+fn authorization_server_metadata(state: &State) -> Response<Body> {
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "issuer": state.issuer,
+            "authorization_endpoint": format!("{}/authorize", state.issuer),
+            "token_endpoint": format!("{}/token", state.issuer),
+            "registration_endpoint": format!("{}/register", state.issuer),
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "scopes_supported": ["mcp"],
+        }),
+    )
 }
 
 async fn register(state: &State, request: Request<Incoming>) -> Response<Body> {
@@ -408,11 +444,17 @@ async fn token(state: &State, request: Request<Incoming>) -> Response<Body> {
             issue(state, &code.client_id)
         }
         "refresh_token" => {
+            let hook = state.refresh_hook.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+            if let Some(hook) = hook {
+                hook();
+            }
             // Refresh tokens rotate: each is good for one refresh.
             let Some(grant) = state.tables().refresh.remove(&get("refresh_token")) else {
+                state.refused_refreshes.fetch_add(1, Ordering::SeqCst);
                 return oauth_error("invalid_grant", "unknown refresh token");
             };
             if grant.client_id != get("client_id") {
+                state.refused_refreshes.fetch_add(1, Ordering::SeqCst);
                 return oauth_error("invalid_grant", "the refresh token was issued to another client");
             }
             state.refresh_grants.fetch_add(1, Ordering::SeqCst);
