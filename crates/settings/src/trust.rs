@@ -17,10 +17,10 @@
 //! its allow rules, mode, extra directories, hooks and the like; its deny and ask rules always
 //! apply. Nothing here reads the environment: the caller says where the files are.
 
-use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use agent_tools_files::{FileLock, lock_path_beside};
 use serde_json::Value;
 
 /// Where trust is recorded.
@@ -162,14 +162,11 @@ impl TrustStore {
             .unwrap_or_default()
     }
 
-    fn locked(&self) -> io::Result<File> {
+    /// The record's lock (`.<file name>.lock` beside it), its folder made first.
+    fn locked(&self) -> io::Result<FileLock> {
         let parent = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)?;
-        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let lock =
-            OpenOptions::new().create(true).truncate(false).write(true).open(parent.join(format!(".{name}.lock")))?;
-        lock.lock()?;
-        Ok(lock)
+        FileLock::acquire(&lock_path_beside(&self.path))
     }
 
     fn save(&self, folders: &[PathBuf]) -> io::Result<()> {
