@@ -133,6 +133,7 @@ fn the_sdk_interrupt_request_kills_the_running_command() {
     let mut lines = stdout.lines();
     let mut interrupted = false;
     let mut answers = Vec::new();
+    let mut results = Vec::new();
     let result = loop {
         let line: Value =
             serde_json::from_str(&lines.next().expect("the run ended without a result").unwrap()).unwrap();
@@ -144,6 +145,9 @@ fn the_sdk_interrupt_request_kills_the_running_command() {
         if line["type"] == "control_response" {
             answers.push(line["response"].clone());
         }
+        if line["type"] == "user" {
+            results.extend(line["message"]["content"].as_array().cloned().unwrap_or_default());
+        }
         if line["type"] == "result" {
             break line;
         }
@@ -152,7 +156,7 @@ fn the_sdk_interrupt_request_kills_the_running_command() {
     assert_eq!(result["terminal_reason"], "interrupted", "{result}");
     assert!(answers.iter().any(|a| a["request_id"] == "req_2" && a["subtype"] == "success"), "{answers:?}");
     // The stopped call's result went out to the SDK as a user message.
-    drop(send);
+    assert!(results.iter().any(|r| r["tool_use_id"] == "toolu_1" && r["is_error"] == true), "{results:?}");
     child.kill().unwrap();
     child.wait().unwrap();
 }
@@ -179,6 +183,8 @@ fn ctrl_c_in_the_chat_kills_the_running_command() {
     // call's result and the interruption.
     chat.keys("what now\r");
     chat.expect("Stopped.");
+    // Ctrl-D only once the prompt is back (typed earlier, the terminal is not yet raw).
+    chat.expect("> ");
     chat.keys("\x04");
     let (code, screen) = chat.finish();
     assert_eq!(code, 0, "{screen}");
