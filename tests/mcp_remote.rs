@@ -109,9 +109,15 @@ async fn a_remote_server_that_needs_oauth_is_signed_in_through_serve_and_its_too
     let echoed = call(&client, "mcp__docs__echo", json!({"text": "over oauth"})).await;
     assert_eq!(text(&echoed), "echo: over oauth");
 
-    let tokens: Vec<_> = std::fs::read_dir(config_dir.join("mcp-oauth")).unwrap().map(|entry| entry.unwrap()).collect();
-    assert_eq!(tokens.len(), 1, "{tokens:?}");
-    assert_eq!(tokens[0].metadata().unwrap().permissions().mode() & 0o777, 0o600);
+    // The token file, and beside it the lock refreshes take across processes; both private.
+    let entries: Vec<_> =
+        std::fs::read_dir(config_dir.join("mcp-oauth")).unwrap().map(|entry| entry.unwrap()).collect();
+    let (locks, tokens): (Vec<_>, Vec<_>) =
+        entries.iter().partition(|entry| entry.file_name().to_string_lossy().ends_with(".lock"));
+    assert_eq!((tokens.len(), locks.len()), (1, 1), "{entries:?}");
+    for entry in &entries {
+        assert_eq!(entry.metadata().unwrap().permissions().mode() & 0o777, 0o600, "{entry:?}");
+    }
     assert_eq!(std::fs::metadata(config_dir.join("mcp-oauth")).unwrap().permissions().mode() & 0o777, 0o700);
     client.cancel().await.unwrap();
 }
