@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -12,20 +14,7 @@ use serde_json::{Value, json};
 /// The program with a clean environment (no user settings, state in the test folder) and the
 /// fake API as its model.
 fn command(cwd: &Path, api: &FakeApi) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-tools"));
-    command
-        .current_dir(cwd)
-        .env("HOME", cwd.join(".home"))
-        .env("XDG_STATE_HOME", cwd.join(".state"))
-        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("ANTHROPIC_AUTH_TOKEN")
-        .env_remove("ANTHROPIC_MODEL")
-        .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
-        .env("ANTHROPIC_BASE_URL", api.base_url())
-        .env("ANTHROPIC_API_KEY", "dummy")
-        .stdin(Stdio::null());
-    command
+    common::agent_command(cwd, &api.base_url())
 }
 
 fn run(cwd: &Path, api: &FakeApi, args: &[&str]) -> Output {

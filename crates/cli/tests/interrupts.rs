@@ -48,20 +48,8 @@ impl Scene {
     }
 
     fn command(&self) -> Command {
-        let cwd = self.dir.path();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agent-tools"));
-        command
-            .current_dir(cwd)
-            .env("HOME", cwd.join(".home"))
-            .env("XDG_STATE_HOME", cwd.join(".state"))
-            .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("ANTHROPIC_AUTH_TOKEN")
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
-            .env("ANTHROPIC_BASE_URL", self.api.base_url())
-            .env("ANTHROPIC_API_KEY", "dummy")
-            .args(["agent", "--trust-workspace", "--dangerously-skip-permissions"]);
+        let mut command = common::agent_command(self.dir.path(), &self.api.base_url());
+        command.args(["agent", "--trust-workspace", "--dangerously-skip-permissions"]);
         command
     }
 

@@ -9,6 +9,8 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::{Path, PathBuf};
@@ -71,20 +73,8 @@ enum Pick {
 /// The program with a clean environment (no user settings, state in the test folder), the fake
 /// API as its model, and nobody to ask (every call allowed).
 fn command(cwd: &Path, api: &FakeApi) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-tools"));
-    command
-        .current_dir(cwd)
-        .env("HOME", cwd.join(".home"))
-        .env("XDG_STATE_HOME", cwd.join(".state"))
-        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("ANTHROPIC_AUTH_TOKEN")
-        .env_remove("ANTHROPIC_MODEL")
-        .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
-        .env("ANTHROPIC_BASE_URL", api.base_url())
-        .env("ANTHROPIC_API_KEY", "dummy")
-        .stdin(Stdio::null())
-        .args(["agent", "--dangerously-skip-permissions"]);
+    let mut command = common::agent_command(cwd, &api.base_url());
+    command.args(["agent", "--dangerously-skip-permissions"]);
     command
 }
 

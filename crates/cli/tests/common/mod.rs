@@ -1,5 +1,6 @@
-//! What the CLI's terminal tests share: the `agent-tools` binary on a pseudo-terminal, with a
-//! keyboard and a screen ([`Terminal`]).
+//! What the CLI's tests share: the `agent-tools` binary with a clean environment against a fake
+//! model ([`agent_command`]), and on a pseudo-terminal, with a keyboard and a screen
+//! ([`Terminal`]).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
@@ -15,6 +16,26 @@ const EXPECT_WITHIN: Duration = Duration::from_secs(30);
 
 /// How long [`Terminal::finish`] keeps reading after the program ended, for its last output.
 const LAST_OUTPUT: Duration = Duration::from_millis(500);
+
+/// The `agent-tools` binary run in `cwd` with a clean environment (home, state and config
+/// folders inside `cwd`, none of the caller's Claude or model settings) and the fake Messages API
+/// at `base_url` as its model; stdin is `/dev/null` unless the test pipes it.
+pub fn agent_command(cwd: &Path, base_url: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"));
+    command
+        .current_dir(cwd)
+        .env("HOME", cwd.join(".home"))
+        .env("XDG_STATE_HOME", cwd.join(".state"))
+        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("ANTHROPIC_AUTH_TOKEN")
+        .env_remove("ANTHROPIC_MODEL")
+        .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
+        .env("ANTHROPIC_BASE_URL", base_url)
+        .env("ANTHROPIC_API_KEY", "dummy")
+        .stdin(std::process::Stdio::null());
+    command
+}
 
 /// The `agent-tools` binary run in `cwd`, with its home, state and config folders inside `cwd`
 /// and no `CLAUDE_CONFIG_DIR` of the caller's.
