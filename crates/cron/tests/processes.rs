@@ -5,9 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use agent_tools_cron::{CronJob, DurableStore};
 
@@ -36,8 +35,7 @@ fn job(id: &str) -> CronJob {
 #[ignore = "a child of sessions_adding_jobs_at_once_lose_none"]
 fn job_writer_child() {
     let (Ok(project), Ok(name)) = (std::env::var(CHILD_PROJECT), std::env::var(CHILD_NAME)) else { return };
-    let mut go = String::new();
-    std::io::stdin().read_line(&mut go).unwrap();
+    agent_tools_testkit::procs::await_release();
     let store = DurableStore::new(Path::new(&project));
     for round in 0..ROUNDS {
         store
@@ -50,12 +48,9 @@ fn job_writer_child() {
 }
 
 fn spawn_writer(project: &Path, name: &str) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args(["job_writer_child", "--exact", "--ignored", "--test-threads=1"])
+    agent_tools_testkit::procs::test_role("job_writer_child")
         .env(CHILD_PROJECT, project)
         .env(CHILD_NAME, name)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
         .spawn()
         .unwrap()
 }
@@ -67,9 +62,7 @@ fn sessions_adding_jobs_at_once_lose_none() {
     let store = DurableStore::new(project.path());
     let mut children: Vec<Child> =
         (0..PROCESSES).map(|index| spawn_writer(project.path(), &format!("w{index}"))).collect();
-    for child in &mut children {
-        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    }
+    agent_tools_testkit::procs::release(&mut children);
     while children.iter_mut().any(|child| child.try_wait().unwrap().is_none()) {
         // No lock here: the file is whole or absent.
         let jobs = store.load().unwrap();

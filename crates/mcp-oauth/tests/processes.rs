@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use agent_tools_mcp_oauth::fixture::{Fixture, FixtureOptions, browse};
@@ -71,8 +71,7 @@ fn connecting_child() {
     };
     println!("ready");
     std::io::stdout().flush().unwrap();
-    let mut go = String::new();
-    std::io::stdin().read_line(&mut go).unwrap();
+    agent_tools_testkit::procs::await_release();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         let store = OAuthStore::new(&config);
@@ -86,12 +85,10 @@ fn connecting_child() {
 }
 
 fn spawn_child(config: &std::path::Path, url: &str, name: &str) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args(["connecting_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+    agent_tools_testkit::procs::test_role("connecting_child")
         .env(CHILD_CONFIG, config)
         .env(CHILD_URL, url)
         .env(CHILD_NAME, name)
-        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap()
@@ -111,9 +108,7 @@ fn start_together(mut children: Vec<Child>) -> Started {
             std::io::BufRead::lines(&mut *output).map_while(Result::ok).any(|line| line.ends_with("ready"));
         assert!(said_ready, "child {index} never got ready");
     }
-    for child in &mut children {
-        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    }
+    agent_tools_testkit::procs::release(&mut children);
     Started { children, outputs }
 }
 

@@ -4,9 +4,8 @@
 //! reader that takes no lock never meets a half-written file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use agent_tools_settings::trust::TrustStore;
 
@@ -20,8 +19,7 @@ const ROUNDS: usize = 8;
 #[ignore = "a child of processes_trusting_folders_at_once_keep_every_one"]
 fn trusting_child() {
     let (Ok(record), Ok(folders)) = (std::env::var(CHILD_RECORD), std::env::var(CHILD_FOLDERS)) else { return };
-    let mut go = String::new();
-    std::io::stdin().read_line(&mut go).unwrap();
+    agent_tools_testkit::procs::await_release();
     let store = TrustStore::at(Path::new(&record));
     for folder in folders.split('\n') {
         assert!(store.add(Path::new(folder)).unwrap(), "{folder} was new");
@@ -47,19 +45,14 @@ fn processes_trusting_folders_at_once_keep_every_one() {
         .iter()
         .map(|mine| {
             let list: Vec<String> = mine.iter().map(|folder| folder.display().to_string()).collect();
-            Command::new(std::env::current_exe().unwrap())
-                .args(["trusting_child", "--exact", "--ignored", "--test-threads=1"])
+            agent_tools_testkit::procs::test_role("trusting_child")
                 .env(CHILD_RECORD, &record)
                 .env(CHILD_FOLDERS, list.join("\n"))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
                 .spawn()
                 .unwrap()
         })
         .collect();
-    for child in &mut children {
-        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    }
+    agent_tools_testkit::procs::release(&mut children);
     while children.iter_mut().any(|child| child.try_wait().unwrap().is_none()) {
         // No lock here: the record is whole or absent.
         if let Ok(text) = std::fs::read_to_string(&record) {

@@ -5,9 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use agent_tools_tasklist::{NewTask, TaskStore};
 
@@ -27,8 +26,7 @@ fn new(subject: &str) -> NewTask {
 #[ignore = "a child of processes_creating_and_linking_at_once_lose_nothing"]
 fn task_writer_child() {
     let (Ok(root), Ok(name)) = (std::env::var(CHILD_ROOT), std::env::var(CHILD_NAME)) else { return };
-    let mut go = String::new();
-    std::io::stdin().read_line(&mut go).unwrap();
+    agent_tools_testkit::procs::await_release();
     let store = TaskStore::new(root, LIST);
     for round in 0..ROUNDS {
         store
@@ -41,12 +39,9 @@ fn task_writer_child() {
 }
 
 fn spawn_writer(root: &Path, name: &str) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args(["task_writer_child", "--exact", "--ignored", "--test-threads=1"])
+    agent_tools_testkit::procs::test_role("task_writer_child")
         .env(CHILD_ROOT, root)
         .env(CHILD_NAME, name)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
         .spawn()
         .unwrap()
 }
@@ -59,9 +54,7 @@ fn processes_creating_and_linking_at_once_lose_nothing() {
     let mut children: Vec<Child> =
         (0..PROCESSES).map(|index| spawn_writer(root.path(), &format!("w{index}"))).collect();
     // All wait for the word, so they start together.
-    for child in &mut children {
-        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    }
+    agent_tools_testkit::procs::release(&mut children);
     while children.iter_mut().any(|child| child.try_wait().unwrap().is_none()) {
         // No lock here: a reader sees whole files only.
         let target = store.get("1").unwrap().expect("task 1 is always there");

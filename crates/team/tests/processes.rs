@@ -5,9 +5,8 @@
 //! half-written file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use agent_tools_team::{Backend, Member, Message, Team};
 
@@ -35,8 +34,7 @@ fn member(team: &Team, name: &str) -> Member {
 #[ignore = "a child of teammates_writing_at_once_lose_nothing"]
 fn teammate_child() {
     let (Ok(teams), Ok(name)) = (std::env::var(CHILD_TEAMS), std::env::var(CHILD_NAME)) else { return };
-    let mut go = String::new();
-    std::io::stdin().read_line(&mut go).unwrap();
+    agent_tools_testkit::procs::await_release();
     let team = Team::open(Path::new(&teams), TEAM).unwrap();
     team.add_member(member(&team, &name)).unwrap();
     for round in 0..ROUNDS {
@@ -54,19 +52,14 @@ fn teammates_writing_at_once_lose_nothing() {
     let (team, _) = Team::create(teams.path(), TEAM, None, None).unwrap();
     let mut children: Vec<Child> = (0..PROCESSES)
         .map(|index| {
-            Command::new(std::env::current_exe().unwrap())
-                .args(["teammate_child", "--exact", "--ignored", "--test-threads=1"])
+            agent_tools_testkit::procs::test_role("teammate_child")
                 .env(CHILD_TEAMS, teams.path())
                 .env(CHILD_NAME, format!("w{index}"))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
                 .spawn()
                 .unwrap()
         })
         .collect();
-    for child in &mut children {
-        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    }
+    agent_tools_testkit::procs::release(&mut children);
     while children.iter_mut().any(|child| child.try_wait().unwrap().is_none()) {
         // No lock here: the config and the mailbox are whole (a broken one is an error).
         assert!(team.load().unwrap().members.len() <= PROCESSES);

@@ -93,3 +93,37 @@ impl Drop for Reaper {
         }
     }
 }
+
+/// A command that runs test `role` of this very test binary as a process of its own: an
+/// `#[ignore]`d test doing one process's part of a multi-process test (several writers of one
+/// file, say), run alone with its output shown. Its stdin is piped, for [`release`], and its
+/// stdout discarded (set another before spawning to read it); the role reads its inputs from
+/// environment variables the caller sets.
+///
+/// # Panics
+/// When the test binary's own path cannot be found.
+pub fn test_role(role: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(std::env::current_exe().expect("the test binary's path"));
+    command
+        .args([role, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
+    command
+}
+
+/// Lets every child started with [`test_role`] go at once (each waits in [`await_release`]):
+/// writes `go` to each one's stdin and closes it. A child whose stdin is gone is skipped.
+pub fn release(children: &mut [std::process::Child]) {
+    use std::io::Write as _;
+    for child in children {
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(b"go\n");
+        }
+    }
+}
+
+/// In a [`test_role`]: waits until the parent [`release`]s this process (or goes away).
+pub fn await_release() {
+    let mut go = String::new();
+    let _ = std::io::stdin().read_line(&mut go);
+}
