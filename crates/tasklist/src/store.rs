@@ -2,7 +2,7 @@
 //! high-water mark of ids (Claude Code's `utils/tasks.ts`).
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::task::{NewTask, Task, TaskStatus};
@@ -257,13 +257,10 @@ fn read_task(path: &Path, id: &str) -> Result<Option<Task>, TaskListError> {
     Ok(Some(task))
 }
 
-/// Writes `bytes` to `path` through a temporary file in `dir`, flushed and renamed into place.
+/// Writes `bytes` to `path` atomically ([`agent_tools_files::write_atomic`]: a kill leaves no
+/// temporary file in `dir`).
 fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), TaskListError> {
-    let mut temp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir).map_err(io_error("write in", dir))?;
-    temp.write_all(bytes).map_err(io_error("write", temp.path()))?;
-    temp.as_file().sync_all().map_err(io_error("write", path))?;
-    temp.persist(path).map_err(|error| io_error("write", path)(error.error))?;
-    Ok(())
+    agent_tools_files::write_atomic(path, bytes).map(drop).map_err(io_error("write in", dir))
 }
 
 /// Changes to one list, made while its lock is held (see [`TaskStore::transaction`]).

@@ -16,7 +16,7 @@
 //! locks the same file.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -190,15 +190,10 @@ fn make_dir(path: &Path) -> io::Result<bool> {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed, then
-/// renamed over `path`.
+/// Writes `bytes` to `path` atomically ([`agent_tools_files::write_atomic`]: on Linux an unnamed
+/// file linked into place once complete, so a kill leaves no temporary file behind).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no parent folder"))?;
-    let mut temp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_data()?;
-    temp.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    agent_tools_files::write_atomic(path, bytes).map(drop)
 }
 
 /// An exclusive lock on a lock file, released when dropped (the file is closed).
