@@ -474,7 +474,10 @@ fn ctrl_c_interrupts_the_query_and_the_result_says_so() {
     let result = &lines(&output)[0];
     assert_eq!(result["subtype"], "error_during_execution");
     assert_eq!(result["terminal_reason"], "interrupted");
-    assert!(String::from_utf8_lossy(&output.stderr).contains("Interrupted. Press Ctrl-C again to exit."));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("Interrupted: stopping what runs. Press Ctrl-C again to exit at once.")
+    );
 }
 
 #[test]

@@ -145,6 +145,8 @@ fn the_sdk_interrupt_request_kills_the_running_command() {
     assert!(answers.iter().any(|a| a["request_id"] == "req_2" && a["subtype"] == "success"), "{answers:?}");
     // The stopped call's result went out to the SDK as a user message.
     assert!(results.iter().any(|r| r["tool_use_id"] == "toolu_1" && r["is_error"] == true), "{results:?}");
+    // Then the interruption itself, as Claude Code streams it.
+    assert!(results.iter().any(|r| r["text"] == "[Request interrupted by user for tool use]"), "{results:?}");
     child.kill().unwrap();
     child.wait().unwrap();
 }

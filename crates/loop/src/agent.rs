@@ -71,12 +71,14 @@ pub const INTERRUPTED_BY_USER: &str = "[Request interrupted by user]";
 /// turn short, not that the calls failed by themselves.
 pub const INTERRUPTED_FOR_TOOL_USE: &str = "[Request interrupted by user for tool use]";
 
-/// The notice when a Stop hook blocked the end of the turn `blocks` times in a row and the turn
-/// ends anyway ([`AgentOptions::stop_hook_block_cap`]).
-pub fn stop_hook_cap_notice(event: &str, blocks: u32) -> String {
+/// The notice when a Stop hook would block the end of the turn once more than
+/// [`AgentOptions::stop_hook_block_cap`] allows: its `cap` blocks in a row were followed, this one
+/// is not, and the turn ends.
+pub fn stop_hook_cap_notice(event: &str, cap: u32) -> String {
     format!(
-        "A {event} hook blocked the turn from ending {blocks} consecutive times; the turn ends here. \
-         Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to change the cap (0 for none)."
+        "The {event} hook blocked the end of the turn {cap} times in a row while the model ran no tool; \
+         its next block is overridden and the turn ends here. CLAUDE_CODE_STOP_HOOK_BLOCK_CAP sets the cap \
+         (0 for none)."
     )
 }
 
@@ -600,7 +602,7 @@ impl Agent {
                     let cap = self.options.stop_hook_block_cap;
                     if cap > 0 && stop_hook_blocks >= cap {
                         // A hook that blocks every end would keep the model going forever.
-                        sink(AgentEvent::Notice(stop_hook_cap_notice(event, stop_hook_blocks + 1)));
+                        sink(AgentEvent::Notice(stop_hook_cap_notice(event, stop_hook_blocks)));
                     } else {
                         stop_hook_blocks += 1;
                         stop_hook_active = true;
@@ -622,10 +624,9 @@ impl Agent {
             if interrupt.is_cancelled() {
                 // The round's results (the stopped calls' included) stay in the conversation,
                 // then the user's interruption, as Claude Code records it; the turn ends.
-                self.push(
-                    &mut st,
-                    json!({"role": "user", "content": [{"type": "text", "text": INTERRUPTED_FOR_TOOL_USE}]}),
-                );
+                let interruption = json!({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE});
+                sink(AgentEvent::Message(self.user_event(&interruption, None)));
+                self.push(&mut st, json!({"role": "user", "content": [interruption]}));
                 self.stop_monitors(&run).await;
                 return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
             }

@@ -775,7 +775,7 @@ async fn a_stop_hook_that_always_blocks_ends_at_the_cap() {
         (ResultSubtype::Success, "completed", "Done.")
     );
     assert_eq!(api.requests().len(), 9, "the first answer and 8 blocked ends");
-    assert_eq!(notices, vec![agent_tools_loop::agent::stop_hook_cap_notice("Stop", 9)]);
+    assert_eq!(notices, vec![agent_tools_loop::agent::stop_hook_cap_notice("Stop", 8)]);
 
     // max_turns counts the continuations.
     let api = FakeApi::scripted(Vec::new(), "Done.");

@@ -418,7 +418,7 @@ pub(crate) async fn interruptible<T>(agent: &agent_tools_loop::Agent, work: impl
                     return Outcome::Stopped(130);
                 }
                 agent.interrupt();
-                crate::report(format_args!("Interrupted. Press Ctrl-C again to exit."));
+                crate::report(format_args!("Interrupted: stopping what runs. Press Ctrl-C again to exit at once."));
             }
         }
     }
