@@ -154,13 +154,21 @@ pub fn effective(sources: &[(Layer, Source<'_>)], setting: &Setting) -> Result<O
 /// newline) through a temporary file in the same folder renamed over it
 /// ([`agent_tools_files::write_atomic`]), so it is never half-written. Every other key
 /// stays, in its order; a new key goes last; a missing file and its folders are created. The
-/// caller serialises writes to one file.
+/// read, change and write happen under an exclusive lock on `.<file name>.lock` beside the file
+/// ([`agent_tools_files::FileLock`]), so two sessions setting keys at once (in this process or
+/// others) both keep their change.
 ///
 /// # Errors
 /// A file that cannot be read, is not a JSON object, has a non-object where a parent of the key
 /// should be, or cannot be written. The file is then unchanged.
 pub fn write(path: &Path, setting: &Setting, value: Value) -> Result<Option<Value>, StoreError> {
     let origin = path.display().to_string();
+    let write_error = |reason| StoreError::Write { path: path.to_owned(), reason };
+    if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(write_error)?;
+    }
+    let _lock =
+        agent_tools_files::FileLock::acquire(&agent_tools_files::lock_path_beside(path)).map_err(write_error)?;
     let mut map = load(Source::File(path))?.unwrap_or_default();
     let levels: Vec<&str> = setting.path().collect();
     let Some((last, parents)) = levels.split_last() else {
@@ -177,8 +185,7 @@ pub fn write(path: &Path, setting: &Setting, value: Value) -> Result<Option<Valu
     let mut text = serde_json::to_string_pretty(&Value::Object(map))
         .map_err(|reason| StoreError::Invalid { origin: origin.clone(), reason })?;
     text.push('\n');
-    agent_tools_files::write_atomic(path, text.as_bytes())
-        .map_err(|reason| StoreError::Write { path: path.to_owned(), reason })?;
+    agent_tools_files::write_atomic(path, text.as_bytes()).map_err(write_error)?;
     Ok(previous)
 }
 
@@ -216,5 +223,37 @@ mod tests {
         assert_eq!((found.value, found.layer), (json!("opus"), Layer::User));
         assert!(effective(&[(Layer::Flag, Source::Text("[1]"))], model).is_err());
         assert_eq!(effective(&[(Layer::Flag, Source::Text("  "))], model).unwrap(), None);
+    }
+
+    /// Issue 31: sessions setting different keys of one file at once each keep their change
+    /// (without the lock, a read-modify-write lost the others' keys).
+    #[test]
+    fn concurrent_writers_of_one_file_lose_no_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude/settings.json");
+        let writes = [
+            ("model", json!("opus")),
+            ("permissions.defaultMode", json!("plan")),
+            ("cleanupPeriodDays", json!(7)),
+            ("plansDirectory", json!("plans")),
+            ("lsp.enabled", json!(true)),
+            ("lsp.diagnostics", json!(false)),
+            ("sandbox.enabled", json!(true)),
+            ("sandbox.autoAllowBashIfSandboxed", json!(false)),
+        ];
+        let start = std::sync::Barrier::new(writes.len());
+        std::thread::scope(|scope| {
+            for (key, value) in &writes {
+                let (path, start) = (&path, &start);
+                scope.spawn(move || {
+                    start.wait();
+                    write(path, find(key).unwrap(), value.clone()).unwrap();
+                });
+            }
+        });
+        let map = load(Source::File(&path)).unwrap().unwrap();
+        for (key, value) in &writes {
+            assert_eq!(lookup(&map, find(key).unwrap()), Some(value), "{key} in {map:?}");
+        }
     }
 }

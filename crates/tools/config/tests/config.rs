@@ -171,12 +171,13 @@ async fn a_write_keeps_the_other_keys_in_their_order() {
     assert_eq!(keys, ["theme", "permissions", "model", "zeta", "cleanupPeriodDays", "lsp"]);
     assert_eq!(written["lsp"], json!({"diagnostics": false}));
     assert_eq!(written["cleanupPeriodDays"], json!(14));
-    // No temporary file is left beside it.
-    let names: Vec<String> = std::fs::read_dir(s.user.parent().unwrap())
+    // No temporary file is left beside it; the lock writers take stays (empty).
+    let mut names: Vec<String> = std::fs::read_dir(s.user.parent().unwrap())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["settings.json"]);
+    names.sort();
+    assert_eq!(names, [".settings.json.lock", "settings.json"]);
 }
 
 #[tokio::test]
