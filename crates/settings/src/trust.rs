@@ -162,6 +162,30 @@ impl TrustStore {
             .unwrap_or_default()
     }
 
+    /// The trusted folders for a change of the record: as [`TrustStore::folders`], but a record
+    /// that exists and cannot be read, or is not `{"trustedFolders": [...]}`, is an error
+    /// rather than empty, so a change never overwrites (and drops) what it held.
+    fn folders_to_change(&self) -> io::Result<Vec<PathBuf>> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) => return Err(error),
+        };
+        let value: Value = serde_json::from_str(&text).map_err(|error| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} is not JSON ({error}); fix or remove it", self.path.display()),
+            )
+        })?;
+        let folders = value.get("trustedFolders").and_then(Value::as_array).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} has no \"trustedFolders\" list; fix or remove it", self.path.display()),
+            )
+        })?;
+        Ok(folders.iter().filter_map(Value::as_str).map(PathBuf::from).collect())
+    }
+
     /// The record's lock (`.<file name>.lock` beside it), its folder made first.
     fn locked(&self) -> io::Result<FileLock> {
         let parent = self.path.parent().unwrap_or(Path::new("."));
@@ -182,11 +206,12 @@ impl TrustStore {
     /// it already was.
     ///
     /// # Errors
-    /// The folder does not exist, or the record cannot be locked, read or written.
+    /// The folder does not exist, or the record cannot be locked, read or written, or is not a
+    /// record this program wrote (it is then left as it is).
     pub fn add(&self, folder: &Path) -> io::Result<bool> {
         let folder = std::fs::canonicalize(folder)?;
         let _lock = self.locked()?;
-        let mut folders = self.folders();
+        let mut folders = self.folders_to_change()?;
         if folders.contains(&folder) {
             return Ok(false);
         }
@@ -198,10 +223,11 @@ impl TrustStore {
     /// Removes `folder`'s record. Returns `false` when there was none.
     ///
     /// # Errors
-    /// The record cannot be locked, read or written.
+    /// The record cannot be locked, read or written, or is not a record this program wrote (it
+    /// is then left as it is).
     pub fn remove(&self, folder: &Path) -> io::Result<bool> {
         let _lock = self.locked()?;
-        let mut folders = self.folders();
+        let mut folders = self.folders_to_change()?;
         let before = folders.len();
         let names = spellings(folder);
         folders.retain(|trusted| !names.contains(trusted));
@@ -313,5 +339,25 @@ mod tests {
         .unwrap();
         assert_eq!(claude_code_mcpjson_choices(&config, &folder), (vec!["a".to_owned()], vec!["b".to_owned()]));
         assert_eq!(claude_code_mcpjson_choices(&config, &folder.join("x")), (Vec::new(), Vec::new()));
+    }
+
+    /// Issue 31: a record that is not ours (corrupt, hand-edited into another shape) is not
+    /// overwritten by the next change, which would drop every folder it held.
+    #[test]
+    fn a_record_that_cannot_be_read_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("trusted-folders.json");
+        let store = TrustStore::at(&record);
+        for text in ["{\"trustedFolders\": [\"/a\", ", "{\"folders\": [\"/a\"]}"] {
+            std::fs::write(&record, text).unwrap();
+            let error = store.add(dir.path()).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::InvalidData, "{error}");
+            assert!(error.to_string().contains("fix or remove it"), "{error}");
+            assert!(store.remove(Path::new("/a")).is_err());
+            assert_eq!(std::fs::read_to_string(&record).unwrap(), text);
+        }
+        std::fs::remove_file(&record).unwrap();
+        assert!(store.add(dir.path()).unwrap());
+        assert_eq!(store.folders(), [dir.path().canonicalize().unwrap()]);
     }
 }
