@@ -58,6 +58,7 @@
 //! ```
 
 pub mod caller;
+mod capabilities;
 pub mod context;
 pub mod error;
 pub mod frontmatter;
@@ -78,6 +79,7 @@ pub mod tool;
 pub mod user;
 pub mod validation;
 
+pub use capabilities::{AgentScope, Capabilities, ToolKind};
 pub use context::{
     FileReadState, FileStamp, Limits, NotificationQueue, PendingNotification, QueueWatch, SandboxSettings,
     ToolUseContext, ToolUseOptions, content_hash,

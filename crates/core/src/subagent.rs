@@ -18,58 +18,9 @@ use crate::context::{NotificationQueue, ToolUseContext};
 use crate::permissions::{PermissionMode, ToolRestriction};
 use crate::tool::BoxFuture;
 
-// Claude Code's sub-agent tool sets (its `constants/tools.ts`), as the Agent tool applies them;
-// `Agent` is allowed to a bounded depth, as Claude Code 2.1.332's sub-agents have it.
-
-/// Tools no sub-agent inherits: they talk to the user, control the session's plan mode, or
-/// manage the session's background tasks (Claude Code's set without `Agent`; see the module
-/// docs).
-pub const ALL_AGENT_DISALLOWED_TOOLS: &[&str] = &[
-    "TaskOutput",
-    "ExitPlanMode",
-    "EnterPlanMode",
-    "AskUserQuestion",
-    "TaskStop",
-    "Workflow",
-    // Ours: only the main conversation leads a team (TeamCreate refuses elsewhere anyway).
-    "TeamCreate",
-    "TeamDelete",
-];
-
-/// Tools a sub-agent from an agent file (not built in) does not inherit: the same set, as in
-/// Claude Code.
-pub const CUSTOM_AGENT_DISALLOWED_TOOLS: &[&str] = ALL_AGENT_DISALLOWED_TOOLS;
-
-/// The only tools a background sub-agent keeps: Claude Code's set plus `Agent` and `MultiEdit`
-/// (bounded nesting, as in 2.1.332; MultiEdit edits files as Edit does).
-pub const ASYNC_AGENT_ALLOWED_TOOLS: &[&str] = &[
-    "Read",
-    "WebSearch",
-    "TodoWrite",
-    "Grep",
-    "WebFetch",
-    "Glob",
-    "Bash",
-    "PowerShell",
-    "Edit",
-    "Write",
-    "NotebookEdit",
-    "MultiEdit",
-    "Skill",
-    "StructuredOutput",
-    "ToolSearch",
-    "EnterWorktree",
-    "ExitWorktree",
-    "Agent",
-];
-
-/// What an in-process teammate keeps on top of [`ASYNC_AGENT_ALLOWED_TOOLS`]: the shared task
-/// list, messaging and scheduling.
-pub const IN_PROCESS_TEAMMATE_ALLOWED_TOOLS: &[&str] =
-    &["TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "SendMessage", "CronCreate", "CronDelete", "CronList"];
-
-/// The only tools an agent in coordinator mode keeps: it delegates and does no work itself.
-pub const COORDINATOR_MODE_ALLOWED_TOOLS: &[&str] = &["Agent", "TaskStop", "SendMessage", "StructuredOutput"];
+// Claude Code's sub-agent tool sets (its `constants/tools.ts`) are the tools' own
+// [`AgentScope`](crate::AgentScope) and [`Capabilities::dispatch`](crate::Capabilities::dispatch):
+// the Agent tool, Skill's `context: fork` and TeamCreate ask the tools, not lists of names.
 
 /// Everything a runner needs to start one sub-agent; the Agent tool resolves it from the agent
 /// definition and the call's input.

@@ -13,6 +13,7 @@
 //! | `name` | [`ToolDef::NAME`] (`const`; [`ToolDef::name`] for MCP tools) / [`Tool::name`] | everything |
 //! | `aliases` | `aliases` | [`find_tool_by_name`](crate::find_tool_by_name) |
 //! | (whole-tool flags) | `flags` | `list`, MCP annotations, the per-input defaults below |
+//! | (ours; zed's `ToolKind`) | `CAPABILITIES` → [`Tool::capabilities`] | sub-agent tool sets, plan mode, LSP, result shape |
 //! | `searchHint` | `search_hint` | ToolSearch |
 //! | `inputSchema` / `inputJSONSchema` | `Input: JsonSchema` / `input_json_schema` → [`Tool::input_schema`] | the API `tools` array, strict parsing |
 //! | `outputSchema` | `output_schema` | MCP `outputSchema` |
@@ -61,6 +62,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::capabilities::Capabilities;
 use crate::context::ToolUseContext;
 use crate::error::ToolError;
 use crate::input::{InputError, ParsedInput, normalize_input, parse_strict};
@@ -196,6 +198,11 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
     /// The API name the model calls (`Read`, `Grep` …). MCP tools, whose names come from their
     /// server, give a family name here and the real one from [`ToolDef::name`].
     const NAME: &'static str;
+
+    /// What the tool is (its kind, which agents may use it, whether it is a shell): what
+    /// generic code asks instead of its name. Default [`Capabilities::DEFAULT`] (fail-closed:
+    /// kind other, main conversation and foreground sub-agents only).
+    const CAPABILITIES: Capabilities = Capabilities::DEFAULT;
 
     /// The input. Derive `Deserialize` and `JsonSchema`; doc comments become field descriptions.
     /// Unknown fields are rejected by [`build_tool`] whatever the serde attributes say.
@@ -441,6 +448,8 @@ pub trait Tool: Send + Sync {
     fn aliases(&self) -> &[&str];
     /// See [`ToolDef::flags`].
     fn flags(&self) -> ToolFlags;
+    /// [`ToolDef::CAPABILITIES`].
+    fn capabilities(&self) -> Capabilities;
     /// A capability phrase for ToolSearch.
     fn search_hint(&self) -> Option<&str>;
     /// The input's JSON Schema, built once and cached.
@@ -640,6 +649,10 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
 
     fn flags(&self) -> ToolFlags {
         self.def.flags()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        D::CAPABILITIES
     }
 
     fn search_hint(&self) -> Option<&str> {

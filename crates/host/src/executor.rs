@@ -303,7 +303,7 @@ impl Executor {
         // The new errors an edit introduced, after its result (Claude Code's diagnostics).
         #[cfg(feature = "lsp")]
         if !done.block.is_error
-            && let Some(block) = crate::lsp::after_call(tool.name(), touched.as_deref(), &call_ctx).await
+            && let Some(block) = crate::lsp::after_call(tool.capabilities().kind, touched.as_deref(), &call_ctx).await
         {
             done.block.content.push_text(block);
         }

@@ -7,18 +7,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_tools_core::ToolUseContext;
+use agent_tools_core::{ToolKind, ToolUseContext};
 use agent_tools_lsp::{LspManager, LspOptions, builtin_servers, merge_servers, parse_servers};
 use agent_tools_settings::LoadedSettings;
 
 use crate::environment::Environment;
 use crate::pool::HostConfig;
-
-/// The tools whose successful call changed the file their `get_path` names.
-pub const FILE_EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
-
-/// The tools whose successful call read the file their `get_path` names.
-pub const FILE_READ_TOOLS: &[&str] = &["Read"];
 
 /// The session's language servers, when LSP is on (`ENABLE_LSP_TOOL`, already in
 /// [`HostConfig::lsp`], or the `lsp.enabled` setting), the folder is trusted (a server can run
@@ -69,18 +63,19 @@ pub(crate) fn session_servers(
     Some(Arc::new(LspManager::new(options)))
 }
 
-/// What the executor does after a successful call of `tool` on `path`: a read opens the file
-/// in its server (without waiting); an edit sends the new content and returns the
-/// `<new-diagnostics>` block of the errors and warnings it introduced, if any.
-pub(crate) async fn after_call(tool: &str, path: Option<&Path>, ctx: &ToolUseContext) -> Option<String> {
+/// What the executor does after a successful call of a tool of `kind` on `path` (what its
+/// `get_path` names): a [`ToolKind::Read`] opens the file in its server (without waiting); a
+/// [`ToolKind::Edit`] sends the new content and returns the `<new-diagnostics>` block of the
+/// errors and warnings it introduced, if any.
+pub(crate) async fn after_call(kind: ToolKind, path: Option<&Path>, ctx: &ToolUseContext) -> Option<String> {
     let path = path?;
     let manager = agent_tools_lsp::from_context(ctx)?;
     manager.server_for(path)?;
-    if FILE_READ_TOOLS.contains(&tool) {
+    if kind == ToolKind::Read {
         manager.file_read(path);
         return None;
     }
-    if !FILE_EDIT_TOOLS.contains(&tool) || !manager.diagnostics_after_edit() {
+    if kind != ToolKind::Edit || !manager.diagnostics_after_edit() {
         return None;
     }
     let mut fresh = manager.file_changed(path).await;

@@ -31,7 +31,7 @@ use agent_tools_core::permissions::{
 use agent_tools_core::questions::Interaction;
 use agent_tools_core::result::ContextModifier;
 use agent_tools_core::tool::BoxFuture;
-use agent_tools_core::{ParsedInput, Tool, ToolUseContext};
+use agent_tools_core::{ParsedInput, Tool, ToolKind, ToolUseContext};
 use serde_json::Value;
 
 /// The final decision about one call.
@@ -65,6 +65,22 @@ pub enum PermissionDecision {
 /// The text for a call refused by a whole-tool deny rule (Claude Code's text).
 pub fn denied_message(tool_name: &str) -> String {
     format!("Permission to use {tool_name} has been denied.")
+}
+
+/// The text for a call that would change something while plan mode is on (see
+/// [`changes_in_plan_mode`]).
+pub fn plan_mode_message(tool_name: &str) -> String {
+    format!("Plan mode is on: {tool_name} would make a change, and that needs the user's approval.")
+}
+
+/// Whether plan mode is on and this call would change something: a tool of kind
+/// [`ToolKind::Edit`] or [`ToolKind::Execute`] (from its capabilities, never its name) that is
+/// not read-only for this input. Such a call is the host's to hold, whatever the tool's own
+/// check says (Claude Code leaves plan mode to each tool).
+pub fn changes_in_plan_mode(tool: &dyn Tool, input: &ParsedInput, permissions: &ToolPermissionContext) -> bool {
+    permissions.mode == PermissionMode::Plan
+        && matches!(tool.capabilities().kind, ToolKind::Edit | ToolKind::Execute)
+        && !tool.is_read_only(input)
 }
 
 /// The text for a call that needs approval nobody has given yet.
@@ -282,8 +298,19 @@ pub async fn has_permissions_to_use_tool(
         }
         _ => None,
     };
-    // Plan mode entered from a bypass session keeps bypassing (writes are still refused by the
-    // write check above).
+    // Plan mode, held here whatever the tool's own check says (fail-closed): a call that would
+    // change something runs only when the tool allowed it with a reason (the session's plan
+    // file); otherwise the user is asked, bypass and whole-tool allow rules notwithstanding.
+    if changes_in_plan_mode(tool, input, permissions)
+        && !matches!(tool_says, PermissionResult::Allow { decision_reason: Some(_), .. })
+    {
+        return PermissionDecision::Ask {
+            message: plan_mode_message(tool.name()),
+            suggestions: Vec::new(),
+            forced: true,
+        };
+    }
+    // Plan mode entered from a bypass session keeps bypassing what does not change anything.
     let bypass = permissions.mode == PermissionMode::BypassPermissions
         || (permissions.mode == PermissionMode::Plan && permissions.is_bypass_permissions_mode_available);
     if bypass || permissions.tool_wide_rule(tool, PermissionBehavior::Allow).is_some() {

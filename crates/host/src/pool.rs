@@ -179,91 +179,140 @@ pub fn find_pwsh(search_path: Option<&OsStr>) -> Option<PathBuf> {
 /// "special" tools).
 pub const SPECIAL_TOOLS: &[&str] = &["ListMcpResourcesTool", "ReadMcpResourceTool", "StructuredOutput"];
 
-/// The API names of the built-in tools compiled into this build, in [`get_all_base_tools`]'s
-/// order. That no two are the same is checked when this crate compiles (as zed checks its tool
-/// names), so a new tool crate cannot shadow another's name.
-pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
-    #[cfg(feature = "agent")]
-    agent_tool_agent::NAME,
-    #[cfg(feature = "task-output")]
-    agent_tool_task_output::NAME,
-    #[cfg(feature = "bash")]
-    agent_tool_bash::NAME,
-    #[cfg(feature = "glob")]
-    agent_tool_glob::NAME,
-    #[cfg(feature = "grep")]
-    agent_tool_grep::NAME,
-    #[cfg(feature = "exit-plan-mode")]
-    agent_tool_exit_plan_mode::NAME,
-    #[cfg(feature = "file-read")]
-    agent_tool_file_read::NAME,
-    #[cfg(feature = "file-edit")]
-    agent_tool_file_edit::NAME,
-    #[cfg(feature = "multi-edit")]
-    agent_tool_multi_edit::NAME,
-    #[cfg(feature = "file-write")]
-    agent_tool_file_write::NAME,
-    #[cfg(feature = "notebook-edit")]
-    agent_tool_notebook_edit::NAME,
-    #[cfg(feature = "web-fetch")]
-    agent_tool_web_fetch::NAME,
-    #[cfg(feature = "todo-write")]
-    agent_tool_todo_write::NAME,
-    #[cfg(feature = "web-search")]
-    agent_tool_web_search::NAME,
-    #[cfg(feature = "task-stop")]
-    agent_tool_task_stop::NAME,
-    #[cfg(feature = "ask-user-question")]
-    agent_tool_ask_user_question::NAME,
-    #[cfg(feature = "skill")]
-    agent_tool_skill::NAME,
-    #[cfg(feature = "enter-plan-mode")]
-    agent_tool_enter_plan_mode::NAME,
-    #[cfg(feature = "config")]
-    agent_tool_config::NAME,
-    #[cfg(feature = "task-create")]
-    agent_tool_task_create::NAME,
-    #[cfg(feature = "task-get")]
-    agent_tool_task_get::NAME,
-    #[cfg(feature = "task-update")]
-    agent_tool_task_update::NAME,
-    #[cfg(feature = "task-list")]
-    agent_tool_task_list::NAME,
-    #[cfg(feature = "lsp")]
-    agent_tool_lsp::NAME,
-    #[cfg(feature = "enter-worktree")]
-    agent_tool_enter_worktree::NAME,
-    #[cfg(feature = "exit-worktree")]
-    agent_tool_exit_worktree::NAME,
-    #[cfg(feature = "send-message")]
-    agent_tool_send_message::NAME,
-    #[cfg(feature = "list-agents")]
-    agent_tool_list_agents::NAME,
-    #[cfg(feature = "team-create")]
-    agent_tool_team_create::NAME,
-    #[cfg(feature = "team-delete")]
-    agent_tool_team_delete::NAME,
-    #[cfg(feature = "repl")]
-    agent_tool_repl::NAME,
-    #[cfg(feature = "sleep")]
-    agent_tool_sleep::NAME,
-    #[cfg(feature = "cron-create")]
-    agent_tool_cron_create::NAME,
-    #[cfg(feature = "cron-delete")]
-    agent_tool_cron_delete::NAME,
-    #[cfg(feature = "cron-list")]
-    agent_tool_cron_list::NAME,
-    #[cfg(feature = "remote-trigger")]
-    agent_tool_remote_trigger::NAME,
-    #[cfg(feature = "monitor")]
-    agent_tool_monitor::NAME,
-    #[cfg(feature = "send-user-message")]
-    agent_tool_send_user_message::NAME,
-    #[cfg(feature = "powershell")]
-    agent_tool_powershell::NAME,
-    #[cfg(feature = "tool-search")]
-    agent_tool_tool_search::NAME,
-];
+/// A built-in tool of this build: its API name and the host feature that compiles it in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltIn {
+    /// The API name (`Read`).
+    pub name: &'static str,
+    /// The host's Cargo feature for it, the tool crate's short name (`file-read` for
+    /// `agent-tool-file-read`).
+    pub feature: &'static str,
+}
+
+/// The one table of built-in tools: a line per tool, `"feature" => crate_name => |config| tool`,
+/// where `tool` is the `Option<Arc<dyn Tool>>` this session gets (`None` when a switch of
+/// [`HostConfig`] leaves it out). From it come [`BUILT_IN_TOOLS`], [`BUILT_IN_TOOL_NAMES`] (checked
+/// distinct at compile time, as zed checks its tool names) and [`get_all_base_tools`]'s order.
+/// Adding a tool is its crate, one line here and one feature in this crate's `Cargo.toml`.
+macro_rules! tool_table {
+    ($($feature:literal => $krate:ident => |$config:ident| $build:expr;)*) => {
+        /// Every built-in tool compiled into this build, in [`get_all_base_tools`]'s order
+        /// (whether a session gets it depends on its [`HostConfig`]).
+        pub const BUILT_IN_TOOLS: &[BuiltIn] = &[$(
+            #[cfg(feature = $feature)]
+            BuiltIn { name: $krate::NAME, feature: $feature },
+        )*];
+
+        /// The API names of [`BUILT_IN_TOOLS`], in order.
+        pub const BUILT_IN_TOOL_NAMES: &[&str] = &[$(
+            #[cfg(feature = $feature)]
+            $krate::NAME,
+        )*];
+
+        /// Every tool compiled into this build that `config` switches on, in Claude Code's
+        /// `getAllBaseTools` order.
+        ///
+        /// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps
+        /// prompt caches stable, so new tools are added where Claude Code lists them: Agent (only
+        /// with [`HostConfig::subagents`]), TaskOutput, Bash, Glob, Grep, ExitPlanMode, Read,
+        /// Edit, MultiEdit (where Claude Code 1.x had it; deferred, as 2.1.332 has none), Write,
+        /// NotebookEdit, WebFetch, TodoWrite, WebSearch (only when [`HostConfig::small_model`]
+        /// has an API key), TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional
+        /// tools: TaskCreate, TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`],
+        /// which also removes TodoWrite), LSP (only with [`HostConfig::lsp`]), EnterWorktree and
+        /// ExitWorktree, the agents' messaging and team tools, REPL, the late block, PowerShell
+        /// (only when [`HostConfig::pwsh`] names a program), and last ToolSearch (unless
+        /// [`HostConfig::tool_search`] is off).
+        // With no tool feature on, nothing is pushed and `config` is unused.
+        #[allow(unused_mut, unused_variables)]
+        pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
+            let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+            $(
+                #[cfg(feature = $feature)]
+                {
+                    let $config = config;
+                    let tool: Option<Arc<dyn Tool>> = $build;
+                    tools.extend(tool);
+                }
+            )*
+            tools
+        }
+    };
+}
+
+// Claude Code's `getAllBaseTools` order. `c` is the session's `HostConfig`.
+tool_table! {
+    "agent" => agent_tool_agent => |c| c.subagents.then(|| agent_tool(c));
+    "task-output" => agent_tool_task_output => |c| Some(agent_tool_task_output::tool());
+    "bash" => agent_tool_bash => |c| Some(agent_tool_bash::tool_with(agent_tool_bash::BashConfig {
+        background_tasks: !c.disable_background_tasks,
+        ..agent_tool_bash::BashConfig::default()
+    }));
+    "glob" => agent_tool_glob => |c| Some(agent_tool_glob::tool_with(agent_tool_glob::GlobConfig {
+        walk: agent_tool_glob::WalkConfig { respect_ignore_files: !c.glob_no_ignore, ..Default::default() },
+    }));
+    "grep" => agent_tool_grep => |c| Some(agent_tool_grep::tool());
+    "exit-plan-mode" => agent_tool_exit_plan_mode => |c| Some(agent_tool_exit_plan_mode::tool());
+    "file-read" => agent_tool_file_read => |c| Some(agent_tool_file_read::tool());
+    "file-edit" => agent_tool_file_edit => |c| Some(agent_tool_file_edit::tool());
+    // Claude Code's old MultiEdit sat after Edit; 2.1.332 has none, so ours is deferred.
+    "multi-edit" => agent_tool_multi_edit => |c| Some(agent_tool_multi_edit::tool());
+    "file-write" => agent_tool_file_write => |c| Some(agent_tool_file_write::tool());
+    "notebook-edit" => agent_tool_notebook_edit => |c| Some(agent_tool_notebook_edit::tool());
+    "web-fetch" => agent_tool_web_fetch => |c| Some(web_fetch(c));
+    "todo-write" => agent_tool_todo_write => |c| (!c.todo_v2).then(agent_tool_todo_write::tool);
+    // Claude Code's WebSearch sits here; it needs an API key, so it is left out without one.
+    "web-search" => agent_tool_web_search => |c| web_search(c);
+    "task-stop" => agent_tool_task_stop => |c| Some(agent_tool_task_stop::tool());
+    "ask-user-question" => agent_tool_ask_user_question => |c| Some(agent_tool_ask_user_question::tool());
+    "skill" => agent_tool_skill => |c| Some(agent_tool_skill::tool_with(agent_tool_skill::SkillConfig {
+        command_dirs: c.command_dirs.clone(),
+        ..agent_tool_skill::SkillConfig::new(c.skill_dirs.clone())
+    }));
+    "enter-plan-mode" => agent_tool_enter_plan_mode => |c| Some(agent_tool_enter_plan_mode::tool());
+    // Where Claude Code lists Config (its internal builds have it; ours always, deferred).
+    "config" => agent_tool_config => |c| config_tool(c);
+    // Claude Code's `isTodoV2Enabled()` block, in its order.
+    "task-create" => agent_tool_task_create => |c| c.todo_v2.then(agent_tool_task_create::tool);
+    "task-get" => agent_tool_task_get => |c| c.todo_v2.then(agent_tool_task_get::tool);
+    "task-update" => agent_tool_task_update => |c| c.todo_v2.then(agent_tool_task_update::tool);
+    "task-list" => agent_tool_task_list => |c| c.todo_v2.then(agent_tool_task_list::tool);
+    // Claude Code's LSP sits after the task tools, when its switch is on.
+    "lsp" => agent_tool_lsp => |c| c.lsp.then(agent_tool_lsp::tool);
+    // Claude Code lists these in its conditional part (worktree mode, always on), after
+    // EnterPlanMode and LSP, before SendMessage and PowerShell.
+    "enter-worktree" => agent_tool_enter_worktree => |c| Some(agent_tool_enter_worktree::tool());
+    "exit-worktree" => agent_tool_exit_worktree => |c| Some(agent_tool_exit_worktree::tool());
+    // The agents' messaging tools, where Claude Code lists SendMessage: only with sub-agents.
+    "send-message" => agent_tool_send_message => |c| c.subagents.then(agent_tool_send_message::tool);
+    "list-agents" => agent_tool_list_agents => |c| c.subagents.then(agent_tool_list_agents::tool);
+    // Teams (Claude Code's agent swarms): only where sub-agents run.
+    "team-create" => agent_tool_team_create => |c| c.subagents.then(|| team_create_tool(c));
+    "team-delete" => agent_tool_team_delete => |c| c.subagents.then(agent_tool_team_delete::tool);
+    // Where Claude Code lists REPL: after the team tools, before the late ones.
+    "repl" => agent_tool_repl => |c| c.repl.then(|| {
+        if c.repl_mode { agent_tool_repl::tool() } else { agent_tool_repl::deferred_tool() }
+    });
+    // Claude Code's late block, in its order: Sleep, the cron tools, RemoteTrigger, Monitor,
+    // SendUserMessage.
+    "sleep" => agent_tool_sleep => |c| Some(agent_tool_sleep::tool());
+    "cron-create" => agent_tool_cron_create => |c| (!c.disable_cron).then(agent_tool_cron_create::tool);
+    "cron-delete" => agent_tool_cron_delete => |c| (!c.disable_cron).then(agent_tool_cron_delete::tool);
+    "cron-list" => agent_tool_cron_list => |c| (!c.disable_cron).then(agent_tool_cron_list::tool);
+    "remote-trigger" => agent_tool_remote_trigger => |c| remote_trigger_tool(c);
+    // A monitor is a background task: none when background tasks are off.
+    "monitor" => agent_tool_monitor => |c| (!c.disable_background_tasks).then(agent_tool_monitor::tool);
+    "send-user-message" => agent_tool_send_user_message => |c| c.brief.then(agent_tool_send_user_message::tool);
+    "powershell" => agent_tool_powershell => |c| c.pwsh.as_ref().map(|pwsh| {
+        agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {
+            shell: Some(pwsh.clone()),
+            background_tasks: !c.disable_background_tasks,
+            ..agent_tool_powershell::PowerShellConfig::default()
+        })
+    });
+    // Claude Code appends ToolSearch after every other tool, when tool search may be on.
+    "tool-search" => agent_tool_tool_search => |c| c.tool_search.is_on().then(agent_tool_tool_search::tool);
+}
 
 const _: () =
     assert!(agent_tools_core::names_are_distinct(BUILT_IN_TOOL_NAMES), "two built-in tools share an API name");
@@ -271,195 +320,36 @@ const _: () =
 /// The tools simple mode keeps.
 pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 
-/// Every tool compiled into this build, in Claude Code's `getAllBaseTools` order.
-///
-/// A tool whose Cargo feature is off is absent. The order (not the names) is what keeps prompt
-/// caches stable, so new tools are added where Claude Code lists them: Agent, TaskOutput, Bash,
-/// Glob, Grep, ExitPlanMode, Read, Edit, MultiEdit (where Claude Code 1.x had it; deferred, as
-/// 2.1.332 has none), Write, NotebookEdit, WebFetch, TodoWrite, WebSearch
-/// (only when [`HostConfig::small_model`] has an API key), TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional tools: TaskCreate,
-/// TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`], which also removes
-/// TodoWrite), LSP (only with [`HostConfig::lsp`]), EnterWorktree and ExitWorktree, late PowerShell (only when
-/// [`HostConfig::pwsh`] names a program), and last ToolSearch (unless
-/// [`HostConfig::tool_search`] is off).
-// One `push` per feature-gated tool reads better than a `vec!` full of `cfg`s.
-// With no tool feature on, nothing is pushed and `config` is unused.
-#[allow(clippy::vec_init_then_push, unused_mut, unused_variables)]
-pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
-    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
-    // Claude Code's list starts with AgentTool.
-    #[cfg(feature = "agent")]
-    if config.subagents {
-        tools.push(agent_tool(config));
+/// Config with the session's settings files, when it has one it may write.
+#[cfg(feature = "config")]
+fn config_tool(config: &HostConfig) -> Option<Arc<dyn Tool>> {
+    let files = config.config_files.as_ref()?;
+    let tool = agent_tool_config::tool_with(agent_tool_config::ConfigToolConfig {
+        user_settings: files.user.clone(),
+        project_settings: files.project.clone(),
+        local_settings: files.local.clone(),
+        flag_settings: files.flag.clone(),
+    });
+    tool.is_enabled().then_some(tool)
+}
+
+/// RemoteTrigger for the session's triggers endpoint, when it has a usable one.
+#[cfg(feature = "remote-trigger")]
+fn remote_trigger_tool(config: &HostConfig) -> Option<Arc<dyn Tool>> {
+    let endpoint = config.remote_trigger.as_ref()?;
+    let tool = agent_tool_remote_trigger::tool_with(agent_tool_remote_trigger::RemoteTriggerConfig::new(
+        endpoint.base_url.clone(),
+        endpoint.token.clone(),
+    ));
+    if !tool.is_enabled() {
+        // The URL is not logged: it could hold a user name and password.
+        tracing::warn!(
+            "RemoteTrigger is left out: AGENT_TOOLS_TRIGGERS_URL must be https:// (http:// only to a loopback host), \
+             with no user name, password, query or fragment"
+        );
+        return None;
     }
-    #[cfg(feature = "task-output")]
-    tools.push(agent_tool_task_output::tool());
-    #[cfg(feature = "bash")]
-    tools.push(agent_tool_bash::tool_with(agent_tool_bash::BashConfig {
-        background_tasks: !config.disable_background_tasks,
-        ..agent_tool_bash::BashConfig::default()
-    }));
-    #[cfg(feature = "glob")]
-    tools.push(agent_tool_glob::tool_with(agent_tool_glob::GlobConfig {
-        walk: agent_tool_glob::WalkConfig { respect_ignore_files: !config.glob_no_ignore, ..Default::default() },
-    }));
-    #[cfg(feature = "grep")]
-    tools.push(agent_tool_grep::tool());
-    #[cfg(feature = "exit-plan-mode")]
-    tools.push(agent_tool_exit_plan_mode::tool());
-    #[cfg(feature = "file-read")]
-    tools.push(agent_tool_file_read::tool());
-    #[cfg(feature = "file-edit")]
-    tools.push(agent_tool_file_edit::tool());
-    // Claude Code's old MultiEdit sat after Edit; 2.1.332 has none, so ours is deferred.
-    #[cfg(feature = "multi-edit")]
-    tools.push(agent_tool_multi_edit::tool());
-    #[cfg(feature = "file-write")]
-    tools.push(agent_tool_file_write::tool());
-    #[cfg(feature = "notebook-edit")]
-    tools.push(agent_tool_notebook_edit::tool());
-    #[cfg(feature = "web-fetch")]
-    tools.push(web_fetch(config));
-    #[cfg(feature = "todo-write")]
-    if !config.todo_v2 {
-        tools.push(agent_tool_todo_write::tool());
-    }
-    // Claude Code's WebSearch sits here; it needs an API key, so it is left out without one.
-    #[cfg(feature = "web-search")]
-    if let Some(search) = web_search(config) {
-        tools.push(search);
-    }
-    #[cfg(feature = "task-stop")]
-    tools.push(agent_tool_task_stop::tool());
-    #[cfg(feature = "ask-user-question")]
-    tools.push(agent_tool_ask_user_question::tool());
-    #[cfg(feature = "skill")]
-    tools.push(agent_tool_skill::tool_with(agent_tool_skill::SkillConfig {
-        command_dirs: config.command_dirs.clone(),
-        ..agent_tool_skill::SkillConfig::new(config.skill_dirs.clone())
-    }));
-    #[cfg(feature = "enter-plan-mode")]
-    tools.push(agent_tool_enter_plan_mode::tool());
-    // Where Claude Code lists Config (its internal builds have it; ours always, deferred).
-    #[cfg(feature = "config")]
-    if let Some(files) = &config.config_files {
-        let tool = agent_tool_config::tool_with(agent_tool_config::ConfigToolConfig {
-            user_settings: files.user.clone(),
-            project_settings: files.project.clone(),
-            local_settings: files.local.clone(),
-            flag_settings: files.flag.clone(),
-        });
-        if tool.is_enabled() {
-            tools.push(tool);
-        }
-    }
-    // Claude Code's `isTodoV2Enabled()` block, in its order.
-    #[cfg(feature = "task-create")]
-    if config.todo_v2 {
-        tools.push(agent_tool_task_create::tool());
-    }
-    #[cfg(feature = "task-get")]
-    if config.todo_v2 {
-        tools.push(agent_tool_task_get::tool());
-    }
-    #[cfg(feature = "task-update")]
-    if config.todo_v2 {
-        tools.push(agent_tool_task_update::tool());
-    }
-    #[cfg(feature = "task-list")]
-    if config.todo_v2 {
-        tools.push(agent_tool_task_list::tool());
-    }
-    // Claude Code's LSP sits after the task tools, when its switch is on.
-    #[cfg(feature = "lsp")]
-    if config.lsp {
-        tools.push(agent_tool_lsp::tool());
-    }
-    // Claude Code lists these in its conditional part (worktree mode, always on), after
-    // EnterPlanMode and LSP, before SendMessage and PowerShell.
-    #[cfg(feature = "enter-worktree")]
-    tools.push(agent_tool_enter_worktree::tool());
-    #[cfg(feature = "exit-worktree")]
-    tools.push(agent_tool_exit_worktree::tool());
-    // The agents' messaging tools, where Claude Code lists SendMessage: only with sub-agents.
-    #[cfg(feature = "send-message")]
-    if config.subagents {
-        tools.push(agent_tool_send_message::tool());
-    }
-    #[cfg(feature = "list-agents")]
-    if config.subagents {
-        tools.push(agent_tool_list_agents::tool());
-    }
-    // Teams (Claude Code's agent swarms): only where sub-agents run.
-    #[cfg(feature = "team-create")]
-    if config.subagents {
-        tools.push(team_create_tool(config));
-    }
-    #[cfg(feature = "team-delete")]
-    if config.subagents {
-        tools.push(agent_tool_team_delete::tool());
-    }
-    // Where Claude Code lists REPL: after the team tools, before the late ones.
-    #[cfg(feature = "repl")]
-    if config.repl {
-        tools.push(if config.repl_mode { agent_tool_repl::tool() } else { agent_tool_repl::deferred_tool() });
-    }
-    // Claude Code's late block, in its order: Sleep, the cron tools, RemoteTrigger, Monitor,
-    // SendUserMessage.
-    #[cfg(feature = "sleep")]
-    tools.push(agent_tool_sleep::tool());
-    #[cfg(feature = "cron-create")]
-    if !config.disable_cron {
-        tools.push(agent_tool_cron_create::tool());
-    }
-    #[cfg(feature = "cron-delete")]
-    if !config.disable_cron {
-        tools.push(agent_tool_cron_delete::tool());
-    }
-    #[cfg(feature = "cron-list")]
-    if !config.disable_cron {
-        tools.push(agent_tool_cron_list::tool());
-    }
-    #[cfg(feature = "remote-trigger")]
-    if let Some(endpoint) = &config.remote_trigger {
-        let tool = agent_tool_remote_trigger::tool_with(agent_tool_remote_trigger::RemoteTriggerConfig::new(
-            endpoint.base_url.clone(),
-            endpoint.token.clone(),
-        ));
-        if tool.is_enabled() {
-            tools.push(tool);
-        } else {
-            // The URL is not logged: it could hold a user name and password.
-            tracing::warn!(
-                "RemoteTrigger is left out: AGENT_TOOLS_TRIGGERS_URL must be https:// (http:// only to a loopback \
-                 host), with no user name, password, query or fragment"
-            );
-        }
-    }
-    // A monitor is a background task: none when background tasks are off.
-    #[cfg(feature = "monitor")]
-    if !config.disable_background_tasks {
-        tools.push(agent_tool_monitor::tool());
-    }
-    #[cfg(feature = "send-user-message")]
-    if config.brief {
-        tools.push(agent_tool_send_user_message::tool());
-    }
-    #[cfg(feature = "powershell")]
-    if let Some(pwsh) = &config.pwsh {
-        tools.push(agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {
-            shell: Some(pwsh.clone()),
-            background_tasks: !config.disable_background_tasks,
-            ..agent_tool_powershell::PowerShellConfig::default()
-        }));
-    }
-    // Claude Code appends ToolSearch after every other tool, when tool search may be on.
-    #[cfg(feature = "tool-search")]
-    if config.tool_search.is_on() {
-        tools.push(agent_tool_tool_search::tool());
-    }
-    let _ = config;
-    tools
+    Some(tool)
 }
 
 /// TeamCreate with the session's teams folder, teammate mode, program and tmux (a private tmux
@@ -571,8 +461,8 @@ pub fn get_tools(permission_context: &ToolPermissionContext, config: &HostConfig
     } else if config.simple {
         base.into_iter().filter(|tool| SIMPLE_MODE_TOOLS.contains(&tool.name())).collect()
     } else if config.coordinator && config.subagents {
-        let set = agent_tools_core::subagent::COORDINATOR_MODE_ALLOWED_TOOLS;
-        base.into_iter().filter(|tool| set.contains(&tool.name())).collect()
+        // Claude Code's coordinator set: the tools that dispatch work.
+        base.into_iter().filter(|tool| tool.capabilities().dispatch).collect()
     } else {
         base.into_iter()
             .filter(|tool| !SPECIAL_TOOLS.contains(&tool.name()))

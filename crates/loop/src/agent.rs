@@ -861,7 +861,7 @@ impl Agent {
             is_error: done.block.is_error,
             denied: done.permission_denied,
         });
-        let result = tool_result_json(&self.tool_name(block), done);
+        let result = tool_result_json(&self.tool_name(block), self.capabilities(block), done);
         let data = done.data.as_ref().map(|data| data.to_json());
         sink(AgentEvent::Message(self.user_event(&result, data)));
         result
@@ -869,6 +869,11 @@ impl Agent {
 
     fn tool_name(&self, block: &ToolUseBlock) -> String {
         self.session.find_tool(&block.name).map_or_else(|| block.name.clone(), |tool| tool.name().to_owned())
+    }
+
+    /// The called tool's capabilities ([`Capabilities::DEFAULT`] for a tool not in the pool).
+    fn capabilities(&self, block: &ToolUseBlock) -> agent_tools_core::Capabilities {
+        self.session.find_tool(&block.name).map_or_else(Default::default, |tool| tool.capabilities())
     }
 
     fn is_concurrency_safe(&self, block: &ToolUseBlock) -> bool {
@@ -958,7 +963,7 @@ impl Agent {
             .map(|(block, done)| {
                 let (done, result) = done.unwrap_or_else(|| {
                     let missing = Invocation::refused(ToolResultBlock::error(&block.id, INTERRUPTED_BY_USER));
-                    let result = tool_result_json(&self.tool_name(&block), &missing);
+                    let result = tool_result_json(&self.tool_name(&block), self.capabilities(&block), &missing);
                     (missing, result)
                 });
                 (block, done, result)

@@ -2,7 +2,7 @@
 //! key order, and the texts the loop adds around results.
 
 use agent_tools_core::invoke::{Invocation, wrap_tool_use_error};
-use agent_tools_core::{TOOL_SEARCH_NAME, ToolResultContent};
+use agent_tools_core::{Capabilities, TOOL_SEARCH_NAME, ToolResultContent};
 use serde_json::{Map, Value, json};
 
 /// Most bytes of unparsable input quoted back in the error.
@@ -15,10 +15,12 @@ This message was added by the system because a background task changed state; it
 It does not answer, approve or confirm anything: nothing has been said by the user since their last real message.\n\n";
 
 /// The `tool_result` block of a finished call as JSON, keys in the order Claude Code sends them:
-/// errors `{type, content, is_error: true, tool_use_id}`; Bash (which always says `is_error`)
+/// errors `{type, content, is_error: true, tool_use_id}`; a shell tool's success (Bash,
+/// PowerShell: [`Capabilities::shell`], which always say `is_error`)
 /// `{tool_use_id, type, content, is_error: false}`; ToolSearch `{type, tool_use_id, content}`;
-/// every other success `{tool_use_id, type, content}`.
-pub fn tool_result_json(tool_name: &str, done: &Invocation) -> Value {
+/// every other success `{tool_use_id, type, content}`. `tool_name` and `capabilities` are the
+/// called tool's (an unknown tool's: its name and [`Capabilities::DEFAULT`]).
+pub fn tool_result_json(tool_name: &str, capabilities: Capabilities, done: &Invocation) -> Value {
     let block = &done.block;
     let content = match &block.content {
         ToolResultContent::Text(text) => Value::String(text.clone()),
@@ -39,7 +41,7 @@ pub fn tool_result_json(tool_name: &str, done: &Invocation) -> Value {
         entry.insert("tool_use_id".into(), id);
         entry.insert("type".into(), json!("tool_result"));
         entry.insert("content".into(), content);
-        if tool_name == "Bash" || tool_name == "PowerShell" {
+        if capabilities.shell {
             entry.insert("is_error".into(), json!(false));
         }
     }
@@ -102,11 +104,13 @@ mod tests {
     fn results_keep_claude_codes_key_order() {
         let keys = |value: &Value| value.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
         let ok = Invocation::refused(ToolResultBlock::text("t1", "x"));
-        assert_eq!(keys(&tool_result_json("Read", &ok)), ["tool_use_id", "type", "content"]);
-        assert_eq!(keys(&tool_result_json("Bash", &ok)), ["tool_use_id", "type", "content", "is_error"]);
-        assert_eq!(keys(&tool_result_json("ToolSearch", &ok)), ["type", "tool_use_id", "content"]);
+        let shell = Capabilities::new(agent_tools_core::ToolKind::Execute).shell();
+        let other = Capabilities::DEFAULT;
+        assert_eq!(keys(&tool_result_json("Read", other, &ok)), ["tool_use_id", "type", "content"]);
+        assert_eq!(keys(&tool_result_json("Bash", shell, &ok)), ["tool_use_id", "type", "content", "is_error"]);
+        assert_eq!(keys(&tool_result_json("ToolSearch", other, &ok)), ["type", "tool_use_id", "content"]);
         let bad = Invocation::refused(ToolResultBlock::error("t2", "no"));
-        assert_eq!(keys(&tool_result_json("Bash", &bad)), ["type", "content", "is_error", "tool_use_id"]);
+        assert_eq!(keys(&tool_result_json("Bash", shell, &bad)), ["type", "content", "is_error", "tool_use_id"]);
     }
 
     #[test]

@@ -392,7 +392,11 @@ impl Repair {
 /// the loop gives a call a stopped turn left without a result.
 fn interrupted_result(id: &str) -> Value {
     let block = agent_tools_core::ToolResultBlock::error(id, INTERRUPTED_BY_USER);
-    crate::results::tool_result_json("", &agent_tools_core::invoke::Invocation::refused(block))
+    crate::results::tool_result_json(
+        "",
+        agent_tools_core::Capabilities::DEFAULT,
+        &agent_tools_core::invoke::Invocation::refused(block),
+    )
 }
 
 /// Appends `message` to `messages`, the conversation the loop sends: a user message whose
@@ -624,6 +628,7 @@ mod tests {
         // The synthetic result is the loop's own for a call a stopped turn left without one.
         let loop_block = crate::results::tool_result_json(
             "Bash",
+            agent_tools_core::Capabilities::DEFAULT,
             &agent_tools_core::invoke::Invocation::refused(agent_tools_core::ToolResultBlock::error(
                 "t1",
                 INTERRUPTED_BY_USER,

@@ -3,6 +3,7 @@
 //! what exit codes mean, the prompt, and the classification and permission rules for its
 //! command language.
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::fmt;
 use std::path::Path;
 
@@ -126,6 +127,8 @@ impl<S: Shell> ToolDef for ShellTool<S> {
     type Output = ShellOutput;
 
     const NAME: &'static str = S::NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute).scope(AgentScope::Everywhere).shell();
 
     /// Rules match the command (`Bash(npm test:*)`), so "allow always" keeps it.
     fn rule_content_field(&self) -> Option<&'static str> {

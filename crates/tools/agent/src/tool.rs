@@ -2,6 +2,7 @@
 //! [`SubagentRequest`], registers the agent as a `local_agent` task, and runs it through the
 //! context's [`SubagentRunner`] — waiting for it (foreground) or not (background).
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, AgentTask, AgentTaskSpec, TaskRegistry, TaskStatus};
@@ -294,7 +295,7 @@ impl AgentTool {
         }
         let background = input.run_in_background.unwrap_or(true) || def.background || self.config.coordinator;
         let source = ctx.options.worker_tools.as_ref().unwrap_or(&ctx.options.tools);
-        let pool: Vec<&str> = source.iter().map(|tool| tool.name()).collect();
+        let pool: Vec<(&str, _)> = source.iter().map(|tool| (tool.name(), tool.capabilities())).collect();
         let options = ToolSetOptions {
             background,
             // The coordinator's set is its own pool's; its workers get the background set.
@@ -368,6 +369,8 @@ impl ToolDef for AgentTool {
     type Output = AgentOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::Everywhere).dispatch();
 
     fn aliases(&self) -> &[&str] {
         ALIASES

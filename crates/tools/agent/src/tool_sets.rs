@@ -1,14 +1,18 @@
 //! Which of the caller's tools a sub-agent keeps (Claude Code's `src/constants/tools.ts` and
 //! `filterToolsForAgent` / `resolveAgentTools`).
 //!
-//! [`tools_for_agent`] takes the names of the caller's tool pool, in order, and returns those
-//! the sub-agent gets, in the same order. Two deliberate differences from Claude Code's public
-//! builds, both following Claude Code 2.1.332 (whose sub-agents, background ones included, were
-//! recorded with `Agent` in their tool list):
+//! [`tools_for_agent`] takes the names and [`Capabilities`] of the caller's tool pool, in order,
+//! and returns the names the sub-agent gets, in the same order. Claude Code's name lists are the
+//! tools' own [`AgentScope`](agent_tools_core::AgentScope)s: `ALL_AGENT_DISALLOWED_TOOLS` is [`AgentScope::MainConversation`](agent_tools_core::AgentScope::MainConversation),
+//! `ASYNC_AGENT_ALLOWED_TOOLS` is [`AgentScope::Everywhere`](agent_tools_core::AgentScope::Everywhere), `IN_PROCESS_TEAMMATE_ALLOWED_TOOLS`
+//! adds [`AgentScope::Team`](agent_tools_core::AgentScope::Team), and `COORDINATOR_MODE_ALLOWED_TOOLS` is
+//! [`Capabilities::dispatch`]. Two deliberate differences from Claude Code's public builds, both
+//! following Claude Code 2.1.332 (whose sub-agents, background ones included, were recorded with
+//! `Agent` in their tool list):
 //!
-//! - `Agent` is **not** in [`ALL_AGENT_DISALLOWED_TOOLS`]: a sub-agent may launch sub-agents
-//!   of its own, to a bounded depth — the caller passes `allow_agent: false` at the limit;
-//! - `Agent` **is** in [`ASYNC_AGENT_ALLOWED_TOOLS`], so background agents may nest too.
+//! - `Agent` is not main-conversation only: a sub-agent may launch sub-agents of its own, to a
+//!   bounded depth — the caller passes `allow_agent: false` at the limit;
+//! - `Agent`'s scope is [`AgentScope::Everywhere`](agent_tools_core::AgentScope::Everywhere), so background agents may nest too.
 //!
 //! `StructuredOutput` is never inherited: it belongs to the session that asked for structured
 //! output. A sub-agent whose definition has an `output_schema` gets a `StructuredOutput` of its
@@ -17,13 +21,24 @@
 //! ```
 //! use agent_tool_agent::definitions::built_in;
 //! use agent_tool_agent::tool_sets::{ToolSetOptions, tools_for_agent};
-//! let pool = ["Agent", "AskUserQuestion", "Bash", "Edit", "Grep", "Read", "mcp__db__query"];
+//! use agent_tools_core::{AgentScope, Capabilities, ToolKind};
+//! let work = |kind| Capabilities::new(kind).scope(AgentScope::Everywhere);
+//! let pool = [
+//!     ("Agent", Capabilities::new(ToolKind::Agent).scope(AgentScope::Everywhere).dispatch()),
+//!     ("AskUserQuestion", Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation)),
+//!     ("Bash", work(ToolKind::Execute).shell()),
+//!     ("Edit", work(ToolKind::Edit)),
+//!     ("Grep", work(ToolKind::Search)),
+//!     ("Read", work(ToolKind::Read)),
+//!     ("mcp__db__query", Capabilities::DEFAULT),
+//! ];
 //! let explore = &built_in()[1];
 //! assert_eq!(tools_for_agent(&pool, explore, &ToolSetOptions::default()), ["Bash", "Grep", "Read", "mcp__db__query"]);
 //! ```
 
 use std::collections::HashSet;
 
+use agent_tools_core::Capabilities;
 use agent_tools_core::permissions::{PermissionRuleValue, ToolRestriction, tool_restrictions};
 
 use crate::definitions::AgentDefinition;
@@ -37,22 +52,15 @@ pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
 /// The prefix of MCP tools' names.
 pub const MCP_PREFIX: &str = "mcp__";
 
-// The sets live in core, so every tool that starts agents (Skill's `context: fork`, TeamCreate)
-// uses the same ones.
-pub use agent_tools_core::subagent::{
-    ALL_AGENT_DISALLOWED_TOOLS, ASYNC_AGENT_ALLOWED_TOOLS, COORDINATOR_MODE_ALLOWED_TOOLS,
-    CUSTOM_AGENT_DISALLOWED_TOOLS, IN_PROCESS_TEAMMATE_ALLOWED_TOOLS,
-};
-
 /// How the sub-agent runs, for [`tools_for_agent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolSetOptions {
-    /// It runs in the background (keeps only [`ASYNC_AGENT_ALLOWED_TOOLS`]).
+    /// It runs in the background (keeps only the tools of [`AgentScope::Everywhere`](agent_tools_core::AgentScope::Everywhere)).
     pub background: bool,
-    /// It runs in coordinator mode (keeps only [`COORDINATOR_MODE_ALLOWED_TOOLS`]).
+    /// It runs in coordinator mode (keeps only the tools [`Capabilities::dispatch`] marks).
     pub coordinator: bool,
-    /// It is an in-process teammate (in the background, also keeps
-    /// [`IN_PROCESS_TEAMMATE_ALLOWED_TOOLS`]).
+    /// It is an in-process teammate (in the background, also keeps the tools of
+    /// [`AgentScope::Team`](agent_tools_core::AgentScope::Team)).
     pub teammate: bool,
     /// It runs in plan mode (keeps `ExitPlanMode`, to leave it).
     pub plan_mode: bool,
@@ -77,30 +85,31 @@ pub fn entry_tool_name(entry: &str) -> String {
 /// The names in `pool` (in order) that a sub-agent of definition `def` gets. Applied in turn:
 ///
 /// 1. `StructuredOutput` is dropped (never inherited; see the module docs).
-/// 2. In coordinator mode only [`COORDINATOR_MODE_ALLOWED_TOOLS`] stay — MCP tools are
+/// 2. In coordinator mode only the tools [`Capabilities::dispatch`] marks stay — MCP tools are
 ///    dropped too, since a coordinator delegates rather than works — and steps 4–7 do not
 ///    apply (step 3 still does).
 /// 3. `Agent` is dropped unless `allow_agent`.
 /// 4. MCP tools (`mcp__…`) stay, whatever steps 5–7 say.
 /// 5. `ExitPlanMode` stays in plan mode.
-/// 6. [`ALL_AGENT_DISALLOWED_TOOLS`] are dropped, and [`CUSTOM_AGENT_DISALLOWED_TOOLS`] for
-///    agents that are not built in.
-/// 7. In the background only [`ASYNC_AGENT_ALLOWED_TOOLS`] stay, and for a teammate
-///    [`IN_PROCESS_TEAMMATE_ALLOWED_TOOLS`] too.
+/// 6. Tools of [`AgentScope::MainConversation`](agent_tools_core::AgentScope::MainConversation) are dropped (for built-in and custom agents
+///    alike).
+/// 7. In the background only tools of [`AgentScope::Everywhere`](agent_tools_core::AgentScope::Everywhere) stay, and for a teammate those
+///    of [`AgentScope::Team`](agent_tools_core::AgentScope::Team) too.
 /// 8. The definition's `tools`, when set, keeps only the tools it names; then its
 ///    `disallowed_tools` drops the tools they name (MCP tools included). Entries are matched by
 ///    tool name ([`entry_tool_name`]): `Bash(git:*)` in `tools` keeps the Bash tool — limited to
 ///    that rule by [`restrictions_for_agent`] — and in `disallowed_tools` drops the whole tool
 ///    (narrower than the rule; Claude Code's sub-agent tool lists hold whole tools).
-pub fn tools_for_agent(pool: &[&str], def: &AgentDefinition, options: &ToolSetOptions) -> Vec<String> {
+pub fn tools_for_agent(pool: &[(&str, Capabilities)], def: &AgentDefinition, options: &ToolSetOptions) -> Vec<String> {
     let allowed: Option<HashSet<String>> =
         def.tools.as_ref().map(|tools| tools.iter().map(|entry| entry_tool_name(entry)).collect());
     let denied: HashSet<String> = def.disallowed_tools.iter().map(|entry| entry_tool_name(entry)).collect();
     pool.iter()
-        .filter(|name| inherited(name, def, options))
-        .filter(|name| allowed.as_ref().is_none_or(|allowed| allowed.contains(**name)))
-        .filter(|name| !denied.contains(**name))
-        .map(|name| (*name).to_owned())
+        .filter(|(name, capabilities)| inherited(name, *capabilities, options))
+        .map(|(name, _)| *name)
+        .filter(|name| allowed.as_ref().is_none_or(|allowed| allowed.contains(*name)))
+        .filter(|name| !denied.contains(*name))
+        .map(str::to_owned)
         .collect()
 }
 
@@ -128,8 +137,9 @@ pub fn restrictions_for_agent(def: &AgentDefinition) -> Vec<ToolRestriction> {
     def.tools.as_deref().map(tool_restrictions).unwrap_or_default()
 }
 
-/// Steps 1–7 of [`tools_for_agent`].
-fn inherited(name: &str, def: &AgentDefinition, options: &ToolSetOptions) -> bool {
+/// Steps 1–7 of [`tools_for_agent`] (a custom agent loses what a built-in one does: Claude
+/// Code's custom set equals its general one).
+fn inherited(name: &str, capabilities: Capabilities, options: &ToolSetOptions) -> bool {
     if name == STRUCTURED_OUTPUT {
         return false;
     }
@@ -137,7 +147,7 @@ fn inherited(name: &str, def: &AgentDefinition, options: &ToolSetOptions) -> boo
         return false;
     }
     if options.coordinator {
-        return COORDINATOR_MODE_ALLOWED_TOOLS.contains(&name);
+        return capabilities.dispatch;
     }
     if name.starts_with(MCP_PREFIX) {
         return true;
@@ -145,22 +155,18 @@ fn inherited(name: &str, def: &AgentDefinition, options: &ToolSetOptions) -> boo
     if name == EXIT_PLAN_MODE && options.plan_mode {
         return true;
     }
-    if ALL_AGENT_DISALLOWED_TOOLS.contains(&name) {
-        return false;
+    let scope = capabilities.scope;
+    if options.background {
+        return scope.in_background() || (options.teammate && scope.in_teammates());
     }
-    if !def.is_built_in() && CUSTOM_AGENT_DISALLOWED_TOOLS.contains(&name) {
-        return false;
-    }
-    if options.background && !ASYNC_AGENT_ALLOWED_TOOLS.contains(&name) {
-        return options.teammate && IN_PROCESS_TEAMMATE_ALLOWED_TOOLS.contains(&name);
-    }
-    true
+    scope.in_subagents()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::definitions::{AgentSource, built_in};
+    use agent_tools_core::AgentScope;
 
     const POOL: &[&str] = &[
         "Agent",
@@ -182,6 +188,33 @@ mod tests {
         "mcp__srv__echo",
     ];
 
+    /// The capabilities the real tools declare (the host's tests check the real pool; this
+    /// crate cannot depend on the other tool crates).
+    fn with_capabilities<'a>(names: &[&'a str]) -> Vec<(&'a str, Capabilities)> {
+        use agent_tools_core::ToolKind;
+        let scope = |name: &str| match name {
+            "AskUserQuestion" | "EnterPlanMode" | "ExitPlanMode" | "TaskOutput" | "TaskStop" => {
+                AgentScope::MainConversation
+            }
+            "TaskCreate" | "SendMessage" | "CronList" => AgentScope::Team,
+            "LSP" => AgentScope::Foreground,
+            _ => AgentScope::Everywhere,
+        };
+        names
+            .iter()
+            .map(|name| {
+                let mut capabilities = Capabilities::new(ToolKind::Other).scope(scope(name));
+                if matches!(*name, "Agent" | "TaskStop" | "SendMessage" | "StructuredOutput") {
+                    capabilities = capabilities.dispatch();
+                }
+                if name.starts_with(MCP_PREFIX) {
+                    capabilities = Capabilities::DEFAULT;
+                }
+                (*name, capabilities)
+            })
+            .collect()
+    }
+
     fn general() -> AgentDefinition {
         built_in().remove(0)
     }
@@ -197,7 +230,7 @@ mod tests {
     }
 
     fn run(def: &AgentDefinition, options: ToolSetOptions) -> Vec<String> {
-        tools_for_agent(POOL, def, &options)
+        tools_for_agent(&with_capabilities(POOL), def, &options)
     }
 
     const FOREGROUND: &[&str] = &[
@@ -241,7 +274,8 @@ mod tests {
         let options = ToolSetOptions { background: true, ..ToolSetOptions::default() };
         // Everything the foreground gets is in the async set here, Agent included.
         assert_eq!(run(&general(), options), FOREGROUND);
-        let pool = ["Agent", "Bash", "TaskCreate", "SendMessage", "CronList", "LSP", "mcp__srv__echo"];
+        let names = ["Agent", "Bash", "TaskCreate", "SendMessage", "CronList", "LSP", "mcp__srv__echo"];
+        let pool = with_capabilities(&names);
         assert_eq!(tools_for_agent(&pool, &general(), &options), ["Agent", "Bash", "mcp__srv__echo"]);
         let teammate = ToolSetOptions { teammate: true, ..options };
         assert_eq!(
@@ -250,7 +284,7 @@ mod tests {
         );
         // A foreground teammate is not limited.
         let foreground_teammate = ToolSetOptions { teammate: true, ..ToolSetOptions::default() };
-        assert_eq!(tools_for_agent(&pool, &general(), &foreground_teammate), pool);
+        assert_eq!(tools_for_agent(&pool, &general(), &foreground_teammate), names);
     }
 
     #[test]

@@ -49,6 +49,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::permissions::PermissionResult;
@@ -93,6 +94,8 @@ impl ToolDef for AskUserQuestionTool {
     type Output = AskUserQuestionOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation);
 
     /// The questions, for a prompter to show (the answers come back as the input's `answers`).
     fn interaction(&self, input: &AskUserQuestionInput, _ctx: &ToolUseContext) -> Option<Interaction> {

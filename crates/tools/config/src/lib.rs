@@ -74,6 +74,7 @@ mod keys;
 mod render;
 mod store;
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -244,6 +245,8 @@ impl ToolDef for ConfigTool {
     type Output = ConfigOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other);
 
     fn search_hint(&self) -> Option<&str> {
         Some("get or set settings: model, permission mode, LSP, sandbox")

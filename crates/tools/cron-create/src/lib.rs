@@ -42,6 +42,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -91,6 +92,8 @@ impl ToolDef for CronCreateTool {
     type Output = CronCreateOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Team);
 
     fn search_hint(&self) -> Option<&str> {
         Some("schedule a recurring or one-shot prompt")

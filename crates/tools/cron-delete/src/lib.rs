@@ -24,6 +24,7 @@
 //! # });
 //! ```
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -74,6 +75,8 @@ impl ToolDef for CronDeleteTool {
     type Output = CronDeleteOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Team);
 
     fn search_hint(&self) -> Option<&str> {
         Some("cancel a scheduled cron job")

@@ -36,6 +36,7 @@
 //! # });
 //! ```
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -145,6 +146,8 @@ impl ToolDef for CronListTool {
     type Output = CronListOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Team);
 
     fn search_hint(&self) -> Option<&str> {
         Some("list active cron jobs")

@@ -40,6 +40,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -67,6 +68,8 @@ impl ToolDef for EnterPlanModeTool {
     type Output = EnterPlanModeOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation);
 
     fn search_hint(&self) -> Option<&str> {
         Some("switch to plan mode to design an approach before coding")

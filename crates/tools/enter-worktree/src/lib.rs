@@ -47,6 +47,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -88,6 +89,8 @@ impl ToolDef for EnterWorktreeTool {
     type Output = EnterWorktreeOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("create an isolated git worktree and switch into it")

@@ -50,6 +50,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::permissions::{PermissionMode, PermissionResult};
@@ -90,6 +91,8 @@ impl ToolDef for ExitPlanModeTool {
     type Output = ExitPlanModeOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation);
 
     fn search_hint(&self) -> Option<&str> {
         Some("present the plan for approval and leave plan mode")

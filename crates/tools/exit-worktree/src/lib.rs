@@ -51,6 +51,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -119,6 +120,8 @@ impl ToolDef for ExitWorktreeTool {
     type Output = ExitWorktreeOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("leave the git worktree, keep or remove it")

@@ -79,6 +79,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -115,6 +116,8 @@ impl ToolDef for EditTool {
     type Output = EditOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("replace exact text in a file")

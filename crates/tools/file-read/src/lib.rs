@@ -48,6 +48,7 @@ mod pdf;
 mod read;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -338,6 +339,8 @@ impl ToolDef for ReadTool {
     type Output = ReadOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Read).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("read a file's contents with line numbers")

@@ -48,6 +48,7 @@ mod input;
 mod render;
 mod write;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -104,6 +105,8 @@ impl ToolDef for WriteTool {
     type Output = WriteOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("create or overwrite a whole file")

@@ -33,6 +33,7 @@ mod input;
 mod render;
 mod search;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -89,6 +90,8 @@ impl ToolDef for GlobTool {
     type Output = GlobOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("find files by name or path pattern")

@@ -51,6 +51,7 @@ mod input;
 mod render;
 mod search;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -105,6 +106,8 @@ impl ToolDef for GrepTool {
     type Output = GrepOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("search file contents with regular expressions")

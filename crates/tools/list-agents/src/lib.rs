@@ -37,6 +37,7 @@
 //! # });
 //! ```
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskType};
@@ -131,6 +132,8 @@ impl ToolDef for ListAgentsTool {
     type Output = ListAgentsOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent);
 
     fn search_hint(&self) -> Option<&str> {
         Some("list the session's sub-agents and their status")

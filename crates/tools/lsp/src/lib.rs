@@ -59,6 +59,7 @@ mod input;
 pub mod query;
 pub mod render;
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -97,6 +98,8 @@ impl ToolDef for LspTool {
     type Output = LspOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search);
 
     fn search_hint(&self) -> Option<&str> {
         Some("code intelligence (definitions, references, symbols, hover)")

@@ -77,6 +77,7 @@ mod permission;
 pub mod render;
 mod watch;
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,6 +179,8 @@ impl ToolDef for MonitorTool {
     type Output = MonitorOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute);
 
     fn search_hint(&self) -> Option<&str> {
         Some("watch a command's output and get notified of each new line")

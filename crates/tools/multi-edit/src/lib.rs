@@ -94,6 +94,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -143,6 +144,8 @@ impl ToolDef for MultiEditTool {
     type Output = MultiEditOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("make multiple edits to one file at once")

@@ -63,6 +63,7 @@ mod json;
 mod notebook;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -158,6 +159,8 @@ impl ToolDef for NotebookEditTool {
     type Output = NotebookEditOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("edit Jupyter notebook cells (.ipynb)")

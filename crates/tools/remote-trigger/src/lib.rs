@@ -63,6 +63,7 @@ pub mod api;
 mod input;
 mod render;
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -201,6 +202,8 @@ impl ToolDef for RemoteTriggerTool {
     type Output = RemoteTriggerOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch);
 
     fn search_hint(&self) -> Option<&str> {
         Some("list, create, update or run scheduled remote agent triggers")

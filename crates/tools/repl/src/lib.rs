@@ -44,11 +44,13 @@
 
 mod engine;
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use agent_tools_core::caller::{InnerResult, ToolCaller};
+use agent_tools_core::permissions::PermissionDecisionReason;
 use agent_tools_core::{
     MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
@@ -146,6 +148,8 @@ impl ToolDef for ReplTool {
 
     const NAME: &'static str = NAME;
 
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute);
+
     fn aliases(&self) -> &[&str] {
         &[ALIAS]
     }
@@ -202,9 +206,15 @@ impl ToolDef for ReplTool {
     }
 
     /// The script itself needs no permission: every tool call it makes is checked as the same
-    /// direct call would be (deny rules naming `REPL` still remove or refuse it).
+    /// direct call would be (deny rules naming `REPL` still remove or refuse it). The reason says
+    /// so, which is what lets the host's plan-mode hold (for tools that execute) pass it.
     async fn check_permissions(&self, _input: &ReplInput, _ctx: &ToolUseContext) -> PermissionResult {
-        PermissionResult::allow()
+        PermissionResult::Allow {
+            updated_input: None,
+            decision_reason: Some(PermissionDecisionReason::Other {
+                reason: "each tool call the script makes is checked on its own".into(),
+            }),
+        }
     }
 
     async fn call(&self, input: ReplInput, ctx: &ToolUseContext) -> Result<ToolResult<ReplOutput>, ToolError> {

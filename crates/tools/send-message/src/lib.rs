@@ -47,6 +47,7 @@
 
 mod input;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, TaskRegistry, TaskStatus, TaskType};
@@ -207,6 +208,8 @@ impl ToolDef for SendMessageTool {
     type Output = SendMessageOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::Team).dispatch();
 
     fn search_hint(&self) -> Option<&str> {
         Some("send a message to a running or stopped sub-agent")

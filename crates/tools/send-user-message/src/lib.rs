@@ -28,6 +28,7 @@
 //! # });
 //! ```
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -143,6 +144,8 @@ impl ToolDef for SendUserMessageTool {
     type Output = SendUserMessageOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other);
 
     fn aliases(&self) -> &[&str] {
         ALIASES

@@ -4,7 +4,7 @@
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
 use agent_tools_core::permissions::subagent_permission_mode;
-use agent_tools_core::subagent::{ALL_AGENT_DISALLOWED_TOOLS, SubagentError, SubagentRequest};
+use agent_tools_core::subagent::{SubagentError, SubagentRequest};
 use agent_tools_core::{ToolError, ToolUseContext};
 
 use crate::render::{self, SkillOutput};
@@ -46,9 +46,8 @@ pub(crate) async fn run(
         .options
         .tools
         .iter()
-        .map(|tool| tool.name())
-        .filter(|tool| !ALL_AGENT_DISALLOWED_TOOLS.contains(tool))
-        .map(str::to_owned)
+        .filter(|tool| tool.capabilities().scope.in_subagents())
+        .map(|tool| tool.name().to_owned())
         .collect();
     let model = skill.model().map(|model| runner.resolve_model(&model, &ctx.options.main_loop_model));
     let request = SubagentRequest {

@@ -63,6 +63,7 @@ mod input;
 mod render;
 pub mod skills;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -234,6 +235,8 @@ impl ToolDef for SkillTool {
     type Output = SkillOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("run a packaged skill or slash command")

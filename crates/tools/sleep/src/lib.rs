@@ -36,6 +36,7 @@
 //! # });
 //! ```
 
+use agent_tools_core::{Capabilities, ToolKind};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -116,6 +117,8 @@ impl ToolDef for SleepTool {
     type Output = SleepOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think);
 
     fn search_hint(&self) -> Option<&str> {
         Some("wait or pause until a notification arrives")

@@ -52,6 +52,7 @@ mod input;
 mod render;
 pub mod schema;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -107,6 +108,8 @@ impl ToolDef for StructuredOutputTool {
     type Output = StructuredOutputData;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere).dispatch();
 
     fn summary(&self, _input: &StructuredOutputInput) -> String {
         "Provide the final structured output".to_owned()

@@ -32,6 +32,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -60,6 +61,8 @@ impl ToolDef for TaskCreateTool {
     type Output = TaskCreateOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Team);
 
     fn search_hint(&self) -> Option<&str> {
         Some("create a task in the task list")

@@ -33,6 +33,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -82,6 +83,8 @@ impl ToolDef for TaskListTool {
     type Output = TaskListOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Team);
 
     fn search_hint(&self) -> Option<&str> {
         Some("list all tasks in the task list")

@@ -65,6 +65,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskType, WaitOutcome};
@@ -157,6 +158,8 @@ impl ToolDef for TaskOutputTool {
     type Output = TaskOutputOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation);
 
     fn aliases(&self) -> &[&str] {
         ALIASES

@@ -50,6 +50,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_background::{StopError, TaskRegistry, TaskSnapshot, TaskType};
@@ -88,6 +89,9 @@ impl ToolDef for TaskStopTool {
     type Output = TaskStopOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities =
+        Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation).dispatch();
 
     fn aliases(&self) -> &[&str] {
         ALIASES

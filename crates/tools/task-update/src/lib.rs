@@ -46,6 +46,7 @@ mod input;
 mod render;
 mod update;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -75,6 +76,8 @@ impl ToolDef for TaskUpdateTool {
     type Output = TaskUpdateOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Team);
 
     fn search_hint(&self) -> Option<&str> {
         Some("update a task's status, owner or dependencies")

@@ -13,10 +13,9 @@
 //!   TeamCreate starts them, each with a `name` and a `prompt` (its first message).
 //! - Teammates run **in-process** by default: background sub-agents through the context's
 //!   runner (as the Agent tool's background path), registered as agent tasks named after the
-//!   teammate, with the caller's tools cut to Claude Code's background and teammate sets
-//!   ([`ASYNC_AGENT_ALLOWED_TOOLS`](agent_tools_core::subagent::ASYNC_AGENT_ALLOWED_TOOLS) ∪
-//!   [`IN_PROCESS_TEAMMATE_ALLOWED_TOOLS`](agent_tools_core::subagent::IN_PROCESS_TEAMMATE_ALLOWED_TOOLS),
-//!   MCP tools too, never StructuredOutput) and a teammate system prompt
+//!   teammate, with the caller's tools cut to Claude Code's background and teammate sets (the
+//!   tools whose [`AgentScope`](agent_tools_core::AgentScope) reaches teammates, MCP tools
+//!   too, never StructuredOutput) and a teammate system prompt
 //!   ([`agent_tools_team::teammate_system_prompt`]). Each one's end is a `<task-notification>`
 //!   to the lead. The member's `agent_type` is a label (hooks, listings): custom agent
 //!   definitions are the Agent tool's, and a tool crate does not reach them.
@@ -63,6 +62,7 @@
 mod input;
 mod start;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -233,6 +233,8 @@ impl ToolDef for TeamCreateTool {
     type Output = TeamCreateOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation);
 
     fn search_hint(&self) -> Option<&str> {
         Some("create a team of agents that work in parallel and message each other")

@@ -9,10 +9,7 @@ use std::sync::Arc;
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::permissions::{PermissionBehavior, subagent_permission_mode};
-use agent_tools_core::subagent::{
-    ASYNC_AGENT_ALLOWED_TOOLS, IN_PROCESS_TEAMMATE_ALLOWED_TOOLS, SubagentError, SubagentRequest, SubagentRunner,
-    task_notification,
-};
+use agent_tools_core::subagent::{SubagentError, SubagentRequest, SubagentRunner, task_notification};
 use agent_tools_team::{
     Backend, LEAD_NAME, Member, Message, Team, TeamConfig, TmuxConfig, teammate_system_prompt, tmux,
 };
@@ -33,20 +30,15 @@ pub(crate) struct Plan {
 /// agents).
 const NEVER_INHERITED: &str = "StructuredOutput";
 
-/// The caller's tools an in-process teammate keeps, in pool order: Claude Code's background set
-/// and teammate set, MCP tools, never StructuredOutput.
+/// The caller's tools an in-process teammate keeps, in pool order: those whose scope reaches
+/// teammates (Claude Code's background and teammate sets), MCP tools, never StructuredOutput.
 pub(crate) fn teammate_tools(ctx: &ToolUseContext) -> Vec<String> {
     ctx.options
         .tools
         .iter()
-        .map(|tool| tool.name())
-        .filter(|name| *name != NEVER_INHERITED)
-        .filter(|name| {
-            name.starts_with("mcp__")
-                || ASYNC_AGENT_ALLOWED_TOOLS.contains(name)
-                || IN_PROCESS_TEAMMATE_ALLOWED_TOOLS.contains(name)
-        })
-        .map(str::to_owned)
+        .filter(|tool| tool.name() != NEVER_INHERITED)
+        .filter(|tool| tool.name().starts_with("mcp__") || tool.capabilities().scope.in_teammates())
+        .map(|tool| tool.name().to_owned())
         .collect()
 }
 

@@ -37,6 +37,7 @@
 //! # });
 //! ```
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -133,6 +134,8 @@ impl ToolDef for TeamDeleteTool {
     type Output = TeamDeleteOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation);
 
     fn search_hint(&self) -> Option<&str> {
         Some("end the agent team: stop its teammates and remove its files")

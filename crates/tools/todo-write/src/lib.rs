@@ -32,6 +32,7 @@
 mod input;
 mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -79,6 +80,8 @@ impl ToolDef for TodoWriteTool {
     type Output = TodoWriteOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("manage the session task checklist")

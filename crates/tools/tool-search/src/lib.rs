@@ -41,6 +41,7 @@ mod input;
 mod render;
 pub mod search;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
@@ -89,6 +90,8 @@ impl ToolDef for ToolSearchTool {
     type Output = ToolSearchOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere);
 
     fn summary(&self, input: &ToolSearchInput) -> String {
         format!("Search for tools: {}", input.query)

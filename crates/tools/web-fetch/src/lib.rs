@@ -79,6 +79,7 @@ mod render;
 pub mod rules;
 pub mod target;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -309,6 +310,8 @@ impl ToolDef for WebFetchTool {
     type Output = WebFetchOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("fetch and extract content from a URL")

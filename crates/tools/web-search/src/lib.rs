@@ -30,6 +30,7 @@ pub mod api;
 mod input;
 pub mod render;
 
+use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -104,6 +105,8 @@ impl ToolDef for WebSearchTool {
     type Output = WebSearchOutput;
 
     const NAME: &'static str = NAME;
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch).scope(AgentScope::Everywhere);
 
     fn search_hint(&self) -> Option<&str> {
         Some("search the web for current information")
