@@ -131,8 +131,8 @@ fn tool_crates_depend_on_no_tool_crate_nor_the_host() {
 }
 
 /// `crates/tools/<short>` is package `agent-tool-<short>`, the host has a feature `<short>` for it
-/// (and no feature without a crate), `crates/host/src/pool.rs` registers every feature, and every
-/// tool crate has its own `tests/` folder.
+/// (and no feature without a crate), the tool table in `crates/host/src/pool.rs` has one line for
+/// every feature, and every tool crate has its own `tests/` folder.
 #[test]
 fn every_tool_crate_has_its_name_host_feature_pool_entry_and_tests() {
     let tools = tool_crates();
@@ -156,13 +156,22 @@ fn every_tool_crate_has_its_name_host_feature_pool_entry_and_tests() {
         if !tools.iter().any(|(short, _, _)| short == feature) {
             problems.push(format!("host feature `{feature}` has no crate in crates/tools/{feature}"));
         }
-        if !pool.contains(&format!("#[cfg(feature = \"{feature}\")]")) {
-            problems.push(format!("crates/host/src/pool.rs never registers the `{feature}` tool"));
+        let line = format!("\n    \"{feature}\" => agent_tool_{} =>", feature.replace('-', "_"));
+        // StructuredOutput is a special tool (Claude Code's): built for a schema, outside the table.
+        let special = SPECIAL_TOOL_FEATURES.contains(&feature.as_str())
+            && pool.contains(&format!("#[cfg(feature = \"{feature}\")]"));
+        match pool.matches(&line).count() + usize::from(special) {
+            1 => {}
+            0 => problems.push(format!("the tool table (crates/host/src/pool.rs) has no line for `{feature}`")),
+            n => problems.push(format!("the tool table (crates/host/src/pool.rs) has {n} lines for `{feature}`")),
         }
     }
     fail_if_any("tool crate shape", &problems);
     assert!(!tools.is_empty(), "no tool crate found under crates/tools");
 }
+
+/// Tool features whose tool is made outside the tool table (a special tool, built on demand).
+const SPECIAL_TOOL_FEATURES: &[&str] = &["structured-output"];
 
 /// A pool with every optional tool switched on.
 fn everything() -> HostConfig {
@@ -518,4 +527,210 @@ fn the_checks_catch_what_they_should() {
     assert_eq!(rust_fence("no_run"), Some(vec!["no_run"]));
     assert_eq!(rust_fence(""), Some(vec![]));
     assert_eq!(rust_fence("text"), None);
+    // An upward or sideways edge is refused anywhere but between support crates.
+    assert!(dependency_keeps_floors(4, 2) && dependency_keeps_floors(2, 2) && dependency_keeps_floors(2, 1));
+    assert!(!dependency_keeps_floors(2, 4) && !dependency_keeps_floors(5, 5) && !dependency_keeps_floors(1, 1));
+    let floors = BTreeMap::from([("agent-tools-host".to_owned(), 4)]);
+    assert_eq!(floor_of("agent-tool-grep", &floors), Some(3));
+    assert_eq!(floor_of("agent-tools-host", &floors), Some(4));
+    // Unit tests and comments are not code.
+    let text = "let a = 1; // \"Bash\"\n// \"Read\"\n#[cfg(all(test, unix))]\nmod tests { \"Edit\" }";
+    assert_eq!(code_lines(text), ["let a = 1; // \"Bash\""]);
+    assert_eq!(tests_start("fn f() {}\n"), 10);
+}
+
+/// The floors of ARCHITECTURE.md's crates table: package → floor.
+fn architecture_floors() -> BTreeMap<String, u32> {
+    let text = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let mut floors = BTreeMap::new();
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if let [_, name, floor, ..] = cells.as_slice()
+            && let (Some(name), Ok(floor)) = (name.strip_prefix('`').and_then(|n| n.strip_suffix('`')), floor.parse())
+        {
+            floors.insert(name.to_owned(), floor);
+        }
+    }
+    floors
+}
+
+/// The floor of a workspace package: the table's, or 3 for a tool crate.
+fn floor_of(package: &str, floors: &BTreeMap<String, u32>) -> Option<u32> {
+    if package.starts_with("agent-tool-") { Some(3) } else { floors.get(package).copied() }
+}
+
+/// Whether a normal dependency from floor `from` to floor `to` keeps the layering: downwards, or
+/// sideways between support crates.
+fn dependency_keeps_floors(from: u32, to: u32) -> bool {
+    to < from || (from == 2 && to == 2)
+}
+
+/// ARCHITECTURE.md's crates table is the workspace (every crate but the tool crates, each once),
+/// and no crate depends on a crate of a higher floor, nor sideways outside the support floor
+/// (dev-dependencies may reach any floor below the harness, as a tool's tests may use another
+/// tool).
+#[test]
+fn the_architecture_map_is_the_workspace_and_its_floors_hold() {
+    let floors = architecture_floors();
+    let packages = packages();
+    let mut problems = Vec::new();
+    for (name, _, _) in &packages {
+        if !name.starts_with("agent-tool-") && !floors.contains_key(name) {
+            problems.push(format!("{name} is not in ARCHITECTURE.md's crates table"));
+        }
+    }
+    for name in floors.keys() {
+        if !packages.iter().any(|(package, _, _)| package == name) {
+            problems.push(format!("ARCHITECTURE.md lists {name}, which is not a workspace crate"));
+        }
+    }
+    for (name, _, json) in &packages {
+        let Some(from) = floor_of(name, &floors) else { continue };
+        for dependency in json["dependencies"].as_array().unwrap() {
+            let to_name = dependency["name"].as_str().unwrap();
+            let Some(to) = floor_of(to_name, &floors) else { continue };
+            let dev = dependency["kind"].as_str() == Some("dev");
+            let fine = if dev { to < 7 && (to <= from || from >= 5) } else { dependency_keeps_floors(from, to) };
+            // Tool → tool edges are `tool_crates_depend_on_no_tool_crate_nor_the_host`'s to judge.
+            let tool_to_tool = from == 3 && to == 3;
+            if !(fine || tool_to_tool) {
+                let kind = if dev { "dev" } else { "normal" };
+                problems.push(format!("{name} (floor {from}) depends on {to_name} (floor {to}, {kind})"));
+            }
+        }
+    }
+    fail_if_any("the architecture map", &problems);
+}
+
+/// Tool names that generic (non-tool) crates may still spell out, each a product rule of Claude
+/// Code's kept by name (file, literal, why). Everything else asks the tools' capabilities.
+const NAMED_IN_GENERIC_CODE: &[(&str, &str, &str)] = &[
+    ("crates/core/src/tool.rs", "ToolSearch", "core owns deferred tools and the name they are found with"),
+    ("crates/core/src/permissions.rs", "Agent", "Claude Code's legacy rule names: Task is Agent"),
+    ("crates/core/src/permissions.rs", "TaskStop", "legacy rule names: KillShell is TaskStop"),
+    ("crates/core/src/permissions.rs", "TaskOutput", "legacy rule names: AgentOutputTool, BashOutputTool"),
+    ("crates/core/src/permissions.rs", "SendUserMessage", "legacy rule names: Brief"),
+    ("crates/permissions/src/filesystem.rs", "Read", "the `Read(…)` rules are permission syntax"),
+    ("crates/permissions/src/filesystem.rs", "Edit", "the `Edit(…)` rules are permission syntax"),
+    ("crates/shell-analysis/src/check.rs", "Bash", "the `Bash(…)` rules are permission syntax"),
+    ("crates/mcp/src/resources.rs", "ListMcpResourcesTool", "the MCP client makes this tool"),
+    ("crates/mcp/src/resources.rs", "ReadMcpResourceTool", "the MCP client makes this tool"),
+    ("crates/host/src/pool.rs", "Bash", "simple mode's tools and REPL mode's primitives (Claude Code's sets)"),
+    ("crates/host/src/pool.rs", "Read", "simple mode's tools and REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "Edit", "simple mode's tools and REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "Write", "REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "MultiEdit", "REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "Glob", "REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "Grep", "REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "NotebookEdit", "REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "Agent", "REPL mode's primitives"),
+    ("crates/host/src/pool.rs", "REPL", "REPL mode keeps only the REPL in simple mode"),
+    ("crates/host/src/pool.rs", "StructuredOutput", "Claude Code's special tools, added outside get_tools"),
+    ("crates/host/src/pool.rs", "ListMcpResourcesTool", "Claude Code's special tools"),
+    ("crates/host/src/pool.rs", "ReadMcpResourceTool", "Claude Code's special tools"),
+    ("crates/loop/src/agent.rs", "StructuredOutput", "the loop ends a query on the structured answer"),
+    ("crates/loop/src/agent.rs", "ToolSearch", "scripts cannot load tools (REPL's inner calls)"),
+    ("crates/loop/src/agent.rs", "Monitor", "an interrupt stops the monitors the query started"),
+    ("crates/loop/src/agent.rs", "Agent", "the `Agent` type's Debug output (not the tool)"),
+    ("crates/loop/src/subagents.rs", "Agent", "SubagentStart hooks name the Agent tool, as Claude Code's do"),
+    ("crates/cli/src/agent/repl.rs", "Read", "the chat's one-line summary of a REPL script's calls"),
+    ("crates/cli/src/agent/repl.rs", "Glob", "the chat's one-line summary of a REPL script's calls"),
+    ("crates/cli/src/agent/repl.rs", "Grep", "the chat's one-line summary of a REPL script's calls"),
+];
+
+/// Where a file's unit tests start (its first `#[cfg(test)]` or `#[cfg(all(test, …))]`), or its
+/// length.
+fn tests_start(text: &str) -> usize {
+    ["#[cfg(test)]", "#[cfg(all(test"].iter().filter_map(|mark| text.find(mark)).min().unwrap_or(text.len())
+}
+
+/// The code of a file before its unit tests, without comment lines.
+fn code_lines(text: &str) -> Vec<&str> {
+    text[..tests_start(text)].lines().filter(|line| !line.trim_start().starts_with("//")).collect()
+}
+
+/// No generic crate spells a built-in tool's name as a string literal in its code (tests and
+/// comments aside): generic code asks a tool's capabilities (kind, scope, shell, dispatch), so a
+/// new tool needs no edit there. The product rules kept by name are [`NAMED_IN_GENERIC_CODE`].
+#[test]
+fn generic_crates_ask_capabilities_not_tool_names() {
+    let mut names: Vec<String> = agent_tools_host::pool::BUILT_IN_TOOL_NAMES.iter().map(|n| (*n).to_owned()).collect();
+    names.extend(["StructuredOutput", "ListMcpResourcesTool", "ReadMcpResourceTool"].map(str::to_owned));
+    let mut problems = Vec::new();
+    let mut used = Vec::new();
+    for path in rust_files() {
+        let file = relative(&path);
+        let generic =
+            file.starts_with("crates/") && !file.starts_with("crates/tools/") && !file.starts_with("crates/testkit/");
+        if !generic || file.contains("/tests/") || file.contains("/benches/") || file.ends_with("/tests.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for line in code_lines(&text) {
+            for name in &names {
+                if !line.contains(&format!("\"{name}\"")) {
+                    continue;
+                }
+                if let Some(entry) = NAMED_IN_GENERIC_CODE.iter().find(|(f, n, _)| *f == file && n == name) {
+                    used.push(*entry);
+                } else {
+                    problems.push(format!("{file}: \"{name}\" in `{}`", line.trim()));
+                }
+            }
+        }
+    }
+    fail_if_any("tool names in generic code (ask the tool's capabilities, or name the rule here)", &problems);
+    let stale: Vec<String> = NAMED_IN_GENERIC_CODE
+        .iter()
+        .filter(|entry| !used.contains(entry))
+        .map(|(file, name, _)| format!("{file}: {name} is no longer there: remove it from the list"))
+        .collect();
+    fail_if_any("named tool-name exceptions that are gone", &stale);
+}
+
+/// The most lines of code (before the unit tests) a Rust file may have.
+const FILE_LINE_BUDGET: usize = 1_000;
+
+/// Files over [`FILE_LINE_BUDGET`], each with its ceiling (its size when it was named) and why.
+/// A file here may shrink, never grow past its ceiling; this list must shrink.
+const OVERSIZED_FILES: &[(&str, usize, &str)] = &[
+    ("crates/loop/src/agent.rs", 1_310, "the query loop: to split into prepare / stream / run calls / continue"),
+    ("crates/host/src/session.rs", 1_180, "the session builder and the session: to split along that seam"),
+    ("crates/background/src/lib.rs", 1_140, "the task registry and its kinds: to split per task kind"),
+    ("crates/mcp/src/client.rs", 1_070, "the MCP client's connections and its tool proxy: to split"),
+];
+
+/// No Rust source file's code (before its unit tests; test files are not counted) is longer than
+/// [`FILE_LINE_BUDGET`] lines, except the files [`OVERSIZED_FILES`] names, which stay under their
+/// ceilings.
+#[test]
+fn files_keep_to_the_line_budget() {
+    let mut problems = Vec::new();
+    let mut seen = Vec::new();
+    for path in rust_files() {
+        let file = relative(&path);
+        if file.starts_with("tests/") || file.contains("/tests/") || file.ends_with("/tests.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let lines = text[..tests_start(&text)].lines().count();
+        match OVERSIZED_FILES.iter().find(|(named, _, _)| *named == file) {
+            Some((_, ceiling, _)) => {
+                seen.push(file.clone());
+                if lines > *ceiling {
+                    problems.push(format!("{file}: {lines} lines, over its ceiling of {ceiling}"));
+                }
+            }
+            None if lines > FILE_LINE_BUDGET => {
+                problems.push(format!("{file}: {lines} lines of code, over the budget of {FILE_LINE_BUDGET}"));
+            }
+            None => {}
+        }
+    }
+    for (file, _, _) in OVERSIZED_FILES {
+        if !seen.iter().any(|seen| seen == file) {
+            problems.push(format!("{file} is gone: remove it from OVERSIZED_FILES"));
+        }
+    }
+    fail_if_any("file size", &problems);
 }
