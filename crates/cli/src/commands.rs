@@ -26,8 +26,9 @@ fn first_sentence(text: &str) -> String {
     }
 }
 
-/// `list`: one line per tool, or the API `tools` array (deferred tools marked `defer_loading`
-/// while tool search is on).
+/// `list`: one line per tool (name, kind, read-only or not, concurrent or serial, the farthest
+/// agents that get it, the prompt's first sentence), or the API `tools` array (deferred tools
+/// marked `defer_loading` while tool search is on).
 pub(crate) async fn list(session: &Session, as_json: bool) -> anyhow::Result<ExitCode> {
     let pool = session.pool();
     if as_json {
@@ -43,12 +44,15 @@ pub(crate) async fn list(session: &Session, as_json: bool) -> anyhow::Result<Exi
     let width = pool.iter().map(|tool| tool.name().len()).max().unwrap_or(0);
     for (tool, prompt) in pool.iter().zip(&prompts) {
         let flags = tool.flags();
+        let capabilities = tool.capabilities();
         writeln!(
             out,
-            "{:<width$}  {:<9}  {:<10}  {}",
+            "{:<width$}  {:<7}  {:<9}  {:<10}  {:<10}  {}",
             tool.name(),
+            capabilities.kind.as_str(),
             if flags.read_only { "read-only" } else { "writes" },
             if flags.concurrency_safe { "concurrent" } else { "serial" },
+            capabilities.scope.label(),
             first_sentence(prompt),
         )?;
     }

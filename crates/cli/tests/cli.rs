@@ -64,8 +64,12 @@ fn list_prints_one_line_per_tool_with_its_flags() {
     }
     let json: Value = serde_json::from_str(&stdout(&agent_tools(dir.path(), &["list", "--json"]))).unwrap();
     assert_eq!(json.as_array().unwrap().len(), names.len());
-    let read = text.lines().find(|line| line.starts_with("Read")).unwrap();
-    assert!(read.contains("read-only") && read.contains("concurrent"), "{read}");
+    let read = text.lines().find(|line| line.starts_with("Read ")).unwrap();
+    let columns: Vec<&str> = read.split_whitespace().take(6).collect();
+    assert_eq!(columns, ["Read", "read", "read-only", "concurrent", "all", "agents"], "{read}");
+    let ask = text.lines().find(|line| line.starts_with("AskUserQuestion ")).unwrap();
+    let columns: Vec<&str> = ask.split_whitespace().take(5).collect();
+    assert_eq!(columns, ["AskUserQuestion", "think", "read-only", "concurrent", "main"], "{ask}");
 }
 
 #[test]

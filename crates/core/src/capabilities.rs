@@ -80,6 +80,16 @@ pub enum AgentScope {
 }
 
 impl AgentScope {
+    /// A short label for listings: `main`, `subagents`, `teammates`, `all agents`.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::MainConversation => "main",
+            Self::Foreground => "subagents",
+            Self::Team => "teammates",
+            Self::Everywhere => "all agents",
+        }
+    }
+
     /// Whether a sub-agent (foreground, not a teammate) inherits the tool.
     pub const fn in_subagents(self) -> bool {
         !matches!(self, Self::MainConversation)

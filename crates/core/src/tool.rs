@@ -28,7 +28,7 @@
 //! | `isConcurrencySafe` † | `is_concurrency_safe` | turn batching, the MCP server's locking |
 //! | `isReadOnly` † | `is_read_only` | plan mode, the permission decision |
 //! | `isDestructive` † | `is_destructive` | permission questions |
-//! | `isOpenWorld` | `is_open_world` | permission questions |
+//! | `isOpenWorld` | `flags().open_world` → [`Tool::is_open_world`] | permission questions |
 //! | `userFacingName` † | `user_facing_name` | permission questions |
 //! | `shouldDefer` / `alwaysLoad` | `should_defer` / `always_load` | [`is_deferred`] |
 //! | `interruptBehavior` | `interrupt_behavior` | the executor (user interrupts) |
@@ -38,14 +38,13 @@
 //! | `getPath` | `get_path` | hook `if` conditions for file tools |
 //! | `preparePermissionMatcher` | `prepare_permission_matcher` | hook `if` conditions |
 //! | (ours) | `prepare_restriction_matcher` | tool restrictions of sub-agents (the permission decision) |
-//! | `backfillObservableInput` | `backfill_observable_input` | hooks' `tool_input` |
 //! | `mcpInfo` (and `isMcp`) | `mcp_info` | [`is_deferred`] |
 //! | `getActivityDescription` | `activity_description` | the CLI's spinner |
 //!
-//! † the six "defaultable" members, fail-closed. `is_read_only`, `is_concurrency_safe`,
-//! `is_destructive` and `is_open_world` default to what [`ToolDef::flags`] promises for every input
-//! (and [`ToolFlags::default`] promises nothing: not read-only, not concurrency-safe, possibly
-//! destructive, possibly open-world); [`build_tool`] holds the two to each other, so a per-input
+//! † the "defaultable" members, fail-closed. `is_read_only`, `is_concurrency_safe` and
+//! `is_destructive` default to what [`ToolDef::flags`] promises for every input (open-world is
+//! the flags' alone), and [`ToolFlags::default`] promises nothing: not read-only, not concurrency-safe, possibly
+//! destructive, possibly open-world; [`build_tool`] holds the two to each other, so a per-input
 //! answer can never contradict the flags. The rest are in [`defaults`]: enabled, permissions
 //! deferred to the general system (allow), the tool's name as its user-facing name.
 //!
@@ -260,11 +259,6 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         self.flags().destructive
     }
 
-    /// Whether this call reaches outside the machine (default: the flags' `open_world`).
-    fn is_open_world(&self, _input: &Self::Input) -> bool {
-        self.flags().open_world
-    }
-
     /// The tool's own permission logic, run after `validate_input`
     /// (default [`defaults::check_permissions`]).
     fn check_permissions(
@@ -389,9 +383,6 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         None
     }
 
-    /// Adjusts a copy of the input that hooks see (e.g. absolute paths).
-    fn backfill_observable_input(&self, _input: &mut Value) {}
-
     /// The MCP server and tool names, for MCP tools (which are always deferred).
     fn mcp_info(&self) -> Option<McpInfo> {
         None
@@ -438,10 +429,12 @@ impl<T: Serialize + Send + Sync + 'static> StructuredData for T {
 
 /// The type-erased tool the host, executor and MCP server use. It speaks JSON.
 ///
-/// Get one from [`build_tool`]. Input-driven methods take the [`ParsedInput`] that
-/// [`Tool::parse`] produced; given a `ParsedInput` that came from another tool they answer
-/// fail-closed (not safe, not read-only, destructive, an internal error for `call`).
-pub trait Tool: Send + Sync {
+/// Get one from [`build_tool`]: the trait is sealed, so every tool has the contract's strict
+/// parsing and fail-closed defaults (a crate implements [`ToolDef`], never this). Input-driven
+/// methods take the [`ParsedInput`] that [`Tool::parse`] produced; given a `ParsedInput` that came
+/// from another tool they answer fail-closed (not safe, not read-only, destructive, an internal
+/// error for `call`).
+pub trait Tool: Send + Sync + sealed::Sealed {
     /// The API name.
     fn name(&self) -> &str;
     /// Legacy names that also resolve to this tool.
@@ -474,7 +467,8 @@ pub trait Tool: Send + Sync {
     fn is_read_only(&self, input: &ParsedInput) -> bool;
     /// See [`ToolDef::is_destructive`].
     fn is_destructive(&self, input: &ParsedInput) -> bool;
-    /// See [`ToolDef::is_open_world`].
+    /// Whether this call reaches outside the machine: [`ToolFlags::open_world`] (and true for
+    /// input this tool did not parse).
     fn is_open_world(&self, input: &ParsedInput) -> bool;
     /// See [`ToolDef::validate_input`].
     fn validate_input<'a>(&'a self, input: &'a ParsedInput, ctx: &'a ToolUseContext)
@@ -514,8 +508,6 @@ pub trait Tool: Send + Sync {
     fn prepare_permission_matcher(&self, input: &ParsedInput) -> Option<PermissionMatcher>;
     /// See [`ToolDef::prepare_restriction_matcher`].
     fn prepare_restriction_matcher(&self, input: &ParsedInput) -> Option<RestrictionMatcher>;
-    /// See [`ToolDef::backfill_observable_input`].
-    fn backfill_observable_input(&self, input: &mut Value);
     /// See [`ToolDef::mcp_info`].
     fn mcp_info(&self) -> Option<McpInfo>;
     /// See [`ToolDef::activity_description`].
@@ -627,6 +619,14 @@ impl<D: ToolDef> BuiltTool<D> {
     }
 }
 
+/// Keeps [`Tool`] to [`BuiltTool`].
+mod sealed {
+    /// Only [`BuiltTool`](super::BuiltTool) has it.
+    pub trait Sealed {}
+
+    impl<D: super::ToolDef> Sealed for super::BuiltTool<D> {}
+}
+
 /// Turns a tool definition into the type-erased `Arc<dyn Tool>` the host uses.
 ///
 /// Mirrors Claude Code's `buildTool`: the definition's members win, the fail-closed defaults fill
@@ -708,9 +708,8 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
     }
 
     fn is_open_world(&self, input: &ParsedInput) -> bool {
-        self.typed(input).is_none_or(|typed| {
-            !self.at_least(!self.def.flags().open_world, !self.def.is_open_world(typed), "never open-world")
-        })
+        // Fail closed: input we cannot read may reach anywhere.
+        self.typed(input).is_none() || self.def.flags().open_world
     }
 
     fn validate_input<'a>(
@@ -797,10 +796,6 @@ impl<D: ToolDef> Tool for BuiltTool<D> {
 
     fn prepare_restriction_matcher(&self, input: &ParsedInput) -> Option<RestrictionMatcher> {
         self.typed(input).and_then(|typed| self.def.prepare_restriction_matcher(typed))
-    }
-
-    fn backfill_observable_input(&self, input: &mut Value) {
-        self.def.backfill_observable_input(input);
     }
 
     fn mcp_info(&self) -> Option<McpInfo> {
