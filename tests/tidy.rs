@@ -694,9 +694,6 @@ const FILE_LINE_BUDGET: usize = 1_000;
 /// Files over [`FILE_LINE_BUDGET`], each with its ceiling (its size when it was named) and why.
 /// A file here may shrink, never grow past its ceiling; this list must shrink.
 const OVERSIZED_FILES: &[(&str, usize, &str)] = &[
-    ("crates/loop/src/agent.rs", 1_310, "the query loop: to split into prepare / stream / run calls / continue"),
-    ("crates/host/src/session.rs", 1_180, "the session builder and the session: to split along that seam"),
-    ("crates/background/src/lib.rs", 1_140, "the task registry and its kinds: to split per task kind"),
     ("crates/mcp/src/client.rs", 1_070, "the MCP client's connections and its tool proxy: to split"),
 ];
 

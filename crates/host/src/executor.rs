@@ -66,6 +66,31 @@ pub const TOOL_LOADED: &str = "Tool loaded.";
 /// Default number of concurrency-safe calls run at once (Claude Code's 10).
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
 
+/// Work that follows a successful call, hung on the executor rather than written into it: the
+/// LSP layer's diagnostics after an edit today. The session adds what it has
+/// ([`Executor::with_observer`]); an executor made with [`Executor::new`] (and the free
+/// [`run_tool_use`] / [`run_tool_uses`]) has none.
+pub trait CallObserver: Send + Sync {
+    /// After `tool` ran successfully, with `path` the file its `get_path` named (resolved against
+    /// the call's working directory), if any: text returned is appended to the result the model
+    /// sees, before size control and the PostToolUse hooks.
+    fn after_call<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        path: Option<&'a std::path::Path>,
+        ctx: &'a ToolUseContext,
+    ) -> agent_tools_core::tool::BoxFuture<'a, Option<String>>;
+}
+
+/// The one concurrency rule, which the executor's turns, [`Session::call`](crate::Session::call)
+/// (a read lock for these calls, the write lock for the rest) and the agent loop's streaming
+/// execution all apply: a call may run alongside others only when its tool (`None`: not in the
+/// pool) is known and says this input is concurrency-safe. An unknown tool, an input that does
+/// not parse or a tool that says no runs alone.
+pub fn runs_concurrently(tool: Option<&(dyn Tool + 'static)>, block: &ToolUseBlock) -> bool {
+    tool.is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
+}
+
 /// Runs tool calls for a pool: hooks, permissions (and whoever answers questions), batching.
 #[derive(Clone)]
 pub struct Executor {
@@ -77,6 +102,8 @@ pub struct Executor {
     all_schemas_sent: bool,
     /// Tools only inner calls may name (REPL mode's primitives, hidden from the model).
     hidden: Arc<[Arc<dyn Tool>]>,
+    /// What runs after each successful call, in order.
+    observers: Arc<[Arc<dyn CallObserver>]>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -88,6 +115,7 @@ impl std::fmt::Debug for Executor {
             .field("classifier", &self.classifier.is_some())
             .field("max_concurrency", &self.max_concurrency)
             .field("all_schemas_sent", &self.all_schemas_sent)
+            .field("observers", &self.observers.len())
             .finish()
     }
 }
@@ -104,7 +132,15 @@ impl Executor {
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             all_schemas_sent: false,
             hidden: Arc::new([]),
+            observers: Arc::new([]),
         }
+    }
+
+    /// Adds work to run after every successful call (see [`CallObserver`]), after the ones
+    /// already added.
+    pub fn with_observer(mut self, observer: Arc<dyn CallObserver>) -> Self {
+        self.observers = self.observers.iter().cloned().chain(std::iter::once(observer)).collect();
+        self
     }
 
     /// Adds tools that only inner calls ([`ToolCaller`], the REPL's scripts) may name: a
@@ -222,8 +258,7 @@ impl Executor {
         let mut hook_decision = None;
         let mut hook_updated_input = false;
         if !self.hooks.pre_tool_use.is_empty() {
-            let mut observed = parsed.json().clone();
-            tool.backfill_observable_input(&mut observed);
+            let observed = parsed.json().clone();
             let matched = hooks::any_condition(&self.hooks.pre_tool_use, tool.name())
                 .then(|| CallMatch::for_hooks(tool, &parsed, &call_ctx));
             let condition = |pattern: &str| matched.as_ref().is_none_or(|matched| matched.holds(pattern));
@@ -295,17 +330,19 @@ impl Executor {
         // The input the post hooks' `if` conditions see is the one the tool runs with.
         let post_match = hooks::any_condition(&self.hooks.post_tool_use, tool.name())
             .then(|| CallMatch::for_hooks(tool, &parsed, &call_ctx));
-        #[cfg(feature = "lsp")]
-        let touched = tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path));
+        let touched =
+            (!self.observers.is_empty()).then(|| tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path)));
         tracing::debug!(tool = tool.name(), id, "calling tool");
         let outcome = self.call(tool, parsed, &call_ctx).await;
         let mut done = Invocation::from_call(id, tool.name(), outcome);
-        // The new errors an edit introduced, after its result (Claude Code's diagnostics).
-        #[cfg(feature = "lsp")]
-        if !done.block.is_error
-            && let Some(block) = crate::lsp::after_call(tool.capabilities().kind, touched.as_deref(), &call_ctx).await
-        {
-            done.block.content.push_text(block);
+        // What follows a success (the new errors an edit introduced: Claude Code's diagnostics).
+        if !done.block.is_error {
+            let touched = touched.flatten();
+            for observer in self.observers.iter() {
+                if let Some(text) = observer.after_call(tool, touched.as_deref(), &call_ctx).await {
+                    done.block.content.push_text(text);
+                }
+            }
         }
         if !done.block.is_error {
             let references = done.block.content.tool_references();
@@ -411,8 +448,7 @@ impl Executor {
         let mut index = 0;
         while index < tool_uses.len() {
             let safe = |block: &ToolUseBlock| {
-                find_tool_by_name(&self.pool, &block.name)
-                    .is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
+                runs_concurrently(find_tool_by_name(&self.pool, &block.name).map(AsRef::as_ref), block)
             };
             let batch_end = if safe(&tool_uses[index]) {
                 index + tool_uses[index..].iter().take_while(|b| safe(b)).count()

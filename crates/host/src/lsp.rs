@@ -7,11 +7,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_tools_core::{ToolKind, ToolUseContext};
+use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::{Tool, ToolKind, ToolUseContext};
 use agent_tools_lsp::{LspManager, LspOptions, builtin_servers, merge_servers, parse_servers};
 use agent_tools_settings::LoadedSettings;
 
 use crate::environment::Environment;
+use crate::executor::CallObserver;
 use crate::pool::HostConfig;
 
 /// The session's language servers, when LSP is on (`ENABLE_LSP_TOOL`, already in
@@ -63,11 +65,27 @@ pub(crate) fn session_servers(
     Some(Arc::new(LspManager::new(options)))
 }
 
-/// What the executor does after a successful call of a tool of `kind` on `path` (what its
-/// `get_path` names): a [`ToolKind::Read`] opens the file in its server (without waiting); a
-/// [`ToolKind::Edit`] sends the new content and returns the `<new-diagnostics>` block of the
-/// errors and warnings it introduced, if any.
-pub(crate) async fn after_call(kind: ToolKind, path: Option<&Path>, ctx: &ToolUseContext) -> Option<String> {
+/// The executor's observer for the session's language servers (installed with them): after a
+/// successful call, [`after_call`].
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Diagnostics;
+
+impl CallObserver for Diagnostics {
+    fn after_call<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        path: Option<&'a Path>,
+        ctx: &'a ToolUseContext,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(after_call(tool.capabilities().kind, path, ctx))
+    }
+}
+
+/// What follows a successful call of a tool of `kind` on `path` (what its `get_path` names): a
+/// [`ToolKind::Read`] opens the file in its server (without waiting); a [`ToolKind::Edit`] sends
+/// the new content and returns the `<new-diagnostics>` block of the errors and warnings it
+/// introduced, if any.
+async fn after_call(kind: ToolKind, path: Option<&Path>, ctx: &ToolUseContext) -> Option<String> {
     let path = path?;
     let manager = agent_tools_lsp::from_context(ctx)?;
     manager.server_for(path)?;
