@@ -11,37 +11,58 @@ use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, To
 use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
 use agent_tools_core::tool::BoxFuture;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
-    invoke::call_tool,
+    AgentScope, Capabilities, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolKind, ToolResult,
+    ToolResultBlock, ToolUseContext, build_tool, invoke::call_tool,
 };
 use agent_tools_team::{Message, Team, state};
 use agent_tools_testkit::procs::eventually_blocking as wait_until;
 use serde_json::{Value, json};
 
-/// A tool that is only a name, for the caller's pool.
-struct Named(&'static str);
+/// Tools that are only a name and the capabilities of the real tool of that name (one type per
+/// scope: capabilities belong to a tool's type), for the caller's pool.
+macro_rules! named_tool {
+    ($ty:ident, $capabilities:expr) => {
+        struct $ty(&'static str);
 
-impl ToolDef for Named {
-    type Input = Value;
-    type Output = String;
-    const NAME: &'static str = "Named";
-    fn name(&self) -> &str {
-        self.0
-    }
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        String::new()
-    }
-    fn summary(&self, _input: &Value) -> String {
-        String::new()
-    }
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(1000)
-    }
-    async fn call(&self, _input: Value, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        Ok(ToolResult::new(String::new()))
-    }
-    fn map_tool_result(&self, output: &String, tool_use_id: &str) -> ToolResultBlock {
-        ToolResultBlock::text(tool_use_id, output.clone())
+        impl ToolDef for $ty {
+            type Input = Value;
+            type Output = String;
+            const NAME: &'static str = "Named";
+            const CAPABILITIES: Capabilities = $capabilities;
+            fn name(&self) -> &str {
+                self.0
+            }
+            fn description(&self, _options: &PromptOptions<'_>) -> String {
+                String::new()
+            }
+            fn summary(&self, _input: &Value) -> String {
+                String::new()
+            }
+            fn max_result_size_chars(&self) -> MaxResultSize {
+                MaxResultSize::Chars(1000)
+            }
+            async fn call(&self, _input: Value, _ctx: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+                Ok(ToolResult::new(String::new()))
+            }
+            fn map_tool_result(&self, output: &String, tool_use_id: &str) -> ToolResultBlock {
+                ToolResultBlock::text(tool_use_id, output.clone())
+            }
+        }
+    };
+}
+
+named_tool!(Worker, Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere));
+named_tool!(Shared, Capabilities::new(ToolKind::Think).scope(AgentScope::Team));
+named_tool!(MainOnly, Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation));
+named_tool!(Mcp, Capabilities::DEFAULT);
+
+/// The tool of `name` as the real pool has it (its scope).
+fn named(name: &'static str) -> Arc<dyn Tool> {
+    match name {
+        "AskUserQuestion" | "TaskStop" | "TeamCreate" | "TeamDelete" => build_tool(MainOnly(name)),
+        "SendMessage" | "TaskCreate" => build_tool(Shared(name)),
+        _ if name.starts_with("mcp__") => build_tool(Mcp(name)),
+        _ => build_tool(Worker(name)),
     }
 }
 
@@ -108,7 +129,7 @@ impl Fixture {
 
     fn ctx(&self) -> ToolUseContext {
         let mut ctx = ToolUseContext::new(self.dir.path());
-        let pool: Vec<Arc<dyn Tool>> = POOL.iter().map(|name| build_tool(Named(name))).collect();
+        let pool: Vec<Arc<dyn Tool>> = POOL.iter().map(|name| named(name)).collect();
         ctx.options.tools = pool.into();
         ctx.subagents = Some(Arc::clone(&self.runner) as Arc<dyn SubagentRunner>);
         ctx
