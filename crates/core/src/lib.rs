@@ -90,8 +90,8 @@ pub use names::{find_tool_by_name, tool_matches_name};
 pub use permissions::{PermissionMode, PermissionResult, ToolPermissionContext};
 pub use result::{ContentPart, Message, ToolResult, ToolResultBlock, ToolResultContent};
 pub use tool::{
-    BuiltTool, InterruptBehavior, MaxResultSize, PromptOptions, TOOL_SEARCH_NAME, Tool, ToolDef, ToolFlags, build_tool,
-    is_deferred, names_are_distinct,
+    BuiltTool, DEFAULT_MAX_RESULT_SIZE_CHARS, InterruptBehavior, MaxResultSize, PromptOptions, TOOL_SEARCH_NAME, Tool,
+    ToolDef, ToolFlags, build_tool, is_deferred, names_are_distinct,
 };
 pub use validation::ValidationResult;
 

@@ -99,6 +99,10 @@ pub mod defaults {
     }
 }
 
+/// The result size most of Claude Code's tools set (`maxResultSizeChars: 100_000`), the default
+/// of [`ToolDef::max_result_size_chars`]; the executor caps every tool at 50,000 anyway.
+pub const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
 /// How big a tool's result may get before the executor saves it to a file and shows a preview.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MaxResultSize {
@@ -189,8 +193,9 @@ impl fmt::Debug for PromptOptions<'_> {
 ///
 /// Required items have no default, so the compiler enforces them: the name, the model-facing
 /// description, the one-line summary of a call, the input type (whose JSON Schema is derived),
-/// the result-size limit, `call`, and the mapping of output to a `tool_result` block. Everything
-/// else has a neutral or fail-closed default (see the module docs).
+/// `call`, and the mapping of output to a `tool_result` block. Everything else has a neutral or
+/// fail-closed default (see the module docs): the flags promise nothing, the capabilities are
+/// [`Capabilities::DEFAULT`], results over [`DEFAULT_MAX_RESULT_SIZE_CHARS`] are persisted.
 ///
 /// Pass a definition to [`build_tool`] to get the `Arc<dyn Tool>` the host uses.
 pub trait ToolDef: Send + Sync + Sized + 'static {
@@ -217,8 +222,11 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
     /// `description(input)`).
     fn summary(&self, input: &Self::Input) -> String;
 
-    /// The result size past which the executor persists the result to a file.
-    fn max_result_size_chars(&self) -> MaxResultSize;
+    /// The result size past which the executor persists the result to a file (default
+    /// [`DEFAULT_MAX_RESULT_SIZE_CHARS`], what most of Claude Code's tools set).
+    fn max_result_size_chars(&self) -> MaxResultSize {
+        MaxResultSize::Chars(DEFAULT_MAX_RESULT_SIZE_CHARS)
+    }
 
     /// Runs the tool. A [`ToolError::Failed`] is shown to the model as an error result.
     fn call(

@@ -11,8 +11,8 @@ use agent_tools_background::ShellTaskSpec;
 use agent_tools_core::permissions::PermissionDecisionReason;
 use agent_tools_core::tool::{PermissionMatcher, RestrictionMatcher};
 use agent_tools_core::{
-    InterruptBehavior, MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolFlags, ToolResult,
-    ToolResultBlock, ToolUseContext,
+    InterruptBehavior, MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolResult, ToolResultBlock,
+    ToolUseContext,
 };
 use serde_json::Value;
 
@@ -171,10 +171,6 @@ impl<S: Shell> ToolDef for ShellTool<S> {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_OUTPUT_CHARS)
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: true }
     }
 
     /// An interrupt stops the command: its whole process tree is killed at once (SIGKILL, as

@@ -11,8 +11,8 @@ use agent_tools_core::result::ContentPart;
 use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
 use agent_tools_core::tool::RestrictionMatcher;
 use agent_tools_core::{
-    InputError, InterruptBehavior, MaxResultSize, PermissionMode, PermissionResult, PromptOptions, Tool, ToolDef,
-    ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
+    InputError, InterruptBehavior, PermissionMode, PermissionResult, PromptOptions, Tool, ToolDef, ToolError,
+    ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
 use agent_tools_worktree::Git;
 use serde::Serialize;
@@ -390,10 +390,6 @@ impl ToolDef for AgentTool {
             include_str!("prompt.md").trim_end(),
             definitions::listing(&self.config.definitions)
         )
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Read-only (its tools check their own permissions) and concurrency-safe (several agents

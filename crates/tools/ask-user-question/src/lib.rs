@@ -54,8 +54,8 @@ use std::sync::Arc;
 
 use agent_tools_core::permissions::PermissionResult;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use serde_json::Value;
 
@@ -114,10 +114,6 @@ impl ToolDef for AskUserQuestionTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Read-only and concurrency-safe as in Claude Code; nothing destructive; local.

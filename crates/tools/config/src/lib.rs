@@ -80,8 +80,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult};
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
 use serde_json::Value;
 
@@ -272,10 +271,6 @@ impl ToolDef for ConfigTool {
             ));
         }
         text
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Writes settings files for some inputs (so not read-only as a whole), local, never

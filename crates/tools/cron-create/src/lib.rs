@@ -46,8 +46,8 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use agent_tools_cron::{CronError, CronScheduler, NewJob, store};
 use serde_json::Value;
@@ -105,10 +105,6 @@ impl ToolDef for CronCreateTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Changes the session's jobs (and maybe the project's file); no network.

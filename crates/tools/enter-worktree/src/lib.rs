@@ -52,8 +52,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, build_tool,
+    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    build_tool,
 };
 use agent_tools_worktree::{CreateError, Git, WorktreeSession};
 
@@ -105,10 +105,6 @@ impl ToolDef for EnterWorktreeTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Adds a folder and a branch and moves the session: not read-only, never run beside other

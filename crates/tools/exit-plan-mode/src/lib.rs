@@ -55,8 +55,8 @@ use std::sync::Arc;
 
 use agent_tools_core::permissions::{PermissionMode, PermissionResult};
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 
 pub use crate::input::{AllowedPrompt, ExitPlanModeInput, PromptTool};
@@ -104,10 +104,6 @@ impl ToolDef for ExitPlanModeTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// May write the plan file (a host-supplied plan), so not read-only; concurrency-safe as in

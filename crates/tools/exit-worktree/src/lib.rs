@@ -56,8 +56,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use agent_tools_worktree::{Git, WorktreeSession};
 
@@ -136,10 +136,6 @@ impl ToolDef for ExitWorktreeTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Moves the session and may delete a folder and a branch: not read-only, never run beside

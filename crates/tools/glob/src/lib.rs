@@ -39,8 +39,8 @@ use std::time::Instant;
 
 use agent_tools_core::path::display_relative;
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use agent_tools_walk::ReadDenyRules;
 pub use agent_tools_walk::WalkConfig;
@@ -111,10 +111,6 @@ impl ToolDef for GlobTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     fn flags(&self) -> agent_tools_core::ToolFlags {

@@ -42,8 +42,8 @@ use std::sync::Arc;
 
 use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskType};
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -149,10 +149,6 @@ impl ToolDef for ListAgentsTool {
          or stop with TaskStop. `q` filters by text, `channel` by agent type; a long list comes in pages, continued \
          with `cursor`."
             .to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     fn flags(&self) -> ToolFlags {

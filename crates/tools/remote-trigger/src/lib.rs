@@ -71,8 +71,8 @@ use std::time::Duration;
 use agent_tools_core::permissions::PermissionResult;
 use agent_tools_core::secret::Redacted;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use serde_json::Value;
 use url::Url;
@@ -215,10 +215,6 @@ impl ToolDef for RemoteTriggerTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Reaches the network; changes remote state for create, update and run (so not read-only

@@ -52,7 +52,7 @@ use std::time::Duration;
 use agent_tools_core::caller::{InnerResult, ToolCaller};
 use agent_tools_core::permissions::PermissionDecisionReason;
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
+    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
 };
 use futures_util::StreamExt as _;
@@ -168,10 +168,6 @@ impl ToolDef for ReplTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::NOTHING
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

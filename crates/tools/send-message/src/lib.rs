@@ -53,8 +53,7 @@ use std::sync::Arc;
 use agent_tools_background::{AgentEnd, TaskRegistry, TaskStatus, TaskType};
 use agent_tools_core::subagent::task_notification;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_team::{Backend, Message, Team};
 use serde::Serialize;
@@ -221,14 +220,6 @@ impl ToolDef for SendMessageTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::NOTHING
     }
 
     fn is_read_only(&self, input: &SendMessageInput) -> bool {

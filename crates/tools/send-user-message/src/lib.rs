@@ -35,8 +35,8 @@ use std::sync::Arc;
 use agent_tools_core::permissions::PermissionResult;
 use agent_tools_core::user::{UserAttachment, UserMessage, user_channel};
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -161,10 +161,6 @@ impl ToolDef for SendUserMessageTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     fn flags(&self) -> ToolFlags {

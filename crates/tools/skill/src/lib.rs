@@ -73,8 +73,8 @@ use agent_tools_core::permissions::{
 };
 use agent_tools_core::result::ContentBlock;
 use agent_tools_core::{
-    MaxResultSize, Message, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult,
-    ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
+    Message, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
+    ToolUseContext, ValidationResult, build_tool,
 };
 
 pub use crate::input::SkillInput;
@@ -252,10 +252,6 @@ impl ToolDef for SkillTool {
         prompt.push_str("\n\nAvailable skills:\n");
         prompt.push_str(if listing.is_empty() { "(none)" } else { &listing });
         prompt
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     fn flags(&self) -> ToolFlags {

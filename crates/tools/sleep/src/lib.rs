@@ -42,8 +42,8 @@ use std::time::Duration;
 
 use agent_tools_core::tool::InterruptBehavior;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,10 +130,6 @@ impl ToolDef for SleepTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     fn flags(&self) -> ToolFlags {

@@ -36,8 +36,8 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use agent_tools_tasklist::{NewTask, run_blocking, store_for};
 
@@ -74,10 +74,6 @@ impl ToolDef for TaskCreateTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Writes one small file in the task list's folder; nothing irreversible, nothing remote.

@@ -38,8 +38,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
 use agent_tools_tasklist::{Listing, TaskStatus, run_blocking, store_for};
 
@@ -96,10 +95,6 @@ impl ToolDef for TaskListTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Reads the task list's folder.

@@ -70,8 +70,8 @@ use std::sync::Arc;
 
 use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskType, WaitOutcome};
 use agent_tools_core::{
-    InterruptBehavior, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    InterruptBehavior, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use serde::Serialize;
 
@@ -175,10 +175,6 @@ impl ToolDef for TaskOutputTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     fn flags(&self) -> ToolFlags {

@@ -55,8 +55,8 @@ use std::sync::Arc;
 
 use agent_tools_background::{StopError, TaskRegistry, TaskSnapshot, TaskType};
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 
 pub use crate::input::TaskStopInput;
@@ -107,10 +107,6 @@ impl ToolDef for TaskStopTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Stops processes (destructive for them), never touches files or the network.

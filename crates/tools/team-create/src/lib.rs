@@ -69,8 +69,7 @@ use std::sync::Arc;
 
 use agent_tools_core::permissions::PermissionBehavior;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_team::state::{self, ActiveTeam};
 use agent_tools_team::{Backend, DEFAULT_AGENT_TYPE, LEAD_NAME, MailboxWatch, Team, sanitize_name};
@@ -249,14 +248,6 @@ impl ToolDef for TeamCreateTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::NOTHING
     }
 
     fn is_enabled(&self) -> bool {

@@ -43,8 +43,7 @@ use std::time::{Duration, Instant};
 
 use agent_tools_background::{TaskRegistry, TaskStatus};
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
 use agent_tools_team::{Backend, LEAD_NAME, Member, Message, Team, TmuxConfig, state, tmux};
 use schemars::JsonSchema;
@@ -152,14 +151,6 @@ impl ToolDef for TeamDeleteTool {
          may create another. Read what the teammates reported before you delete the team: nothing they send \
          afterwards reaches you."
             .to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::NOTHING
     }
 
     fn should_defer(&self) -> bool {

@@ -37,8 +37,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
+    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
 
 pub use crate::input::{EMPTY_ACTIVE_FORM, EMPTY_CONTENT, TodoItem, TodoStatus, TodoWriteInput};
@@ -98,10 +97,6 @@ impl ToolDef for TodoWriteTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     /// Changes only the session's in-memory list: no files, no network, nothing irreversible.

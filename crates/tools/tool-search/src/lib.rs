@@ -45,8 +45,8 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, TOOL_SEARCH_NAME, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool, is_deferred,
+    PromptOptions, TOOL_SEARCH_NAME, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool, is_deferred,
 };
 
 pub use crate::input::{DEFAULT_MAX_RESULTS, ToolSearchInput};
@@ -99,10 +99,6 @@ impl ToolDef for ToolSearchTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(100_000)
     }
 
     fn flags(&self) -> ToolFlags {
