@@ -300,10 +300,11 @@ pub async fn has_permissions_to_use_tool(
     };
     // Plan mode, held here whatever the tool's own check says (fail-closed): a call that would
     // change something runs only when the tool allowed it with a reason (the session's plan
-    // file); otherwise the user is asked, bypass and whole-tool allow rules notwithstanding.
-    if changes_in_plan_mode(tool, input, permissions)
-        && !matches!(tool_says, PermissionResult::Allow { decision_reason: Some(_), .. })
-    {
+    // file); otherwise the user is asked (in the tool's own words when it asked), bypass and
+    // whole-tool allow rules notwithstanding.
+    let plan_hold = changes_in_plan_mode(tool, input, permissions)
+        && !matches!(tool_says, PermissionResult::Allow { decision_reason: Some(_), .. });
+    if plan_hold && matches!(tool_says, PermissionResult::Allow { .. }) {
         return PermissionDecision::Ask {
             message: plan_mode_message(tool.name()),
             suggestions: Vec::new(),
@@ -313,7 +314,7 @@ pub async fn has_permissions_to_use_tool(
     // Plan mode entered from a bypass session keeps bypassing what does not change anything.
     let bypass = permissions.mode == PermissionMode::BypassPermissions
         || (permissions.mode == PermissionMode::Plan && permissions.is_bypass_permissions_mode_available);
-    if bypass || permissions.tool_wide_rule(tool, PermissionBehavior::Allow).is_some() {
+    if !plan_hold && (bypass || permissions.tool_wide_rule(tool, PermissionBehavior::Allow).is_some()) {
         return PermissionDecision::Allow { updated_input };
     }
     match tool_says {

@@ -245,6 +245,24 @@ async fn plan_mode_holds_an_edit_whatever_the_tools_own_check_says() {
             other => panic!("plan mode let an edit through: {other:?}"),
         }
     }
+    // A tool that asks keeps its own question, and plan mode entered from bypass mode no longer
+    // waves it through: the real Bash, asked to create a file.
+    let dir = tempfile::tempdir().unwrap();
+    let bash = get_all_base_tools(&HostConfig::default()).into_iter().find(|tool| tool.name() == "Bash").unwrap();
+    let input = bash.parse(json!({"command": "touch made.txt", "description": "create"})).unwrap();
+    for bypass_available in [false, true] {
+        let mut ctx = context(PermissionMode::Plan, bypass_available);
+        ctx.cwd = dir.path().canonicalize().unwrap();
+        match has_permissions_to_use_tool(bash.as_ref(), &input, &ctx).await {
+            PermissionDecision::Ask { message, .. } => assert!(message.contains("touch made.txt"), "{message}"),
+            other => panic!("plan mode (bypass available: {bypass_available}) let `touch` through: {other:?}"),
+        }
+    }
+    // A read-only command is not held.
+    let ls = bash.parse(json!({"command": "ls", "description": "list"})).unwrap();
+    let mut ctx = context(PermissionMode::Plan, true);
+    ctx.cwd = dir.path().canonicalize().unwrap();
+    assert!(matches!(has_permissions_to_use_tool(bash.as_ref(), &ls, &ctx).await, PermissionDecision::Allow { .. }));
     // A tool of another kind is the tool's own business, as before.
     let other = build_tool(Foreground);
     assert!(matches!(decide(&other, &context(PermissionMode::Plan, false)).await, PermissionDecision::Allow { .. }));
