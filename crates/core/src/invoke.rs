@@ -15,6 +15,15 @@ use crate::result::{ContextModifier, Message, ToolResult, ToolResultBlock, ToolR
 use crate::tool::{CallOutput, StructuredData, Tool};
 use crate::validation::ValidationResult;
 
+/// The one concurrency rule every runner of calls applies (the host's executor and
+/// `Session::call`, the agent loop's streaming execution, the REPL's script calls): a call may run
+/// alongside others only when its tool (`None`: not in the pool) is known and says this `input`
+/// is concurrency-safe. An unknown tool, an input that does not parse, or a tool that says no
+/// runs alone.
+pub fn runs_concurrently(tool: Option<&(dyn Tool + 'static)>, input: &Value) -> bool {
+    tool.is_some_and(|tool| tool.is_concurrency_safe_json(input))
+}
+
 /// Error texts longer than this are cut in the middle (Claude Code's `formatError`).
 pub const MAX_ERROR_CHARS: usize = 10_000;
 

@@ -82,13 +82,11 @@ pub trait CallObserver: Send + Sync {
     ) -> agent_tools_core::tool::BoxFuture<'a, Option<String>>;
 }
 
-/// The one concurrency rule, which the executor's turns, [`Session::call`](crate::Session::call)
-/// (a read lock for these calls, the write lock for the rest) and the agent loop's streaming
-/// execution all apply: a call may run alongside others only when its tool (`None`: not in the
-/// pool) is known and says this input is concurrency-safe. An unknown tool, an input that does
-/// not parse or a tool that says no runs alone.
+/// The one concurrency rule ([`agent_tools_core::invoke::runs_concurrently`]) for a
+/// `tool_use` block: the executor's turns, [`Session::call`](crate::Session::call) (a shared lock
+/// for these calls, the exclusive one for the rest) and the agent loop apply it.
 pub fn runs_concurrently(tool: Option<&(dyn Tool + 'static)>, block: &ToolUseBlock) -> bool {
-    tool.is_some_and(|tool| tool.is_concurrency_safe_json(&block.input))
+    agent_tools_core::invoke::runs_concurrently(tool, &block.input)
 }
 
 /// Runs tool calls for a pool: hooks, permissions (and whoever answers questions), batching.

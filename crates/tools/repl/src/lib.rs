@@ -17,7 +17,8 @@
 //!   message is that text.
 //! - **Batching**: calls started together (`Promise.all`) run at once when they are
 //!   concurrency-safe, one at a time otherwise, at most [`MAX_PARALLEL_CALLS`] at once, in the
-//!   order they were made — the executor's rule for a turn's calls.
+//!   order they were made — the executor's rule for a turn's calls
+//!   ([`runs_concurrently`](agent_tools_core::invoke::runs_concurrently)).
 //! - **The result**: what `console.log` printed, then the value of the script's last expression
 //!   (strings as they are, other values as JSON). An uncaught error is an error result with its
 //!   `repl:LINE:COLUMN`.
@@ -336,7 +337,7 @@ impl<'a> Calls<'a> {
             let parsed: Result<Value, String> =
                 serde_json::from_str(&input).map_err(|error| format!("the input is not JSON: {error}"));
             let safe = match (&parsed, self.tool(&name)) {
-                (Ok(input), Some(tool)) => tool.is_concurrency_safe_json(input),
+                (Ok(input), Some(tool)) => agent_tools_core::invoke::runs_concurrently(Some(tool.as_ref()), input),
                 // Answered at once, without the executor.
                 _ => true,
             };
