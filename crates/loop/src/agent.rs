@@ -354,15 +354,33 @@ impl Agent {
 
     /// [`Agent::query`] with the prompt as content blocks (text, images).
     pub async fn query_blocks(&self, prompt: Vec<Value>, sink: Sink<'_>) -> QueryResult {
-        let started = Instant::now();
+        let run = Run::new(Instant::now());
         let mut st = self.state.lock().await;
+        let interrupt = self.begin_query(&mut st).await;
+        let prompt_text: String =
+            prompt.iter().filter_map(|block| block.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
+        if let Some(classifier) = &self.options.classifier {
+            classifier.record_prompt(&prompt_text);
+        }
+        let extra_context = match self.prompt_hooks(&mut st, &prompt_text, sink).await {
+            Ok(context) => context,
+            Err(reason) => {
+                let text = format!("UserPromptSubmit operation blocked by hook: {reason}");
+                return self.finish(&run, ResultSubtype::Success, true, text, "hook_blocked");
+            }
+        };
+        self.open_turn(&mut st, prompt, extra_context, sink).await;
+        self.turns(&mut st, run, &interrupt, sink).await
+    }
+
+    /// What every query starts with: a fresh interrupt token (the one [`Agent::interrupt`]
+    /// fires), the session's scheduled jobs firing into its queue (once per session; a sub-agent
+    /// shares its caller's), and the sub-agent runner installed (once).
+    async fn begin_query(&self, st: &mut State) -> CancellationToken {
         let interrupt = CancellationToken::new();
         if let Ok(mut slot) = self.interrupt.lock() {
             *slot = interrupt.clone();
         }
-        let mut run = Run::new(started);
-        // The session's scheduled jobs fire into its queue from the first query on (once per
-        // session; a sub-agent shares its caller's).
         if !self.session.is_fork() {
             let _ = self.session.start_cron_into_queue();
         }
@@ -374,123 +392,112 @@ impl Agent {
             let runner = crate::subagents::LoopRunner::new(&self.session, self.backend.clone(), base);
             self.session.install_subagent_runner(Arc::new(runner)).await;
         }
-        let prompt_text: String =
-            prompt.iter().filter_map(|block| block.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
+        interrupt
+    }
 
-        if let Some(classifier) = &self.options.classifier {
-            classifier.record_prompt(&prompt_text);
-        }
+    /// The hooks a prompt goes through: SubagentStart (once) for a sub-agent; SessionStart (once)
+    /// and UserPromptSubmit otherwise. The context they add, or the reason a hook blocked the
+    /// prompt.
+    async fn prompt_hooks(&self, st: &mut State, prompt_text: &str, sink: Sink<'_>) -> Result<Vec<String>, String> {
         let mut extra_context = Vec::new();
         if self.session.is_fork() {
-            // A sub-agent: SubagentStart (once) instead of SessionStart and UserPromptSubmit.
             if !st.session_started {
                 st.session_started = true;
                 let target = self.agent_type();
                 let outcome = self.run_hooks("SubagentStart", &target, self.agent_payload()).await;
                 extra_context.extend(outcome.context);
             }
-        } else {
-            if !st.session_started {
-                st.session_started = true;
-                let source = if st.started { "resume" } else { "startup" };
-                let mut payload = Map::new();
-                payload.insert("source".into(), json!(source));
-                let outcome = self.run_hooks("SessionStart", source, payload).await;
-                extra_context.extend(outcome.context);
-            }
+            return Ok(extra_context);
+        }
+        if !st.session_started {
+            st.session_started = true;
+            let source = if st.started { "resume" } else { "startup" };
             let mut payload = Map::new();
-            payload.insert("prompt".into(), json!(prompt_text));
-            let outcome = self.run_hooks("UserPromptSubmit", "", payload).await;
-            for line in &outcome.user_messages {
-                sink(AgentEvent::Notice(line.clone()));
-            }
-            if let Some(reason) = outcome.blocked.or(outcome.stop) {
-                let text = format!("UserPromptSubmit operation blocked by hook: {reason}");
-                return self.finish(&run, ResultSubtype::Success, true, text, "hook_blocked");
-            }
+            payload.insert("source".into(), json!(source));
+            let outcome = self.run_hooks("SessionStart", source, payload).await;
             extra_context.extend(outcome.context);
         }
+        let mut payload = Map::new();
+        payload.insert("prompt".into(), json!(prompt_text));
+        let outcome = self.run_hooks("UserPromptSubmit", "", payload).await;
+        for line in &outcome.user_messages {
+            sink(AgentEvent::Notice(line.clone()));
+        }
+        if let Some(reason) = outcome.blocked.or(outcome.stop) {
+            return Err(reason);
+        }
+        extra_context.extend(outcome.context);
+        Ok(extra_context)
+    }
 
+    /// Puts the prompt in the conversation: the memory files (first prompt only) and the hooks'
+    /// context as reminders, what reached the conversation while it was idle (a background
+    /// agent's report, a message), then the prompt; after the first prompt, the environment.
+    async fn open_turn(&self, st: &mut State, prompt: Vec<Value>, extra_context: Vec<String>, sink: Sink<'_>) {
         let mut content = Vec::new();
         let first = !st.started;
-        if first {
-            let memory_text = if self.options.memory {
-                let config_dir = self.session.environment().claude_config_dir();
-                let home = self.session.environment().home();
-                let ctx = self.session.context().await;
-                let policy = memory::ImportPolicy {
-                    ctx: &ctx,
-                    trusted: self.session.is_trusted(),
-                    project: self.session.project_dir(),
-                    config_dir: config_dir.as_deref(),
-                };
-                let loaded = memory::load(
-                    self.session.project_dir(),
-                    config_dir.as_deref(),
-                    home.as_deref(),
-                    self.options.memory_sources,
-                    &|path, kind, load| policy.check(path, kind, load),
-                );
-                if let Some(notice) = loaded.skipped_notice() {
-                    sink(AgentEvent::Notice(notice));
-                }
-                memory::render(&loaded.files)
-            } else {
-                String::new()
-            };
-            if !memory_text.is_empty() {
-                content.push(
-                    json!({"type": "text", "text": format!("<system-reminder>\n{memory_text}</system-reminder>\n")}),
-                );
-            }
+        if first && let Some(memory_text) = self.memory_text(sink).await {
+            content
+                .push(json!({"type": "text", "text": format!("<system-reminder>\n{memory_text}</system-reminder>\n")}));
         }
         for context in extra_context {
             content
                 .push(json!({"type": "text", "text": format!("<system-reminder>\n{context}\n</system-reminder>\n")}));
         }
-        // What reached the conversation while it was idle (a background agent's report, a
-        // message) comes with the prompt, before it.
         for pending in self.session.drain_notifications().await {
             content.push(crate::results::pending_block(&pending));
         }
         content.extend(prompt);
-        self.push(&mut st, json!({"role": "user", "content": content}));
+        self.push(st, json!({"role": "user", "content": content}));
         if first {
             st.started = true;
             let context = self.initial_context().await;
-            self.push(&mut st, json!({"role": "system", "content": [{"type": "text", "text": context}]}));
+            self.push(st, json!({"role": "system", "content": [{"type": "text", "text": context}]}));
         }
+    }
 
-        let tools = self.tools(&st).await;
+    /// The memory files (`CLAUDE.md` and their imports) as one text, when memory is on and there
+    /// is any; a skipped import is said through `sink`.
+    async fn memory_text(&self, sink: Sink<'_>) -> Option<String> {
+        if !self.options.memory {
+            return None;
+        }
+        let config_dir = self.session.environment().claude_config_dir();
+        let home = self.session.environment().home();
+        let ctx = self.session.context().await;
+        let policy = memory::ImportPolicy {
+            ctx: &ctx,
+            trusted: self.session.is_trusted(),
+            project: self.session.project_dir(),
+            config_dir: config_dir.as_deref(),
+        };
+        let loaded = memory::load(
+            self.session.project_dir(),
+            config_dir.as_deref(),
+            home.as_deref(),
+            self.options.memory_sources,
+            &|path, kind, load| policy.check(path, kind, load),
+        );
+        if let Some(notice) = loaded.skipped_notice() {
+            sink(AgentEvent::Notice(notice));
+        }
+        Some(memory::render(&loaded.files)).filter(|text| !text.is_empty())
+    }
+
+    /// The query's turns: ask the model, run its calls, and again, until an answer without calls
+    /// ends it ([`Agent::end_or_continue`]) or a limit, an interrupt or an API error does.
+    async fn turns(&self, st: &mut State, mut run: Run, interrupt: &CancellationToken, sink: Sink<'_>) -> QueryResult {
+        let tools = self.tools(st).await;
         let system = self.system_blocks();
-        let mut continuations = 0;
-        let mut pauses = 0;
-        let mut structured_reminders = 0;
-        let mut stop_hook_active = false;
-        // Stop-hook blocks since the model last ran a tool.
-        let mut stop_hook_blocks = 0;
+        let mut counts = Continuations::default();
         loop {
-            if interrupt.is_cancelled() {
-                self.stop_monitors(&run).await;
-                return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
+            if let Some(end) = self.limit_reached(st, &run, interrupt, sink).await {
+                return end;
             }
-            if let Some(max) = self.options.max_turns
-                && run.turns >= max
-            {
-                return self.finish(&run, ResultSubtype::ErrorMaxTurns, true, String::new(), "max_turns");
-            }
-            if let Some(budget) = self.options.max_budget_usd
-                && self.spend.cost_usd() >= budget
-            {
-                return self.finish(&run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "max_budget");
-            }
-            if self.needs_compaction(&st) {
-                self.compact(&mut st, "auto", sink).await;
-            }
-            let body = self.request(&st, &tools, &system);
+            let body = self.request(st, &tools, &system);
             run.turns += 1;
             let asked = Instant::now();
-            let streamed = self.stream_with_retries(&body, sink, &interrupt).await;
+            let streamed = self.stream_with_retries(&body, sink, interrupt).await;
             run.api += asked.elapsed();
             let (message, calls) = match streamed {
                 Ok(Streamed::Done(message, calls)) => (message, calls),
@@ -505,96 +512,147 @@ impl Agent {
                     return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, text, "api_error");
                 }
             };
-            self.count(&mut st, &message);
-            if message.container.is_some() {
-                st.container.clone_from(&message.container);
-            }
-            run.last_usage = message.usage;
-            run.messages += message.content.len() as u32;
-            if let Some(text) = last_text(&message.content) {
-                run.last_text = text;
-                run.last_content = text_blocks(&message.content);
-            }
-            for call in &calls {
-                run.tool_uses += 1;
-                let name = self.tool_name(&call.block);
-                if !run.tools_used.contains(&name) {
-                    run.tools_used.push(name);
-                }
-            }
-            self.push(&mut st, assistant_json(&message));
+            self.record_answer(st, &mut run, &message, &calls);
             if calls.is_empty() {
-                // A server tool (code execution, web search) paused a long turn: ask again to
-                // let it go on, the paused answer as it is in the conversation.
-                if message.stop_reason.as_deref() == Some("pause_turn") && pauses < MAX_PAUSE_CONTINUATIONS {
-                    pauses += 1;
-                    continue;
+                match self.end_or_continue(st, &mut run, &message, &mut counts, sink).await {
+                    Some(end) => return end,
+                    None => continue,
                 }
-                if message.stop_reason.as_deref() == Some("max_tokens") && continuations < MAX_TOKENS_CONTINUATIONS {
-                    continuations += 1;
-                    self.push(
-                        &mut st,
-                        json!({"role": "user", "content": [{"type": "text", "text": CONTINUE_AFTER_MAX_TOKENS}]}),
-                    );
-                    continue;
-                }
-                if self.options.output_schema.is_some() && run.structured.is_none() {
-                    if structured_reminders >= MAX_STRUCTURED_OUTPUT_RETRIES {
-                        let answers = structured_reminders + 1;
-                        let text = format!(
-                            "The model ended {answers} answers in a row without a valid {STRUCTURED_OUTPUT} call"
-                        );
-                        let subtype = ResultSubtype::ErrorMaxStructuredOutputRetries;
-                        return self.finish(&run, subtype, true, text, "structured_output");
-                    }
-                    structured_reminders += 1;
-                    self.push(
-                        &mut st,
-                        json!({"role": "user", "content": [{"type": "text", "text": STRUCTURED_OUTPUT_REMINDER}]}),
-                    );
-                    continue;
-                }
-                // A sub-agent's end runs SubagentStop (matched on its type) instead of Stop.
-                let (event, target, mut payload) = if self.session.is_fork() {
-                    ("SubagentStop", self.agent_type(), self.agent_payload())
-                } else {
-                    ("Stop", String::new(), Map::new())
-                };
-                payload.insert("stop_hook_active".into(), json!(stop_hook_active));
-                let outcome = self.run_hooks(event, &target, payload).await;
-                if let Some(reason) = outcome.blocked.filter(|_| outcome.stop.is_none()) {
-                    let cap = self.options.stop_hook_block_cap;
-                    if cap > 0 && stop_hook_blocks >= cap {
-                        // A hook that blocks every end would keep the model going forever.
-                        sink(AgentEvent::Notice(stop_hook_cap_notice(event, stop_hook_blocks)));
-                    } else {
-                        stop_hook_blocks += 1;
-                        stop_hook_active = true;
-                        let text = format!("{event} hook feedback:\n{reason}");
-                        self.push(&mut st, json!({"role": "user", "content": [{"type": "text", "text": text}]}));
-                        continue;
-                    }
-                }
-                let reason = message.stop_reason.clone().unwrap_or_else(|| "end_turn".to_owned());
-                let text = std::mem::take(&mut run.last_text);
-                let mut result = self.finish(&run, ResultSubtype::Success, false, text, "completed");
-                result.stop_reason = Some(reason);
-                return result;
             }
-            continuations = 0;
-            stop_hook_blocks = 0;
-            let finished = self.run_calls(calls, &interrupt, sink).await;
-            self.deliver(&mut st, finished, &mut run).await;
+            counts.after_tools();
+            let finished = self.run_calls(calls, interrupt, sink).await;
+            self.deliver(st, finished, &mut run).await;
             if interrupt.is_cancelled() {
                 // The round's results (the stopped calls' included) stay in the conversation,
                 // then the user's interruption, as Claude Code records it; the turn ends.
                 let interruption = json!({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE});
                 sink(AgentEvent::Message(self.user_event(&interruption, None)));
-                self.push(&mut st, json!({"role": "user", "content": [interruption]}));
+                self.push(st, json!({"role": "user", "content": [interruption]}));
                 self.stop_monitors(&run).await;
                 return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
             }
         }
+    }
+
+    /// Before each request: the end of the query when it was interrupted or a limit (turns,
+    /// budget) is reached; otherwise the conversation is compacted if it needs to be.
+    async fn limit_reached(
+        &self,
+        st: &mut State,
+        run: &Run,
+        interrupt: &CancellationToken,
+        sink: Sink<'_>,
+    ) -> Option<QueryResult> {
+        if interrupt.is_cancelled() {
+            self.stop_monitors(run).await;
+            return Some(self.finish(run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted"));
+        }
+        if let Some(max) = self.options.max_turns
+            && run.turns >= max
+        {
+            return Some(self.finish(run, ResultSubtype::ErrorMaxTurns, true, String::new(), "max_turns"));
+        }
+        if let Some(budget) = self.options.max_budget_usd
+            && self.spend.cost_usd() >= budget
+        {
+            return Some(self.finish(run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "max_budget"));
+        }
+        if self.needs_compaction(st) {
+            self.compact(st, "auto", sink).await;
+        }
+        None
+    }
+
+    /// Takes an answer into the conversation and the run's figures (usage, its last text, the
+    /// tools it called).
+    fn record_answer(&self, st: &mut State, run: &mut Run, message: &AssistantMessage, calls: &[Call]) {
+        self.count(st, message);
+        if message.container.is_some() {
+            st.container.clone_from(&message.container);
+        }
+        run.last_usage = message.usage;
+        run.messages += message.content.len() as u32;
+        if let Some(text) = last_text(&message.content) {
+            run.last_text = text;
+            run.last_content = text_blocks(&message.content);
+        }
+        for call in calls {
+            run.tool_uses += 1;
+            let name = self.tool_name(&call.block);
+            if !run.tools_used.contains(&name) {
+                run.tools_used.push(name);
+            }
+        }
+        self.push(st, assistant_json(message));
+    }
+
+    /// An answer without calls: the query goes on (a paused turn, an answer cut at
+    /// `max_tokens`, a missing structured answer, a Stop hook's block, each within its bound)
+    /// or ends (`Some`, the result).
+    async fn end_or_continue(
+        &self,
+        st: &mut State,
+        run: &mut Run,
+        message: &AssistantMessage,
+        counts: &mut Continuations,
+        sink: Sink<'_>,
+    ) -> Option<QueryResult> {
+        // A server tool (code execution, web search) paused a long turn: ask again to let it go
+        // on, the paused answer as it is in the conversation.
+        if message.stop_reason.as_deref() == Some("pause_turn") && counts.pauses < MAX_PAUSE_CONTINUATIONS {
+            counts.pauses += 1;
+            return None;
+        }
+        if message.stop_reason.as_deref() == Some("max_tokens") && counts.max_tokens < MAX_TOKENS_CONTINUATIONS {
+            counts.max_tokens += 1;
+            self.push(st, json!({"role": "user", "content": [{"type": "text", "text": CONTINUE_AFTER_MAX_TOKENS}]}));
+            return None;
+        }
+        if self.options.output_schema.is_some() && run.structured.is_none() {
+            if counts.structured_reminders >= MAX_STRUCTURED_OUTPUT_RETRIES {
+                let answers = counts.structured_reminders + 1;
+                let text =
+                    format!("The model ended {answers} answers in a row without a valid {STRUCTURED_OUTPUT} call");
+                let subtype = ResultSubtype::ErrorMaxStructuredOutputRetries;
+                return Some(self.finish(run, subtype, true, text, "structured_output"));
+            }
+            counts.structured_reminders += 1;
+            self.push(st, json!({"role": "user", "content": [{"type": "text", "text": STRUCTURED_OUTPUT_REMINDER}]}));
+            return None;
+        }
+        if self.stop_hook_blocks(st, counts, sink).await {
+            return None;
+        }
+        let reason = message.stop_reason.clone().unwrap_or_else(|| "end_turn".to_owned());
+        let text = std::mem::take(&mut run.last_text);
+        let mut result = self.finish(run, ResultSubtype::Success, false, text, "completed");
+        result.stop_reason = Some(reason);
+        Some(result)
+    }
+
+    /// Runs the Stop hooks (SubagentStop, matched on the agent's type, for a sub-agent) and
+    /// whether one blocked the end: its feedback goes to the model, at most
+    /// `stop_hook_block_cap` times in a row without a tool run (a hook that blocks every end
+    /// would keep the model going forever).
+    async fn stop_hook_blocks(&self, st: &mut State, counts: &mut Continuations, sink: Sink<'_>) -> bool {
+        let (event, target, mut payload) = if self.session.is_fork() {
+            ("SubagentStop", self.agent_type(), self.agent_payload())
+        } else {
+            ("Stop", String::new(), Map::new())
+        };
+        payload.insert("stop_hook_active".into(), json!(counts.stop_hook_active));
+        let outcome = self.run_hooks(event, &target, payload).await;
+        let Some(reason) = outcome.blocked.filter(|_| outcome.stop.is_none()) else { return false };
+        let cap = self.options.stop_hook_block_cap;
+        if cap > 0 && counts.stop_hook_blocks >= cap {
+            sink(AgentEvent::Notice(stop_hook_cap_notice(event, counts.stop_hook_blocks)));
+            return false;
+        }
+        counts.stop_hook_blocks += 1;
+        counts.stop_hook_active = true;
+        let text = format!("{event} hook feedback:\n{reason}");
+        self.push(st, json!({"role": "user", "content": [{"type": "text", "text": text}]}));
+        true
     }
 
     /// The system prompt's blocks: who the agent is, then the prompt (the default, or
@@ -854,6 +912,29 @@ struct Run {
     structured: Option<Value>,
     /// The background tasks of the Monitor calls this query started: an interrupt stops them.
     monitors: Vec<String>,
+}
+
+/// The bounded ways a query goes on after an answer without calls, counted.
+#[derive(Debug, Default)]
+struct Continuations {
+    /// Answers cut at `max_tokens` continued in a row.
+    max_tokens: u32,
+    /// `pause_turn` answers continued.
+    pauses: u32,
+    /// Reminders to give the structured answer.
+    structured_reminders: u32,
+    /// A Stop hook has blocked an end in this query (the hooks' `stop_hook_active`).
+    stop_hook_active: bool,
+    /// Stop-hook blocks since the model last ran a tool.
+    stop_hook_blocks: u32,
+}
+
+impl Continuations {
+    /// A round of tool calls ran: the in-a-row counts start again.
+    fn after_tools(&mut self) {
+        self.max_tokens = 0;
+        self.stop_hook_blocks = 0;
+    }
 }
 
 impl Run {
