@@ -14,8 +14,8 @@ use agent_tool_agent::definitions::built_in;
 use agent_tool_agent::tool_sets::{ToolSetOptions, tools_for_agent};
 use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
 use agent_tools_core::{
-    AgentScope, Capabilities, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolKind, ToolResult,
-    ToolResultBlock, ToolUseContext, build_tool,
+    AgentScope, Capabilities, PromptOptions, Tool, ToolDef, ToolError, ToolKind, ToolResult, ToolResultBlock,
+    ToolUseContext, build_tool,
 };
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool, plan_mode_message};
 use agent_tools_host::{ConfigFiles, HostConfig, RemoteTriggerEndpoint, SmallModelConfig, get_all_base_tools};
@@ -118,39 +118,44 @@ fn the_pools_capabilities_give_claude_codes_tool_sets() {
     assert!(built.contains("Bash") && built.contains("Agent"), "{built:?}");
 }
 
-/// A tool that exists only in this test: it declares its capabilities and nothing else about
-/// where it may go.
-struct Throwaway;
-
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct ThrowawayInput {}
+struct NoInput {}
 
-impl ToolDef for Throwaway {
-    const NAME: &'static str = "Throwaway";
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
-    type Input = ThrowawayInput;
-    type Output = String;
+/// A tool that exists only in this test, with the given capabilities and nothing else about
+/// where it may go; its own permission check is the contract's default (allow).
+macro_rules! test_tool {
+    ($ty:ident, $name:literal $(, $capabilities:expr)?) => {
+        struct $ty;
 
-    fn description(&self, _: &PromptOptions<'_>) -> String {
-        "Changes a file.".into()
-    }
+        impl ToolDef for $ty {
+            const NAME: &'static str = $name;
+            $(const CAPABILITIES: Capabilities = $capabilities;)?
+            type Input = NoInput;
+            type Output = String;
 
-    fn summary(&self, _: &ThrowawayInput) -> String {
-        "throwaway".into()
-    }
+            fn description(&self, _: &PromptOptions<'_>) -> String {
+                format!("The {} test tool.", $name)
+            }
 
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(1_000)
-    }
+            fn summary(&self, _: &NoInput) -> String {
+                $name.into()
+            }
 
-    async fn call(&self, _: ThrowawayInput, _: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        Ok(ToolResult::new("changed".to_owned()))
-    }
+            async fn call(&self, _: NoInput, _: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
+                Ok(ToolResult::new("done".to_owned()))
+            }
 
-    fn map_tool_result(&self, output: &String, tool_use_id: &str) -> ToolResultBlock {
-        ToolResultBlock::text(tool_use_id, output.clone())
-    }
+            fn map_tool_result(&self, output: &String, tool_use_id: &str) -> ToolResultBlock {
+                ToolResultBlock::text(tool_use_id, output.clone())
+            }
+        }
+    };
 }
+
+// An edit tool every agent may use.
+test_tool!(Throwaway, "Throwaway", Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere));
+// A tool with the default capabilities.
+test_tool!(Foreground, "Foreground");
 
 #[test]
 fn a_new_tool_joins_the_sub_agent_sets_its_scope_names() {
@@ -177,35 +182,6 @@ fn a_new_tool_joins_the_sub_agent_sets_its_scope_names() {
     let background = ToolSetOptions { background: true, ..ToolSetOptions::default() };
     assert!(tools_for_agent(&pool, general, &background).is_empty());
     assert_eq!(tools_for_agent(&pool, general, &ToolSetOptions::default()), ["Foreground"]);
-}
-
-/// [`Throwaway`] with the default capabilities.
-struct Foreground;
-
-impl ToolDef for Foreground {
-    const NAME: &'static str = "Foreground";
-    type Input = ThrowawayInput;
-    type Output = String;
-
-    fn description(&self, _: &PromptOptions<'_>) -> String {
-        "Does something.".into()
-    }
-
-    fn summary(&self, _: &ThrowawayInput) -> String {
-        "foreground".into()
-    }
-
-    fn max_result_size_chars(&self) -> MaxResultSize {
-        MaxResultSize::Chars(1_000)
-    }
-
-    async fn call(&self, _: ThrowawayInput, _: &ToolUseContext) -> Result<ToolResult<String>, ToolError> {
-        Ok(ToolResult::new("done".to_owned()))
-    }
-
-    fn map_tool_result(&self, output: &String, tool_use_id: &str) -> ToolResultBlock {
-        ToolResultBlock::text(tool_use_id, output.clone())
-    }
 }
 
 fn context(mode: PermissionMode, bypass_available: bool) -> ToolUseContext {
