@@ -14,7 +14,7 @@
 //! - Teammates run **in-process** by default: background sub-agents through the context's
 //!   runner (as the Agent tool's background path), registered as agent tasks named after the
 //!   teammate, with the caller's tools cut to Claude Code's background and teammate sets (the
-//!   tools whose [`AgentScope`](agent_tools_core::AgentScope) reaches teammates, MCP tools
+//!   tools whose [`AgentScope`] reaches teammates, MCP tools
 //!   too, never StructuredOutput) and a teammate system prompt
 //!   ([`agent_tools_team::teammate_system_prompt`]). Each one's end is a `<task-notification>`
 //!   to the lead. The member's `agent_type` is a label (hooks, listings): custom agent
