@@ -33,7 +33,8 @@ use std::sync::Arc;
 
 use agent_tools_core::caller::{InnerResult, ToolCaller};
 use agent_tools_core::invoke::{
-    Invocation, input_error_result, unknown_tool_result, validation_error_result, wrap_tool_use_error,
+    Invocation, input_error_result, runs_concurrently, unknown_tool_result, validation_error_result,
+    wrap_tool_use_error,
 };
 use agent_tools_core::result::{ContentBlock, ContextModifier, Message, ToolUseBlock};
 use agent_tools_core::tool::InterruptBehavior;
@@ -80,13 +81,6 @@ pub trait CallObserver: Send + Sync {
         path: Option<&'a std::path::Path>,
         ctx: &'a ToolUseContext,
     ) -> agent_tools_core::tool::BoxFuture<'a, Option<String>>;
-}
-
-/// The one concurrency rule ([`agent_tools_core::invoke::runs_concurrently`]) for a
-/// `tool_use` block: the executor's turns, [`Session::call`](crate::Session::call) (a shared lock
-/// for these calls, the exclusive one for the rest) and the agent loop apply it.
-pub fn runs_concurrently(tool: Option<&(dyn Tool + 'static)>, block: &ToolUseBlock) -> bool {
-    agent_tools_core::invoke::runs_concurrently(tool, &block.input)
 }
 
 /// Runs tool calls for a pool: hooks, permissions (and whoever answers questions), batching.
@@ -256,11 +250,10 @@ impl Executor {
         let mut hook_decision = None;
         let mut hook_updated_input = false;
         if !self.hooks.pre_tool_use.is_empty() {
-            let observed = parsed.json().clone();
             let matched = hooks::any_condition(&self.hooks.pre_tool_use, tool.name())
                 .then(|| CallMatch::for_hooks(tool, &parsed, &call_ctx));
             let condition = |pattern: &str| matched.as_ref().is_none_or(|matched| matched.holds(pattern));
-            let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), &observed, &condition, &call_ctx).await;
+            let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), parsed.json(), &condition, &call_ctx).await;
             messages.extend(pre.messages);
             if let Some(blocked) = pre.blocked {
                 return Invocation {
@@ -328,14 +321,17 @@ impl Executor {
         // The input the post hooks' `if` conditions see is the one the tool runs with.
         let post_match = hooks::any_condition(&self.hooks.post_tool_use, tool.name())
             .then(|| CallMatch::for_hooks(tool, &parsed, &call_ctx));
-        let touched =
-            (!self.observers.is_empty()).then(|| tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path)));
+        // The file the call names, for the observers (looked up only when there is one).
+        let touched = if self.observers.is_empty() {
+            None
+        } else {
+            tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path))
+        };
         tracing::debug!(tool = tool.name(), id, "calling tool");
         let outcome = self.call(tool, parsed, &call_ctx).await;
         let mut done = Invocation::from_call(id, tool.name(), outcome);
         // What follows a success (the new errors an edit introduced: Claude Code's diagnostics).
         if !done.block.is_error {
-            let touched = touched.flatten();
             for observer in self.observers.iter() {
                 if let Some(text) = observer.after_call(tool, touched.as_deref(), &call_ctx).await {
                     done.block.content.push_text(text);
@@ -446,7 +442,7 @@ impl Executor {
         let mut index = 0;
         while index < tool_uses.len() {
             let safe = |block: &ToolUseBlock| {
-                runs_concurrently(find_tool_by_name(&self.pool, &block.name).map(AsRef::as_ref), block)
+                runs_concurrently(find_tool_by_name(&self.pool, &block.name).map(AsRef::as_ref), &block.input)
             };
             let batch_end = if safe(&tool_uses[index]) {
                 index + tool_uses[index..].iter().take_while(|b| safe(b)).count()

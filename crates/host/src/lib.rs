@@ -58,7 +58,7 @@ pub mod size;
 pub mod tool_search;
 
 pub use environment::Environment;
-pub use executor::{CallObserver, Executor, Turn, run_tool_use, run_tool_uses, runs_concurrently, tool_result_message};
+pub use executor::{CallObserver, Executor, Turn, run_tool_use, run_tool_uses, tool_result_message};
 pub use hooks::Hooks;
 pub use permissions::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, PermissionAnswer, PermissionPrompter, PermissionRequest,

@@ -293,10 +293,10 @@ impl Session {
         find_tool_by_name(&self.pool(), name).cloned()
     }
 
-    /// Whether `block` may run alongside other calls ([`runs_concurrently`](crate::executor::runs_concurrently)
+    /// Whether `block` may run alongside other calls ([`runs_concurrently`](agent_tools_core::invoke::runs_concurrently)
     /// over this session's pool): [`Session::call`] runs such calls under a shared lock.
     pub fn runs_concurrently(&self, block: &ToolUseBlock) -> bool {
-        crate::executor::runs_concurrently(self.find_tool(&block.name).as_deref(), block)
+        agent_tools_core::invoke::runs_concurrently(self.find_tool(&block.name).as_deref(), &block.input)
     }
 
     /// The executor (hooks, the session's prompter, the concurrency cap) over the pool as it

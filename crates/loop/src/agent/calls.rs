@@ -1,5 +1,5 @@
 //! Running the model's calls: the ones started while the answer streamed and the rest, with
-//! [`runs_concurrently`](agent_tools_host::runs_concurrently) as the one rule for what runs
+//! [`runs_concurrently`](agent_tools_core::invoke::runs_concurrently) as the one rule for what runs
 //! together; each result reported as it finishes, and what a turn's results deliver to the
 //! conversation.
 
@@ -42,7 +42,7 @@ impl Agent {
             is_error: done.block.is_error,
             denied: done.permission_denied,
         });
-        let result = tool_result_json(&self.tool_name(block), self.capabilities(block), done);
+        let result = self.result_json(block, done);
         let data = done.data.as_ref().map(|data| data.to_json());
         sink(AgentEvent::Message(self.user_event(&result, data)));
         result
@@ -52,9 +52,14 @@ impl Agent {
         self.session.find_tool(&block.name).map_or_else(|| block.name.clone(), |tool| tool.name().to_owned())
     }
 
-    /// The called tool's capabilities ([`Capabilities::DEFAULT`] for a tool not in the pool).
-    pub(super) fn capabilities(&self, block: &ToolUseBlock) -> agent_tools_core::Capabilities {
-        self.session.find_tool(&block.name).map_or_else(Default::default, |tool| tool.capabilities())
+    /// A finished call's `tool_result` block, shaped for the called tool: its name and
+    /// capabilities, or the block's name and [`Capabilities::DEFAULT`](agent_tools_core::Capabilities::DEFAULT)
+    /// for a tool not in the pool.
+    fn result_json(&self, block: &ToolUseBlock, done: &Invocation) -> Value {
+        let tool = self.session.find_tool(&block.name);
+        let name = tool.as_ref().map_or(block.name.as_str(), |tool| tool.name());
+        let capabilities = tool.as_ref().map_or_else(Default::default, |tool| tool.capabilities());
+        tool_result_json(name, capabilities, done)
     }
 
     pub(super) fn is_concurrency_safe(&self, block: &ToolUseBlock) -> bool {
@@ -143,7 +148,7 @@ impl Agent {
             .map(|(block, done)| {
                 let (done, result) = done.unwrap_or_else(|| {
                     let missing = Invocation::refused(ToolResultBlock::error(&block.id, INTERRUPTED_BY_USER));
-                    let result = tool_result_json(&self.tool_name(&block), self.capabilities(&block), &missing);
+                    let result = self.result_json(&block, &missing);
                     (missing, result)
                 });
                 (block, done, result)
