@@ -139,7 +139,6 @@ fn every_tool_crate_has_its_name_host_feature_pool_entry_and_tests() {
     let host = packages().into_iter().find(|(name, _, _)| name == "agent-tools-host").expect("no agent-tools-host");
     let features: Vec<String> =
         host.2["features"].as_object().unwrap().keys().filter(|f| *f != "default").cloned().collect();
-    let pool = fs::read_to_string(root().join("crates/host/src/pool.rs")).unwrap();
     let mut problems = Vec::new();
     for (short, package, _) in &tools {
         if package != &format!("agent-tool-{short}") {
@@ -156,11 +155,12 @@ fn every_tool_crate_has_its_name_host_feature_pool_entry_and_tests() {
         if !tools.iter().any(|(short, _, _)| short == feature) {
             problems.push(format!("host feature `{feature}` has no crate in crates/tools/{feature}"));
         }
-        let line = format!("\n    \"{feature}\" => agent_tool_{} =>", feature.replace('-', "_"));
-        // StructuredOutput is a special tool (Claude Code's): built for a schema, outside the table.
+        // The compiled table's lines for this feature; StructuredOutput is a special tool (Claude
+        // Code's), built for a schema outside the table.
+        let lines = agent_tools_host::pool::BUILT_IN_TOOLS.iter().filter(|tool| tool.feature == feature).count();
         let special = SPECIAL_TOOL_FEATURES.contains(&feature.as_str())
-            && pool.contains(&format!("#[cfg(feature = \"{feature}\")]"));
-        match pool.matches(&line).count() + usize::from(special) {
+            && agent_tools_host::structured_output_tool(serde_json::json!({"type": "object"})).is_ok();
+        match lines + usize::from(special) {
             1 => {}
             0 => problems.push(format!("the tool table (crates/host/src/pool.rs) has no line for `{feature}`")),
             n => problems.push(format!("the tool table (crates/host/src/pool.rs) has {n} lines for `{feature}`")),
