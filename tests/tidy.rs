@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agent_tools_host::{ConfigFiles, HostConfig, RemoteTriggerEndpoint, SmallModelConfig, get_all_base_tools};
+use agent_tools_host::{HostConfig, get_all_base_tools};
 use serde_json::Value;
 
 /// Tool crate → tool crate dependencies that exist today and must go. This list must shrink to
@@ -173,24 +173,6 @@ fn every_tool_crate_has_its_name_host_feature_pool_entry_and_tests() {
 /// Tool features whose tool is made outside the tool table (a special tool, built on demand).
 const SPECIAL_TOOL_FEATURES: &[&str] = &["structured-output"];
 
-/// A pool with every optional tool switched on.
-fn everything() -> HostConfig {
-    HostConfig {
-        pwsh: Some(PathBuf::from("pwsh")),
-        small_model: Some(SmallModelConfig { api_key: "key".into(), ..SmallModelConfig::default() }),
-        subagents: true,
-        lsp: true,
-        repl: true,
-        brief: true,
-        config_files: Some(ConfigFiles {
-            user: Some(PathBuf::from("/nonexistent/settings.json")),
-            ..ConfigFiles::default()
-        }),
-        remote_trigger: Some(RemoteTriggerEndpoint { base_url: "https://triggers.example".into(), token: "t".into() }),
-        ..HostConfig::default()
-    }
-}
-
 /// The tools of the design's source chapters, by API name: each is built — a built-in of the
 /// pool with every switch on (both task-list modes), or one the MCP client makes per server.
 const SEED_TOOLS: &[&str] = &[
@@ -250,7 +232,11 @@ const MCP_MADE: &[(&str, &str)] = &[
 fn every_seed_tool_is_built() {
     let mut built: Vec<String> = Vec::new();
     for todo_v2 in [false, true] {
-        built.extend(get_all_base_tools(&HostConfig { todo_v2, ..everything() }).iter().map(|t| t.name().to_owned()));
+        built.extend(
+            get_all_base_tools(&HostConfig { todo_v2, ..agent_tools_host::every_tool_config() })
+                .iter()
+                .map(|t| t.name().to_owned()),
+        );
     }
     built.push(agent_tools_host::structured_output_tool(serde_json::json!({"type": "object"})).unwrap().name().into());
     let mut missing = Vec::new();
@@ -274,7 +260,7 @@ fn every_seed_tool_is_built() {
 /// API compares them), and every tool crate contributes a tool.
 #[test]
 fn tool_names_and_aliases_are_unique() {
-    let everything = everything();
+    let everything = agent_tools_host::every_tool_config();
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     let mut problems = Vec::new();
     // StructuredOutput is a special tool: only there for a structured answer's schema.

@@ -133,7 +133,9 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
             let mut config = Environment::from_process().host_config();
             config.subagents = true;
             // TeamCreate's tmux teammates run this very program (`agent --teammate`).
-            config.teammate_program = std::env::current_exe().ok();
+            config
+                .tools
+                .update::<agent_tools_team::TeamConfig>(|team| team.agent_program = std::env::current_exe().ok());
             config.structured_output = extras.output_schema;
             config.brief |= extras.brief;
             builder = builder.host_config(config);

@@ -65,6 +65,7 @@ pub mod frontmatter;
 pub mod input;
 pub mod invoke;
 pub mod names;
+mod options;
 pub mod path;
 pub mod permissions;
 pub mod persist;
@@ -87,6 +88,7 @@ pub use context::{
 pub use error::ToolError;
 pub use input::{InputError, InputIssue, ParsedInput};
 pub use names::{find_tool_by_name, tool_matches_name};
+pub use options::ToolOptions;
 pub use permissions::{PermissionMode, PermissionResult, ToolPermissionContext};
 pub use result::{ContentPart, Message, ToolResult, ToolResultBlock, ToolResultContent};
 pub use tool::{

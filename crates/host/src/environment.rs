@@ -125,31 +125,22 @@ impl Environment {
     }
 
     /// The pool's switches, as Claude Code reads them: `CLAUDE_CODE_SIMPLE` (simple mode),
-    /// `CLAUDE_CODE_GLOB_NO_IGNORE=true`, `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`, `pwsh` on
-    /// `PATH`, the small model, `CLAUDE_CODE_ENABLE_TASKS` (task list V2: Claude Code also turns
-    /// it on in its interactive chat, which none of our front ends is), tool search,
-    /// `CLAUDE_CODE_TEAMMATE_MODE` (Claude Code's `teammateMode` setting, for TeamCreate) and
-    /// `tmux` on `PATH`. The skill folders and the teams folder are the session's to fill (they
-    /// depend on workspace trust and the config folder).
+    /// `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`, the small model, `CLAUDE_CODE_ENABLE_TASKS` (task
+    /// list V2: Claude Code also turns it on in its interactive chat, which none of our front
+    /// ends is), tool search, coordinator, LSP, REPL, cron and brief switches, and the tools' own
+    /// options ([`Self::tool_options`]). The skill, command and agent folders, the teams folder
+    /// and Config's settings files are the session's to fill (they depend on workspace trust and
+    /// the config folder).
     pub fn host_config(&self) -> HostConfig {
         HostConfig {
             simple: self.flag("CLAUDE_CODE_SIMPLE"),
-            glob_no_ignore: self.text("CLAUDE_CODE_GLOB_NO_IGNORE").is_some_and(|value| value.trim() == "true"),
             disable_background_tasks: self.flag("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"),
-            pwsh: find_pwsh(self.get("PATH").map(OsString::as_os_str)),
             small_model: self.small_model(),
             todo_v2: self.flag("CLAUDE_CODE_ENABLE_TASKS"),
             tool_search: self.tool_search_mode(),
-            skill_dirs: Vec::new(),
-            command_dirs: Vec::new(),
             subagents: false,
-            agent_dirs: Vec::new(),
             structured_output: None,
             coordinator: self.flag("CLAUDE_CODE_COORDINATOR_MODE"),
-            teams_dir: None,
-            teammate_mode: self.text("CLAUDE_CODE_TEAMMATE_MODE"),
-            teammate_program: None,
-            tmux: agent_tools_core::path::find_program("tmux", self.get("PATH").map(OsString::as_os_str)),
             lsp: self.flag("ENABLE_LSP_TOOL"),
             repl: !self.text("CLAUDE_CODE_REPL").is_some_and(|value| {
                 matches!(value.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off")
@@ -157,18 +148,49 @@ impl Environment {
             repl_mode: self.flag("CLAUDE_REPL_MODE"),
             disable_cron: self.flag("CLAUDE_CODE_DISABLE_CRON"),
             brief: self.flag("CLAUDE_CODE_BRIEF"),
-            config_files: None,
-            remote_trigger: self.remote_trigger(),
+            tools: self.tool_options(),
         }
     }
 
-    /// RemoteTrigger's endpoint: `AGENT_TOOLS_TRIGGERS_URL` and `AGENT_TOOLS_TRIGGERS_TOKEN`,
-    /// both set (Claude Code calls claude.ai with its login; ours calls whatever API the user
-    /// names).
-    pub fn remote_trigger(&self) -> Option<crate::pool::RemoteTriggerEndpoint> {
-        let base_url = self.text("AGENT_TOOLS_TRIGGERS_URL")?;
-        let token = self.text("AGENT_TOOLS_TRIGGERS_TOKEN")?;
-        Some(crate::pool::RemoteTriggerEndpoint { base_url, token })
+    /// The options of the tool crates that read the environment, each in its own type: Glob's
+    /// ignore files (`CLAUDE_CODE_GLOB_NO_IGNORE=true` turns them off, as in Claude Code),
+    /// PowerShell's `pwsh` on `PATH`, TeamCreate's `CLAUDE_CODE_TEAMMATE_MODE` and `tmux` on
+    /// `PATH`, and RemoteTrigger's endpoint ([`Self::remote_trigger`]). A tool whose feature is
+    /// off has none.
+    #[allow(unused_mut)] // With no such tool compiled in, nothing is set.
+    pub fn tool_options(&self) -> agent_tools_core::ToolOptions {
+        let mut tools = agent_tools_core::ToolOptions::new();
+        let path = self.get("PATH").map(OsString::as_os_str);
+        #[cfg(feature = "glob")]
+        if self.text("CLAUDE_CODE_GLOB_NO_IGNORE").is_some_and(|value| value.trim() == "true") {
+            tools.update::<agent_tool_glob::GlobConfig>(|glob| glob.walk.respect_ignore_files = false);
+        }
+        #[cfg(feature = "powershell")]
+        if let Some(pwsh) = find_pwsh(path) {
+            tools.insert(agent_tool_powershell::PowerShellConfig {
+                shell: Some(pwsh),
+                ..agent_tool_powershell::PowerShellConfig::default()
+            });
+        }
+        #[cfg(feature = "team-create")]
+        tools.update::<agent_tool_team_create::TeamConfig>(|team| {
+            team.teammate_mode =
+                agent_tool_team_create::TeammateMode::parse(self.text("CLAUDE_CODE_TEAMMATE_MODE").as_deref());
+            team.tmux = agent_tools_core::path::find_program("tmux", path).map(agent_tool_team_create::TmuxConfig::new);
+        });
+        #[cfg(feature = "remote-trigger")]
+        if let Some((base_url, token)) = self.remote_trigger() {
+            tools.insert(agent_tool_remote_trigger::RemoteTriggerConfig::new(base_url, token));
+        }
+        let _ = path;
+        tools
+    }
+
+    /// RemoteTrigger's endpoint, the base URL and the bearer token: `AGENT_TOOLS_TRIGGERS_URL`
+    /// and `AGENT_TOOLS_TRIGGERS_TOKEN`, both set (Claude Code calls claude.ai with its login;
+    /// ours calls whatever API the user names).
+    pub fn remote_trigger(&self) -> Option<(String, String)> {
+        Some((self.text("AGENT_TOOLS_TRIGGERS_URL")?, self.text("AGENT_TOOLS_TRIGGERS_TOKEN")?))
     }
 
     /// MCP client options: `MCP_TIMEOUT` (connect, ms), `MCP_TOOL_TIMEOUT` (per call, ms) and
@@ -214,7 +236,13 @@ mod tests {
             .with("ENABLE_TOOL_SEARCH", "false");
         let config = env.host_config();
         assert!(config.simple);
-        assert!(!config.glob_no_ignore, "only the exact value `true` turns ignore files off");
+        #[cfg(feature = "glob")]
+        {
+            let glob = |config: &HostConfig| config.tools.get_or_default::<agent_tool_glob::GlobConfig>();
+            assert!(glob(&config).walk.respect_ignore_files, "only the exact value `true` turns ignore files off");
+            let off = env.clone().with("CLAUDE_CODE_GLOB_NO_IGNORE", " true").host_config();
+            assert!(!glob(&off).walk.respect_ignore_files);
+        }
         assert_eq!(config.tool_search, ToolSearchMode::Off);
         assert_eq!(config.small_model, None);
         let mcp = env.mcp_options(Path::new("/w"));
@@ -240,9 +268,14 @@ mod tests {
         }
         let env = Environment::empty().with("CLAUDE_CODE_TEAMMATE_MODE", "tmux").with("PATH", bin.path());
         let config = env.host_config();
-        assert_eq!(config.teammate_mode.as_deref(), Some("tmux"));
-        assert_eq!(config.tmux.as_deref(), Some(tmux.as_path()));
-        assert_eq!(Environment::empty().host_config().tmux, None);
+        #[cfg(feature = "team-create")]
+        {
+            use agent_tool_team_create::{TeamConfig, TeammateMode};
+            let team = |config: &HostConfig| config.tools.get_or_default::<TeamConfig>();
+            assert_eq!(team(&config).teammate_mode, TeammateMode::Tmux);
+            assert_eq!(team(&config).tmux.map(|tmux| tmux.program), Some(tmux.clone()));
+            assert_eq!(team(&Environment::empty().host_config()).tmux, None);
+        }
 
         let names = |config: &HostConfig| -> Vec<String> {
             crate::pool::get_all_base_tools(config)
@@ -259,7 +292,10 @@ mod tests {
         {
             let with_agents = HostConfig { subagents: true, ..config };
             assert_eq!(teams(&names(&with_agents)), ["TeamDelete"]);
-            let with_folder = HostConfig { teams_dir: Some(bin.path().join("teams")), ..with_agents };
+            let mut with_folder = with_agents;
+            with_folder.tools.update::<agent_tool_team_create::TeamConfig>(|team| {
+                team.teams_dir = Some(bin.path().join("teams"));
+            });
             let all = names(&with_folder);
             assert_eq!(teams(&all), ["TeamCreate", "TeamDelete"]);
             let at = |name: &str| all.iter().position(|tool| tool == name);

@@ -64,8 +64,8 @@ pub use permissions::{
     AutoClassifier, ClassifierRequest, ClassifierVerdict, PermissionAnswer, PermissionPrompter, PermissionRequest,
 };
 pub use pool::{
-    ConfigFiles, HostConfig, RemoteTriggerEndpoint, SmallModelConfig, assemble_tool_pool, filter_tools_by_deny_rules,
-    find_pwsh, get_all_base_tools, get_tools, structured_output_tool,
+    HostConfig, SmallModelConfig, assemble_tool_pool, every_tool_config, filter_tools_by_deny_rules, find_pwsh,
+    get_all_base_tools, get_tools, structured_output_tool,
 };
 pub use session::{
     CRON_KEY_PREFIX, CallOptions, ForkOptions, Session, SessionBuilder, SessionError, WorkspaceTrust,

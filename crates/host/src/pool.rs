@@ -10,27 +10,21 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::Tool;
 use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
+use agent_tools_core::{Tool, ToolOptions};
 
 pub use crate::tool_search::ToolSearchMode;
 
 /// Runtime switches for the pool (what Claude Code reads from its environment; the CLI fills this
 /// in, library code never reads the environment).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct HostConfig {
     /// Simple mode (`--bare`, Claude Code's `CLAUDE_CODE_SIMPLE`): only Bash, Read and Edit.
     pub simple: bool,
-    /// Glob skips files excluded by ignore files (default). Set to `true` for Claude Code's own
-    /// behaviour (it passes `--no-ignore` to its Glob).
-    pub glob_no_ignore: bool,
     /// No background tasks (Claude Code's `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS`): Bash and
     /// PowerShell have no `run_in_background` field. TaskOutput and TaskStop stay (they find no
     /// task to act on).
     pub disable_background_tasks: bool,
-    /// The `pwsh` program, when PowerShell 7 is installed ([`find_pwsh`] looks it up on a search
-    /// path): the PowerShell tool is in the pool only then.
-    pub pwsh: Option<PathBuf>,
     /// Task list V2 (Claude Code's `isTodoV2Enabled()`: env `CLAUDE_CODE_ENABLE_TASKS` truthy,
     /// or an interactive session): TaskCreate, TaskGet, TaskUpdate and TaskList are in the pool
     /// and TodoWrite is not. Off (the default): TodoWrite and no Task* tools, as in Claude Code's
@@ -44,21 +38,9 @@ pub struct HostConfig {
     /// Tool search (Claude Code's `ENABLE_TOOL_SEARCH`): on by default, which puts ToolSearch in
     /// the pool; [`ToolSearchMode::Off`] leaves it out (and then nothing is deferred).
     pub tool_search: ToolSearchMode,
-    /// The folders Skill finds skills in (each holding `<name>/SKILL.md`), highest priority
-    /// first: the CLI passes `~/.claude/skills`, then `<project>/.claude/skills`. Empty: Skill
-    /// is in the pool but knows no skill.
-    pub skill_dirs: Vec<PathBuf>,
-    /// Legacy command folders (`<name>.md` files) Skill also offers, after every skills folder:
-    /// the CLI passes `~/.claude/commands`, then `<project>/.claude/commands`.
-    pub command_dirs: Vec<PathBuf>,
     /// Offer the Agent tool: sub-agents need the agent loop, which sets this (an MCP server or
     /// `call` has no model to run them on, so they leave it off).
     pub subagents: bool,
-    /// The folders custom agents (`<name>.md` with frontmatter) are read from, lowest priority
-    /// first: the CLI passes `~/.claude/agents`, then `<project>/.claude/agents` (a trusted
-    /// project's only). A later folder's agent replaces an earlier one of the same name, and any
-    /// replaces a built-in one.
-    pub agent_dirs: Vec<PathBuf>,
     /// The JSON Schema of a structured final answer (`--json-schema`): the pool gets the
     /// `StructuredOutput` tool built with it.
     pub structured_output: Option<serde_json::Value>,
@@ -67,16 +49,6 @@ pub struct HostConfig {
     /// `TaskStop`, `SendMessage`, `StructuredOutput`) — and every agent it starts works in the
     /// background.
     pub coordinator: bool,
-    /// Where TeamCreate keeps teams: the session passes `<config dir>/teams` (Claude Code's
-    /// `~/.claude/teams`). `None`: TeamCreate is disabled.
-    pub teams_dir: Option<PathBuf>,
-    /// How TeamCreate starts teammates (Claude Code's `teammateMode`; the CLI reads
-    /// `CLAUDE_CODE_TEAMMATE_MODE`): `tmux` for tmux panes (when [`HostConfig::tmux`] and
-    /// [`HostConfig::teammate_program`] are known), anything else in-process.
-    pub teammate_mode: Option<String>,
-    /// The `agent-tools` program a tmux teammate runs (`<it> agent --teammate TEAM/NAME`): the
-    /// CLI passes its own executable.
-    pub teammate_program: Option<PathBuf>,
     /// The LSP tool (Claude Code's `ENABLE_LSP_TOOL`, or the `lsp.enabled` setting): in the
     /// pool when this is set and the session has a language server for some file type (the
     /// session clears it otherwise, and in a folder it does not trust).
@@ -90,53 +62,20 @@ pub struct HostConfig {
     /// Bash, NotebookEdit, Agent) leave the model's list; scripts still call them
     /// ([`repl_hidden_tools`]). Needs [`Self::repl`].
     pub repl_mode: bool,
-    /// The `tmux` program, when it is installed ([`Environment::host_config`](crate::Environment::host_config)
-    /// looks it up on `PATH`).
-    pub tmux: Option<PathBuf>,
     /// No scheduled prompts (Claude Code's `CLAUDE_CODE_DISABLE_CRON`): CronCreate, CronDelete
     /// and CronList leave the pool.
     pub disable_cron: bool,
     /// Brief mode (Claude Code's `--brief`, `CLAUDE_CODE_BRIEF`): SendUserMessage (alias
     /// `Brief`) is in the pool, never deferred, and the user reads what it sends.
     pub brief: bool,
-    /// The settings files the Config tool reads and writes; the session fills them in from its
-    /// settings sources. `None` (or no user and local file): Config is not in the pool.
-    pub config_files: Option<ConfigFiles>,
-    /// The triggers API RemoteTrigger calls; `None`: RemoteTrigger is not in the pool.
-    pub remote_trigger: Option<RemoteTriggerEndpoint>,
-}
-
-/// The settings files of a session, for the Config tool (Claude Code's user, project and local
-/// settings, and `--settings`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ConfigFiles {
-    /// `~/.claude/settings.json` (written for user settings such as `model`).
-    pub user: Option<PathBuf>,
-    /// `<project>/.claude/settings.json` (read only: it is shared with the team).
-    pub project: Option<PathBuf>,
-    /// `<project>/.claude/settings.local.json` (written for project settings such as `sandbox.enabled`).
-    pub local: Option<PathBuf>,
-    /// `--settings` (a file or JSON text): read only, wins over the others.
-    pub flag: Option<String>,
-}
-
-/// Where RemoteTrigger sends its requests: an `https://` base URL (`http://` for loopback
-/// hosts only) and the bearer token. `Debug` never prints the token.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct RemoteTriggerEndpoint {
-    /// The API's base URL (`{base}/v1/code/triggers…`).
-    pub base_url: String,
-    /// The bearer token.
-    pub token: String,
-}
-
-impl std::fmt::Debug for RemoteTriggerEndpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RemoteTriggerEndpoint")
-            .field("base_url", &self.base_url)
-            .field("token", &agent_tools_core::secret::Redacted(&self.token))
-            .finish()
-    }
+    /// Each tool crate's own options, by type (Glob's `GlobConfig`, Skill's `SkillConfig`,
+    /// TeamCreate's `TeamConfig`, Config's `ConfigToolConfig`, RemoteTrigger's
+    /// `RemoteTriggerConfig`, PowerShell's `PowerShellConfig`, the Agent tool's
+    /// `AgentFolders` …): a tool whose options are not here builds with its defaults, and one
+    /// that needs them to work (PowerShell without a `pwsh`, Config without settings files,
+    /// RemoteTrigger without an endpoint) is left out. The table's `with options` lines read
+    /// them.
+    pub tools: ToolOptions,
 }
 
 /// Where WebFetch's secondary model is reached: the Anthropic Messages API with this key (the CLI
@@ -162,7 +101,7 @@ impl std::fmt::Debug for SmallModelConfig {
     }
 }
 
-/// The `pwsh` program in `search_path` (a `PATH`-style list), for [`HostConfig::pwsh`]; `None`
+/// The `pwsh` program in `search_path` (a `PATH`-style list), for PowerShell's options; `None`
 /// when there is none or the `powershell` feature is off. The caller passes the search path (the
 /// CLI passes its `PATH`): library code never reads the environment.
 pub fn find_pwsh(search_path: Option<&OsStr>) -> Option<PathBuf> {
@@ -172,6 +111,36 @@ pub fn find_pwsh(search_path: Option<&OsStr>) -> Option<PathBuf> {
     {
         let _ = search_path;
         None
+    }
+}
+
+/// A config under which [`get_all_base_tools`] builds every tool compiled into this build (with
+/// TodoWrite, not the Task* tools: set [`HostConfig::todo_v2`] for those), for listing tools and
+/// checking names. Its `pwsh` program, API key, settings file and triggers endpoint are
+/// placeholders: never run, read or called.
+#[allow(unused_mut)] // With none of these tools compiled in, no option is set.
+pub fn every_tool_config() -> HostConfig {
+    let mut tools = ToolOptions::new();
+    #[cfg(feature = "powershell")]
+    tools.insert(agent_tool_powershell::PowerShellConfig {
+        shell: Some(PathBuf::from("pwsh")),
+        ..agent_tool_powershell::PowerShellConfig::default()
+    });
+    #[cfg(feature = "config")]
+    tools.insert(agent_tool_config::ConfigToolConfig {
+        user_settings: Some(PathBuf::from("/nonexistent/settings.json")),
+        ..agent_tool_config::ConfigToolConfig::default()
+    });
+    #[cfg(feature = "remote-trigger")]
+    tools.insert(agent_tool_remote_trigger::RemoteTriggerConfig::new("https://triggers.example", "t"));
+    HostConfig {
+        small_model: Some(SmallModelConfig { api_key: "key".into(), ..SmallModelConfig::default() }),
+        subagents: true,
+        lsp: true,
+        repl: true,
+        brief: true,
+        tools,
+        ..HostConfig::default()
     }
 }
 
@@ -189,13 +158,20 @@ pub struct BuiltIn {
     pub feature: &'static str,
 }
 
-/// The one table of built-in tools: a line per tool, `"feature" => crate_name => |config| tool`,
-/// where `tool` is the `Option<Arc<dyn Tool>>` this session gets (`None` when a switch of
-/// [`HostConfig`] leaves it out). From it come [`BUILT_IN_TOOLS`], [`BUILT_IN_TOOL_NAMES`] (checked
-/// distinct at compile time, as zed checks its tool names) and [`get_all_base_tools`]'s order.
-/// Adding a tool is its crate, one line here and one feature in this crate's `Cargo.toml`.
+/// The one table of built-in tools, a line per tool in one of three forms:
+///
+/// - `"grep" => agent_tool_grep;`: the crate's `tool()`, always;
+/// - `"glob" => agent_tool_glob with options;`: the crate's `tool_with(options)`, its options
+///   read from [`HostConfig::tools`] by type (the crate's defaults when none were set);
+/// - `"bash" => agent_tool_bash => |c| expr;`: `expr`, the `Option<Arc<dyn Tool>>` this session
+///   gets from its [`HostConfig`] `c` (`None` leaves the tool out), for tools that follow a
+///   session-wide switch.
+///
+/// From it come [`BUILT_IN_TOOLS`], [`BUILT_IN_TOOL_NAMES`] (checked distinct at compile time,
+/// as zed checks its tool names) and [`get_all_base_tools`]'s order. Adding a tool is its crate,
+/// one line here and one feature in this crate's `Cargo.toml`.
 macro_rules! tool_table {
-    ($($feature:literal => $krate:ident => |$config:ident| $build:expr;)*) => {
+    ($($feature:literal => $krate:ident $(with $options:ident)? $(=> |$config:ident| $build:expr)?;)*) => {
         /// Every built-in tool compiled into this build, in [`get_all_base_tools`]'s order
         /// (whether a session gets it depends on its [`HostConfig`]).
         pub const BUILT_IN_TOOLS: &[BuiltIn] = &[$(
@@ -217,59 +193,59 @@ macro_rules! tool_table {
         /// with [`HostConfig::subagents`]), TaskOutput, Bash, Glob, Grep, ExitPlanMode, Read,
         /// Edit, MultiEdit (where Claude Code 1.x had it; deferred, as 2.1.332 has none), Write,
         /// NotebookEdit, WebFetch, TodoWrite, WebSearch (only when [`HostConfig::small_model`]
-        /// has an API key), TaskStop, AskUserQuestion, Skill, EnterPlanMode, then the conditional
-        /// tools: TaskCreate, TaskGet, TaskUpdate, TaskList (only with [`HostConfig::todo_v2`],
-        /// which also removes TodoWrite), LSP (only with [`HostConfig::lsp`]), EnterWorktree and
-        /// ExitWorktree, the agents' messaging and team tools, REPL, the late block, PowerShell
-        /// (only when [`HostConfig::pwsh`] names a program), and last ToolSearch (unless
-        /// [`HostConfig::tool_search`] is off).
+        /// has an API key), TaskStop, AskUserQuestion, Skill, EnterPlanMode, Config (only with
+        /// settings files), then the conditional tools: TaskCreate, TaskGet, TaskUpdate,
+        /// TaskList (only with [`HostConfig::todo_v2`], which also removes TodoWrite), LSP (only
+        /// with [`HostConfig::lsp`]), EnterWorktree and ExitWorktree, the agents' messaging and
+        /// team tools, REPL, the late block, PowerShell (only when its options name a `pwsh`),
+        /// and last ToolSearch (unless [`HostConfig::tool_search`] is off).
         // With no tool feature on, nothing is pushed and `config` is unused.
         #[allow(unused_mut, unused_variables)]
         pub fn get_all_base_tools(config: &HostConfig) -> Vec<Arc<dyn Tool>> {
             let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
             $(
                 #[cfg(feature = $feature)]
-                {
-                    let $config = config;
-                    let tool: Option<Arc<dyn Tool>> = $build;
-                    tools.extend(tool);
-                }
+                tools.extend(tool_table!(@build config, $krate $(with $options)? $(=> |$config| $build)?));
             )*
             tools
         }
     };
+    (@build $c:ident, $krate:ident) => { Some($krate::tool()) };
+    (@build $c:ident, $krate:ident with options) => { Some($krate::tool_with($c.tools.get_or_default())) };
+    (@build $c:ident, $krate:ident => |$config:ident| $build:expr) => {{
+        let $config = $c;
+        let tool: Option<Arc<dyn Tool>> = $build;
+        tool
+    }};
 }
 
 // Claude Code's `getAllBaseTools` order. `c` is the session's `HostConfig`.
 tool_table! {
-    "agent" => agent_tool_agent => |c| c.subagents.then(|| agent_tool(c));
-    "task-output" => agent_tool_task_output => |c| Some(agent_tool_task_output::tool());
+    "agent" => agent_tool_agent => |c| c.subagents.then(|| {
+        agent_tool_agent::tool_from_folders(&c.tools.get_or_default(), c.coordinator)
+    });
+    "task-output" => agent_tool_task_output;
     "bash" => agent_tool_bash => |c| Some(agent_tool_bash::tool_with(agent_tool_bash::BashConfig {
         background_tasks: !c.disable_background_tasks,
         ..agent_tool_bash::BashConfig::default()
     }));
-    "glob" => agent_tool_glob => |c| Some(agent_tool_glob::tool_with(agent_tool_glob::GlobConfig {
-        walk: agent_tool_glob::WalkConfig { respect_ignore_files: !c.glob_no_ignore, ..Default::default() },
-    }));
-    "grep" => agent_tool_grep => |c| Some(agent_tool_grep::tool());
-    "exit-plan-mode" => agent_tool_exit_plan_mode => |c| Some(agent_tool_exit_plan_mode::tool());
-    "file-read" => agent_tool_file_read => |c| Some(agent_tool_file_read::tool());
-    "file-edit" => agent_tool_file_edit => |c| Some(agent_tool_file_edit::tool());
+    "glob" => agent_tool_glob with options;
+    "grep" => agent_tool_grep;
+    "exit-plan-mode" => agent_tool_exit_plan_mode;
+    "file-read" => agent_tool_file_read;
+    "file-edit" => agent_tool_file_edit;
     // Claude Code's old MultiEdit sat after Edit; 2.1.332 has none, so ours is deferred.
-    "multi-edit" => agent_tool_multi_edit => |c| Some(agent_tool_multi_edit::tool());
-    "file-write" => agent_tool_file_write => |c| Some(agent_tool_file_write::tool());
-    "notebook-edit" => agent_tool_notebook_edit => |c| Some(agent_tool_notebook_edit::tool());
+    "multi-edit" => agent_tool_multi_edit;
+    "file-write" => agent_tool_file_write;
+    "notebook-edit" => agent_tool_notebook_edit;
     "web-fetch" => agent_tool_web_fetch => |c| Some(web_fetch(c));
     "todo-write" => agent_tool_todo_write => |c| (!c.todo_v2).then(agent_tool_todo_write::tool);
     // Claude Code's WebSearch sits here; it needs an API key, so it is left out without one.
     "web-search" => agent_tool_web_search => |c| web_search(c);
-    "task-stop" => agent_tool_task_stop => |c| Some(agent_tool_task_stop::tool());
-    "ask-user-question" => agent_tool_ask_user_question => |c| Some(agent_tool_ask_user_question::tool());
-    "skill" => agent_tool_skill => |c| Some(agent_tool_skill::tool_with(agent_tool_skill::SkillConfig {
-        command_dirs: c.command_dirs.clone(),
-        ..agent_tool_skill::SkillConfig::new(c.skill_dirs.clone())
-    }));
-    "enter-plan-mode" => agent_tool_enter_plan_mode => |c| Some(agent_tool_enter_plan_mode::tool());
+    "task-stop" => agent_tool_task_stop;
+    "ask-user-question" => agent_tool_ask_user_question;
+    "skill" => agent_tool_skill with options;
+    "enter-plan-mode" => agent_tool_enter_plan_mode;
     // Where Claude Code lists Config (its internal builds have it; ours always, deferred).
     "config" => agent_tool_config => |c| config_tool(c);
     // Claude Code's `isTodoV2Enabled()` block, in its order.
@@ -281,13 +257,15 @@ tool_table! {
     "lsp" => agent_tool_lsp => |c| c.lsp.then(agent_tool_lsp::tool);
     // Claude Code lists these in its conditional part (worktree mode, always on), after
     // EnterPlanMode and LSP, before SendMessage and PowerShell.
-    "enter-worktree" => agent_tool_enter_worktree => |c| Some(agent_tool_enter_worktree::tool());
-    "exit-worktree" => agent_tool_exit_worktree => |c| Some(agent_tool_exit_worktree::tool());
+    "enter-worktree" => agent_tool_enter_worktree;
+    "exit-worktree" => agent_tool_exit_worktree;
     // The agents' messaging tools, where Claude Code lists SendMessage: only with sub-agents.
     "send-message" => agent_tool_send_message => |c| c.subagents.then(agent_tool_send_message::tool);
     "list-agents" => agent_tool_list_agents => |c| c.subagents.then(agent_tool_list_agents::tool);
     // Teams (Claude Code's agent swarms): only where sub-agents run.
-    "team-create" => agent_tool_team_create => |c| c.subagents.then(|| team_create_tool(c));
+    "team-create" => agent_tool_team_create => |c| c.subagents.then(|| {
+        agent_tool_team_create::tool_with(c.tools.get_or_default())
+    });
     "team-delete" => agent_tool_team_delete => |c| c.subagents.then(agent_tool_team_delete::tool);
     // Where Claude Code lists REPL: after the team tools, before the late ones.
     "repl" => agent_tool_repl => |c| c.repl.then(|| {
@@ -295,7 +273,7 @@ tool_table! {
     });
     // Claude Code's late block, in its order: Sleep, the cron tools, RemoteTrigger, Monitor,
     // SendUserMessage.
-    "sleep" => agent_tool_sleep => |c| Some(agent_tool_sleep::tool());
+    "sleep" => agent_tool_sleep;
     "cron-create" => agent_tool_cron_create => |c| (!c.disable_cron).then(agent_tool_cron_create::tool);
     "cron-delete" => agent_tool_cron_delete => |c| (!c.disable_cron).then(agent_tool_cron_delete::tool);
     "cron-list" => agent_tool_cron_list => |c| (!c.disable_cron).then(agent_tool_cron_list::tool);
@@ -303,13 +281,8 @@ tool_table! {
     // A monitor is a background task: none when background tasks are off.
     "monitor" => agent_tool_monitor => |c| (!c.disable_background_tasks).then(agent_tool_monitor::tool);
     "send-user-message" => agent_tool_send_user_message => |c| c.brief.then(agent_tool_send_user_message::tool);
-    "powershell" => agent_tool_powershell => |c| c.pwsh.as_ref().map(|pwsh| {
-        agent_tool_powershell::tool_with(agent_tool_powershell::PowerShellConfig {
-            shell: Some(pwsh.clone()),
-            background_tasks: !c.disable_background_tasks,
-            ..agent_tool_powershell::PowerShellConfig::default()
-        })
-    });
+    // Only where PowerShell 7 is: its options name the `pwsh` program.
+    "powershell" => agent_tool_powershell => |c| powershell_tool(c);
     // Claude Code appends ToolSearch after every other tool, when tool search may be on.
     "tool-search" => agent_tool_tool_search => |c| c.tool_search.is_on().then(agent_tool_tool_search::tool);
 }
@@ -320,27 +293,31 @@ const _: () =
 /// The tools simple mode keeps.
 pub const SIMPLE_MODE_TOOLS: &[&str] = &["Bash", "Read", "Edit"];
 
-/// Config with the session's settings files, when it has one it may write.
+/// Config with the session's settings files (its `ConfigToolConfig`), when it has one it may
+/// write.
 #[cfg(feature = "config")]
 fn config_tool(config: &HostConfig) -> Option<Arc<dyn Tool>> {
-    let files = config.config_files.as_ref()?;
-    let tool = agent_tool_config::tool_with(agent_tool_config::ConfigToolConfig {
-        user_settings: files.user.clone(),
-        project_settings: files.project.clone(),
-        local_settings: files.local.clone(),
-        flag_settings: files.flag.clone(),
-    });
+    let files = config.tools.get::<agent_tool_config::ConfigToolConfig>()?;
+    let tool = agent_tool_config::tool_with(files.clone());
     tool.is_enabled().then_some(tool)
 }
 
-/// RemoteTrigger for the session's triggers endpoint, when it has a usable one.
+/// PowerShell with its options, when they name a `pwsh` program (PowerShell 7), with no
+/// background tasks when the session has none.
+#[cfg(feature = "powershell")]
+fn powershell_tool(config: &HostConfig) -> Option<Arc<dyn Tool>> {
+    use agent_tool_powershell::PowerShellConfig;
+    let options = config.tools.get::<PowerShellConfig>().filter(|options| options.shell.is_some())?;
+    let background_tasks = options.background_tasks && !config.disable_background_tasks;
+    Some(agent_tool_powershell::tool_with(PowerShellConfig { background_tasks, ..options.clone() }))
+}
+
+/// RemoteTrigger for the session's triggers endpoint (its `RemoteTriggerConfig`), when it has a
+/// usable one.
 #[cfg(feature = "remote-trigger")]
 fn remote_trigger_tool(config: &HostConfig) -> Option<Arc<dyn Tool>> {
-    let endpoint = config.remote_trigger.as_ref()?;
-    let tool = agent_tool_remote_trigger::tool_with(agent_tool_remote_trigger::RemoteTriggerConfig::new(
-        endpoint.base_url.clone(),
-        endpoint.token.clone(),
-    ));
+    let endpoint = config.tools.get::<agent_tool_remote_trigger::RemoteTriggerConfig>()?;
+    let tool = agent_tool_remote_trigger::tool_with(endpoint.clone());
     if !tool.is_enabled() {
         // The URL is not logged: it could hold a user name and password.
         tracing::warn!(
@@ -350,43 +327,6 @@ fn remote_trigger_tool(config: &HostConfig) -> Option<Arc<dyn Tool>> {
         return None;
     }
     Some(tool)
-}
-
-/// TeamCreate with the session's teams folder, teammate mode, program and tmux (a private tmux
-/// server for this process: `agent-tools-<pid>`).
-#[cfg(feature = "team-create")]
-fn team_create_tool(config: &HostConfig) -> Arc<dyn Tool> {
-    use agent_tool_team_create::{TeamConfig, TeammateMode, TmuxConfig};
-    agent_tool_team_create::tool_with(TeamConfig {
-        teams_dir: config.teams_dir.clone(),
-        teammate_mode: TeammateMode::parse(config.teammate_mode.as_deref()),
-        agent_program: config.teammate_program.clone(),
-        tmux: config.tmux.clone().map(TmuxConfig::new),
-        teammate_idle_timeout: None,
-    })
-}
-
-/// The Agent tool with the built-in agents and the custom ones of [`HostConfig::agent_dirs`]
-/// (a broken agent file is skipped with a warning).
-#[cfg(feature = "agent")]
-fn agent_tool(config: &HostConfig) -> Arc<dyn Tool> {
-    use agent_tool_agent::definitions::{self, SourceKind};
-    let mut layers = vec![definitions::built_in()];
-    let last = config.agent_dirs.len().saturating_sub(1);
-    for (index, dir) in config.agent_dirs.iter().enumerate() {
-        // The last folder is the project's when there are two (see `agent_dirs`).
-        let kind = if index == last && config.agent_dirs.len() > 1 { SourceKind::Project } else { SourceKind::User };
-        let (found, warnings) = definitions::load_dir(dir, kind);
-        for warning in warnings {
-            tracing::warn!(%warning, "an agent definition was skipped");
-        }
-        layers.push(found);
-    }
-    agent_tool_agent::tool_with(agent_tool_agent::AgentConfig {
-        definitions: definitions::merge(layers),
-        coordinator: config.coordinator,
-        ..agent_tool_agent::AgentConfig::default()
-    })
 }
 
 /// The `StructuredOutput` tool for a structured final answer's JSON Schema.

@@ -7,7 +7,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tool_agent::definitions::built_in;
@@ -18,22 +17,12 @@ use agent_tools_core::{
     ToolUseContext, build_tool,
 };
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool, plan_mode_message};
-use agent_tools_host::{ConfigFiles, HostConfig, RemoteTriggerEndpoint, SmallModelConfig, get_all_base_tools};
+use agent_tools_host::{HostConfig, every_tool_config, get_all_base_tools};
 use serde_json::json;
 
 /// Every optional tool switched on, in both task-list modes (the Task* tools and TodoWrite).
 fn every_tool() -> Vec<Arc<dyn Tool>> {
-    let everything = HostConfig {
-        pwsh: Some(PathBuf::from("pwsh")),
-        small_model: Some(SmallModelConfig { api_key: "key".into(), ..SmallModelConfig::default() }),
-        subagents: true,
-        lsp: true,
-        repl: true,
-        brief: true,
-        config_files: Some(ConfigFiles { user: Some(PathBuf::from("/nonexistent/s.json")), ..ConfigFiles::default() }),
-        remote_trigger: Some(RemoteTriggerEndpoint { base_url: "https://triggers.example".into(), token: "t".into() }),
-        ..HostConfig::default()
-    };
+    let everything = every_tool_config();
     let mut tools = get_all_base_tools(&everything);
     for tool in get_all_base_tools(&HostConfig { todo_v2: true, ..everything }) {
         if !tools.iter().any(|known| known.name() == tool.name()) {

@@ -77,7 +77,7 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
         expected.push("EnterPlanMode");
     }
     // Config needs a settings file it may write (the session names them).
-    if cfg!(feature = "config") && config.config_files.as_ref().is_some_and(|f| f.user.is_some() || f.local.is_some()) {
+    if has_settings_file(config) {
         expected.push("Config");
     }
     if config.todo_v2 {
@@ -108,7 +108,7 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
             expected.push(name);
         }
     }
-    if cfg!(feature = "remote-trigger") && config.remote_trigger.is_some() {
+    if has_triggers_endpoint(config) {
         expected.push("RemoteTrigger");
     }
     if cfg!(feature = "monitor") && !config.disable_background_tasks {
@@ -118,7 +118,7 @@ fn compiled_with(config: &HostConfig) -> Vec<&'static str> {
         expected.push("SendUserMessage");
     }
     // PowerShell also needs a pwsh, which the default config does not name.
-    if cfg!(feature = "powershell") && config.pwsh.is_some() {
+    if has_pwsh(config) {
         expected.push("PowerShell");
     }
     // ToolSearch comes last, after the conditional tools, unless tool search is off.
@@ -333,7 +333,53 @@ fn without_background_tasks_bash_has_no_run_in_background() {
 
 /// A config naming a `pwsh` (the host trusts the path it is given; the CLI finds it on `PATH`).
 fn with_pwsh() -> HostConfig {
-    HostConfig { pwsh: Some(std::path::PathBuf::from("/usr/bin/pwsh")), ..HostConfig::default() }
+    #[allow(unused_mut)]
+    let mut config = HostConfig::default();
+    #[cfg(feature = "powershell")]
+    config.tools.insert(agent_tool_powershell::PowerShellConfig {
+        shell: Some(std::path::PathBuf::from("/usr/bin/pwsh")),
+        ..Default::default()
+    });
+    config
+}
+
+/// Whether Config's options name a settings file it may write.
+fn has_settings_file(config: &HostConfig) -> bool {
+    #[cfg(feature = "config")]
+    return config
+        .tools
+        .get::<agent_tool_config::ConfigToolConfig>()
+        .is_some_and(|files| files.user_settings.is_some() || files.local_settings.is_some());
+    #[cfg(not(feature = "config"))]
+    return {
+        let _ = config;
+        false
+    };
+}
+
+/// Whether RemoteTrigger's options name an endpoint.
+fn has_triggers_endpoint(config: &HostConfig) -> bool {
+    #[cfg(feature = "remote-trigger")]
+    return config.tools.get::<agent_tool_remote_trigger::RemoteTriggerConfig>().is_some();
+    #[cfg(not(feature = "remote-trigger"))]
+    return {
+        let _ = config;
+        false
+    };
+}
+
+/// Whether PowerShell's options name a `pwsh`.
+fn has_pwsh(config: &HostConfig) -> bool {
+    #[cfg(feature = "powershell")]
+    return config
+        .tools
+        .get::<agent_tool_powershell::PowerShellConfig>()
+        .is_some_and(|options| options.shell.is_some());
+    #[cfg(not(feature = "powershell"))]
+    return {
+        let _ = config;
+        false
+    };
 }
 
 #[test]
@@ -404,32 +450,20 @@ fn the_small_models_key_is_never_printed_and_web_fetch_is_built_with_it() {
 /// only in brief mode, Config only with a settings file to write.
 #[test]
 fn the_late_tools_follow_their_switches() {
-    let everything = HostConfig {
-        brief: true,
-        config_files: Some(agent_tools_host::ConfigFiles {
-            user: Some("/nonexistent/settings.json".into()),
-            ..Default::default()
-        }),
-        remote_trigger: Some(agent_tools_host::RemoteTriggerEndpoint {
-            base_url: "https://triggers.example".into(),
-            token: "t".into(),
-        }),
-        ..HostConfig::default()
-    };
+    // Every tool but those of sub-agents, LSP and REPL (their own tests follow them).
+    let everything = HostConfig { subagents: false, lsp: false, repl: false, ..agent_tools_host::every_tool_config() };
     assert_eq!(names(&get_all_base_tools(&everything)), compiled_with(&everything));
     let off = HostConfig { disable_cron: true, disable_background_tasks: true, ..everything.clone() };
     assert_eq!(names(&get_all_base_tools(&off)), compiled_with(&off));
     let names_off = names(&get_all_base_tools(&off));
     assert!(!names_off.iter().any(|name| name.starts_with("Cron") || name == "Monitor"), "{names_off:?}");
     // A plain-http endpoint on another host is refused: RemoteTrigger stays out.
-    let insecure = HostConfig {
-        remote_trigger: Some(agent_tools_host::RemoteTriggerEndpoint {
-            base_url: "http://triggers.example".into(),
-            token: "t".into(),
-        }),
-        ..HostConfig::default()
-    };
-    assert!(!names(&get_all_base_tools(&insecure)).contains(&"RemoteTrigger".to_owned()));
+    #[cfg(feature = "remote-trigger")]
+    {
+        let mut insecure = HostConfig::default();
+        insecure.tools.insert(agent_tool_remote_trigger::RemoteTriggerConfig::new("http://triggers.example", "t"));
+        assert!(!names(&get_all_base_tools(&insecure)).contains(&"RemoteTrigger".to_owned()));
+    }
     if cfg!(all(feature = "send-user-message", feature = "sleep")) {
         let base = names(&get_all_base_tools(&everything));
         let sleep = base.iter().position(|name| name == "Sleep").unwrap();

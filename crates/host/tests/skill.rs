@@ -36,7 +36,8 @@ fn setup(permissions: ToolPermissionContext) -> Setup {
     .unwrap();
     std::fs::create_dir_all(skills.join("hello")).unwrap();
     std::fs::write(skills.join("hello/SKILL.md"), "---\ndescription: Greet\n---\nSay hello.\n").unwrap();
-    let config = HostConfig { skill_dirs: vec![cwd.join("home-skills"), skills], ..HostConfig::default() };
+    let mut config = HostConfig::default();
+    config.tools.insert(agent_tool_skill::SkillConfig::new(vec![cwd.join("home-skills"), skills]));
     let pool = assemble_tool_pool(&permissions, Vec::new(), &config);
     let mut ctx = ToolUseContext::new(cwd.clone());
     ctx.permission_context = Arc::new(permissions);

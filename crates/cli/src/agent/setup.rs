@@ -164,11 +164,10 @@ fn tools_denied(list: Option<&str>, env: &Environment) -> Vec<String> {
         return Vec::new();
     }
     let wanted = agent_tools_settings::parse_tool_list(list);
-    // The agent's own pool: the sub-agent tools are in it too, and those the session adds
-    // later (Config with its settings files, SendUserMessage with --brief).
-    let files = agent_tools_host::ConfigFiles { user: Some(PathBuf::from("settings.json")), ..Default::default() };
+    // Every tool this build has (the session may add some later: Config with its settings
+    // files, SendUserMessage with --brief), with the task list this environment asks for.
     let config =
-        agent_tools_host::HostConfig { subagents: true, brief: true, config_files: Some(files), ..env.host_config() };
+        agent_tools_host::HostConfig { todo_v2: env.host_config().todo_v2, ..agent_tools_host::every_tool_config() };
     let all = agent_tools_host::pool::get_all_base_tools(&config);
     for name in &wanted {
         if !all.iter().any(|tool| agent_tools_core::tool_matches_name(tool.as_ref(), name)) {

@@ -212,27 +212,9 @@ impl SessionBuilder {
 
         let config_dir = self.env.claude_config_dir();
         let mut config = self.config.clone().unwrap_or_else(|| self.env.host_config());
-        // Personal skills first: Claude Code's documentation ranks them above the project's; an
-        // untrusted project's skills are left out (a skill's `allowed-tools` become allow rules).
-        config.skill_dirs = claude_folders(config_dir.as_deref(), &cwd, "skills", trusted);
-        config.command_dirs = claude_folders(config_dir.as_deref(), &cwd, "commands", trusted);
-        // Custom agents likewise: an untrusted project's could widen an agent's tools or mode.
-        config.agent_dirs = claude_folders(config_dir.as_deref(), &cwd, "agents", trusted);
-        // Teams live in Claude Code's folder, `<config dir>/teams`, unless the caller chose one.
-        if config.teams_dir.is_none() {
-            config.teams_dir = config_dir.as_ref().map(|dir| dir.join("teams"));
-        }
+        self.tool_folders(&mut config, config_dir.as_deref(), &cwd, trusted, &sources);
         if let Some(schema) = &config.structured_output {
             crate::pool::structured_output_tool(schema.clone()).map_err(SessionError::OutputSchema)?;
-        }
-        // Config reads and writes the files the settings came from (none with settings off).
-        if config.config_files.is_none() && self.settings_files {
-            config.config_files = Some(crate::pool::ConfigFiles {
-                user: sources.home.as_ref().map(|home| home.join(".claude/settings.json")),
-                project: Some(cwd.join(".claude/settings.json")),
-                local: Some(cwd.join(".claude/settings.local.json")),
-                flag: self.flag_settings.clone(),
-            });
         }
 
         #[cfg(feature = "lsp")]
@@ -420,6 +402,47 @@ impl SessionBuilder {
         project_servers.clear();
         false
     }
+
+    /// The options of the tools that read the session's folders: Skill's skills and commands
+    /// folders and the Agent tool's agents folders (an untrusted project's are left out: a
+    /// skill's `allowed-tools` become allow rules, and a custom agent could widen its tools or
+    /// mode), TeamCreate's teams folder (`<config dir>/teams`, Claude Code's, unless the caller
+    /// chose one) and Config's settings files (the ones the settings came from; none with
+    /// settings off, and the caller's when it set them).
+    #[allow(unused_variables)] // With none of these tools compiled in, nothing is set.
+    fn tool_folders(
+        &self,
+        config: &mut HostConfig,
+        config_dir: Option<&Path>,
+        cwd: &Path,
+        trusted: bool,
+        sources: &SettingsSources,
+    ) {
+        let tools = &mut config.tools;
+        #[cfg(feature = "skill")]
+        tools.update::<agent_tool_skill::SkillConfig>(|skill| {
+            // Personal skills first: Claude Code's documentation ranks them above the project's.
+            skill.dirs = claude_folders(config_dir, cwd, "skills", trusted);
+            skill.command_dirs = claude_folders(config_dir, cwd, "commands", trusted);
+        });
+        #[cfg(feature = "agent")]
+        tools.insert(agent_tool_agent::AgentFolders(claude_folders(config_dir, cwd, "agents", trusted)));
+        #[cfg(feature = "team-create")]
+        tools.update::<agent_tool_team_create::TeamConfig>(|team| {
+            if team.teams_dir.is_none() {
+                team.teams_dir = config_dir.map(|dir| dir.join("teams"));
+            }
+        });
+        #[cfg(feature = "config")]
+        if tools.get::<agent_tool_config::ConfigToolConfig>().is_none() && self.settings_files {
+            tools.insert(agent_tool_config::ConfigToolConfig {
+                user_settings: sources.home.as_ref().map(|home| home.join(".claude/settings.json")),
+                project_settings: Some(cwd.join(".claude/settings.json")),
+                local_settings: Some(cwd.join(".claude/settings.local.json")),
+                flag_settings: self.flag_settings.clone(),
+            });
+        }
+    }
 }
 
 /// Leaves out the project servers its settings (and Claude Code's answers in `~/.claude.json`)
@@ -482,7 +505,7 @@ async fn connect_mcp(
     session
 }
 
-/// Skill's folders of one kind (`skills` or `commands`), highest priority first:
+/// Claude folders of one kind (`skills`, `commands` or `agents`), the user's first:
 /// `<config dir>/<kind>`, then — in a trusted folder — `<project>/.claude/<kind>`.
 fn claude_folders(config_dir: Option<&Path>, project: &Path, kind: &str, trusted: bool) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = config_dir.map(|dir| dir.join(kind)).into_iter().collect();

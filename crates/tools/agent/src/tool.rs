@@ -3,6 +3,7 @@
 //! context's [`SubagentRunner`] — waiting for it (foreground) or not (background).
 
 use agent_tools_core::{AgentScope, Capabilities, ToolKind};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, AgentTask, AgentTaskSpec, TaskRegistry, TaskStatus};
@@ -80,6 +81,31 @@ pub fn tool() -> Arc<dyn Tool> {
 /// The tool with this configuration.
 pub fn tool_with(config: AgentConfig) -> Arc<dyn Tool> {
     build_tool(AgentTool { config: Arc::new(config) })
+}
+
+/// The folders custom agents (`<name>.md` with frontmatter) are read from, lowest priority
+/// first: a host passes `~/.claude/agents`, then a trusted project's `.claude/agents`. A later
+/// folder's agent replaces an earlier one of the same name, and any replaces a built-in one.
+/// A host keeps it in its `ToolOptions`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentFolders(pub Vec<PathBuf>);
+
+/// The tool with the built-in agents and those of `folders` (a broken agent file is skipped
+/// with a warning), in coordinator mode when `coordinator` is set (see [`AgentConfig`]). With
+/// two folders or more, the last is taken to be the project's.
+pub fn tool_from_folders(folders: &AgentFolders, coordinator: bool) -> Arc<dyn Tool> {
+    use definitions::SourceKind;
+    let mut layers = vec![definitions::built_in()];
+    let last = folders.0.len().saturating_sub(1);
+    for (index, dir) in folders.0.iter().enumerate() {
+        let kind = if index == last && folders.0.len() > 1 { SourceKind::Project } else { SourceKind::User };
+        let (found, warnings) = definitions::load_dir(dir, kind);
+        for warning in warnings {
+            tracing::warn!(%warning, "an agent definition was skipped");
+        }
+        layers.push(found);
+    }
+    tool_with(AgentConfig { definitions: definitions::merge(layers), coordinator, ..AgentConfig::default() })
 }
 
 /// A text block of a finished agent's content.
