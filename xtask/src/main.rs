@@ -116,6 +116,10 @@ fn ci() -> anyhow::Result<()> {
     cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
     tidy()?;
     cargo(&["test", "--workspace"])?;
+    // Adding a tool is one crate, one table line and one feature: the test does it to a copy of
+    // the workspace, reusing the registry builds of the CLI's own (hence the build first).
+    cargo(&["build", "-p", "agent-tools-cli", "--quiet"])?;
+    cargo(&["test", "-p", "agent-tools-tests", "--test", "add_a_tool", "--", "--ignored"])?;
     cargo(&["test", "-p", "agent-tools-host", "--no-default-features", "--features", "grep,glob"])?;
     println!("\n$ RUSTDOCFLAGS=\"-D warnings\" cargo doc --workspace --no-deps");
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
