@@ -17,7 +17,7 @@ use std::process::Command;
 use agent_tools_testkit::fake_api::{FakeApi, Reply};
 use serde_json::{Value, json};
 
-/// The new crate: a read tool with a prompt, and nothing else.
+/// The new crate: a read tool, and nothing else.
 const CARGO_TOML: &str = r#"[package]
 name = "agent-tool-throwaway"
 description = "A tool added by the add_a_tool test."
@@ -68,7 +68,7 @@ impl ToolDef for Throwaway {
     }
 
     fn description(&self, _: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
+        "Counts the letters of a word. Use it when asked how long a word is.".to_owned()
     }
 
     fn flags(&self) -> ToolFlags {
@@ -84,8 +84,6 @@ impl ToolDef for Throwaway {
     }
 }
 "#;
-
-const PROMPT_MD: &str = "Counts the letters of a word. Use it when asked how long a word is.\n";
 
 /// The one line in the tool table, before ToolSearch (which stays last).
 const TABLE_LINE: &str = "    \"throwaway\" => agent_tool_throwaway;\n";
@@ -154,7 +152,6 @@ fn add_the_tool(workspace: &Path) {
     fs::create_dir_all(krate.join("src")).unwrap();
     fs::write(krate.join("Cargo.toml"), CARGO_TOML).unwrap();
     fs::write(krate.join("src/lib.rs"), LIB_RS).unwrap();
-    fs::write(krate.join("src/prompt.md"), PROMPT_MD).unwrap();
 
     insert_before(&workspace.join("crates/host/src/pool.rs"), "\"tool-search\" => agent_tool_tool_search", TABLE_LINE);
 
