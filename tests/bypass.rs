@@ -15,8 +15,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_tools_core::permissions::PermissionMode;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::PermissionMode;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{Tool, ToolUseContext};
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool};
 use agent_tools_host::{Executor, HostConfig, assemble_tool_pool};

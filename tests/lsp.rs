@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use agent_tools_core::PermissionMode;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_host::session::WorkspaceTrust;
 use agent_tools_host::{CallOptions, Environment, Session};
 use serde_json::{Value, json};

@@ -9,11 +9,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tool_web_fetch::{PreapprovedHosts, check_web_fetch_permission};
-use agent_tools_core::permissions::{
-    PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleSource, ToolPermissionContext,
-};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
+};
+use agent_tools_core::{
+    PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleSource, ToolPermissionContext,
 };
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool};
 use agent_tools_host::{HostConfig, get_all_base_tools};

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use agent_tools_core::PermissionMode;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_host::{CallOptions, Environment, Session};
 use serde_json::{Value, json};
 

@@ -6,7 +6,7 @@
 
 use std::fs;
 
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{ToolPermissionContext, ToolUseContext};
 use agent_tools_host::{HostConfig, assemble_tool_pool, run_tool_use};
 use serde_json::{Map, Value, json};
@@ -368,8 +368,8 @@ async fn an_edit_of_a_huge_string_that_is_not_there_repeats_only_its_start() {
     let file = dir.path().join("a.txt");
     fs::write(&file, "alpha\nbeta\n").unwrap();
     let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &HostConfig::default());
-    let mut permissions = ToolPermissionContext::default();
-    permissions.mode = agent_tools_core::permissions::PermissionMode::AcceptEdits;
+    let permissions =
+        ToolPermissionContext { mode: agent_tools_core::PermissionMode::AcceptEdits, ..Default::default() };
     let mut ctx = ToolUseContext::new(dir.path());
     ctx.permission_context = std::sync::Arc::new(permissions);
     let read = ToolUseBlock { id: "toolu_r".into(), name: "Read".into(), input: json!({"file_path": file}) };

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use agent_tools_core::PermissionMode;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_host::{CallOptions, Environment, Session};
 use agent_tools_testkit::procs::{ended, eventually};
 use serde_json::json;

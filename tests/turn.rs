@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use agent_tools_core::result::Message;
+use agent_tools_core::Message;
 use agent_tools_core::{ToolPermissionContext, ToolUseContext};
 use agent_tools_host::{HostConfig, assemble_tool_pool, run_tool_uses, tool_result_message};
 use serde_json::{Value, json};
@@ -82,7 +82,7 @@ async fn a_cd_in_a_turn_moves_the_calls_after_it() {
         is_bypass_permissions_mode_available: true,
         ..Default::default()
     });
-    let uses: Vec<agent_tools_core::result::ToolUseBlock> = serde_json::from_value(serde_json::json!([
+    let uses: Vec<agent_tools_core::ToolUseBlock> = serde_json::from_value(serde_json::json!([
         {"type": "tool_use", "id": "a", "name": "Bash", "input": {"command": "pwd"}},
         {"type": "tool_use", "id": "b", "name": "Bash", "input": {"command": "cd sub && echo moved"}},
         {"type": "tool_use", "id": "c", "name": "Bash", "input": {"command": "pwd"}},

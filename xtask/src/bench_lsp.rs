@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agent_tools_core::PermissionMode;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_host::session::WorkspaceTrust;
 use agent_tools_host::{CallOptions, Environment, Session};
 use anyhow::{Context as _, ensure};

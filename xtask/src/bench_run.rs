@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{Tool, ToolPermissionContext, ToolUseContext};
 use agent_tools_host::{HostConfig, assemble_tool_pool, run_tool_use};
 use anyhow::{Context as _, bail, ensure};
@@ -339,7 +339,7 @@ impl Bench<'_> {
         std::fs::write(&big, &versions[0])?;
         let mut ctx = ctx;
         ctx.permission_context = Arc::new(ToolPermissionContext {
-            mode: agent_tools_core::permissions::PermissionMode::AcceptEdits,
+            mode: agent_tools_core::PermissionMode::AcceptEdits,
             ..ToolPermissionContext::default()
         });
         let mut wall = Vec::new();
@@ -379,7 +379,7 @@ impl Bench<'_> {
         eprintln!("bench: {FLOOR} in {} ({runs} runs)", root.display());
         let read_all = || -> anyhow::Result<(u64, u64)> {
             let builder = agent_tools_walk::WalkConfig::default().builder(root);
-            let token = agent_tools_core::context::CancellationToken::new();
+            let token = agent_tools_core::CancellationToken::new();
             let sizes = agent_tools_walk::collect_files(
                 root,
                 &builder,

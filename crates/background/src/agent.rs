@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
+use agent_tools_core::CancellationToken;
 use agent_tools_core::NotificationQueue;
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::subagent::SubagentOutcome;
+use agent_tools_core::SubagentOutcome;
 
 use crate::{
     AgentWork, SpawnError, StopError, Task, TaskKind, TaskRegistry, TaskSnapshot, TaskState, TaskStatus, now_ms,

@@ -136,7 +136,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
 use serde::Serialize;
 

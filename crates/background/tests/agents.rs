@@ -14,7 +14,7 @@ use agent_tools_background::{
     AgentEnd, AgentTask, AgentTaskSpec, ShellTaskSpec, StopError, TaskRegistry, TaskStatus, TaskType, TasksConfig,
     WaitOutcome,
 };
-use agent_tools_core::context::{AppStateHandle, CancellationToken};
+use agent_tools_core::{AppStateHandle, CancellationToken};
 use agent_tools_core::{NotificationQueue, ToolUseContext};
 use agent_tools_testkit::procs::{Reaper, unique_token};
 use agent_tools_testkit::{alive, carrying, eventually};

@@ -10,7 +10,7 @@ use std::time::Duration;
 use agent_tools_background::{
     LineListener, OnLine, ShellTaskSpec, StopError, TaskRegistry, TaskSnapshot, TaskStatus, TasksConfig, WaitOutcome,
 };
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 use agent_tools_core::{NotificationQueue, ToolUseContext};
 use agent_tools_testkit::procs::{Reaper, unique_token};
 use agent_tools_testkit::{alive, carrying, eventually};

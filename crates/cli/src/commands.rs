@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::io::IsTerminal as _;
 use std::sync::Arc;
 
-use agent_tools_core::context::ProgressEvent;
-use agent_tools_core::result::{ContentBlock, KnownBlock, MessageContent, ToolUseBlock};
+use agent_tools_core::ProgressEvent;
+use agent_tools_core::{ContentBlock, KnownBlock, MessageContent, ToolUseBlock};
 use agent_tools_core::{ContentPart, Message, ToolResultContent};
 use agent_tools_host::{CallOptions, Session};
 use anyhow::{Context as _, bail};
@@ -156,7 +156,7 @@ pub(crate) async fn run(session: &Session, file: &Path, stream: bool) -> anyhow:
     };
     let turn: Value = serde_json::from_str(&text).context("the turn is not valid JSON")?;
     let uses = tool_uses(turn)?;
-    let mut progress: Option<agent_tools_core::context::ProgressSink> = None;
+    let mut progress: Option<agent_tools_core::ProgressSink> = None;
     if stream {
         progress = Some(Arc::new(|event: ProgressEvent| {
             let line = json!({"type": "progress", "tool_use_id": event.tool_use_id, "tool": event.tool_name, "data": event.data});

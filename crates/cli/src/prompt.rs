@@ -8,8 +8,8 @@
 
 use std::io::{BufRead as _, BufReader, IsTerminal as _, Write as _};
 
-use agent_tools_core::permissions::{PermissionBehavior, PermissionUpdate};
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
+use agent_tools_core::{PermissionBehavior, PermissionUpdate};
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 
 /// Whether a terminal is there to ask (stderr is one and `/dev/tty` opens).
@@ -87,15 +87,15 @@ fn ask_blocking(request: &PermissionRequest) -> std::io::Result<PermissionAnswer
 /// decline (end of input, or no clear answer).
 fn ask_questions_blocking(
     request: &PermissionRequest,
-    questions: &[agent_tools_core::questions::Question],
+    questions: &[agent_tools_core::Question],
 ) -> std::io::Result<PermissionAnswer> {
     let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
     let mut out = tty.try_clone()?;
     let mut input = BufReader::new(tty);
     Ok(match crate::questions::ask_on_terminal(questions, &mut input, &mut out)? {
-        Some(answers) => PermissionAnswer::AllowWithInput {
-            input: agent_tools_core::questions::with_answers(&request.input, &answers),
-        },
+        Some(answers) => {
+            PermissionAnswer::AllowWithInput { input: agent_tools_core::with_answers(&request.input, &answers) }
+        }
         None => PermissionAnswer::Deny { feedback: None },
     })
 }

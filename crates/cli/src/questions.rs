@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, Write};
 
-use agent_tools_core::questions::{Answers, Question, join_choices};
+use agent_tools_core::{Answers, Question, join_choices};
 
 /// Wrong answers in a row before the terminal gives up and counts the questions as declined.
 const MAX_TRIES: usize = 5;

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use agent_tool_team_create::{TeamConfig, TeammateMode, TmuxConfig};
-use agent_tools_core::{ToolUseContext, invoke::call_tool};
+use agent_tools_core::{ToolUseContext, call_tool};
 use agent_tools_team::{Team, state, tmux};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
 use agent_tools_testkit::procs::eventually as wait_for;

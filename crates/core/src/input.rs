@@ -135,7 +135,7 @@ const NOT_JSON_HEAD_BYTES: usize = 200;
 /// Turns a `tool_use` input into the JSON object to parse: an object is used as is; a string is
 /// parsed as JSON (streamed inputs arrive as strings); anything else is returned unchanged for the
 /// schema check to report.
-pub fn normalize_input(tool: &str, input: Value) -> Result<Value, InputError> {
+pub(crate) fn normalize_input(tool: &str, input: Value) -> Result<Value, InputError> {
     match input {
         Value::String(raw) => match serde_json::from_str::<Value>(&raw) {
             Ok(value @ Value::Object(_)) => Ok(value),

@@ -51,7 +51,7 @@ pub fn validation_error_result(tool_use_id: &str, message: &str) -> ToolResultBl
 
 /// The result for a failed `call`: the message as is (no wrapper), cut in the middle past
 /// [`MAX_ERROR_CHARS`]. Internal errors are logged and shown without their details.
-pub fn tool_error_result(tool_use_id: &str, tool_name: &str, error: &ToolError) -> ToolResultBlock {
+pub(crate) fn tool_error_result(tool_use_id: &str, tool_name: &str, error: &ToolError) -> ToolResultBlock {
     let text = match error {
         ToolError::Failed(message) => truncate_middle(message, MAX_ERROR_CHARS),
         ToolError::Cancelled => error.to_string(),
@@ -66,7 +66,7 @@ pub fn tool_error_result(tool_use_id: &str, tool_name: &str, error: &ToolError) 
 }
 
 /// The text that replaces empty content: `(NAME completed with no output)`.
-pub fn empty_result_text(tool_name: &str) -> String {
+pub(crate) fn empty_result_text(tool_name: &str) -> String {
     format!("({tool_name} completed with no output)")
 }
 
@@ -110,7 +110,7 @@ impl Invocation {
     }
 
     /// Turns what `call` returned into an invocation: the mapped block (empty content replaced by
-    /// [`empty_result_text`]) or the error result.
+    /// `empty_result_text`) or the error result.
     pub fn from_call(tool_use_id: &str, tool_name: &str, outcome: Result<ToolResult<CallOutput>, ToolError>) -> Self {
         match outcome {
             Ok(result) => {

@@ -6,19 +6,23 @@
 //! - [`ToolDef`]: the typed definition a tool crate implements (its `const NAME`, input and
 //!   output types, `call`, result mapping, and optional members with neutral defaults);
 //! - [`build_tool`]: turns a definition into the type-erased `Arc<dyn Tool>` the host uses, with
-//!   the fail-closed defaults (from [`ToolFlags`] and [`tool::defaults`]), strict input parsing
+//!   the fail-closed defaults (from [`ToolFlags`] and [`defaults`]), strict input parsing
 //!   (unknown fields rejected, every problem listed) and the JSON Schema built once and cached;
-//! - [`questions`]: what a tool asks the user beyond yes or no ([`questions::Interaction`]);
+//! - [`Interaction`]: what a tool asks the user beyond yes or no (questions with options);
 //! - [`ToolUseContext`]: what a call receives — options, cancellation, the file-read state,
 //!   app state, the working directory, permissions and limits;
 //! - [`ToolResult`], [`ToolResultBlock`], [`ValidationResult`], [`PermissionResult`],
 //!   [`ToolPermissionContext`] with Claude Code's rule grammar;
-//! - [`find_tool_by_name`] / [`tool_matches_name`], and [`invoke::call_tool`] to run one call.
+//! - [`find_tool_by_name`] / [`tool_matches_name`], and [`call_tool`] to run one call.
+//!
+//! The contract lives at the crate root; its modules are private. The public modules are the
+//! helpers tool crates share: [`frontmatter`], [`path`], [`persist`], [`quote`], [`schema`],
+//! [`secret`], [`text`] and [`user`].
 //!
 //! ## A tool in full
 //!
 //! ```
-//! use agent_tools_core::{build_tool, invoke, MaxResultSize, PromptOptions, ToolDef, ToolError,
+//! use agent_tools_core::{build_tool, call_tool, MaxResultSize, PromptOptions, ToolDef, ToolError,
 //!     ToolResult, ToolResultBlock, ToolUseContext};
 //!
 //! struct Echo;
@@ -51,51 +55,73 @@
 //! assert!(!tool.is_read_only(&parsed) && !tool.is_concurrency_safe(&parsed));
 //! let ctx = ToolUseContext::new("/tmp");
 //! let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-//! let done = rt.block_on(invoke::call_tool(tool.as_ref(), "toolu_1", serde_json::json!({"text": "hi"}), &ctx));
+//! let done = rt.block_on(call_tool(tool.as_ref(), "toolu_1", serde_json::json!({"text": "hi"}), &ctx));
 //! assert_eq!(done.block.content.text(), "hi");
-//! let refused = rt.block_on(invoke::call_tool(tool.as_ref(), "toolu_2", serde_json::json!({"txt": "hi"}), &ctx));
+//! let refused = rt.block_on(call_tool(tool.as_ref(), "toolu_2", serde_json::json!({"txt": "hi"}), &ctx));
 //! assert!(refused.block.is_error);
 //! ```
 
-pub mod caller;
+mod caller;
 mod capabilities;
-pub mod context;
-pub mod error;
+mod context;
+mod error;
 pub mod frontmatter;
-pub mod input;
-pub mod invoke;
-pub mod names;
+mod input;
+mod invoke;
+mod names;
 mod options;
 pub mod path;
-pub mod permissions;
+mod permissions;
 pub mod persist;
-pub mod questions;
+mod questions;
 pub mod quote;
-pub mod result;
+mod result;
 pub mod schema;
 pub mod secret;
-pub mod subagent;
+mod subagent;
 pub mod text;
-pub mod tool;
+mod tool;
 pub mod user;
-pub mod validation;
+mod validation;
 
+pub use caller::{InnerResult, ToolCaller};
 pub use capabilities::{AgentScope, Capabilities, ToolKind};
 pub use context::{
-    FileReadState, FileStamp, Limits, NotificationQueue, PendingNotification, QueueWatch, SandboxSettings,
-    ToolUseContext, ToolUseOptions, content_hash,
+    AppState, AppStateHandle, CancellationToken, ContentHasher, FILE_STATE_MAX_BYTES, FILE_STATE_MAX_ENTRIES,
+    FileReadState, FileReadingLimits, FileStamp, GlobLimits, Limits, NotificationQueue, PendingNotification,
+    ProgressEvent, ProgressSink, QueueWatch, SandboxSettings, ToolUseContext, ToolUseOptions, content_hash,
+    file_state_key, mtime_ms,
 };
 pub use error::ToolError;
-pub use input::{InputError, InputIssue, ParsedInput};
+pub use input::{InputError, InputIssue, ParsedInput, join_path, parse_strict, semantic, type_name, type_phrase};
+pub use invoke::{
+    Invocation, MAX_ERROR_CHARS, call_tool, input_error_result, parse_and_validate, runs_concurrently, truncate_middle,
+    unknown_tool_result, validation_error_result, wrap_tool_use_error,
+};
 pub use names::{find_tool_by_name, tool_matches_name};
 pub use options::ToolOptions;
-pub use permissions::{PermissionMode, PermissionResult, ToolPermissionContext};
-pub use result::{ContentPart, Message, ToolResult, ToolResultBlock, ToolResultContent};
-pub use tool::{
-    BuiltTool, DEFAULT_MAX_RESULT_SIZE_CHARS, InterruptBehavior, MaxResultSize, PromptOptions, TOOL_SEARCH_NAME, Tool,
-    ToolDef, ToolFlags, build_tool, is_deferred, names_are_distinct,
+pub use permissions::{
+    PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRule,
+    PermissionRuleSource, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination, RulesBySource,
+    ToolPermissionContext, ToolRestriction, normalize_legacy_tool_name, parse_rule_list, subagent_permission_mode,
+    tool_restrictions,
 };
-pub use validation::ValidationResult;
+pub use questions::{
+    Answers, DUPLICATE_LABELS, Interaction, MAX_OPTIONS, MIN_OPTIONS, Question, QuestionOption, join_choices,
+    repeated_label, with_answers,
+};
+pub use result::{
+    ContentBlock, ContentPart, ContextModifier, ImageSource, KnownBlock, McpMeta, Message, MessageContent, Role,
+    ToolResult, ToolResultBlock, ToolResultContent, ToolUseBlock,
+};
+pub use subagent::{NO_OUTPUT, SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner, task_notification};
+pub use tool::defaults;
+pub use tool::{
+    BoxFuture, BuiltTool, CallOutput, DEFAULT_MAX_RESULT_SIZE_CHARS, InterruptBehavior, MaxResultSize, McpInfo,
+    PermissionMatcher, PromptOptions, RestrictionMatcher, StructuredData, TOOL_SEARCH_NAME, Tool, ToolDef, ToolFlags,
+    build_tool, is_deferred, names_are_distinct,
+};
+pub use validation::{DENIED_BY_RULE, ValidationResult};
 
 /// Re-exported so tool crates derive schemas with the same schemars version as the core.
 pub use schemars;

@@ -98,7 +98,7 @@ impl PermissionMode {
 /// a caller in plan mode. Here a sub-agent never gets more than its caller.
 ///
 /// ```
-/// use agent_tools_core::permissions::subagent_permission_mode;
+/// use agent_tools_core::subagent_permission_mode;
 /// use agent_tools_core::PermissionMode::*;
 /// assert_eq!(subagent_permission_mode(Plan, Some(AcceptEdits)), Plan);
 /// assert_eq!(subagent_permission_mode(Default, Some(Plan)), Plan);
@@ -191,7 +191,7 @@ impl PermissionRuleValue {
     /// parenthesis last is taken whole as a tool name, as Claude Code does.
     ///
     /// ```
-    /// use agent_tools_core::permissions::PermissionRuleValue;
+    /// use agent_tools_core::PermissionRuleValue;
     /// let rule = PermissionRuleValue::parse("Bash(npm run test:*)");
     /// assert_eq!(rule.tool_name, "Bash");
     /// assert_eq!(rule.rule_content.as_deref(), Some("npm run test:*"));
@@ -277,7 +277,7 @@ fn escape_rule_content(content: &str) -> String {
 /// go below the top level. Never fails.
 ///
 /// ```
-/// use agent_tools_core::permissions::parse_rule_list;
+/// use agent_tools_core::parse_rule_list;
 /// assert_eq!(parse_rule_list("Read Write,Bash(git status, git diff)"), ["Read", "Write", "Bash(git status, git diff)"]);
 /// assert_eq!(parse_rule_list(" , Grep,, "), ["Grep"]);
 /// ```
@@ -351,7 +351,7 @@ impl ToolRestriction {
 /// both), in first-mention order. A tool also named whole (`Bash`, `Bash(*)`) is not limited.
 ///
 /// ```
-/// use agent_tools_core::permissions::tool_restrictions;
+/// use agent_tools_core::tool_restrictions;
 /// let limits = tool_restrictions(&["Read", "Bash(git diff:*)", "Bash(git log:*)", "Grep(src/**)", "Grep"]);
 /// assert_eq!(limits.len(), 1);
 /// assert_eq!(limits[0].tool_name, "Bash");
@@ -526,7 +526,7 @@ impl ToolPermissionContext {
 }
 
 /// Splits `mcp__server__tool` into `(server, Some(tool))`, or `mcp__server` into `(server, None)`.
-pub fn parse_mcp_name(name: &str) -> Option<(&str, Option<&str>)> {
+pub(crate) fn parse_mcp_name(name: &str) -> Option<(&str, Option<&str>)> {
     let rest = name.strip_prefix("mcp__")?;
     match rest.split_once("__") {
         Some((server, tool)) if !server.is_empty() => Some((server, Some(tool))),
@@ -540,7 +540,7 @@ pub fn parse_mcp_name(name: &str) -> Option<(&str, Option<&str>)> {
 /// never match here (they are the tool's own business).
 ///
 /// Mirrors Claude Code's `toolMatchesRule`.
-pub fn tool_matches_rule(tool: &dyn Tool, rule: &PermissionRuleValue) -> bool {
+pub(crate) fn tool_matches_rule(tool: &dyn Tool, rule: &PermissionRuleValue) -> bool {
     if rule.rule_content.is_some() {
         return false;
     }

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::PermissionResult;
+use agent_tools_core::call_tool;
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool, find_tool_by_name, tool_matches_name,

@@ -51,8 +51,8 @@ pub mod store;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use agent_tools_core::CancellationToken;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::context::CancellationToken;
 
 pub use crate::clock::{Clock, FakeClock, Sleep, SystemClock};
 pub use crate::schedule::{SEARCH_HORIZON_MS, Schedule, ScheduleError, Zone, human};

@@ -209,7 +209,7 @@ async fn the_driver_fires_jobs_as_the_fake_clock_reaches_them() {
     let clock = Arc::new(FakeClock::new(T0));
     let cron = scheduler(None, &clock);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let cancel = agent_tools_core::context::CancellationToken::new();
+    let cancel = agent_tools_core::CancellationToken::new();
     let driver = {
         let (cron, cancel) = (cron.clone(), cancel.clone());
         tokio::spawn(async move { cron.run(move |fired| drop(tx.send(fired)), cancel).await })

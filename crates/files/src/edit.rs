@@ -18,8 +18,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 
+use agent_tools_core::FileReadState;
 use agent_tools_core::ToolError;
-use agent_tools_core::context::FileReadState;
 use agent_tools_core::quote::quote_up_to;
 
 use self::tolerant::{desanitize, desanitize_with, find_loose, preserve_quote_style};

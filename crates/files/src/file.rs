@@ -4,8 +4,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use agent_tools_core::context::{content_hash, mtime_ms};
 use agent_tools_core::text::{SNIFF_BYTES, looks_binary};
+use agent_tools_core::{content_hash, mtime_ms};
 
 use crate::encoding::{Encoding, LineEnding, decode, encode};
 

@@ -49,7 +49,7 @@
 //! trailing whitespace is stripped only from lines the model wrote anew, where they end.
 //!
 //! ```
-//! use agent_tools_core::context::FileReadState;
+//! use agent_tools_core::FileReadState;
 //! use agent_tools_files::{check_freshness, load_text_file, record_write, write_atomic, Freshness, MAX_FILE_BYTES};
 //!
 //! let dir = tempfile::tempdir().unwrap();

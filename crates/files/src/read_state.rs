@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use agent_tools_core::context::{FileReadState, FileStamp, content_hash, mtime_ms};
+use agent_tools_core::{FileReadState, FileStamp, content_hash, mtime_ms};
 
 use crate::file::TextFile;
 

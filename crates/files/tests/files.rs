@@ -6,7 +6,7 @@
 
 use std::fs;
 
-use agent_tools_core::context::FileReadState;
+use agent_tools_core::FileReadState;
 use agent_tools_files::{
     Encoding, Freshness, LineEnding, MAX_FILE_BYTES, check_freshness, encode, encode_text, load_text_file,
     record_write, write_atomic,

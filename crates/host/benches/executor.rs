@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{ToolPermissionContext, ToolUseContext};
 use agent_tools_host::{Executor, HostConfig, assemble_tool_pool};
 use serde_json::json;

@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
+use agent_tools_core::CancellationToken;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::context::CancellationToken;
 use agent_tools_cron::{CronConfig, CronScheduler, Fired, SigningKey};
 use tokio::task::JoinHandle;
 

@@ -273,7 +273,7 @@ mod tests {
             use agent_tool_team_create::{TeamConfig, TeammateMode};
             let team = |config: &HostConfig| config.tools.get_or_default::<TeamConfig>();
             assert_eq!(team(&config).teammate_mode, TeammateMode::Tmux);
-            assert_eq!(team(&config).tmux.map(|tmux| tmux.program), Some(tmux.clone()));
+            assert_eq!(team(&config).tmux.map(|tmux| tmux.program), Some(tmux));
             assert_eq!(team(&Environment::empty().host_config()).tmux, None);
         }
 

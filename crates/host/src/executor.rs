@@ -31,13 +31,13 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::caller::{InnerResult, ToolCaller};
-use agent_tools_core::invoke::{
+use agent_tools_core::InterruptBehavior;
+use agent_tools_core::{ContentBlock, ContextModifier, Message, ToolUseBlock};
+use agent_tools_core::{InnerResult, ToolCaller};
+use agent_tools_core::{
     Invocation, input_error_result, runs_concurrently, unknown_tool_result, validation_error_result,
     wrap_tool_use_error,
 };
-use agent_tools_core::result::{ContentBlock, ContextModifier, Message, ToolUseBlock};
-use agent_tools_core::tool::InterruptBehavior;
 use agent_tools_core::{
     ParsedInput, TOOL_SEARCH_NAME, Tool, ToolError, ToolResultBlock, ToolResultContent, ToolUseContext,
     ValidationResult, find_tool_by_name, is_deferred,
@@ -80,7 +80,7 @@ pub trait CallObserver: Send + Sync {
         tool: &'a dyn Tool,
         path: Option<&'a std::path::Path>,
         ctx: &'a ToolUseContext,
-    ) -> agent_tools_core::tool::BoxFuture<'a, Option<String>>;
+    ) -> agent_tools_core::BoxFuture<'a, Option<String>>;
 }
 
 /// Runs tool calls for a pool: hooks, permissions (and whoever answers questions), batching.
@@ -384,7 +384,7 @@ impl Executor {
         call_ctx.tool_use_id = Some(id.to_owned());
         if let ValidationResult::Error { message, error_code } = tool.validate_input(&parsed, &call_ctx).await {
             let mut refused = Invocation::refused(validation_error_result(id, &message));
-            refused.permission_denied = error_code == agent_tools_core::validation::DENIED_BY_RULE;
+            refused.permission_denied = error_code == agent_tools_core::DENIED_BY_RULE;
             return Err(refused);
         }
         Ok((parsed, call_ctx))
@@ -405,7 +405,7 @@ impl Executor {
         tool: &dyn Tool,
         parsed: agent_tools_core::ParsedInput,
         ctx: &ToolUseContext,
-    ) -> Result<agent_tools_core::ToolResult<agent_tools_core::tool::CallOutput>, ToolError> {
+    ) -> Result<agent_tools_core::ToolResult<agent_tools_core::CallOutput>, ToolError> {
         if tool.interrupt_behavior() == InterruptBehavior::Block {
             let mut call_ctx = ctx.clone();
             call_ctx.tool_caller = Some(Arc::new(self.inner()));
@@ -492,9 +492,9 @@ fn chain(first: Option<ContextModifier>, second: Option<ContextModifier>) -> Opt
 /// differs from a pooled tool only in case (`grep` for `Grep`).
 fn unknown_tool(pool: &[Arc<dyn Tool>], id: &str, name: &str, ctx: &ToolUseContext) -> Invocation {
     let mut block = unknown_tool_result(id, name);
-    let denied = ctx.permission_context.rules(agent_tools_core::permissions::PermissionBehavior::Deny).any(|rule| {
+    let denied = ctx.permission_context.rules(agent_tools_core::PermissionBehavior::Deny).any(|rule| {
         rule.rule_value.rule_content.is_none()
-            && agent_tools_core::permissions::normalize_legacy_tool_name(name) == rule.rule_value.tool_name
+            && agent_tools_core::normalize_legacy_tool_name(name) == rule.rule_value.tool_name
     });
     let note = if denied {
         Some(format!("{name} is disabled for this session by a permission rule."))
@@ -582,7 +582,7 @@ impl ToolCaller for Executor {
         name: String,
         input: serde_json::Value,
         parent: &'a ToolUseContext,
-    ) -> agent_tools_core::tool::BoxFuture<'a, InnerResult> {
+    ) -> agent_tools_core::BoxFuture<'a, InnerResult> {
         Box::pin(async move {
             let block = ToolUseBlock { id, name, input };
             let mut ctx = parent.clone();

@@ -27,8 +27,8 @@
 use std::time::Duration;
 
 use agent_tools_background::group;
+use agent_tools_core::Message;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::result::Message;
 use regex::Regex;
 use serde_json::{Value, json};
 

@@ -23,7 +23,7 @@
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use agent_tools_core::result::ToolUseBlock;
+//! use agent_tools_core::ToolUseBlock;
 //! use agent_tools_host::{CallOptions, Environment, Session};
 //! use serde_json::json;
 //! let project = tempfile::tempdir()?;

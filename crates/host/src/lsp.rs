@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use agent_tools_core::{Tool, ToolKind, ToolUseContext};
 use agent_tools_lsp::{LspManager, LspOptions, builtin_servers, merge_servers, parse_servers};
 use agent_tools_settings::LoadedSettings;

@@ -24,14 +24,14 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{
+use agent_tools_core::BoxFuture;
+use agent_tools_core::ContextModifier;
+use agent_tools_core::Interaction;
+use agent_tools_core::{ParsedInput, Tool, ToolKind, ToolUseContext};
+use agent_tools_core::{
     PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRule,
     PermissionRuleSource, PermissionRuleValue, PermissionUpdate, ToolPermissionContext, ToolRestriction,
 };
-use agent_tools_core::questions::Interaction;
-use agent_tools_core::result::ContextModifier;
-use agent_tools_core::tool::BoxFuture;
-use agent_tools_core::{ParsedInput, Tool, ToolKind, ToolUseContext};
 use serde_json::Value;
 
 /// The final decision about one call.
@@ -93,7 +93,7 @@ pub fn needs_approval_message(tool_name: &str) -> String {
 /// use it under, and that the call did not run.
 ///
 /// ```
-/// use agent_tools_core::permissions::ToolRestriction;
+/// use agent_tools_core::ToolRestriction;
 /// let limit = ToolRestriction { tool_name: "Bash".into(), rule_contents: vec!["git diff:*".into()] };
 /// assert_eq!(
 ///     agent_tools_host::permissions::restricted_message(&limit),
@@ -156,9 +156,9 @@ pub(crate) struct CallMatch<'a> {
 /// What a call offers rule contents.
 enum Subject {
     /// A pattern covers some part of it (hooks).
-    AnyPart(agent_tools_core::tool::PermissionMatcher),
+    AnyPart(agent_tools_core::PermissionMatcher),
     /// The contents cover every part of it (restrictions).
-    EveryPart(agent_tools_core::tool::RestrictionMatcher),
+    EveryPart(agent_tools_core::RestrictionMatcher),
     /// The path it acts on, resolved.
     Path(std::path::PathBuf),
     /// Nothing to match.
@@ -393,7 +393,7 @@ impl PermissionRequest {
 
     /// The questions this request puts to the user ([`Interaction::Questions`]); `None` for a
     /// plain permission question (or a plan).
-    pub fn questions(&self) -> Option<&[agent_tools_core::questions::Question]> {
+    pub fn questions(&self) -> Option<&[agent_tools_core::Question]> {
         match &self.interaction {
             Some(Interaction::Questions(questions)) => Some(questions),
             _ => None,
@@ -539,7 +539,7 @@ fn always_rule(request: &PermissionRequest) -> PermissionUpdate {
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             PermissionUpdate::AddRules {
-                destination: agent_tools_core::permissions::PermissionUpdateDestination::Session,
+                destination: agent_tools_core::PermissionUpdateDestination::Session,
                 rules: vec![PermissionRuleValue { tool_name: request.tool_name.clone(), rule_content: content }],
                 behavior: PermissionBehavior::Allow,
             }

@@ -10,7 +10,7 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{PermissionBehavior, ToolPermissionContext};
+use agent_tools_core::{PermissionBehavior, ToolPermissionContext};
 use agent_tools_core::{Tool, ToolOptions};
 
 pub use crate::tool_search::ToolSearchMode;

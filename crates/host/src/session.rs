@@ -36,9 +36,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_tools_background::TaskSnapshot;
-use agent_tools_core::context::{CancellationToken, NotificationQueue, PendingNotification, ProgressSink};
-use agent_tools_core::invoke::Invocation;
-use agent_tools_core::result::{ContextModifier, ToolUseBlock};
+use agent_tools_core::Invocation;
+use agent_tools_core::{CancellationToken, NotificationQueue, PendingNotification, ProgressSink};
+use agent_tools_core::{ContextModifier, ToolUseBlock};
 use agent_tools_core::{PermissionMode, PromptOptions, Tool, ToolPermissionContext, ToolUseContext, find_tool_by_name};
 use agent_tools_mcp::McpSession;
 use agent_tools_mcp::config::{self as mcp_config, NamedServer, ServerConfig};
@@ -172,11 +172,11 @@ pub struct ForkOptions {
     pub extra_tools: Vec<Arc<dyn Tool>>,
     /// The permission mode it asks for; `None` keeps the caller's. Never wider than the
     /// caller's: `fork` runs it through
-    /// [`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode).
+    /// [`subagent_permission_mode`](agent_tools_core::subagent_permission_mode).
     pub permission_mode: Option<PermissionMode>,
     /// Limits on its tools (its definition's `tools: Bash(git diff:*)`), added to the caller's,
     /// which it inherits with the caller's permission context: restrictions only accumulate.
-    pub tool_restrictions: Vec<agent_tools_core::permissions::ToolRestriction>,
+    pub tool_restrictions: Vec<agent_tools_core::ToolRestriction>,
     /// Its working directory (a worktree); `None` keeps the caller's.
     pub cwd: Option<PathBuf>,
     /// A background agent: nobody is asked, a call that would ask is refused (Claude Code's
@@ -293,10 +293,10 @@ impl Session {
         find_tool_by_name(&self.pool(), name).cloned()
     }
 
-    /// Whether `block` may run alongside other calls ([`runs_concurrently`](agent_tools_core::invoke::runs_concurrently)
+    /// Whether `block` may run alongside other calls ([`runs_concurrently`](agent_tools_core::runs_concurrently)
     /// over this session's pool): [`Session::call`] runs such calls under a shared lock.
     pub fn runs_concurrently(&self, block: &ToolUseBlock) -> bool {
-        agent_tools_core::invoke::runs_concurrently(self.find_tool(&block.name).as_deref(), &block.input)
+        agent_tools_core::runs_concurrently(self.find_tool(&block.name).as_deref(), &block.input)
     }
 
     /// The executor (hooks, the session's prompter, the concurrency cap) over the pool as it
@@ -399,7 +399,7 @@ impl Session {
         };
         if options.isolated {
             let mut ctx = prepare(self.context().await);
-            ctx.read_file_state = agent_tools_core::context::FileReadState::default();
+            ctx.read_file_state = agent_tools_core::FileReadState::default();
             let mut done = executor.run_tool_use(block, &ctx).await;
             done.context_modifier = None;
             return done;
@@ -462,7 +462,7 @@ impl Session {
 
     /// Narrows a sub-agent's permissions to what `caller` may do before it goes on for that
     /// caller (SendMessage continuing a stopped agent): its mode through
-    /// [`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode)
+    /// [`subagent_permission_mode`](agent_tools_core::subagent_permission_mode)
     /// with its own mode as the one asked for, and the caller's tool restrictions added to its
     /// own ([`ToolPermissionContext::narrow_to`]). Waits for a running serial call to finish.
     pub async fn narrow_permissions_to(&self, caller: &ToolPermissionContext) {
@@ -504,7 +504,7 @@ impl Session {
         ctx.agent_type = Some(options.agent_type);
         ctx.query_depth = parent.query_depth.saturating_add(1);
         ctx.read_file_state = parent.read_file_state.snapshot();
-        ctx.app_state = agent_tools_core::context::AppStateHandle::default();
+        ctx.app_state = agent_tools_core::AppStateHandle::default();
         let inbox = options.inbox;
         ctx.app_state.with(|state| state.set(inbox));
         ctx.root_app_state = parent.root_app_state.clone();
@@ -521,16 +521,15 @@ impl Session {
         let permissions = Arc::make_mut(&mut ctx.permission_context);
         // Whatever the tool asked, never wider than the caller's mode (the tools ask through
         // the same rule; this is the one place every sub-agent goes through).
-        permissions.mode =
-            agent_tools_core::permissions::subagent_permission_mode(parent_mode, options.permission_mode);
+        permissions.mode = agent_tools_core::subagent_permission_mode(parent_mode, options.permission_mode);
         permissions.add_restrictions(options.tool_restrictions);
         if options.background {
             permissions.should_avoid_permission_prompts = true;
         }
         for rule in options.allow_rules {
             *permissions = permissions.clone().with_rule(
-                agent_tools_core::permissions::PermissionBehavior::Allow,
-                agent_tools_core::permissions::PermissionRuleSource::Command,
+                agent_tools_core::PermissionBehavior::Allow,
+                agent_tools_core::PermissionRuleSource::Command,
                 rule,
             );
         }
@@ -621,7 +620,7 @@ impl Session {
 
     /// Installs the runner the session's tools start sub-agents with (the agent loop does this
     /// for the session it runs on); calls that start afterwards see it.
-    pub async fn install_subagent_runner(&self, runner: Arc<dyn agent_tools_core::subagent::SubagentRunner>) {
+    pub async fn install_subagent_runner(&self, runner: Arc<dyn agent_tools_core::SubagentRunner>) {
         self.ctx.write().await.subagents = Some(runner);
     }
 

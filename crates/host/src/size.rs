@@ -23,8 +23,8 @@
 
 use std::path::{Path, PathBuf};
 
+use agent_tools_core::MaxResultSize;
 use agent_tools_core::persist::{persisted_output, result_path, save_once, too_large_line};
-use agent_tools_core::tool::MaxResultSize;
 use agent_tools_core::{ContentPart, ToolResultBlock, ToolResultContent};
 
 pub use agent_tools_core::persist::{PREVIEW_CHARS, preview};

@@ -10,10 +10,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use agent_tool_ask_user_question::{Answers, questions_of, with_answers};
+use agent_tools_core::BoxFuture;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionMode, PermissionRuleSource, ToolPermissionContext};
-use agent_tools_core::result::ToolUseBlock;
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::{PermissionMode, PermissionRuleSource, ToolPermissionContext};
 use agent_tools_host::hooks::{CommandHook, HookMatcher};
 use agent_tools_host::permissions::rejected_message;
 use agent_tools_host::{

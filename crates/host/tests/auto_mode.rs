@@ -5,9 +5,9 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use agent_tools_core::permissions::{PermissionBehavior, PermissionMode, PermissionRuleSource, ToolPermissionContext};
-use agent_tools_core::result::ToolUseBlock;
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
+use agent_tools_core::ToolUseBlock;
+use agent_tools_core::{PermissionBehavior, PermissionMode, PermissionRuleSource, ToolPermissionContext};
 use agent_tools_core::{ToolUseContext, build_tool};
 use agent_tools_host::{AutoClassifier, ClassifierRequest, ClassifierVerdict, Executor};
 use common::TestTool;

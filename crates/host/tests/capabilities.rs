@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use agent_tool_agent::definitions::built_in;
 use agent_tool_agent::tool_sets::{ToolSetOptions, tools_for_agent};
-use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
 use agent_tools_core::{
     AgentScope, Capabilities, PromptOptions, Tool, ToolDef, ToolError, ToolKind, ToolResult, ToolResultBlock,
     ToolUseContext, build_tool,
 };
+use agent_tools_core::{PermissionMode, ToolPermissionContext};
 use agent_tools_host::permissions::{PermissionDecision, has_permissions_to_use_tool, plan_mode_message};
 use agent_tools_host::{HostConfig, every_tool_config, get_all_base_tools};
 use serde_json::json;

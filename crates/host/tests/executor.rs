@@ -7,9 +7,9 @@ mod common;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::build_tool;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionMode, PermissionRuleSource, ToolPermissionContext};
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::{PermissionBehavior, PermissionMode, PermissionRuleSource, ToolPermissionContext};
 use agent_tools_core::{Tool, ToolUseContext};
 use agent_tools_host::{run_tool_use, run_tool_uses, tool_result_message};
 use common::TestTool;

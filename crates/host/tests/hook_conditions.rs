@@ -4,7 +4,7 @@
 
 #![cfg(all(feature = "bash", feature = "file-read"))]
 
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{PermissionMode, ToolPermissionContext, ToolUseContext};
 use agent_tools_host::hooks::{CommandHook, HookMatcher};
 use agent_tools_host::{Executor, Hooks, HostConfig, assemble_tool_pool};

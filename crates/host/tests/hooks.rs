@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::result::{MessageContent, ToolUseBlock};
+use agent_tools_core::{MessageContent, ToolUseBlock};
 use agent_tools_host::hooks::{CommandHook, HookMatcher};
 use agent_tools_host::{Executor, Hooks};
 use serde_json::json;
@@ -31,7 +31,7 @@ fn call(text: &str) -> ToolUseBlock {
     ToolUseBlock { id: "toolu_1".into(), name: "Echo".into(), input: json!({"text": text}) }
 }
 
-fn system_texts(done: &agent_tools_core::invoke::Invocation) -> Vec<String> {
+fn system_texts(done: &agent_tools_core::Invocation) -> Vec<String> {
     done.new_messages
         .iter()
         .map(|message| match &message.content {

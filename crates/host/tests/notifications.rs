@@ -5,8 +5,8 @@
 
 mod common;
 
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::result::ToolUseBlock;
 use agent_tools_host::Executor;
 use serde_json::{Value, json};
 
@@ -43,7 +43,7 @@ async fn a_background_task_that_finished_is_reported_after_the_next_results() {
     use std::time::Duration;
 
     use agent_tools_background::{TaskRegistry, WaitOutcome};
-    use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
+    use agent_tools_core::{PermissionMode, ToolPermissionContext};
     use agent_tools_host::{HostConfig, get_all_base_tools};
 
     let dir = tempfile::tempdir().unwrap();

@@ -10,10 +10,10 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use agent_tools_core::BoxFuture;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
-use agent_tools_core::result::ToolUseBlock;
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::{PermissionMode, ToolPermissionContext};
 use agent_tools_host::permissions::rejected_message;
 use agent_tools_host::{
     Executor, HostConfig, PermissionAnswer, PermissionPrompter, PermissionRequest, assemble_tool_pool,

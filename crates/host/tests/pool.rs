@@ -4,7 +4,7 @@
 
 mod common;
 
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
 use agent_tools_host::{HostConfig, assemble_tool_pool, filter_tools_by_deny_rules, get_all_base_tools, get_tools};
 
 fn names(tools: &[std::sync::Arc<dyn agent_tools_core::Tool>]) -> Vec<String> {
@@ -222,7 +222,7 @@ fn task_list_v2_replaces_todo_write() {
 #[cfg(all(feature = "task-create", feature = "task-update", feature = "task-list"))]
 #[tokio::test]
 async fn the_task_tools_share_the_list_the_context_names() {
-    use agent_tools_core::result::ToolUseBlock;
+    use agent_tools_core::ToolUseBlock;
     let tasks = tempfile::tempdir().unwrap();
     let pool = assemble_tool_pool(&ToolPermissionContext::default(), Vec::new(), &todo_v2());
     let mut ctx = agent_tools_core::ToolUseContext::new(tasks.path());

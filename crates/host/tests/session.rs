@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_host::{CallOptions, Environment, Session, WorkspaceTrust};
 use agent_tools_testkit::procs::{carrying, ended, eventually, unique_token};
 use serde_json::{Value, json};

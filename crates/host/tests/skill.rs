@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
-use agent_tools_core::result::{ContentBlock, KnownBlock, MessageContent, ToolUseBlock};
+use agent_tools_core::{ContentBlock, KnownBlock, MessageContent, ToolUseBlock};
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
 use agent_tools_host::{Executor, HostConfig, assemble_tool_pool};
 use serde_json::{Value, json};
 

@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_tools_core::caller::ToolCaller;
-use agent_tools_core::permissions::ToolRestriction;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolCaller;
+use agent_tools_core::ToolRestriction;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{PermissionMode, ToolPermissionContext, ToolUseContext};
 use agent_tools_host::hooks::{CommandHook, HookMatcher};
 use agent_tools_host::permissions::restricted_message;

@@ -9,7 +9,7 @@ mod common;
 
 use std::sync::Arc;
 
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolPermissionContext, ToolResultContent, ToolUseContext};
 use agent_tools_host::{
     Executor, HostConfig, ToolSearchMode, api_tools, assemble_tool_pool, available_deferred_tools_message,
@@ -37,12 +37,7 @@ fn context(pool: &[Arc<dyn Tool>]) -> ToolUseContext {
     ctx
 }
 
-async fn run(
-    executor: &Executor,
-    ctx: &ToolUseContext,
-    name: &str,
-    input: Value,
-) -> agent_tools_core::invoke::Invocation {
+async fn run(executor: &Executor, ctx: &ToolUseContext, name: &str, input: Value) -> agent_tools_core::Invocation {
     let block = ToolUseBlock { id: "toolu_1".into(), name: name.into(), input };
     executor.run_tool_use(&block, ctx).await
 }

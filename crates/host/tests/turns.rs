@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_tools_core::permissions::{PermissionResult, ToolPermissionContext};
-use agent_tools_core::result::ToolUseBlock;
-use agent_tools_core::tool::{BoxFuture, InterruptBehavior};
+use agent_tools_core::ToolUseBlock;
+use agent_tools_core::{BoxFuture, InterruptBehavior};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
+use agent_tools_core::{PermissionResult, ToolPermissionContext};
 use agent_tools_host::executor::{CANCEL_MESSAGE, INTERRUPTED_MESSAGE};
 use agent_tools_host::{Executor, PermissionAnswer, PermissionPrompter, PermissionRequest};
 use serde_json::{Value, json};
@@ -156,7 +156,7 @@ fn block(id: &str, name: &str, input: Value) -> ToolUseBlock {
     ToolUseBlock { id: id.into(), name: name.into(), input }
 }
 
-fn texts(done: &[agent_tools_core::invoke::Invocation]) -> Vec<(String, String, bool)> {
+fn texts(done: &[agent_tools_core::Invocation]) -> Vec<(String, String, bool)> {
     done.iter().map(|d| (d.block.tool_use_id.clone(), d.block.content.text(), d.block.is_error)).collect()
 }
 

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_tools_api::{ApiError, AssistantMessage, Backend, Delta, MessageBuilder, StreamEvent, Usage, cost_usd};
-use agent_tools_core::context::{CancellationToken, ProgressEvent};
-use agent_tools_core::invoke::Invocation;
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::Invocation;
+use agent_tools_core::ToolUseBlock;
+use agent_tools_core::{CancellationToken, ProgressEvent};
 use agent_tools_core::{ToolResultBlock, is_deferred};
 use agent_tools_host::executor::TOOL_LOADED;
 use agent_tools_host::hooks::{EventOutcome, run_event};

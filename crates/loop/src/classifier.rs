@@ -12,7 +12,7 @@
 use std::sync::{Mutex, OnceLock};
 
 use agent_tools_api::{Backend, MessageBuilder, StreamEvent};
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use agent_tools_host::{AutoClassifier, ClassifierRequest, ClassifierVerdict};
 use serde_json::{Value, json};
 

@@ -21,7 +21,7 @@ pub enum AgentEvent {
     /// A line for the user, not the model: a retry, a hook's `systemMessage`, an API error.
     Notice(String),
     /// A running call's progress (a tool's own `Progress` data as JSON), for a terminal.
-    Progress(agent_tools_core::context::ProgressEvent),
+    Progress(agent_tools_core::ProgressEvent),
     /// A call finished; its `user` event follows. `denied`: a permission or hook refused it.
     CallFinished {
         /// The `tool_use` id.

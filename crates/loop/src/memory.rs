@@ -478,7 +478,7 @@ mod tests {
 
     #[test]
     fn the_policy_loads_imports_a_read_would_allow_unasked_and_keeps_untrusted_memory_inside() {
-        use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+        use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
         let root = tempfile::tempdir().unwrap();
         let root = root.path().canonicalize().unwrap();
         let (project, config, other) = (root.join("proj"), root.join("home/.claude"), root.join("other"));

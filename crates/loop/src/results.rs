@@ -1,8 +1,8 @@
 //! How a finished call goes back to the model: the `tool_result` block as JSON, in Claude Code's
 //! key order, and the texts the loop adds around results.
 
-use agent_tools_core::invoke::{Invocation, wrap_tool_use_error};
 use agent_tools_core::{Capabilities, TOOL_SEARCH_NAME, ToolResultContent};
+use agent_tools_core::{Invocation, wrap_tool_use_error};
 use serde_json::{Map, Value, json};
 
 /// Most bytes of unparsable input quoted back in the error.

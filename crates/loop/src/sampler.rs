@@ -13,7 +13,7 @@
 use std::sync::OnceLock;
 
 use agent_tools_api::{Backend, MessageBuilder, StreamEvent};
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use agent_tools_mcp::{CreateMessageRequestParams, CreateMessageResult, Sampler};
 use serde_json::{Value, json};
 

@@ -24,7 +24,7 @@
 //!
 //! Permissions: [`Session::fork`] gives the agent the caller's permission context with the
 //! request's mode applied only where it narrows the caller's
-//! ([`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode)) and
+//! ([`subagent_permission_mode`](agent_tools_core::subagent_permission_mode)) and
 //! the request's tool restrictions added to the caller's.
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -32,10 +32,10 @@ use std::time::{Duration, Instant};
 
 use agent_tools_api::{Backend, Usage};
 use agent_tools_background::{TaskRegistry, TaskStatus, TaskType};
+use agent_tools_core::BoxFuture;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::context::{CancellationToken, ProgressEvent};
-use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::{CancellationToken, ProgressEvent};
+use agent_tools_core::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
 use agent_tools_host::{CRON_KEY_PREFIX, ForkOptions, Session};
 use serde_json::{Value, json};
 

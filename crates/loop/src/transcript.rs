@@ -395,7 +395,7 @@ fn interrupted_result(id: &str) -> Value {
     crate::results::tool_result_json(
         "",
         agent_tools_core::Capabilities::DEFAULT,
-        &agent_tools_core::invoke::Invocation::refused(block),
+        &agent_tools_core::Invocation::refused(block),
     )
 }
 
@@ -629,10 +629,7 @@ mod tests {
         let loop_block = crate::results::tool_result_json(
             "Bash",
             agent_tools_core::Capabilities::DEFAULT,
-            &agent_tools_core::invoke::Invocation::refused(agent_tools_core::ToolResultBlock::error(
-                "t1",
-                INTERRUPTED_BY_USER,
-            )),
+            &agent_tools_core::Invocation::refused(agent_tools_core::ToolResultBlock::error("t1", INTERRUPTED_BY_USER)),
         );
         assert_eq!(loop_block.to_string(), interrupted("t1").to_string());
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions};
 use agent_tools_background::{TaskRegistry, TaskStatus};
-use agent_tools_core::result::ToolUseBlock;
+use agent_tools_core::ToolUseBlock;
 use agent_tools_host::{CallOptions, Environment, HostConfig, Session, WorkspaceTrust};
 use agent_tools_loop::{Agent, AgentOptions, QueryResult, ResultSubtype};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
@@ -804,7 +804,7 @@ async fn a_report_that_arrives_while_idle_comes_with_the_next_prompt() {
     assert_eq!(ask(&main, "MAIN-IDLE").await.result, "Noted.");
     let registry = TaskRegistry::existing(&session.context().await).unwrap();
     let id = registry.list()[0].id.clone();
-    let cancel = agent_tools_core::context::CancellationToken::new();
+    let cancel = agent_tools_core::CancellationToken::new();
     assert!(matches!(
         registry.wait(&id, Duration::from_secs(20), &cancel).await,
         agent_tools_background::WaitOutcome::Finished(_)

@@ -258,8 +258,7 @@ fn bob_send_result(api: &FakeApi) -> Value {
 
 /// Whether the session leads no team any more (TeamDelete says "No team to delete").
 async fn leads_no_team(session: &Session) -> bool {
-    let block =
-        agent_tools_core::result::ToolUseBlock { id: "toolu_x".into(), name: "TeamDelete".into(), input: json!({}) };
+    let block = agent_tools_core::ToolUseBlock { id: "toolu_x".into(), name: "TeamDelete".into(), input: json!({}) };
     let done = session.call(&block, agent_tools_host::CallOptions::default()).await;
     done.block.content.text() == r#"{"success":false,"message":"No team to delete"}"#
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 use lsp_types::ServerCapabilities;
 use serde_json::{Value, json};
 
@@ -535,7 +535,7 @@ impl LspManager {
             Err(ReadError::TooLarge(bytes)) => return Err(LspError::FileTooLarge { bytes }),
             Err(ReadError::Io(why)) => return Err(LspError::Io(why)),
         };
-        let hash = agent_tools_core::context::content_hash(text.as_bytes());
+        let hash = agent_tools_core::content_hash(text.as_bytes());
         let language = slot.server.config.language_for(path).unwrap_or("plaintext").to_owned();
         let (step, evicted) = {
             let mut docs = server.docs.lock().unwrap_or_else(PoisonError::into_inner);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 use agent_tools_lsp::{LspError, LspManager, LspOptions, LspServerConfig, NamedLspServer, ServerStatus};
 use serde_json::{Value, json};
 

@@ -20,7 +20,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
 //! use std::sync::Arc;
-//! use agent_tools_core::{ToolUseContext, invoke::call_tool};
+//! use agent_tools_core::{ToolUseContext, call_tool};
 //! use agent_tools_mcp_auth::{AuthTarget, McpAuthConfig, OnAuthorized, tool};
 //!
 //! let on_authorized: OnAuthorized = Arc::new(|| Box::pin(async { Ok(()) }));
@@ -48,7 +48,7 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::tool::{BoxFuture, McpInfo};
+use agent_tools_core::{BoxFuture, McpInfo};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     build_tool,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{MaxResultSize, Tool, ToolUseContext, is_deferred};
 use agent_tools_mcp_auth::{AuthTarget, McpAuthConfig, OnAuthorized, tool};
 use agent_tools_mcp_oauth::fixture::{Fixture, FixtureOptions, browse};

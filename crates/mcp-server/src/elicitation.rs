@@ -3,7 +3,7 @@
 //! [`ElicitationPrompter`], which puts them to a 2025-era client as `elicitation/create`
 //! requests (the crate's private `rounds` module carries them under 2026-07-28).
 
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 use serde_json::Value;
 
@@ -142,9 +142,9 @@ pub async fn ask_through_forms_with(
             _ => serde_json::Map::new(),
         };
         return match crate::questions::answers_from_form(questions, &form) {
-            Ok(answers) => PermissionAnswer::AllowWithInput {
-                input: agent_tools_core::questions::with_answers(&request.input, &answers),
-            },
+            Ok(answers) => {
+                PermissionAnswer::AllowWithInput { input: agent_tools_core::with_answers(&request.input, &answers) }
+            }
             Err(missing) => {
                 PermissionAnswer::Deny { feedback: Some(format!("I did not answer: {}", missing.join("; "))) }
             }

@@ -10,7 +10,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use agent_tools_mcp::{ElicitRequestParams, ElicitResult, Elicitor};
 use rmcp::RoleServer;
 use rmcp::model::ElicitationAction;

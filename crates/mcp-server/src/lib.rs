@@ -67,9 +67,9 @@ mod transport;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::invoke::Invocation;
-use agent_tools_core::result::{ContentBlock as AnyBlock, KnownBlock, Message, MessageContent, ToolUseBlock};
+use agent_tools_core::CancellationToken;
+use agent_tools_core::Invocation;
+use agent_tools_core::{ContentBlock as AnyBlock, KnownBlock, Message, MessageContent, ToolUseBlock};
 use agent_tools_core::{ContentPart, PromptOptions, Tool, ToolResultContent};
 use agent_tools_host::{CallOptions, PermissionPrompter, Session};
 use rmcp::model::{
@@ -495,7 +495,7 @@ pub async fn serve_stdio_with(server: ToolServer) -> Result<(), ServeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_tools_core::result::ImageSource;
+    use agent_tools_core::ImageSource;
     use serde_json::json;
 
     #[test]

@@ -7,7 +7,7 @@
 //! ([`summary`]). Over Streamable HTTP rmcp routes them onto the call's own response stream by
 //! the token.
 
-use agent_tools_core::context::{ProgressEvent, ProgressSink};
+use agent_tools_core::{ProgressEvent, ProgressSink};
 use rmcp::RoleServer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::Peer;

@@ -3,7 +3,7 @@
 //! question dialog offers them: every option of a question plus a free-text "other" answer; a
 //! multi-select answer is the chosen labels joined by `", "`.
 
-use agent_tools_core::questions::{Answers, Question, join_choices};
+use agent_tools_core::{Answers, Question, join_choices};
 use serde_json::{Map, Value};
 
 fn plural(count: usize) -> String {

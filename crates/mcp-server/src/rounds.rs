@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
+use agent_tools_core::CancellationToken;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest};
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData,

@@ -117,7 +117,7 @@ fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
     if let Some(other) = params.filter(|params| !params.is_object() && !params.is_null()) {
         return Some(format!(
             "Invalid params for {method}: params must be an object, got {}",
-            agent_tools_core::input::type_phrase(other)
+            agent_tools_core::type_phrase(other)
         ));
     }
     let mut request = Map::new();
@@ -163,7 +163,7 @@ fn tools_call_problem(params: Option<&Value>) -> Option<String> {
         Some(other) => {
             return Some(format!(
                 "Invalid params: tools/call's params must be an object with \"name\" and \"arguments\", got {}",
-                agent_tools_core::input::type_phrase(other)
+                agent_tools_core::type_phrase(other)
             ));
         }
     };
@@ -173,7 +173,7 @@ fn tools_call_problem(params: Option<&Value>) -> Option<String> {
         Some(other) => {
             return Some(format!(
                 "Invalid params: \"name\" must be a string (the tool to call), got {}",
-                agent_tools_core::input::type_phrase(other)
+                agent_tools_core::type_phrase(other)
             ));
         }
     }
@@ -181,7 +181,7 @@ fn tools_call_problem(params: Option<&Value>) -> Option<String> {
         None | Some(Value::Null | Value::Object(_)) => None,
         Some(other) => Some(format!(
             "Invalid params: \"arguments\" must be an object (the tool's input), got {}",
-            agent_tools_core::input::type_phrase(other)
+            agent_tools_core::type_phrase(other)
         )),
     }
 }
@@ -304,7 +304,7 @@ fn explain(value: &Value, err: &serde_json::Error, opened: bool, line: &[u8]) ->
         other => {
             return invalid(
                 None,
-                &format!("a message must be a JSON object, got {}", agent_tools_core::input::type_phrase(other)),
+                &format!("a message must be a JSON object, got {}", agent_tools_core::type_phrase(other)),
             );
         }
     };
@@ -326,17 +326,16 @@ fn explain(value: &Value, err: &serde_json::Error, opened: bool, line: &[u8]) ->
             let problem = match params_problem(method, params) {
                 Some(problem) => problem,
                 None if params.is_some_and(|params| !params.is_object() && !params.is_array()) => {
-                    let got = params.map_or("nothing", agent_tools_core::input::type_phrase);
+                    let got = params.map_or("nothing", agent_tools_core::type_phrase);
                     return invalid(Some(&id), &format!("\"params\" must be an object or an array, got {got}"));
                 }
                 None => format!("Invalid params for {method}: {err}"),
             };
             Screened::Reply(error_reply(Some(&id), INVALID_PARAMS, problem))
         }
-        Some(other) => invalid(
-            id.as_ref(),
-            &format!("\"method\" must be a string, got {}", agent_tools_core::input::type_phrase(other)),
-        ),
+        Some(other) => {
+            invalid(id.as_ref(), &format!("\"method\" must be a string, got {}", agent_tools_core::type_phrase(other)))
+        }
         None if message.contains_key("result") || message.contains_key("error") => match id {
             // A response to one of the server's requests: fail that request rather than leave it
             // waiting.

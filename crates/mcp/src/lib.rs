@@ -39,7 +39,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use agent_tools_mcp::{config::parse_config, connect_all, McpOptions};
 //! // A stdio server of one tool, `shout`, as a shell script that answers each request by its id.
 //! let server = r#"while read -r line; do

@@ -17,8 +17,8 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 
-use agent_tools_core::input::{InputIssue, join_path, type_name};
 use agent_tools_core::quote::quote;
+use agent_tools_core::{InputIssue, join_path, type_name};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
 use jsonschema::{ValidationError, Validator};

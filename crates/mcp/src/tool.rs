@@ -4,15 +4,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_core::input::InputIssue;
-use agent_tools_core::permissions::{
-    PermissionBehavior, PermissionResult, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
-};
-use agent_tools_core::result::McpMeta;
-use agent_tools_core::tool::{McpInfo, ToolFlags};
+use agent_tools_core::InputIssue;
+use agent_tools_core::McpMeta;
 use agent_tools_core::{
     InputError, MaxResultSize, PromptOptions, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolResultContent,
     ToolUseContext,
+};
+use agent_tools_core::{McpInfo, ToolFlags};
+use agent_tools_core::{
+    PermissionBehavior, PermissionResult, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
 };
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Map, Value};
@@ -178,7 +178,7 @@ fn not_an_object(tool: &str, value: &Value) -> InputError {
         tool: tool.to_owned(),
         issues: vec![InputIssue::Invalid {
             path: String::new(),
-            message: format!("The input must be a JSON object, not {}", agent_tools_core::input::type_phrase(value)),
+            message: format!("The input must be a JSON object, not {}", agent_tools_core::type_phrase(value)),
         }],
     }
 }

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use agent_tools_core::ImageSource;
 use agent_tools_core::persist;
-use agent_tools_core::result::ImageSource;
 use agent_tools_core::{ContentPart, ToolResultContent};
 use base64::Engine as _;
 use serde_json::Value;

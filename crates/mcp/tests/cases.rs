@@ -12,8 +12,8 @@
 use std::time::Duration;
 
 use agent_tools_core::MaxResultSize;
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::tool::McpInfo;
+use agent_tools_core::McpInfo;
+use agent_tools_core::call_tool;
 use agent_tools_mcp::McpOptions;
 use agent_tools_mcp::transform::{saved_truncation_notice, truncation_notice};
 use serde_json::json;

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::tool::McpInfo;
+use agent_tools_core::McpInfo;
+use agent_tools_core::call_tool;
 use agent_tools_core::{ContentPart, ToolResultContent};
 use agent_tools_mcp::transform::saved_truncation_notice;
 use agent_tools_mcp::{McpOptions, connect_all};
@@ -98,7 +98,7 @@ async fn calls_map_text_structured_content_errors_images_and_resources() {
         image.block.content,
         ToolResultContent::Parts(vec![
             ContentPart::text("an image:"),
-            ContentPart::Image { source: agent_tools_core::result::ImageSource::base64("image/png", "iVBORw0KGgo=") },
+            ContentPart::Image { source: agent_tools_core::ImageSource::base64("image/png", "iVBORw0KGgo=") },
         ])
     );
 

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_mcp::config::parse_config;
 use agent_tools_mcp::{McpOptions, connect_all};
 use agent_tools_mcp_oauth::OAuthStore;

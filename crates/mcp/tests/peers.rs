@@ -13,8 +13,8 @@ use std::io::{Read as _, Write as _};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agent_tools_core::context::ProgressEvent;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::ProgressEvent;
+use agent_tools_core::call_tool;
 use agent_tools_mcp::config::{expand_env, parse_config};
 use agent_tools_mcp::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Elicitor, FailureKind,

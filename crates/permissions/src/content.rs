@@ -104,7 +104,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 mod tests {
     use super::*;
     use agent_tools_core::ToolPermissionContext;
-    use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+    use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
     use std::sync::Arc;
 
     #[test]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{
+use agent_tools_core::{
     PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRule,
     PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
 };
@@ -269,7 +269,7 @@ pub fn check_write_permission(path: &Path, ctx: &ToolUseContext) -> PermissionRe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_tools_core::permissions::{PermissionRuleSource, ToolPermissionContext};
+    use agent_tools_core::{PermissionRuleSource, ToolPermissionContext};
     use std::path::PathBuf;
     use std::sync::Arc;
 

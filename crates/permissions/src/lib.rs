@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use std::{path::Path, sync::Arc};
-//! use agent_tools_core::permissions::{PermissionBehavior, PermissionMode, PermissionRuleSource};
+//! use agent_tools_core::{PermissionBehavior, PermissionMode, PermissionRuleSource};
 //! use agent_tools_core::{ToolPermissionContext, ToolUseContext};
 //! use agent_tools_permissions::{check_read_permission, check_write_permission, messages};
 //! let rules = ToolPermissionContext::default()

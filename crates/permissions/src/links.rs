@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRule};
+use agent_tools_core::{PermissionBehavior, PermissionRule};
 
 use crate::paths::{CompiledRule, compile_rules};
 
@@ -218,8 +218,8 @@ pub fn read_rule_paths(ctx: &ToolUseContext) -> (Vec<PathBuf>, bool) {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use agent_tools_core::PermissionRuleSource;
     use agent_tools_core::ToolPermissionContext;
-    use agent_tools_core::permissions::PermissionRuleSource;
     use std::sync::Arc;
 
     fn ctx(root: &Path, rules: &[&str]) -> ToolUseContext {

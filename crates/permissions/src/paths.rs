@@ -32,7 +32,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRule, PermissionRuleSource};
+use agent_tools_core::{PermissionBehavior, PermissionRule, PermissionRuleSource};
 use agent_tools_core::{ToolUseContext, path::normalize};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -395,7 +395,7 @@ pub fn safety_concern(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleValue};
+    use agent_tools_core::{PermissionBehavior, PermissionRuleValue};
 
     /// A session launched in `/proj` (whose `.claude/` holds the project settings) that moved
     /// into `/proj/sub` with `cd`.

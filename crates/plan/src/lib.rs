@@ -34,13 +34,13 @@
 //! assert_eq!(permissions.mode, PermissionMode::AcceptEdits);
 //! ```
 //!
-//! [`ToolUseOptions::plans_dir`]: agent_tools_core::context::ToolUseOptions::plans_dir
+//! [`ToolUseOptions::plans_dir`]: agent_tools_core::ToolUseOptions::plans_dir
 
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
+use agent_tools_core::{PermissionMode, ToolPermissionContext};
 
 /// The plans folder under Claude Code's configuration folder (`~/.claude/plans`).
 pub const DEFAULT_PLANS_SUBDIR: &str = ".claude/plans";
@@ -57,7 +57,7 @@ struct PlanSlug(Option<String>);
 /// `<home>/.claude/plans`, else `<session_dir>/plans`, else `agent-tools-plans` in the
 /// temporary folder.
 ///
-/// [`ToolUseOptions::plans_dir`]: agent_tools_core::context::ToolUseOptions::plans_dir
+/// [`ToolUseOptions::plans_dir`]: agent_tools_core::ToolUseOptions::plans_dir
 pub fn plans_dir(ctx: &ToolUseContext) -> PathBuf {
     if let Some(dir) = &ctx.options.plans_dir {
         return dir.clone();

@@ -17,7 +17,7 @@
 //! commands) and the tools themselves; a tool crate that checks paths does not compile this one.
 //!
 //! ```
-//! use agent_tools_core::permissions::{PermissionMode, PermissionRuleSource as Source};
+//! use agent_tools_core::{PermissionMode, PermissionRuleSource as Source};
 //! use agent_tools_settings::{parse_tool_list, LoadedSettings, SettingsSources};
 //! let project = tempfile::tempdir().unwrap();
 //! std::fs::create_dir_all(project.path().join(".claude")).unwrap();

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agent_tools_core::SandboxSettings;
-use agent_tools_core::permissions::{PermissionMode, PermissionRuleSource, ToolPermissionContext};
+use agent_tools_core::{PermissionMode, PermissionRuleSource, ToolPermissionContext};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -581,19 +581,19 @@ fn expand_dir(dir: &str, sources: &SettingsSources) -> PathBuf {
 
 /// Splits a `--allowedTools` / `--disallowedTools` value into rules, on commas and spaces outside
 /// parentheses (Claude Code's `parseToolListFromCLI`): `Bash(git status, git diff)` stays one rule.
-/// The one implementation is core's [`parse_rule_list`](agent_tools_core::permissions::parse_rule_list),
+/// The one implementation is core's [`parse_rule_list`](agent_tools_core::parse_rule_list),
 /// which the Skill tool's `allowed-tools` uses too.
 ///
 /// ```
 /// use agent_tools_settings::parse_tool_list;
 /// assert_eq!(parse_tool_list("Read Write,Bash(git status, git diff)"), ["Read", "Write", "Bash(git status, git diff)"]);
 /// ```
-pub use agent_tools_core::permissions::parse_rule_list as parse_tool_list;
+pub use agent_tools_core::parse_rule_list as parse_tool_list;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_tools_core::permissions::PermissionBehavior;
+    use agent_tools_core::PermissionBehavior;
 
     #[test]
     fn a_real_settings_file_loads_with_its_unknown_keys_ignored() {

@@ -4,7 +4,7 @@ use std::path::{Component, Path, PathBuf};
 
 use agent_tools_core::ToolUseContext;
 use agent_tools_core::path::normalize;
-use agent_tools_core::permissions::{
+use agent_tools_core::{
     PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRuleValue,
     PermissionUpdate, PermissionUpdateDestination,
 };

@@ -54,7 +54,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+//! use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
 //! use agent_tools_core::{ToolPermissionContext, ToolUseContext};
 //! use agent_tools_shell_analysis::{check_shell_command, is_read_only_command};
 //! let rules = ToolPermissionContext::default()
@@ -84,9 +84,9 @@ mod parse;
 mod rules;
 mod verdict;
 
+use agent_tools_core::PermissionMatcher;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionResult};
-use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::{PermissionBehavior, PermissionResult};
 
 pub use check::{ACCEPT_EDITS_COMMANDS, MAX_PARTS, MAX_SUGGESTIONS};
 pub use rules::{SAFE_ENV_VARS, ShellPattern, Wildcard};
@@ -175,7 +175,7 @@ pub fn changes_working_directory(command: &str) -> bool {
 /// rules of that behaviour see through.
 ///
 /// ```
-/// use agent_tools_core::permissions::PermissionBehavior;
+/// use agent_tools_core::PermissionBehavior;
 /// use agent_tools_shell_analysis::candidates;
 /// assert!(candidates("FOO=1 timeout 5 rm -rf /", PermissionBehavior::Deny).contains(&"rm -rf /".to_owned()));
 /// assert!(!candidates("PATH=/tmp npm test", PermissionBehavior::Allow).contains(&"npm test".to_owned()));
@@ -276,7 +276,7 @@ pub fn shell_permission_matcher(command: &str) -> PermissionMatcher {
 /// assert!(!shell_restriction_matcher("git diff $(touch pwned)")(&allowed));
 /// assert!(!shell_restriction_matcher("sudo git diff")(&allowed));
 /// ```
-pub fn shell_restriction_matcher(command: &str) -> agent_tools_core::tool::RestrictionMatcher {
+pub fn shell_restriction_matcher(command: &str) -> agent_tools_core::RestrictionMatcher {
     let parsed = parse_command(command);
     let checkable = parsed.complex.is_none()
         && !parsed.opaque

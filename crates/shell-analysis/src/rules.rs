@@ -1,7 +1,7 @@
 //! `Bash(…)` rule content, and the spellings of a simple command that rules are matched against.
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRule};
+use agent_tools_core::{PermissionBehavior, PermissionRule};
 
 use super::parse::{SimpleCommand, Word};
 

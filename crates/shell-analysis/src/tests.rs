@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{
+use agent_tools_core::{
     PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionResult, PermissionRuleSource,
     PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination, ToolPermissionContext,
 };

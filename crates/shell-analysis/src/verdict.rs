@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult, PermissionRule, PermissionUpdate};
+use agent_tools_core::{PermissionDecisionReason, PermissionResult, PermissionRule, PermissionUpdate};
 
 use crate::messages;
 

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{
+use agent_tools_core::{
     PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleSource, ToolPermissionContext,
 };
 use agent_tools_shell_analysis::{Split, candidates, shell_permission_matcher, split_command};

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use agent_tools_core::input::semantic;
+use agent_tools_core::semantic;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

@@ -31,8 +31,8 @@
 //!
 //! ```
 //! use std::path::{Path, PathBuf};
-//! use agent_tools_core::permissions::PermissionResult;
-//! use agent_tools_core::tool::PermissionMatcher;
+//! use agent_tools_core::PermissionResult;
+//! use agent_tools_core::PermissionMatcher;
 //! use agent_tools_core::ToolUseContext;
 //! use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool};
 //! use agent_tools_background::ShellTaskSpec;
@@ -90,7 +90,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut ctx = ToolUseContext::new(dir.path());
 //! let input = serde_json::json!({"command": "mkdir sub && cd sub && echo hi; exit 3"});
-//! let mut done = agent_tools_core::invoke::call_tool(sh.as_ref(), "toolu_1", input, &ctx).await;
+//! let mut done = agent_tools_core::call_tool(sh.as_ref(), "toolu_1", input, &ctx).await;
 //! assert_eq!(done.block.content.text(), "Exit code 3\nhi");
 //! // The directory the command ended in becomes the next call's.
 //! ctx = (done.context_modifier.take().unwrap())(ctx);

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use agent_tools_background::group;
 use agent_tools_background::procs::FileId;
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 use tokio::process::Command;
 
 /// Environment added to the inherited one so that nothing waits for a terminal: pagers print,

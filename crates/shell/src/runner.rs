@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use agent_tools_background::{ShellTaskSpec, TaskRegistry};
-use agent_tools_core::invoke::MAX_ERROR_CHARS;
+use agent_tools_core::MAX_ERROR_CHARS;
 use agent_tools_core::persist;
 use agent_tools_core::{ToolError, ToolResult, ToolUseContext};
 use serde::Serialize;

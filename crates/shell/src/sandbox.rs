@@ -16,7 +16,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use agent_tools_core::permissions::PermissionBehavior;
+use agent_tools_core::PermissionBehavior;
 use agent_tools_core::{SandboxSettings, ToolError, ToolUseContext};
 use agent_tools_permissions::paths::{PROTECTED_FILES, working_directories};
 use agent_tools_sandbox::{Bubblewrap, Policy};

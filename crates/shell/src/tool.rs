@@ -8,12 +8,12 @@ use std::fmt;
 use std::path::Path;
 
 use agent_tools_background::ShellTaskSpec;
-use agent_tools_core::permissions::PermissionDecisionReason;
-use agent_tools_core::tool::{PermissionMatcher, RestrictionMatcher};
+use agent_tools_core::PermissionDecisionReason;
 use agent_tools_core::{
     InterruptBehavior, MaxResultSize, PermissionResult, PromptOptions, ToolDef, ToolError, ToolResult, ToolResultBlock,
     ToolUseContext,
 };
+use agent_tools_core::{PermissionMatcher, RestrictionMatcher};
 use serde_json::Value;
 
 use crate::input::{ShellInput, input_schema};

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agent_tools_background::{ShellTaskSpec, TaskRegistry, WaitOutcome};
-use agent_tools_core::permissions::PermissionResult;
-use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::PermissionMatcher;
+use agent_tools_core::PermissionResult;
 use agent_tools_core::{Tool, ToolError, ToolUseContext};
 use agent_tools_shell::{
     Argv, Background, Foreground, Interpretation, Shell, ShellConfig, ShellInput, ShellTool, find_program,
@@ -280,7 +280,7 @@ async fn a_shell_tool_is_the_shared_contract_over_its_shell() {
 
 /// One call through the contract: the result text and whether it is an error.
 async fn run_call(tool: &dyn Tool, ctx: &ToolUseContext, input: serde_json::Value) -> (String, bool) {
-    let done = agent_tools_core::invoke::call_tool(tool, "toolu_1", input, ctx).await;
+    let done = agent_tools_core::call_tool(tool, "toolu_1", input, ctx).await;
     (done.block.content.text(), done.block.is_error)
 }
 

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use agent_tools_core::CancellationToken;
 use agent_tools_core::NotificationQueue;
-use agent_tools_core::context::CancellationToken;
 
 use crate::{Message, Team};
 

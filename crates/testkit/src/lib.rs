@@ -38,7 +38,7 @@ pub use crate::procs::{alive, carrying, ended, eventually, eventually_blocking, 
 use std::fs;
 use std::path::Path;
 
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{Tool, ToolUseContext};
 use filetime::{FileTime, set_file_mtime};
 use serde_json::Value;

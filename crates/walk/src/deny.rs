@@ -20,8 +20,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use agent_tools_core::PermissionBehavior;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::PermissionBehavior;
 use agent_tools_permissions::filesystem::READ_RULES;
 use agent_tools_permissions::links::{LinkedDenials, multiply_linked_metadata};
 use agent_tools_permissions::paths::{CompiledRule, compile_rules};
@@ -101,8 +101,8 @@ impl Spellings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_tools_core::PermissionRuleSource;
     use agent_tools_core::ToolPermissionContext;
-    use agent_tools_core::permissions::PermissionRuleSource;
     use std::sync::Arc;
 
     fn rules(list: &[(PermissionRuleSource, &str)]) -> ReadDenyRules {

@@ -416,7 +416,7 @@ mod tests {
     #[test]
     fn read_deny_rules_prune_folders_and_leave_out_files() {
         use agent_tools_core::ToolUseContext;
-        use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+        use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
         let dir = tree();
         let mut ctx = ToolUseContext::new(dir.path());
         ctx.permission_context = std::sync::Arc::new(
@@ -442,7 +442,7 @@ mod tests {
     #[test]
     fn rules_on_the_real_folder_apply_through_a_link_to_it() {
         use agent_tools_core::ToolUseContext;
-        use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+        use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
         let dir = tree();
         let real = fs::canonicalize(dir.path()).unwrap();
         let links = tempfile::tempdir().unwrap();

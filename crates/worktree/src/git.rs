@@ -120,7 +120,7 @@ impl Changes {
 impl Git {
     /// This git as the session of `ctx` may run it: the repository's configuration may run
     /// programs only when the user trusts the working folder
-    /// ([`ToolUseOptions::workspace_trusted`](agent_tools_core::context::ToolUseOptions::workspace_trusted)).
+    /// ([`ToolUseOptions::workspace_trusted`](agent_tools_core::ToolUseOptions::workspace_trusted)).
     #[must_use]
     pub fn for_context(&self, ctx: &agent_tools_core::ToolUseContext) -> Self {
         Self { trust_repository: ctx.options.workspace_trusted, ..self.clone() }

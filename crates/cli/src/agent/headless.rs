@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{PermissionBehavior, PermissionUpdate};
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
+use agent_tools_core::{PermissionBehavior, PermissionUpdate};
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest, WorkspaceTrust};
 use agent_tools_loop::AgentEvent;
 

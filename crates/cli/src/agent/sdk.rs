@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest, Session, WorkspaceTrust};
 use agent_tools_loop::Agent;
 use serde_json::{Map, Value, json};

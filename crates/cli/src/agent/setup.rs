@@ -71,7 +71,7 @@ impl PermissionPrompter for Notifying {
     fn ask<'a>(
         &'a self,
         request: &'a agent_tools_host::PermissionRequest,
-    ) -> agent_tools_core::tool::BoxFuture<'a, agent_tools_host::PermissionAnswer> {
+    ) -> agent_tools_core::BoxFuture<'a, agent_tools_host::PermissionAnswer> {
         Box::pin(async move {
             if let Some(agent) = self.agent.get().and_then(std::sync::Weak::upgrade) {
                 agent.notify(&format!("The agent needs your permission to use {}", request.display_name)).await;

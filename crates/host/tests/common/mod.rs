@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult};
-use agent_tools_core::tool::McpInfo;
+use agent_tools_core::McpInfo;
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
+use agent_tools_core::{PermissionDecisionReason, PermissionResult};
 
 /// Input with one text field.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -1,5 +1,5 @@
 //! Running the model's calls: the ones started while the answer streamed and the rest, with
-//! [`runs_concurrently`](agent_tools_core::invoke::runs_concurrently) as the one rule for what runs
+//! [`runs_concurrently`](agent_tools_core::runs_concurrently) as the one rule for what runs
 //! together; each result reported as it finishes, and what a turn's results deliver to the
 //! conversation.
 
@@ -69,7 +69,7 @@ impl Agent {
     /// A call's options: the query's interrupt, and progress relayed to the loop.
     pub(super) fn call_options(&self, interrupt: &CancellationToken) -> CallOptions {
         let tx = self.progress_tx.clone();
-        let progress: agent_tools_core::context::ProgressSink = Arc::new(move |event| {
+        let progress: agent_tools_core::ProgressSink = Arc::new(move |event| {
             let _ = tx.send(event);
         });
         CallOptions {

@@ -108,7 +108,7 @@ pub struct AgentDefinition {
     pub model: Option<String>,
     /// The permission mode it asks to run in (frontmatter `permissionMode`); `None` keeps the
     /// caller's. It applies only where it narrows the caller's mode
-    /// ([`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode)):
+    /// ([`subagent_permission_mode`](agent_tools_core::subagent_permission_mode)):
     /// `plan` under a caller in `default` does, `acceptEdits` under a caller in `plan` does not
     /// (the agent stays in `plan`; stricter than Claude Code).
     pub permission_mode: Option<PermissionMode>,
@@ -306,7 +306,7 @@ pub fn parse_agent_file(path: &Path, text: &str, source: AgentSource) -> Result<
         Some(raw) => match serde_json::from_str::<serde_json::Value>(&raw) {
             Ok(schema @ serde_json::Value::Object(_)) => Some(schema),
             Ok(other) => {
-                let kind = agent_tools_core::input::type_phrase(&other);
+                let kind = agent_tools_core::type_phrase(&other);
                 return Err(fail(format!("`outputSchema` must be a JSON object (a JSON Schema), not {kind}")));
             }
             Err(error) => return Err(fail(format!("`outputSchema` is not valid JSON: {error}"))),

@@ -4,7 +4,7 @@
 //! loop again, with a fresh conversation, its own system prompt, its own share of the caller's
 //! tools and, optionally, its own model; it works on one task and reports back. The loop is a
 //! floor above the tools, so the tool runs the agent through the
-//! [`SubagentRunner`](agent_tools_core::subagent::SubagentRunner) the agent loop puts in
+//! [`SubagentRunner`](agent_tools_core::SubagentRunner) the agent loop puts in
 //! [`ToolUseContext::subagents`](agent_tools_core::ToolUseContext::subagents); without one (an MCP
 //! server) a call is an error the model can read.
 //!
@@ -27,8 +27,8 @@
 //! ```
 //! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
 //! use std::sync::Arc;
-//! use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
-//! use agent_tools_core::{invoke::call_tool, tool::BoxFuture, ToolUseContext};
+//! use agent_tools_core::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
+//! use agent_tools_core::{call_tool, BoxFuture, ToolUseContext};
 //!
 //! /// A stand-in for the agent loop: answers every agent with one line.
 //! struct Echo;

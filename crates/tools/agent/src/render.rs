@@ -3,8 +3,8 @@
 //! layout (indented report, `agentId:` line, `<usage>` block, `output_file:` line, the
 //! notification's tags) is Claude Code 2.1.332's; the prose is ours.
 
-use agent_tools_core::subagent::SubagentOutcome;
-pub use agent_tools_core::subagent::{NO_OUTPUT, task_notification as notification};
+use agent_tools_core::SubagentOutcome;
+pub use agent_tools_core::{NO_OUTPUT, task_notification as notification};
 
 /// The report of a finished agent (see [`SubagentOutcome::report`]).
 pub fn report(outcome: &SubagentOutcome) -> String {

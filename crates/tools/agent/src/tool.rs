@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, AgentTask, AgentTaskSpec, TaskRegistry, TaskStatus};
-use agent_tools_core::permissions::{PermissionBehavior, PermissionDecisionReason};
-use agent_tools_core::result::ContentPart;
-use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
-use agent_tools_core::tool::RestrictionMatcher;
+use agent_tools_core::ContentPart;
+use agent_tools_core::RestrictionMatcher;
 use agent_tools_core::{
     InputError, InterruptBehavior, PermissionMode, PermissionResult, PromptOptions, Tool, ToolDef, ToolError,
     ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
+use agent_tools_core::{PermissionBehavior, PermissionDecisionReason};
+use agent_tools_core::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
 use agent_tools_worktree::Git;
 use serde::Serialize;
 use serde_json::Value;
@@ -202,12 +202,12 @@ fn deny_rule(ctx: &ToolUseContext, agent_type: &str) -> Option<PermissionDecisio
 
 /// The permission mode a sub-agent runs in: its definition's `permissionMode` only where it
 /// narrows the caller's mode, else the caller's
-/// ([`subagent_permission_mode`](agent_tools_core::permissions::subagent_permission_mode):
+/// ([`subagent_permission_mode`](agent_tools_core::subagent_permission_mode):
 /// Claude Code's rule that a caller in `bypassPermissions`, `acceptEdits` or `auto` keeps its
 /// mode, and — stricter than Claude Code — a definition never widens the caller's mode, so an
 /// agent file saying `acceptEdits` runs in `plan` for a caller in plan mode).
 fn agent_mode(def: &AgentDefinition, ctx: &ToolUseContext) -> PermissionMode {
-    agent_tools_core::permissions::subagent_permission_mode(ctx.permission_context.mode, def.permission_mode)
+    agent_tools_core::subagent_permission_mode(ctx.permission_context.mode, def.permission_mode)
 }
 
 /// A worktree made for one agent.
@@ -434,7 +434,7 @@ impl ToolDef for AgentTool {
         if let Some(object) = json.as_object_mut() {
             object.retain(|key, _| FIELDS.contains(&key.as_str()));
         }
-        agent_tools_core::input::parse_strict(NAME, schema, &json)
+        agent_tools_core::parse_strict(NAME, schema, &json)
     }
 
     /// For a restriction `Agent(worker, researcher)` in a sub-agent's `tools` (Claude Code's

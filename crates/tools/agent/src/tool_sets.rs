@@ -39,7 +39,7 @@
 use std::collections::HashSet;
 
 use agent_tools_core::Capabilities;
-use agent_tools_core::permissions::{PermissionRuleValue, ToolRestriction, tool_restrictions};
+use agent_tools_core::{PermissionRuleValue, ToolRestriction, tool_restrictions};
 
 use crate::definitions::AgentDefinition;
 

@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use agent_tool_agent::definitions::{AgentSource, SourceKind, load_dir, merge};
 use agent_tool_agent::{AgentConfig, tool_with};
-use agent_tools_core::permissions::{ToolRestriction, subagent_permission_mode};
-use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
-use agent_tools_core::tool::BoxFuture;
-use agent_tools_core::{PermissionMode, ToolPermissionContext, ToolUseContext, invoke::call_tool};
+use agent_tools_core::BoxFuture;
+use agent_tools_core::{PermissionMode, ToolPermissionContext, ToolUseContext, call_tool};
+use agent_tools_core::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
+use agent_tools_core::{ToolRestriction, subagent_permission_mode};
 use serde_json::json;
 
 /// Answers every agent at once and keeps the requests.

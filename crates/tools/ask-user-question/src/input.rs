@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use agent_tools_core::questions::repeated_label;
-pub use agent_tools_core::questions::{Answers, DUPLICATE_LABELS, MAX_OPTIONS, MIN_OPTIONS, Question, QuestionOption};
+use agent_tools_core::repeated_label;
+pub use agent_tools_core::{Answers, DUPLICATE_LABELS, MAX_OPTIONS, MIN_OPTIONS, Question, QuestionOption};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 

@@ -31,7 +31,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let ctx = ToolUseContext::new(std::env::temp_dir());
 //! // What a host passes to `call` once the user has answered:
 //! let input = serde_json::json!({
@@ -52,7 +52,7 @@ mod render;
 use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::PermissionResult;
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
     build_tool,
@@ -85,9 +85,9 @@ pub fn questions_of(input: &Value) -> Option<Vec<Question>> {
     serde_json::from_value::<AskUserQuestionInput>(input.clone()).ok().map(|parsed| parsed.questions)
 }
 
-pub use agent_tools_core::questions::with_answers;
+pub use agent_tools_core::with_answers;
 
-use agent_tools_core::questions::Interaction;
+use agent_tools_core::Interaction;
 
 impl ToolDef for AskUserQuestionTool {
     type Input = AskUserQuestionInput;

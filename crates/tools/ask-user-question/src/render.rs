@@ -62,4 +62,4 @@ pub fn result_text(output: &AskUserQuestionOutput) -> String {
     format!("{ANSWERED}{}{CONTINUE}", entries.join(", "))
 }
 
-pub use agent_tools_core::questions::join_choices;
+pub use agent_tools_core::join_choices;

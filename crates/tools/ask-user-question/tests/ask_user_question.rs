@@ -6,9 +6,9 @@
 use agent_tool_ask_user_question::{
     Answers, NO_ANSWERS, NOT_IN_SUB_AGENTS, QUESTION, questions_of, tool, with_answers,
 };
+use agent_tools_core::PermissionResult;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::call_tool;
 use serde_json::{Value, json};
 
 fn ctx() -> ToolUseContext {

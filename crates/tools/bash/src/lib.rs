@@ -55,7 +55,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let bash = agent_tool_bash::tool();
 //! let mut ctx = ToolUseContext::new(dir.path());
@@ -76,7 +76,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tools_background::ShellTaskSpec;
-use agent_tools_core::tool::{PermissionMatcher, RestrictionMatcher};
+use agent_tools_core::{PermissionMatcher, RestrictionMatcher};
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool, sandbox};
 

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskStatus, WaitOutcome};
+use agent_tools_core::CancellationToken;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use serde_json::{Value, json};
 
 fn workdir() -> (tempfile::TempDir, PathBuf) {
@@ -160,7 +160,7 @@ async fn a_sub_agents_background_command_is_its_own_and_notifies_it() {
     let session_ctx = session(&w, &state);
     // A sub-agent's context: its own app state (and notification queue), the session's root.
     let mut agent_ctx = session_ctx.clone();
-    agent_ctx.app_state = agent_tools_core::context::AppStateHandle::default();
+    agent_ctx.app_state = agent_tools_core::AppStateHandle::default();
     agent_ctx.agent_id = Some("a1".into());
     agent_ctx.query_depth = 1;
     let (_, done_id) = start(&agent_ctx, json!({"command": "echo from-the-agent", "run_in_background": true})).await;

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_tool_bash::{BashConfig, BashOutput};
-use agent_tools_core::context::ProgressEvent;
-use agent_tools_core::invoke::{Invocation, call_tool};
+use agent_tools_core::ProgressEvent;
+use agent_tools_core::{Invocation, call_tool};
 use agent_tools_core::{MaxResultSize, Tool, ToolFlags, ToolUseContext};
 use agent_tools_testkit::{alive, ended, eventually, live_processes_with_arg};
 use serde_json::{Value, json};
@@ -688,7 +688,7 @@ async fn temporary_files_are_removed() {
 
 #[tokio::test]
 async fn permissions_follow_bash_rules_and_read_only_commands() {
-    use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+    use agent_tools_core::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
     let dir = tempfile::tempdir().unwrap();
     let mut ctx = ToolUseContext::new(dir.path());
     ctx.permission_context = std::sync::Arc::new(

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use agent_tool_bash::BashConfig;
 use agent_tools_background::{TaskRegistry, WaitOutcome};
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionMode, PermissionRuleSource};
+use agent_tools_core::CancellationToken;
+use agent_tools_core::call_tool;
+use agent_tools_core::{PermissionBehavior, PermissionMode, PermissionRuleSource};
 use agent_tools_core::{PermissionResult, SandboxSettings, Tool, ToolPermissionContext, ToolUseContext};
 use serde_json::{Value, json};
 

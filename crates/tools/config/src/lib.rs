@@ -45,7 +45,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tool_config::{ConfigToolConfig, tool_with};
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let home = tempfile::tempdir().unwrap();
 //! let project = tempfile::tempdir().unwrap();
 //! let user = home.path().join(".claude/settings.json");
@@ -78,7 +78,7 @@ use agent_tools_core::{Capabilities, ToolKind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_tools_core::permissions::{PermissionDecisionReason, PermissionResult};
+use agent_tools_core::{PermissionDecisionReason, PermissionResult};
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use agent_tool_config::{ConfigToolConfig, SETTINGS, tool_with};
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::PermissionResult;
+use agent_tools_core::call_tool;
 use agent_tools_core::{Tool, ToolUseContext};
 use serde_json::{Value, json};
 
@@ -376,7 +376,7 @@ async fn reads_are_allowed_and_changes_ask() {
     assert_eq!(blocked_path.as_deref(), Some(s.user.to_str().unwrap()));
     assert!(matches!(
         decision_reason,
-        Some(agent_tools_core::permissions::PermissionDecisionReason::SafetyCheck { classifier_approvable: false, .. })
+        Some(agent_tools_core::PermissionDecisionReason::SafetyCheck { classifier_approvable: false, .. })
     ));
     // The question shows the value as it will be written.
     assert_eq!(

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_cron::{CronConfig, CronScheduler, FakeClock, SigningKey, Zone};
 use serde_json::json;
 
@@ -89,7 +89,7 @@ async fn a_sub_agent_may_not_make_durable_jobs_and_without_a_scheduler_nothing_i
 async fn a_durable_job_is_asked_for_as_a_write_of_the_jobs_file_and_a_session_job_is_not() {
     // Issue: a durable job wrote a prompt that fires in the user's later sessions, unasked.
     use agent_tools_core::PermissionMode;
-    use agent_tools_core::permissions::PermissionResult;
+    use agent_tools_core::PermissionResult;
     let dir = tempfile::tempdir().unwrap();
     let (mut ctx, _scheduler) = session(dir.path());
     let tool = agent_tool_cron_create::tool();

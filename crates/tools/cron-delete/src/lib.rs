@@ -9,7 +9,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use agent_tools_cron::{CronConfig, CronScheduler, NewJob};
 //! let ctx = ToolUseContext::new("/tmp");
 //! let scheduler = CronScheduler::new(CronConfig::system(None));

@@ -18,7 +18,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::sync::Arc;
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use agent_tools_cron::{CronConfig, CronScheduler, FakeClock, NewJob, Zone};
 //! let ctx = ToolUseContext::new("/tmp");
 //! let clock = Arc::new(FakeClock::new(1_796_346_000_000)); // 2026-12-04 01:00 UTC

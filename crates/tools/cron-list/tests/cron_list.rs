@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_cron::{CronConfig, CronScheduler, FakeClock, NewJob, SigningKey, Zone};
 use serde_json::json;
 

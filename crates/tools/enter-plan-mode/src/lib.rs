@@ -25,7 +25,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, PermissionMode, ToolUseContext};
+//! use agent_tools_core::{call_tool, PermissionMode, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut ctx = ToolUseContext::new(dir.path());
 //! let mut done = call_tool(agent_tool_enter_plan_mode::tool().as_ref(), "toolu_1", serde_json::json!({}), &ctx).await;

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use agent_tool_enter_plan_mode::{ENTERED, NOT_IN_SUB_AGENTS, tool};
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionMode, ToolPermissionContext};
+use agent_tools_core::call_tool;
+use agent_tools_core::{PermissionMode, ToolPermissionContext};
 use agent_tools_core::{ToolUseContext, ValidationResult};
 use serde_json::{Value, json};
 

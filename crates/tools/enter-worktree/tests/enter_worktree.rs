@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agent_tool_enter_worktree::tool_with;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{Tool, ToolUseContext};
 use agent_tools_testkit::GitRepo;
 use agent_tools_worktree::Git;
@@ -199,8 +199,8 @@ async fn entering_is_a_write_asked_in_the_default_mode_refused_in_plan_mode() {
     ctx.permission_context = std::sync::Arc::new(
         agent_tools_core::ToolPermissionContext { mode: PermissionMode::BypassPermissions, ..Default::default() }
             .with_rule(
-                agent_tools_core::permissions::PermissionBehavior::Deny,
-                agent_tools_core::permissions::PermissionRuleSource::Session,
+                agent_tools_core::PermissionBehavior::Deny,
+                agent_tools_core::PermissionRuleSource::Session,
                 "Edit(./.claude/worktrees/**)",
             ),
     );

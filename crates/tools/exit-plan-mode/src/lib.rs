@@ -28,7 +28,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::sync::Arc;
-//! use agent_tools_core::{invoke::call_tool, PermissionMode, PermissionResult, ToolUseContext};
+//! use agent_tools_core::{call_tool, PermissionMode, PermissionResult, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut ctx = ToolUseContext::new(dir.path());
 //! ctx.options.plans_dir = Some(dir.path().join("plans"));
@@ -53,7 +53,7 @@ mod render;
 use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{PermissionMode, PermissionResult};
+use agent_tools_core::{PermissionMode, PermissionResult};
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
     build_tool,
@@ -84,7 +84,7 @@ fn plan_for(input: &ExitPlanModeInput, path: &std::path::Path) -> Option<String>
     }
 }
 
-use agent_tools_core::questions::Interaction;
+use agent_tools_core::Interaction;
 
 impl ToolDef for ExitPlanModeTool {
     type Input = ExitPlanModeInput;

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use agent_tool_exit_plan_mode::{AGENT_APPROVED, APPROVED_WITHOUT_PLAN, NOT_IN_PLAN_MODE, tool};
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionMode, PermissionResult, ToolPermissionContext};
+use agent_tools_core::call_tool;
+use agent_tools_core::{PermissionMode, PermissionResult, ToolPermissionContext};
 use agent_tools_core::{ToolUseContext, ValidationResult};
 use serde_json::{Value, json};
 

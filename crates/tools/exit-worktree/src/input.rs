@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use agent_tools_core::input::semantic;
+use agent_tools_core::semantic;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 

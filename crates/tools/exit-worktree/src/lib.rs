@@ -27,7 +27,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use agent_tools_worktree::Git;
 //! use serde_json::json;
 //! let repo = agent_tools_testkit::GitRepo::new(); // a temporary repository: one commit on main

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use agent_tool_exit_worktree::{CANNOT_VERIFY_CODE, NO_SESSION, NO_SESSION_CODE, UNSAVED_WORK_CODE, tool_with};
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{Tool, ToolUseContext, ValidationResult};
 use agent_tools_testkit::{GitRepo, write};
 use agent_tools_worktree::{Git, WorktreeSession};

@@ -679,7 +679,7 @@ async fn output_data_carries_the_structured_patch() {
     let s = Session::new();
     let path = s.put("f.txt", b"a\r\nb\r\nc\r\n");
     s.read(&path).await;
-    let done = agent_tools_core::invoke::call_tool(
+    let done = agent_tools_core::call_tool(
         agent_tool_file_edit::tool().as_ref(),
         "toolu_1",
         json!({"file_path": path, "old_string": "b", "new_string": "B\nB2"}),

@@ -27,7 +27,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use serde_json::json;
 //! let dir = tempfile::tempdir().unwrap();
 //! let path = dir.path().join("notes.txt");
@@ -53,9 +53,9 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::result::{ContentBlock, ImageSource, KnownBlock, Message};
+use agent_tools_core::CancellationToken;
 use agent_tools_core::text::{SNIFF_BYTES, looks_binary};
+use agent_tools_core::{ContentBlock, ImageSource, KnownBlock, Message};
 use agent_tools_core::{
     FileStamp, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,

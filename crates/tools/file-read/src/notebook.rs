@@ -68,7 +68,7 @@ fn joined(value: Option<&Value>) -> String {
 }
 
 fn bounded(text: String) -> String {
-    agent_tools_core::invoke::truncate_middle(&text, MAX_OUTPUT_CHARS)
+    agent_tools_core::truncate_middle(&text, MAX_OUTPUT_CHARS)
 }
 
 fn output(raw: &Value) -> CellOutput {

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 
 /// Most pages one Read returns.
 pub const MAX_PAGES_PER_READ: u32 = 20;

@@ -26,8 +26,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use agent_tools_core::context::{ContentHasher, content_hash};
 use agent_tools_core::text::SNIFF_BYTES;
+use agent_tools_core::{ContentHasher, content_hash};
 use agent_tools_files::{Encoding, Utf16Decoder, decode, decode_as};
 
 use crate::render;

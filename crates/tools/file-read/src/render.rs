@@ -3,7 +3,7 @@
 use agent_tools_core::quote::quote;
 use std::fmt::Write as _;
 
-use agent_tools_core::result::ImageSource;
+use agent_tools_core::ImageSource;
 use agent_tools_core::{ContentPart, ToolResultContent};
 pub use agent_tools_files::messages::format_file_size;
 use serde::Serialize;

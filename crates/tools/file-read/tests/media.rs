@@ -6,9 +6,9 @@
 use std::io::Cursor;
 use std::path::Path;
 
+use agent_tools_core::FileReadingLimits;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::context::FileReadingLimits;
-use agent_tools_core::invoke::{Invocation, call_tool};
+use agent_tools_core::{Invocation, call_tool};
 use base64::Engine as _;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage, Rgba, RgbaImage};
 use serde_json::{Value, json};

@@ -6,8 +6,8 @@
 use std::fs;
 use std::path::Path;
 
+use agent_tools_core::FileReadingLimits;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::context::FileReadingLimits;
 use serde_json::{Value, json};
 
 async fn read_with(ctx: &ToolUseContext, input: Value) -> (String, bool) {
@@ -272,7 +272,7 @@ async fn reads_are_recorded_in_the_file_read_state() {
     assert_eq!(&*stamp.content, "alpha\nbeta\ngamma\ndelta\nepsilon\n");
     assert!(stamp.is_full_read());
     let mtime = fs::metadata(dir.path().join("small.txt")).unwrap().modified().unwrap();
-    assert_eq!(stamp.timestamp_ms, agent_tools_core::context::mtime_ms(Ok(mtime)));
+    assert_eq!(stamp.timestamp_ms, agent_tools_core::mtime_ms(Ok(mtime)));
     assert_eq!(stamp.content_hash, Some(agent_tools_core::content_hash(b"alpha\nbeta\ngamma\ndelta\nepsilon\n")));
 
     read_with(&ctx, json!({"file_path": "lines100.txt", "offset": 2, "limit": 2})).await;
@@ -333,7 +333,7 @@ async fn utf16_files_with_a_byte_order_mark_are_text() {
 async fn oracle_notebook_is_read_cell_by_cell() {
     let dir = fixture();
     let ctx = ToolUseContext::new(dir.path());
-    let done = agent_tools_core::invoke::call_tool(
+    let done = agent_tools_core::call_tool(
         agent_tool_file_read::tool().as_ref(),
         "toolu_nb",
         json!({"file_path": dir.path().join("nb.ipynb")}),
@@ -506,7 +506,7 @@ async fn an_unchanged_repeat_read_gets_the_stub() {
     ctx.read_file_state.set(&path, agent_tools_core::FileStamp { from_read: false, ..stamp });
     assert_eq!(read_with(&ctx, json!({"file_path": file_path})).await.0, "1\tone\n2\tTWO\n3\tthree\n4\t");
     // The stub's structured output names the file.
-    let done = agent_tools_core::invoke::call_tool(
+    let done = agent_tools_core::call_tool(
         agent_tool_file_read::tool().as_ref(),
         "toolu_again",
         json!({"file_path": file_path}),

@@ -29,7 +29,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use serde_json::json;
 //! let dir = tempfile::tempdir().unwrap();
 //! let path = dir.path().join("notes/todo.txt");

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use agent_tools_core::context::FileReadState;
+use agent_tools_core::FileReadState;
 use agent_tools_files::{
     Encoding, LineEnding, LoadError, MAX_FILE_BYTES, StaleRead, TextFile, encode_text, load_text_file,
     normalize_newlines, require_fresh, restyle_like, strip_trailing_whitespace,

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use agent_tools_core::context::{FileStamp, content_hash};
+use agent_tools_core::{FileStamp, content_hash};
 use agent_tools_files::{Encoding, decode, encode, normalize_newlines};
 use agent_tools_testkit::Session;
 use proptest::prelude::*;

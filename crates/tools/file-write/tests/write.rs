@@ -339,7 +339,7 @@ async fn output_data_is_claude_codes_shape() {
     let s = Session::new();
     let path = s.put("f.txt", b"a\nb\n");
     s.read(&path).await;
-    let done = agent_tools_core::invoke::call_tool(
+    let done = agent_tools_core::call_tool(
         agent_tool_file_write::tool().as_ref(),
         "toolu_1",
         json!({"file_path": path, "content": "a\nB\n"}),

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 use agent_tools_walk::{Cancelled, OpenFolder, ReadDenyRules, VCS_DIRECTORIES, WalkConfig, collect_files};
 use globset::{GlobBuilder, GlobMatcher};
 

@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tool_glob::{GlobConfig, WalkConfig};
-use agent_tools_core::context::GlobLimits;
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+use agent_tools_core::GlobLimits;
+use agent_tools_core::call_tool;
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
 use agent_tools_core::{PermissionResult, Tool, ToolPermissionContext, ToolUseContext};
 use agent_tools_testkit::{oracle_fixture, run, write};
 use serde_json::{Value, json};

@@ -32,7 +32,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use serde_json::json;
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::create_dir(dir.path().join("src")).unwrap();

@@ -6,7 +6,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use agent_tools_core::context::CancellationToken;
+use agent_tools_core::CancellationToken;
 use agent_tools_core::text::{SNIFF_BYTES, looks_binary};
 use agent_tools_walk::{Cancelled, OpenFolder, ReadDenyRules, WalkConfig, collect_files};
 use grep_matcher::{LineTerminator, Matcher};

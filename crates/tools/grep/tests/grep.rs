@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
-use agent_tools_core::tool::MaxResultSize;
+use agent_tools_core::MaxResultSize;
+use agent_tools_core::call_tool;
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
 use agent_tools_core::{PermissionResult, Tool, ToolPermissionContext, ToolUseContext};
 use agent_tools_testkit::{touch, write};
 use serde_json::{Value, json};

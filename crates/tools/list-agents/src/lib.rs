@@ -19,7 +19,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_background::{AgentTaskSpec, TaskRegistry};
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let ctx = ToolUseContext::new(dir.path());
 //! let spec = AgentTaskSpec {

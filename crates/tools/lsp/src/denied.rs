@@ -18,8 +18,8 @@
 
 use std::collections::HashSet;
 
+use agent_tools_core::PermissionBehavior;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::PermissionBehavior;
 use agent_tools_lsp::uri_to_path;
 
 /// Whether the context restricts reads: at least one `Read(…)` content deny or ask rule
@@ -78,7 +78,7 @@ mod tests {
     use std::path::Path;
     use std::sync::Arc;
 
-    use agent_tools_core::permissions::{PermissionRuleSource, ToolPermissionContext};
+    use agent_tools_core::{PermissionRuleSource, ToolPermissionContext};
     use agent_tools_lsp::path_to_uri;
     use lsp_types::{Location, Position, Range, Uri};
 

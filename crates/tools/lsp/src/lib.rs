@@ -31,7 +31,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::sync::Arc;
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use agent_tools_lsp::{LspManager, LspOptions, LspServerConfig, NamedLspServer};
 //! use serde_json::json;
 //! let dir = tempfile::tempdir().unwrap();

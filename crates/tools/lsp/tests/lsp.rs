@@ -8,9 +8,9 @@ use std::process::Command;
 use std::sync::Arc;
 
 use agent_tool_lsp::render::NO_LANGUAGE_SERVERS;
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource};
+use agent_tools_core::CancellationToken;
+use agent_tools_core::call_tool;
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource};
 use agent_tools_core::{PermissionResult, ToolFlags, ToolPermissionContext, ToolUseContext, ValidationResult};
 use agent_tools_lsp::{LspManager, LspOptions, LspServerConfig, NamedLspServer};
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use agent_tools_core::input::{InputError, InputIssue, parse_strict, semantic};
+use agent_tools_core::{InputError, InputIssue, parse_strict, semantic};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};

@@ -46,7 +46,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::time::Duration;
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let ctx = ToolUseContext::new(dir.path());
 //! let queue = ctx.notifications();
@@ -83,8 +83,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_tools_background::{OnLine, TaskRegistry};
-use agent_tools_core::input::InputError;
-use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::InputError;
+use agent_tools_core::PermissionMatcher;
 use agent_tools_core::{
     MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,

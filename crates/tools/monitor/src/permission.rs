@@ -18,8 +18,8 @@
 use std::path::{Path, PathBuf};
 
 use agent_tools_background::ShellTaskSpec;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionDecisionReason, PermissionResult, PermissionRule};
-use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::PermissionMatcher;
+use agent_tools_core::{PermissionBehavior, PermissionDecisionReason, PermissionResult, PermissionRule};
 use agent_tools_core::{ToolDef, ToolUseContext};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellInput, ShellTool, sandbox};
 

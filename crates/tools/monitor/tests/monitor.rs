@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_tools_background::{TaskRegistry, TaskStatus};
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, PermissionUpdate};
+use agent_tools_core::call_tool;
 use agent_tools_core::{
     NotificationQueue, PendingNotification, PermissionResult, ToolPermissionContext, ToolUseContext,
 };
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource, PermissionUpdate};
 use agent_tools_testkit::procs::{Reaper, unique_token};
 use agent_tools_testkit::{carrying, eventually};
 use serde_json::{Value, json};
@@ -392,7 +392,7 @@ async fn a_sub_agents_watch_notifies_the_sub_agent_and_stops_with_it() {
     let parent = ToolUseContext::new(&w);
     // What a sub-agent's context looks like: its own app state, the session's root state.
     let mut child = parent.clone();
-    child.app_state = agent_tools_core::context::AppStateHandle::default();
+    child.app_state = agent_tools_core::AppStateHandle::default();
     child.agent_id = Some("a1".into());
     let token = unique_token();
     let _reaper = Reaper(token.clone());

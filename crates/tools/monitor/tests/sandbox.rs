@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use agent_tool_monitor::MonitorConfig;
 use agent_tools_background::{TaskRegistry, WaitOutcome};
-use agent_tools_core::context::CancellationToken;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::CancellationToken;
+use agent_tools_core::call_tool;
 use agent_tools_core::{SandboxSettings, ToolUseContext};
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! MultiEdit's input.
 
-use agent_tools_core::input::semantic;
+use agent_tools_core::semantic;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};

@@ -55,7 +55,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! use agent_tools_core::{ToolUseContext, invoke::call_tool};
+//! use agent_tools_core::{ToolUseContext, call_tool};
 //! use serde_json::json;
 //! let dir = tempfile::tempdir().unwrap();
 //! let path = dir.path().join("server.conf");
@@ -66,7 +66,7 @@
 //! let bytes = std::fs::read(&path).unwrap();
 //! let modified = std::fs::metadata(&path).and_then(|meta| meta.modified());
 //! let text = String::from_utf8(bytes.clone()).unwrap();
-//! let hash = agent_tools_core::context::content_hash(&bytes);
+//! let hash = agent_tools_core::content_hash(&bytes);
 //! agent_tools_files::record_read(&ctx.read_file_state, &path, text, hash, modified, None, None);
 //!
 //! let multi_edit = agent_tool_multi_edit::tool();

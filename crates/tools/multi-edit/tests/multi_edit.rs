@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{
+use agent_tools_core::call_tool;
+use agent_tools_core::{
     PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleSource, ToolPermissionContext,
 };
 use agent_tools_testkit::Session;

@@ -45,7 +45,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::invoke::call_tool;
+//! use agent_tools_core::call_tool;
 //! use serde_json::json;
 //! let session = agent_tools_testkit::Session::new(); // a temporary folder and one context
 //! let path = session.put("nb.ipynb", agent_tools_testkit::NOTEBOOK); // cells `intro`, `calc`

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
 
-use agent_tools_core::context::FileReadState;
+use agent_tools_core::FileReadState;
 use agent_tools_files::{
     Encoding, LoadError, MAX_FILE_BYTES, StaleRead, TextFile, Unrepresentable, encode_text, load_text_file,
     normalize_newlines, require_fresh,

@@ -112,7 +112,7 @@ async fn the_output_data_has_claude_codes_fields() {
     let s = Session::new();
     let path = s.put("nb.ipynb", CASE_038);
     s.read(&path).await;
-    let done = agent_tools_core::invoke::call_tool(
+    let done = agent_tools_core::call_tool(
         agent_tool_notebook_edit::tool().as_ref(),
         "toolu_1",
         json!({"notebook_path": path, "cell_id": "intro-md", "new_source": "# Title\nLine one\nLine two"}),
@@ -343,7 +343,7 @@ async fn two_space_crlf_string_sources_and_unicode_are_kept() {
         .edit_ok(json!({"notebook_path": path, "cell_id": "a", "new_source": "x", "cell_type": "code", "edit_mode": "insert"}))
         .await;
     let id = inserted_id(&result);
-    let done = agent_tools_core::invoke::call_tool(
+    let done = agent_tools_core::call_tool(
         agent_tool_notebook_edit::tool().as_ref(),
         "toolu_2",
         json!({"notebook_path": path, "cell_id": id, "new_source": "y"}),

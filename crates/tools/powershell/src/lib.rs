@@ -40,7 +40,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use agent_tool_powershell::{find_pwsh, PowerShellConfig};
 //! let dir = tempfile::tempdir().unwrap();
 //! // A search path without pwsh: the tool exists but is disabled, and a call runs nothing.
@@ -70,7 +70,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tools_background::ShellTaskSpec;
-use agent_tools_core::tool::PermissionMatcher;
+use agent_tools_core::PermissionMatcher;
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext, build_tool};
 use agent_tools_shell::{Argv, Interpretation, Shell, ShellConfig, ShellTool};
 

@@ -25,12 +25,12 @@
 
 use std::path::{Path, PathBuf};
 
+use agent_tools_core::PermissionMatcher;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{
+use agent_tools_core::{
     PermissionBehavior, PermissionDecisionReason, PermissionResult, PermissionRule, PermissionRuleValue,
     PermissionUpdate, PermissionUpdateDestination,
 };
-use agent_tools_core::tool::PermissionMatcher;
 use agent_tools_permissions::paths::working_directories;
 use agent_tools_permissions::{check_read_permission, check_write_permission};
 use agent_tools_shell_analysis::{ShellPattern, Verdict, asked_by_rule, messages, too_complex};

@@ -14,7 +14,7 @@ use std::time::Duration;
 use agent_tool_powershell::PowerShellConfig;
 use agent_tool_powershell::invocation::SCRIPT;
 use agent_tools_background::{TaskRegistry, TaskStatus, WaitOutcome};
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{Tool, ToolUseContext};
 use serde_json::{Value, json};
 

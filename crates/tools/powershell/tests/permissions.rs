@@ -8,7 +8,7 @@ use std::sync::Arc;
 use agent_tool_powershell::PowerShellConfig;
 use agent_tool_powershell::classify::is_read_only;
 use agent_tool_powershell::permissions::is_excluded;
-use agent_tools_core::permissions::{
+use agent_tools_core::{
     PermissionBehavior, PermissionDecisionReason, PermissionMode, PermissionRuleSource, PermissionUpdate,
     ToolPermissionContext,
 };

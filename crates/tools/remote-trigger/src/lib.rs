@@ -33,7 +33,7 @@
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::io::{Read, Write};
 //! use agent_tool_remote_trigger::{RemoteTriggerConfig, tool_with};
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! // A local triggers API with one answer.
 //! let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
 //! let base_url = format!("http://{}", server.local_addr().unwrap());
@@ -68,7 +68,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::PermissionResult;
 use agent_tools_core::secret::Redacted;
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_tool_remote_trigger::{RemoteTriggerConfig, tool_with};
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{PermissionResult, Tool, ToolUseContext};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;

@@ -8,7 +8,7 @@
 //! the result format here is ours.
 //!
 //! - **The same calls**: each inner call goes through the host's executor
-//!   ([`agent_tools_core::caller::ToolCaller`]): strict parsing, validation, hooks, permission
+//!   ([`agent_tools_core::ToolCaller`]): strict parsing, validation, hooks, permission
 //!   rules and questions, size control; a denied path is refused exactly as a direct call is.
 //!   Calls the model could not make, the script cannot either.
 //! - **Results**: a tool function resolves to the tool's output object (its `structuredContent`:
@@ -18,7 +18,7 @@
 //! - **Batching**: calls started together (`Promise.all`) run at once when they are
 //!   concurrency-safe, one at a time otherwise, at most [`MAX_PARALLEL_CALLS`] at once, in the
 //!   order they were made — the executor's rule for a turn's calls
-//!   ([`runs_concurrently`](agent_tools_core::invoke::runs_concurrently)).
+//!   ([`runs_concurrently`](agent_tools_core::runs_concurrently)).
 //! - **The result**: what `console.log` printed, then the value of the script's last expression
 //!   (strings as they are, other values as JSON). An uncaught error is an error result with its
 //!   `repl:LINE:COLUMN`.
@@ -31,7 +31,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use serde_json::json;
 //! let ctx = ToolUseContext::new(std::env::temp_dir());
 //! let repl = agent_tool_repl::tool();
@@ -50,8 +50,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_core::caller::{InnerResult, ToolCaller};
-use agent_tools_core::permissions::PermissionDecisionReason;
+use agent_tools_core::PermissionDecisionReason;
+use agent_tools_core::{InnerResult, ToolCaller};
 use agent_tools_core::{
     MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
@@ -337,7 +337,7 @@ impl<'a> Calls<'a> {
             let parsed: Result<Value, String> =
                 serde_json::from_str(&input).map_err(|error| format!("the input is not JSON: {error}"));
             let safe = match (&parsed, self.tool(&name)) {
-                (Ok(input), Some(tool)) => agent_tools_core::invoke::runs_concurrently(Some(tool.as_ref()), input),
+                (Ok(input), Some(tool)) => agent_tools_core::runs_concurrently(Some(tool.as_ref()), input),
                 // Answered at once, without the executor.
                 _ => true,
             };

@@ -7,9 +7,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_tools_core::caller::{InnerResult, ToolCaller};
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
+use agent_tools_core::call_tool;
+use agent_tools_core::{InnerResult, ToolCaller};
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     build_tool,

@@ -31,7 +31,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_background::{AgentTaskSpec, TaskRegistry};
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let ctx = ToolUseContext::new(dir.path());
 //! // What the Agent tool does for a background agent named "scout".
@@ -51,7 +51,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, TaskRegistry, TaskStatus, TaskType};
-use agent_tools_core::subagent::task_notification;
+use agent_tools_core::task_notification;
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };

@@ -3,7 +3,7 @@
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use serde_json::{Value, json};
 
 fn named(name: &str) -> AgentTaskSpec {

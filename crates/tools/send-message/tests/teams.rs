@@ -4,7 +4,7 @@
 
 use agent_tools_background::{AgentTaskSpec, TaskRegistry};
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_team::{ActiveTeam, Backend, Member, Team, Teammate, state};
 use serde_json::{Value, json};
 

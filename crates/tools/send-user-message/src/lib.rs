@@ -14,7 +14,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("build.log"), "ok\n").unwrap();
 //! let ctx = ToolUseContext::new(dir.path());
@@ -32,7 +32,7 @@ use agent_tools_core::{Capabilities, ToolKind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::PermissionResult;
 use agent_tools_core::user::{UserAttachment, UserMessage, user_channel};
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::user::{UserChannel, UserMessage, install_user_channel};
 use serde_json::json;
 
@@ -69,7 +69,7 @@ async fn missing_files_folders_and_bad_statuses_are_refused() {
 
 #[tokio::test]
 async fn attachments_need_the_permission_to_read_them() {
-    use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+    use agent_tools_core::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("secret.env"), "KEY=1\n").unwrap();

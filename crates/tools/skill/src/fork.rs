@@ -3,8 +3,8 @@
 //! the skill's `allowed-tools` as allow rules and its `model`, and its report is the result.
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
-use agent_tools_core::permissions::subagent_permission_mode;
-use agent_tools_core::subagent::{SubagentError, SubagentRequest};
+use agent_tools_core::subagent_permission_mode;
+use agent_tools_core::{SubagentError, SubagentRequest};
 use agent_tools_core::{ToolError, ToolUseContext};
 
 use crate::render::{self, SkillOutput};

@@ -35,7 +35,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use serde_json::json;
 //! let dir = tempfile::tempdir().unwrap();
 //! let skills = dir.path().join(".claude/skills");
@@ -67,14 +67,14 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::{
-    PermissionBehavior, PermissionDecisionReason, PermissionRuleSource, PermissionRuleValue, PermissionUpdate,
-    PermissionUpdateDestination,
-};
-use agent_tools_core::result::ContentBlock;
+use agent_tools_core::ContentBlock;
 use agent_tools_core::{
     Message, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
     ToolUseContext, ValidationResult, build_tool,
+};
+use agent_tools_core::{
+    PermissionBehavior, PermissionDecisionReason, PermissionRuleSource, PermissionRuleValue, PermissionUpdate,
+    PermissionUpdateDestination,
 };
 
 pub use crate::input::SkillInput;

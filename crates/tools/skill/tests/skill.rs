@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tool_skill::{SkillConfig, listing, skills, tool_with};
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, PermissionUpdate};
-use agent_tools_core::result::{ContentBlock, KnownBlock, MessageContent};
+use agent_tools_core::{ContentBlock, KnownBlock, MessageContent};
 use agent_tools_core::{
-    Message, PermissionResult, PromptOptions, Tool, ToolPermissionContext, ToolUseContext, invoke::call_tool,
+    Message, PermissionResult, PromptOptions, Tool, ToolPermissionContext, ToolUseContext, call_tool,
 };
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource, PermissionUpdate};
 use serde_json::json;
 
 fn write_skill(dir: &Path, name: &str, text: &str) {

@@ -24,7 +24,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let ctx = ToolUseContext::new("/tmp");
 //! let tool = agent_tool_sleep::tool();
 //! // (Tokio's paused clock: no real waiting.)
@@ -40,7 +40,7 @@ use agent_tools_core::{Capabilities, ToolKind};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_core::tool::InterruptBehavior;
+use agent_tools_core::InterruptBehavior;
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
     build_tool,

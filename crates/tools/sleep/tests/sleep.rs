@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use serde_json::json;
 
 async fn call_sleep(ctx: &ToolUseContext, ms: u64) -> (bool, String, serde_json::Value) {

@@ -1,7 +1,7 @@
 //! StructuredOutput's input: any JSON object (the session's schema decides what fits).
 
 use agent_tools_core::InputError;
-use agent_tools_core::input::{InputIssue, type_phrase};
+use agent_tools_core::{InputIssue, type_phrase};
 use serde_json::{Map, Value};
 
 /// The input: the final answer, a JSON object. Its shape is checked against the session's

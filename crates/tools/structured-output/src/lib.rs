@@ -26,7 +26,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use serde_json::json;
 //! let schema = json!({"type": "object", "required": ["name", "age"],
 //!     "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}});

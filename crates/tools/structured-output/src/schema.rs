@@ -17,8 +17,8 @@
 use std::fmt;
 use std::panic::AssertUnwindSafe;
 
-use agent_tools_core::input::type_phrase;
 use agent_tools_core::quote::quote;
+use agent_tools_core::type_phrase;
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 

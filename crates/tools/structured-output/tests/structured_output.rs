@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agent_tool_structured_output::{NAME, SUCCESS, SchemaError, StructuredOutputData, tool};
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{PromptOptions, ToolUseContext, is_deferred};
 use serde_json::{Value, json};
 

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut ctx = ToolUseContext::new(dir.path());
 //! ctx.options.tasks_dir = Some(dir.path().join("tasks"));

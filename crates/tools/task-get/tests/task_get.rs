@@ -5,7 +5,7 @@
 
 use agent_tool_task_get::tool;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_tasklist::{NewTask, TaskStatus, TaskStore};
 use serde_json::{Value, json};
 

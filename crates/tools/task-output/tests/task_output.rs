@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, ShellTaskSpec, TaskRegistry, TaskSnapshot, TaskStatus};
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{MaxResultSize, ToolFlags, ToolUseContext};
 use agent_tools_testkit::{eventually, run};
 use serde_json::json;

@@ -30,7 +30,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tools_background::{ShellTaskSpec, TaskRegistry, TaskStatus};
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let ctx = ToolUseContext::new(dir.path());
 //! // What Bash's `run_in_background` does: a task in the session's registry.

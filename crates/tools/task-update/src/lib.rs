@@ -27,7 +27,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! use agent_tools_tasklist::{NewTask, TaskStatus, TaskStore};
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut ctx = ToolUseContext::new(dir.path());

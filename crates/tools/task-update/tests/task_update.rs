@@ -6,7 +6,7 @@
 
 use agent_tool_task_update::tool;
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_tasklist::{NewTask, TaskStatus, TaskStore};
 use serde_json::{Value, json};
 

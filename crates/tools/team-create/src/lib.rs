@@ -39,7 +39,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use agent_tool_team_create::{TeamConfig, tool_with};
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let dir = tempfile::tempdir().unwrap();
 //! let teams = dir.path().join("teams");
 //! let tool = tool_with(TeamConfig { teams_dir: Some(teams.clone()), ..TeamConfig::default() });
@@ -67,7 +67,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_tools_core::permissions::PermissionBehavior;
+use agent_tools_core::PermissionBehavior;
 use agent_tools_core::{
     PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{PermissionBehavior, subagent_permission_mode};
-use agent_tools_core::subagent::{SubagentError, SubagentRequest, SubagentRunner, task_notification};
+use agent_tools_core::{PermissionBehavior, subagent_permission_mode};
+use agent_tools_core::{SubagentError, SubagentRequest, SubagentRunner, task_notification};
 use agent_tools_team::{
     Backend, LEAD_NAME, Member, Message, Team, TeamConfig, TmuxConfig, teammate_system_prompt, tmux,
 };

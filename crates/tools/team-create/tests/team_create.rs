@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use agent_tool_team_create::{TeamConfig, TeammateMode, TmuxConfig, tool_with};
 use agent_tools_background::{TaskRegistry, TaskStatus};
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
-use agent_tools_core::subagent::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use agent_tools_core::{
     AgentScope, Capabilities, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolKind, ToolResult,
-    ToolResultBlock, ToolUseContext, build_tool, invoke::call_tool,
+    ToolResultBlock, ToolUseContext, build_tool, call_tool,
 };
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+use agent_tools_core::{SubagentError, SubagentOutcome, SubagentRequest, SubagentRunner};
 use agent_tools_team::{Message, Team, state};
 use agent_tools_testkit::procs::eventually_blocking as wait_until;
 use serde_json::{Value, json};

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agent_tools_background::{AgentEnd, AgentTaskSpec, TaskRegistry, TaskStatus};
-use agent_tools_core::{ToolUseContext, invoke::call_tool};
+use agent_tools_core::{ToolUseContext, call_tool};
 use agent_tools_team::{ActiveTeam, Backend, Member, Team, TmuxConfig, state, tmux};
 use serde_json::{Value, json};
 

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let ctx = ToolUseContext::new(std::env::temp_dir());
 //! let todos = serde_json::json!({"todos": [
 //!     {"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"}

@@ -5,7 +5,7 @@
 
 use agent_tool_todo_write::{MODIFIED, TodoStatus, todos, tool};
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_testkit::run;
 use serde_json::{Value, json};
 

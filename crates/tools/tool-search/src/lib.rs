@@ -27,7 +27,7 @@
 //!
 //! ```
 //! # async fn demo() {
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! let mut ctx = ToolUseContext::new(std::env::current_dir().unwrap());
 //! ctx.options.tools = vec![agent_tool_tool_search::tool()].into();
 //! let done = call_tool(agent_tool_tool_search::tool().as_ref(), "toolu_1",

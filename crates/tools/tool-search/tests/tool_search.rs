@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
     is_deferred,
@@ -55,8 +55,8 @@ impl ToolDef for Fake {
     fn always_load(&self) -> bool {
         self.always
     }
-    fn mcp_info(&self) -> Option<agent_tools_core::tool::McpInfo> {
-        self.mcp.then(|| agent_tools_core::tool::McpInfo { server_name: "fake".into(), tool_name: self.name.into() })
+    fn mcp_info(&self) -> Option<agent_tools_core::McpInfo> {
+        self.mcp.then(|| agent_tools_core::McpInfo { server_name: "fake".into(), tool_name: self.name.into() })
     }
     async fn call(&self, _: Empty, _: &ToolUseContext) -> Result<ToolResult<()>, ToolError> {
         Ok(ToolResult::new(()))

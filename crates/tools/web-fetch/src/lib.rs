@@ -47,7 +47,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::io::{Read, Write};
-//! use agent_tools_core::{invoke::call_tool, ToolUseContext};
+//! use agent_tools_core::{call_tool, ToolUseContext};
 //! // A local server with one page (loopback hosts are fetched over plain http).
 //! let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
 //! let url = format!("http://{}/page", server.local_addr().unwrap());
@@ -84,7 +84,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use agent_tools_core::permissions::PermissionResult;
+use agent_tools_core::PermissionResult;
 use agent_tools_core::{
     MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,

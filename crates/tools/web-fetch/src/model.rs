@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use agent_tools_api::{ApiError, Client, ClientOptions, Message, MessagesRequest};
-use agent_tools_core::tool::BoxFuture;
+use agent_tools_core::BoxFuture;
 use std::fmt;
 
 pub use agent_tools_api::{ANTHROPIC_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL};

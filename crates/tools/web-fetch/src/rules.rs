@@ -17,11 +17,11 @@
 //! `github.com/…` path. Here deny and ask rules come first: the user's rules always win.
 
 use agent_tools_core::ToolUseContext;
-use agent_tools_core::permissions::{
+use agent_tools_core::quote::quote;
+use agent_tools_core::{
     PermissionBehavior, PermissionDecisionReason, PermissionResult, PermissionRule, PermissionRuleValue,
     PermissionUpdate, PermissionUpdateDestination,
 };
-use agent_tools_core::quote::quote;
 use url::Url;
 
 /// Why a URL has no rule key.
@@ -189,7 +189,7 @@ fn fetch_needs_approval(tool_name: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_tools_core::permissions::{PermissionRuleSource, ToolPermissionContext};
+    use agent_tools_core::{PermissionRuleSource, ToolPermissionContext};
     use std::sync::Arc;
 
     fn ctx(rules: &[(PermissionBehavior, &str)]) -> ToolUseContext {

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_tool_web_fetch::{AnthropicSummarizer, MessagesApiConfig, WebFetchConfig, tool, tool_with};
-use agent_tools_core::invoke::call_tool;
-use agent_tools_core::permissions::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
+use agent_tools_core::call_tool;
+use agent_tools_core::{PermissionBehavior, PermissionRuleSource, ToolPermissionContext};
 use agent_tools_core::{Tool, ToolUseContext};
 use common::{Reply, Request, Server, serve};
 use serde_json::{Value, json};

@@ -34,7 +34,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use agent_tools_core::permissions::{
+use agent_tools_core::{
     PermissionBehavior, PermissionResult, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
 };
 use agent_tools_core::{

@@ -9,7 +9,7 @@ use std::time::Duration;
 use agent_tool_web_search::{
     CITE_REMINDER, SearchApiConfig, WebSearchConfig, WebSearchInput, WebSearchTool, tool, tool_with,
 };
-use agent_tools_core::invoke::call_tool;
+use agent_tools_core::call_tool;
 use agent_tools_core::{ToolDef, ToolUseContext, ValidationResult};
 use agent_tools_testkit::eventually;
 use serde_json::{Value, json};
