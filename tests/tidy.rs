@@ -679,8 +679,7 @@ const FILE_LINE_BUDGET: usize = 1_000;
 
 /// Files over [`FILE_LINE_BUDGET`], each with its ceiling (its size when it was named) and why.
 /// A file here may shrink, never grow past its ceiling; this list must shrink.
-const OVERSIZED_FILES: &[(&str, usize, &str)] =
-    &[("crates/mcp/src/client.rs", 1_070, "the MCP client's connections and its tool proxy: to split")];
+const OVERSIZED_FILES: &[(&str, usize, &str)] = &[];
 
 /// No Rust source file's code (before its unit tests; test files are not counted) is longer than
 /// [`FILE_LINE_BUDGET`] lines, except the files [`OVERSIZED_FILES`] names, which stay under their

@@ -80,6 +80,7 @@ pub mod schema;
 mod sse;
 mod tool;
 pub mod transform;
+mod transport;
 
 pub use agent_tools_mcp_oauth::OAuthStore;
 pub use client::{
