@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use agent_tools_api::{StreamEvent, Usage};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 /// Something that happened in a query, in order.
 #[derive(Debug, Clone)]
@@ -115,41 +116,101 @@ pub struct QueryResult {
 impl QueryResult {
     /// The `result` message, as `claude -p --output-format json|stream-json` prints it.
     pub fn to_json(&self) -> Value {
-        let model_usage: serde_json::Map<String, Value> = self
-            .model_usage
-            .iter()
-            .map(|(model, (usage, cost))| {
-                (
-                    model.clone(),
-                    json!({
-                        "inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
-                        "cacheReadInputTokens": usage.cache_read_input_tokens,
-                        "cacheCreationInputTokens": usage.cache_creation_input_tokens,
-                        "costUSD": cost,
-                    }),
-                )
-            })
-            .collect();
-        let mut result = json!({
-            "type": "result",
-            "subtype": self.subtype.as_str(),
-            "is_error": self.is_error,
-            "duration_ms": self.duration_ms,
-            "duration_api_ms": self.duration_api_ms,
-            "num_turns": self.num_turns,
-            "result": self.result,
-            "stop_reason": self.stop_reason,
-            "session_id": self.session_id,
-            "total_cost_usd": self.total_cost_usd,
-            "usage": self.usage,
-            "modelUsage": model_usage,
-            "permission_denials": self.permission_denials,
-            "terminal_reason": self.terminal_reason,
-            "uuid": crate::agent::uuid(),
-        });
-        if let Some(object) = &self.structured_output {
-            result["structured_output"] = object.clone();
-        }
-        result
+        serde_json::to_value(self.line()).unwrap_or_default()
     }
+
+    /// The `result` line, in `claude -p`'s field order.
+    pub fn line(&self) -> ResultLine<'_> {
+        ResultLine {
+            kind: "result",
+            subtype: self.subtype.as_str(),
+            is_error: self.is_error,
+            duration_ms: self.duration_ms,
+            duration_api_ms: self.duration_api_ms,
+            num_turns: self.num_turns,
+            result: &self.result,
+            stop_reason: self.stop_reason.as_deref(),
+            session_id: &self.session_id,
+            total_cost_usd: self.total_cost_usd,
+            usage: &self.usage,
+            model_usage: self
+                .model_usage
+                .iter()
+                .map(|(model, (usage, cost))| {
+                    let usage = ModelUsage {
+                        input_tokens: usage.input_tokens,
+                        output_tokens: usage.output_tokens,
+                        cache_read_input_tokens: usage.cache_read_input_tokens,
+                        cache_creation_input_tokens: usage.cache_creation_input_tokens,
+                        cost_usd: *cost,
+                    };
+                    (model.as_str(), usage)
+                })
+                .collect(),
+            permission_denials: &self.permission_denials,
+            terminal_reason: &self.terminal_reason,
+            uuid: crate::agent::uuid(),
+            structured_output: self.structured_output.as_ref(),
+        }
+    }
+}
+
+/// The `result` line of `claude -p --output-format json|stream-json` (see [`QueryResult`] for
+/// each field).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ResultLine<'a> {
+    /// Always `result`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// [`ResultSubtype::as_str`].
+    pub subtype: &'static str,
+    /// Whether the query ended in error.
+    pub is_error: bool,
+    /// Wall time, ms.
+    pub duration_ms: u64,
+    /// Time waiting for the API, ms.
+    pub duration_api_ms: u64,
+    /// Assistant messages, as Claude Code counts them.
+    pub num_turns: u32,
+    /// The last text, or the error's.
+    pub result: &'a str,
+    /// The last answer's `stop_reason`.
+    pub stop_reason: Option<&'a str>,
+    /// The session.
+    pub session_id: &'a str,
+    /// Dollars spent so far.
+    pub total_cost_usd: f64,
+    /// Tokens used so far.
+    pub usage: &'a Usage,
+    /// Tokens and dollars per model.
+    #[serde(rename = "modelUsage")]
+    pub model_usage: BTreeMap<&'a str, ModelUsage>,
+    /// Calls refused by permissions or hooks.
+    pub permission_denials: &'a [Value],
+    /// Why the loop stopped.
+    pub terminal_reason: &'a str,
+    /// This line's id.
+    pub uuid: String,
+    /// The `StructuredOutput` object, when one was asked for and given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<&'a Value>,
+}
+
+/// One model's line of [`ResultLine::model_usage`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ModelUsage {
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read_input_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_creation_input_tokens: u64,
+    /// Dollars.
+    #[serde(rename = "costUSD")]
+    pub cost_usd: f64,
 }

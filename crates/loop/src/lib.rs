@@ -31,6 +31,9 @@
 //!   it fails closed.
 //! - **Transcripts** ([`transcript`]): the conversation is saved in the session folder as it
 //!   grows, for `--continue` / `--resume`.
+//! - **The SDK protocol** ([`protocol`]): the stream-json lines and control requests the Claude
+//!   Agent SDKs exchange with `claude -p`, as serde types, and the `result` line
+//!   ([`ResultLine`]).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -68,6 +71,7 @@ pub mod events;
 pub mod memory;
 pub mod options;
 pub mod prompt;
+pub mod protocol;
 pub mod results;
 pub mod sampler;
 pub mod spend;
@@ -76,7 +80,7 @@ pub mod transcript;
 
 pub use agent::{Agent, AgentError, Sink};
 pub use classifier::ModelClassifier;
-pub use events::{AgentEvent, QueryResult, ResultSubtype};
+pub use events::{AgentEvent, ModelUsage, QueryResult, ResultLine, ResultSubtype};
 pub use options::{
     AgentOptions, DEFAULT_MODEL, DEFAULT_STOP_HOOK_BLOCK_CAP, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS,
     resolve_model,

@@ -10,11 +10,12 @@ use serde_json::{Value, json};
 
 use super::OutputFormat;
 
-/// Writes one JSON value as a line on stdout and flushes it. Several tasks print: the stdout
+/// Writes one value as a JSON line on stdout and flushes it. Several tasks print: the stdout
 /// lock keeps each line whole. A closed stdout is ignored (the reader went away).
-pub(crate) fn line(value: &Value) {
+pub(crate) fn line(value: &impl serde::Serialize) {
+    let Ok(text) = serde_json::to_string(value) else { return };
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{value}");
+    let _ = writeln!(out, "{text}");
     let _ = out.flush();
 }
 

@@ -108,12 +108,11 @@ async fn serve(mut stream: tokio::net::UnixStream, control: Arc<Control>) {
     let request: Value = serde_json::from_slice(&request).unwrap_or_default();
     let id = request.get("callback_id").and_then(Value::as_str).unwrap_or_default();
     let input = request.get("input").cloned().unwrap_or_default();
-    let asked = json!({
-        "subtype": "hook_callback",
-        "callback_id": id,
-        "input": input,
-        "tool_use_id": input.get("tool_use_id").cloned().unwrap_or(Value::Null),
-    });
+    let asked = agent_tools_loop::protocol::AgentRequest::HookCallback {
+        callback_id: id.to_owned(),
+        tool_use_id: input.get("tool_use_id").cloned().unwrap_or(Value::Null),
+        input,
+    };
     let answer = match control.request(asked).await {
         Ok(output) => json!({"ok": true, "output": output}),
         Err(error) => json!({"ok": false, "error": error}),

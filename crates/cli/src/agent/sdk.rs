@@ -21,6 +21,11 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use agent_tools_core::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest, Session, WorkspaceTrust};
 use agent_tools_loop::Agent;
+use agent_tools_loop::protocol::{
+    AgentRequest, ControlRequest, ControlResponse, InputLine, OutputLine, PermissionDecision, SdkRequest, SystemLine,
+    UserLine,
+};
+use serde::Deserialize as _;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncBufReadExt as _;
 use tokio::sync::{mpsc, oneshot};
@@ -31,7 +36,7 @@ use super::{AgentArgs, Outcome, interruptible, output};
 use crate::GlobalOptions;
 
 /// Requests we sent to the SDK, waiting for their `control_response`.
-type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<ControlResponse>>>>;
 
 /// Our side of the control protocol: sends requests to the SDK and waits for the answers the
 /// stdin reader hands over.
@@ -47,31 +52,23 @@ impl Control {
         Arc::new(Self { pending: Pending::default(), counter: AtomicU64::new(0), agent: OnceLock::new() })
     }
 
-    /// Sends `request` (`{"subtype": …}`) and waits for the SDK's answer: its `response` object
-    /// on success, its `error` text otherwise (or when the SDK closed its input first).
-    pub(crate) async fn request(&self, request: Value) -> Result<Value, String> {
+    /// Sends `request` and waits for the SDK's answer: its `response` object on success, its
+    /// `error` text otherwise (or when the SDK closed its input first).
+    pub(crate) async fn request(&self, request: AgentRequest) -> Result<Value, String> {
         let number = self.counter.fetch_add(1, Ordering::SeqCst) + 1;
-        let id = format!("req_{number}_{}", &output::uuid()[..8]);
+        let request_id = format!("req_{number}_{}", &output::uuid()[..8]);
         let (send, receive) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), send);
-        output::line(&json!({"type": "control_request", "request_id": id, "request": request}));
-        let Ok(response) = receive.await else {
-            return Err("the SDK closed its input before it answered".to_owned());
-        };
-        match response.get("subtype").and_then(Value::as_str) {
-            Some("success") => Ok(response.get("response").cloned().unwrap_or_else(|| json!({}))),
-            _ => Err(response
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("the SDK answered with an error")
-                .to_owned()),
+        lock(&self.pending).insert(request_id.clone(), send);
+        output::line(&OutputLine::ControlRequest { request_id, request: Box::new(request) });
+        match receive.await {
+            Ok(response) => response.into_result(),
+            Err(_) => Err("the SDK closed its input before it answered".to_owned()),
         }
     }
 
     /// Hands a `control_response` to the request waiting for it (an unknown id is dropped).
-    fn answer(&self, response: Value) {
-        let Some(id) = response.get("request_id").and_then(Value::as_str) else { return };
-        if let Some(waiting) = lock(&self.pending).remove(id) {
+    fn answer(&self, response: ControlResponse) {
+        if let Some(waiting) = lock(&self.pending).remove(response.request_id()) {
             let _ = waiting.send(response);
         }
     }
@@ -100,17 +97,16 @@ pub(crate) struct SdkPrompter {
 impl PermissionPrompter for SdkPrompter {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> BoxFuture<'a, PermissionAnswer> {
         Box::pin(async move {
-            let asked = json!({
-                "subtype": "can_use_tool",
-                "tool_name": request.tool_name,
-                "input": request.input,
-                "permission_suggestions": request.suggestions,
-                "blocked_path": null,
-                "decision_reason": request.message,
-                "display_name": request.display_name,
-                "description": request.summary,
-                "tool_use_id": request.tool_use_id,
-            });
+            let asked = AgentRequest::CanUseTool {
+                tool_name: request.tool_name.clone(),
+                input: request.input.clone(),
+                permission_suggestions: serde_json::to_value(&request.suggestions).unwrap_or_default(),
+                blocked_path: None,
+                decision_reason: request.message.clone(),
+                display_name: request.display_name.clone(),
+                description: request.summary.clone(),
+                tool_use_id: request.tool_use_id.clone(),
+            };
             match self.control.request(asked).await {
                 Ok(answer) => permission_answer(&answer, &request.input, || self.control.interrupt_agent()),
                 Err(why) => {
@@ -124,22 +120,19 @@ impl PermissionPrompter for SdkPrompter {
 /// Reads the SDK's `{"behavior": "allow", "updatedInput", "updatedPermissions"}` or
 /// `{"behavior": "deny", "message", "interrupt"}`.
 fn permission_answer(answer: &Value, input: &Value, interrupt: impl FnOnce()) -> PermissionAnswer {
-    match answer.get("behavior").and_then(Value::as_str) {
-        Some("allow") => {
-            let updated = answer.get("updatedInput").filter(|updated| updated.is_object() && *updated != input);
-            let always =
-                answer.get("updatedPermissions").and_then(Value::as_array).is_some_and(|list| !list.is_empty());
-            match updated {
-                Some(updated) => PermissionAnswer::AllowWithInput { input: updated.clone() },
+    match PermissionDecision::deserialize(answer) {
+        Ok(PermissionDecision::Allow { updated_input, updated_permissions }) => {
+            let always = updated_permissions.is_some_and(|list| !list.is_empty());
+            match updated_input.filter(|updated| updated.is_object() && updated != input) {
+                Some(input) => PermissionAnswer::AllowWithInput { input },
                 None if always => PermissionAnswer::AllowAlways,
                 None => PermissionAnswer::AllowOnce,
             }
         }
-        Some("deny") => {
-            if answer.get("interrupt").and_then(Value::as_bool) == Some(true) {
+        Ok(PermissionDecision::Deny { message, interrupt: stop }) => {
+            if stop == Some(true) {
                 interrupt();
             }
-            let message = answer.get("message").and_then(Value::as_str).map(str::to_owned);
             PermissionAnswer::Deny { feedback: message.filter(|text| !text.trim().is_empty()) }
         }
         _ => PermissionAnswer::Unavailable { why: format!("the SDK's permission callback answered {answer}") },
@@ -148,7 +141,7 @@ fn permission_answer(answer: &Value, input: &Value, interrupt: impl FnOnce()) ->
 
 /// Reads standard input: answers go to the requests waiting for them, everything else to
 /// `forward`; at the end every waiting request fails and `forward` closes.
-async fn read_stdin(control: Arc<Control>, forward: mpsc::UnboundedSender<Value>) {
+async fn read_stdin(control: Arc<Control>, forward: mpsc::UnboundedSender<InputLine>) {
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     loop {
         let line = match lines.next_line().await {
@@ -162,19 +155,17 @@ async fn read_stdin(control: Arc<Control>, forward: mpsc::UnboundedSender<Value>
         if line.trim().is_empty() {
             continue;
         }
-        let message: Value = match serde_json::from_str(&line) {
-            Ok(message) => message,
-            Err(error) => {
-                crate::report(format_args!("agent-tools: a stdin line is not JSON ({error}); skipped"));
-                continue;
-            }
-        };
-        match message.get("type").and_then(Value::as_str) {
-            Some("control_response") => control.answer(message.get("response").cloned().unwrap_or_default()),
-            _ => {
+        match serde_json::from_str::<InputLine>(&line) {
+            Ok(InputLine::ControlResponse { response }) => control.answer(response),
+            Ok(message) => {
                 if forward.send(message).is_err() {
                     break;
                 }
+            }
+            Err(error) => {
+                crate::report(format_args!(
+                    "agent-tools: a stdin line is not a message of the protocol ({error}); skipped"
+                ));
             }
         }
     }
@@ -183,19 +174,7 @@ async fn read_stdin(control: Arc<Control>, forward: mpsc::UnboundedSender<Value>
 
 /// Our answer to the SDK's request `id`.
 fn respond(id: &str, result: Result<Value, String>) {
-    let response = match result {
-        Ok(response) => json!({"subtype": "success", "request_id": id, "response": response}),
-        Err(error) => json!({"subtype": "error", "request_id": id, "error": error}),
-    };
-    output::line(&json!({"type": "control_response", "response": response}));
-}
-
-fn request_id(message: &Value) -> String {
-    message.get("request_id").and_then(Value::as_str).unwrap_or_default().to_owned()
-}
-
-fn subtype(message: &Value) -> &str {
-    message.pointer("/request/subtype").and_then(Value::as_str).unwrap_or_default()
+    output::line(&OutputLine::ControlResponse { response: ControlResponse::to(id, result) });
 }
 
 /// What `initialize` answers.
@@ -214,36 +193,16 @@ fn initialize_response(hooks: bool) -> Value {
 }
 
 /// Answers a control request that arrives while the session runs.
-fn handle_control(message: &Value, agent: &Agent, session: &Arc<Session>) {
-    let id = request_id(message);
-    let kind = subtype(message);
-    let result = match kind {
-        "interrupt" => {
+fn handle_control(message: ControlRequest, agent: &Agent, session: &Arc<Session>) {
+    let id = message.request_id;
+    let result = match message.request {
+        SdkRequest::Interrupt => {
             agent.interrupt();
             Ok(json!({}))
         }
-        "mcp_status" => {
-            let mut servers: Vec<Value> = session
-                .mcp()
-                .connections()
-                .iter()
-                .map(|server| json!({"name": server.name, "status": "connected"}))
-                .collect();
-            servers.extend(
-                session
-                    .mcp()
-                    .failures()
-                    .iter()
-                    .map(|f| json!({"name": f.name, "status": "failed", "error": f.message})),
-            );
-            Ok(json!({"mcpServers": servers}))
-        }
-        "set_permission_mode" => {
-            let Some(mode) = message
-                .pointer("/request/mode")
-                .and_then(Value::as_str)
-                .and_then(agent_tools_core::PermissionMode::parse)
-            else {
+        SdkRequest::McpStatus => Ok(mcp_status(session)),
+        SdkRequest::SetPermissionMode { mode } => {
+            let Some(mode) = mode.as_deref().and_then(agent_tools_core::PermissionMode::parse) else {
                 respond(&id, Err("set_permission_mode needs a mode: default, acceptEdits, plan, bypassPermissions, dontAsk or auto".to_owned()));
                 return;
             };
@@ -256,72 +215,59 @@ fn handle_control(message: &Value, agent: &Agent, session: &Arc<Session>) {
             });
             return;
         }
-        "initialize" => Err("Already initialized".to_owned()),
-        other => Err(format!("Unsupported control request subtype: {other} (agent-tools does not implement it)")),
+        SdkRequest::Initialize { .. } => Err("Already initialized".to_owned()),
+        SdkRequest::Unsupported { subtype } => {
+            Err(format!("Unsupported control request subtype: {subtype} (agent-tools does not implement it)"))
+        }
+        other => Err(format!("Unsupported control request: {other:?} (agent-tools does not implement it)")),
     };
     respond(&id, result);
 }
 
-/// The content blocks of a user message (a string becomes one text block); `None` when it has
-/// no content.
-fn user_blocks(message: &Value) -> Option<Vec<Value>> {
-    match message.pointer("/message/content")? {
-        Value::String(text) => Some(vec![json!({"type": "text", "text": text})]),
-        Value::Array(blocks) => Some(blocks.clone()),
-        _ => None,
-    }
+/// `mcp_status`'s answer: each MCP server, connected or failed.
+fn mcp_status(session: &Session) -> Value {
+    let mcp = session.mcp();
+    let (connections, failures) = (mcp.connections(), mcp.failures());
+    let connected = connections.iter().map(|server| json!({"name": server.name, "status": "connected"}));
+    let failed = failures.iter().map(|f| json!({"name": f.name, "status": "failed", "error": f.message}));
+    let servers: Vec<Value> = connected.chain(failed).collect();
+    json!({"mcpServers": servers})
 }
 
 /// The `session_state_changed` line the SDK asks for (`CLAUDE_CODE_SDK_READS_SESSION_STATE`):
 /// `running` while a query runs, `idle` after its result.
-fn state_line(state: &str, session_id: &str) -> Value {
-    json!({
-        "type": "system", "subtype": "session_state_changed", "state": state, "sdk_host_only": true,
-        "session_id": session_id, "uuid": output::uuid(),
+fn state_line(state: &str, session_id: &str) -> OutputLine {
+    OutputLine::System(SystemLine::SessionStateChanged {
+        state: state.to_owned(),
+        sdk_host_only: true,
+        session_id: session_id.to_owned(),
+        uuid: output::uuid(),
     })
 }
 
 /// Runs the stream-json session; the exit status is 1 when the last result was an error.
 pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     let control = Control::new();
-    let (forward, mut incoming) = mpsc::unbounded_channel::<Value>();
+    let (forward, mut incoming) = mpsc::unbounded_channel::<InputLine>();
     tokio::spawn(read_stdin(Arc::clone(&control), forward));
 
     // The SDK's first line is `initialize`, with the hooks it registers: they go into the
     // session's settings, so the session is built after it.
-    let first = incoming.recv().await;
-    let (init_id, hooks, first) = match first {
-        Some(message)
-            if message.get("type").and_then(Value::as_str) == Some("control_request")
-                && subtype(&message) == "initialize" =>
-        {
-            let hooks = message.pointer("/request/hooks").and_then(Value::as_object).cloned();
-            (Some(request_id(&message)), hooks, None)
+    let (init_id, hooks, first) = match incoming.recv().await {
+        Some(InputLine::ControlRequest(ControlRequest { request_id, request: SdkRequest::Initialize { hooks } })) => {
+            (Some(request_id), hooks, None)
         }
         other => (None, None, other),
     };
-    let relay = match hooks.as_ref().filter(|hooks| !hooks.is_empty()) {
-        Some(hooks) => match super::relay::Relay::start(Arc::clone(&control), hooks) {
-            Ok(relay) => Some(relay),
-            Err(error) => {
+    let relay = hooks.as_ref().filter(|hooks| !hooks.is_empty()).and_then(|hooks| {
+        super::relay::Relay::start(Arc::clone(&control), hooks)
+            .inspect_err(|error| {
                 crate::report(format_args!("agent-tools: the SDK's hooks cannot be registered: {error}"));
-                None
-            }
-        },
-        None => None,
-    };
-    let prompter: Arc<dyn PermissionPrompter> = match args.permission_prompt_tool.as_deref() {
-        Some("stdio") => Arc::new(SdkPrompter { control: Arc::clone(&control) }),
-        Some(other) => {
-            crate::report(format_args!(
-                "agent-tools: --permission-prompt-tool {other} is not supported (only stdio); calls that need approval are refused"
-            ));
-            Arc::new(Headless)
-        }
-        None => Arc::new(Headless),
-    };
+            })
+            .ok()
+    });
     let frontend = Frontend {
-        prompter: Some(prompter),
+        prompter: Some(prompter(args, &control)),
         // As for -p: only a folder trusted before (or --trust-workspace); the SDK's own hooks
         // come through the flag settings and always apply.
         trust: WorkspaceTrust::Recorded,
@@ -345,83 +291,15 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     }
 
     // Control requests are answered as they come, while queries run one after another.
-    let (queue, mut prompts) = mpsc::unbounded_channel::<Value>();
-    let dispatcher = {
-        let agent = Arc::clone(&agent);
-        let session = Arc::clone(&session);
-        tokio::spawn(async move {
-            let mut next = first;
-            loop {
-                let message = match next.take() {
-                    Some(message) => message,
-                    None => match incoming.recv().await {
-                        Some(message) => message,
-                        None => break,
-                    },
-                };
-                let kind = message.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
-                if kind == "control_request" {
-                    handle_control(&message, &agent, &session);
-                } else if kind == "user" && queue.send(message).is_err() {
-                    break;
-                }
-            }
-        })
+    let (queue, prompts) = mpsc::unbounded_channel::<UserLine>();
+    let dispatcher = tokio::spawn(dispatch(first, incoming, queue, Arc::clone(&agent), Arc::clone(&session)));
+    let queries = Queries {
+        agent: &agent,
+        session: &session,
+        states: std::env::var_os("CLAUDE_CODE_SDK_READS_SESSION_STATE").is_some_and(|value| value != "0"),
+        partial: args.include_partial_messages,
     };
-    let states = std::env::var_os("CLAUDE_CODE_SDK_READS_SESSION_STATE").is_some_and(|value| value != "0");
-    let partial = args.include_partial_messages;
-    let runner = async {
-        let mut last_error = false;
-        let mut initialised = false;
-        loop {
-            // Between prompts, a background agent's report, a scheduled job that fired or a
-            // monitor's event is a turn of its own (as claude's SDK sessions have it); a prompt
-            // that comes first goes first.
-            let message = if initialised {
-                tokio::select! {
-                    message = prompts.recv() => message,
-                    () = agent.pending_arrives() => {
-                        let mut sink = output::json_lines_sink(session.id().to_owned(), partial);
-                        let result = agent.query_pending(&mut sink).await;
-                        output::line(&result.to_json());
-                        last_error = result.is_error;
-                        continue;
-                    }
-                }
-            } else {
-                prompts.recv().await
-            };
-            let Some(message) = message else { break };
-            let Some(blocks) = user_blocks(&message) else {
-                crate::report(format_args!("agent-tools: a user message without content was skipped"));
-                continue;
-            };
-            if !initialised {
-                initialised = true;
-                let mut init = agent.init_event().await;
-                init["claude_code_version"] = json!(env!("CARGO_PKG_VERSION"));
-                output::line(&init);
-            }
-            if states {
-                output::line(&state_line("running", session.id()));
-            }
-            let mut sink = output::json_lines_sink(session.id().to_owned(), partial);
-            let result = agent.query_blocks(blocks, &mut sink).await;
-            output::line(&result.to_json());
-            last_error = result.is_error;
-            if states {
-                output::line(&state_line("idle", session.id()));
-            }
-        }
-        // The end of stdin: the reports of agents still running are answered before the end.
-        let mut sink = output::json_lines_sink(session.id().to_owned(), partial);
-        while let Some(result) = agent.continue_with_pending(&mut sink).await {
-            output::line(&result.to_json());
-            last_error = result.is_error;
-        }
-        last_error
-    };
-    let code = match interruptible(&agent, runner).await {
+    let code = match interruptible(&agent, queries.run(prompts)).await {
         Outcome::Done(false) => ExitCode::SUCCESS,
         Outcome::Done(true) => ExitCode::from(1),
         Outcome::Stopped(code) => ExitCode::from(code),
@@ -431,6 +309,124 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     crate::report_stopped_tasks(&session.shutdown().await);
     drop(relay);
     code
+}
+
+/// Who decides a call that needs approval: the SDK's `can_use_tool` callback with
+/// `--permission-prompt-tool stdio` (as the SDKs pass it when they have one), else nobody (the
+/// call is refused).
+fn prompter(args: &AgentArgs, control: &Arc<Control>) -> Arc<dyn PermissionPrompter> {
+    match args.permission_prompt_tool.as_deref() {
+        Some("stdio") => Arc::new(SdkPrompter { control: Arc::clone(control) }),
+        Some(other) => {
+            crate::report(format_args!(
+                "agent-tools: --permission-prompt-tool {other} is not supported (only stdio); calls that need approval are refused"
+            ));
+            Arc::new(Headless)
+        }
+        None => Arc::new(Headless),
+    }
+}
+
+/// Hands the SDK's lines on as they come: control requests are answered at once, user messages
+/// queue for [`Queries::run`]; other lines are not acted on.
+async fn dispatch(
+    mut next: Option<InputLine>,
+    mut incoming: mpsc::UnboundedReceiver<InputLine>,
+    queue: mpsc::UnboundedSender<UserLine>,
+    agent: Arc<Agent>,
+    session: Arc<Session>,
+) {
+    loop {
+        let message = match next.take() {
+            Some(message) => message,
+            None => match incoming.recv().await {
+                Some(message) => message,
+                None => break,
+            },
+        };
+        let queued = match message {
+            InputLine::ControlRequest(request) => {
+                handle_control(request, &agent, &session);
+                true
+            }
+            InputLine::User(user) => queue.send(user).is_ok(),
+            _ => true,
+        };
+        if !queued {
+            break;
+        }
+    }
+}
+
+/// The queries of a stream-json session, one after another.
+struct Queries<'a> {
+    agent: &'a Agent,
+    session: &'a Session,
+    /// Print `session_state_changed` lines.
+    states: bool,
+    /// Print the raw stream events (`--include-partial-messages`).
+    partial: bool,
+}
+
+impl Queries<'_> {
+    /// Runs each prompt as a query (the `system/init` line before the first); between prompts,
+    /// a background agent's report, a scheduled job that fired or a monitor's event is a turn
+    /// of its own (as claude's SDK sessions have it), and a prompt that comes first goes first.
+    /// At the end of input the reports of agents still running are answered. Returns whether
+    /// the last result was an error.
+    async fn run(&self, mut prompts: mpsc::UnboundedReceiver<UserLine>) -> bool {
+        let mut last_error = false;
+        let mut initialised = false;
+        loop {
+            let message = if initialised {
+                tokio::select! {
+                    message = prompts.recv() => message,
+                    () = self.agent.pending_arrives() => {
+                        let result = self.agent.query_pending(&mut self.sink()).await;
+                        output::line(&result.to_json());
+                        last_error = result.is_error;
+                        continue;
+                    }
+                }
+            } else {
+                prompts.recv().await
+            };
+            let Some(message) = message else { break };
+            let Some(blocks) = message.blocks() else {
+                crate::report(format_args!("agent-tools: a user message without content was skipped"));
+                continue;
+            };
+            if !initialised {
+                initialised = true;
+                let mut init = self.agent.init_event().await;
+                init["claude_code_version"] = json!(env!("CARGO_PKG_VERSION"));
+                output::line(&init);
+            }
+            last_error = self.query(blocks).await;
+        }
+        while let Some(result) = self.agent.continue_with_pending(&mut self.sink()).await {
+            output::line(&result.to_json());
+            last_error = result.is_error;
+        }
+        last_error
+    }
+
+    /// One prompt's query, between its state lines; whether its result is an error.
+    async fn query(&self, blocks: Vec<Value>) -> bool {
+        if self.states {
+            output::line(&state_line("running", self.session.id()));
+        }
+        let result = self.agent.query_blocks(blocks, &mut self.sink()).await;
+        output::line(&result.to_json());
+        if self.states {
+            output::line(&state_line("idle", self.session.id()));
+        }
+        result.is_error
+    }
+
+    fn sink(&self) -> impl FnMut(agent_tools_loop::AgentEvent) + Send + use<> {
+        output::json_lines_sink(self.session.id().to_owned(), self.partial)
+    }
 }
 
 /// The hooks an `initialize` registers, as settings hooks whose commands run `hook-relay`
@@ -506,16 +502,5 @@ mod tests {
                 "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "relay hook_2 true", "timeout": 65.0}]}],
             })
         );
-    }
-
-    #[test]
-    fn user_messages_become_blocks() {
-        assert_eq!(
-            user_blocks(&json!({"message": {"content": "hi"}})),
-            Some(vec![json!({"type": "text", "text": "hi"})])
-        );
-        let blocks = json!([{"type": "text", "text": "a"}, {"type": "image", "source": {}}]);
-        assert_eq!(user_blocks(&json!({"message": {"content": blocks}})), blocks.as_array().cloned());
-        assert_eq!(user_blocks(&json!({"message": {}})), None);
     }
 }

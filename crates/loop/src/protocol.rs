@@ -1,0 +1,378 @@
+//! The stream-json protocol of `claude -p --input-format stream-json --output-format
+//! stream-json`, as serde types: the lines the Claude Agent SDKs write to the agent's standard
+//! input ([`InputLine`]), the control requests each side sends the other ([`SdkRequest`] from
+//! the SDK, [`AgentRequest`] from us) with their answers, and the lines we write
+//! ([`OutputLine`]). Field names and values are the SDKs' (`request_id`, `subtype`,
+//! `can_use_tool`, `hookCallbackIds` …), so an SDK drives us unchanged.
+//!
+//! ```
+//! use agent_tools_loop::protocol::{InputLine, SdkRequest, UserContent};
+//!
+//! let line = r#"{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":null}}"#;
+//! let InputLine::ControlRequest(request) = serde_json::from_str(line).unwrap() else { panic!() };
+//! assert_eq!(request.request_id, "req_1");
+//! assert_eq!(request.request, SdkRequest::Initialize { hooks: None });
+//!
+//! let line = r#"{"type":"user","message":{"role":"user","content":"hi"},"parent_tool_use_id":null,"session_id":""}"#;
+//! let InputLine::User(user) = serde_json::from_str(line).unwrap() else { panic!() };
+//! assert_eq!(user.message.content, Some(UserContent::Text("hi".into())));
+//! assert_eq!(user.blocks(), Some(vec![serde_json::json!({"type": "text", "text": "hi"})]));
+//!
+//! // A subtype this version does not know is kept by name, to be refused by name.
+//! let request: SdkRequest = serde_json::from_str(r#"{"subtype":"rewind_files","user_message_id":"u"}"#).unwrap();
+//! assert_eq!(request, SdkRequest::Unsupported { subtype: "rewind_files".into() });
+//! ```
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value, json};
+
+/// A line an SDK writes to the agent's standard input.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InputLine {
+    /// A user message: the prompt of one query.
+    User(UserLine),
+    /// A request of the SDK: `initialize`, `interrupt`, `set_permission_mode` …
+    ControlRequest(ControlRequest),
+    /// The SDK's answer to one of our requests ([`AgentRequest`]).
+    ControlResponse {
+        /// The answer.
+        response: ControlResponse,
+    },
+    /// A line of a type the agent does not act on (`keep_alive` …).
+    #[serde(other)]
+    Other,
+}
+
+/// A `user` line: `{"type":"user","message":{"role":"user","content":…},
+/// "parent_tool_use_id":null,"session_id":…}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserLine {
+    /// The message.
+    pub message: UserMessage,
+    /// The `tool_use` this message answers inside a sub-agent (`null` for a prompt).
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    /// The session the SDK thinks it talks to.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+impl UserLine {
+    /// The message's content blocks (a string is one text block); `None` when it has none.
+    pub fn blocks(&self) -> Option<Vec<Value>> {
+        match self.message.content.as_ref()? {
+            UserContent::Text(text) => Some(vec![json!({"type": "text", "text": text})]),
+            UserContent::Blocks(blocks) => Some(blocks.clone()),
+        }
+    }
+}
+
+/// The `message` of a [`UserLine`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserMessage {
+    /// `user`.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// What the user says; absent or of another shape, the line is skipped.
+    #[serde(default, deserialize_with = "lenient_content")]
+    pub content: Option<UserContent>,
+}
+
+/// A user message's content: text, or content blocks (kept as the API's JSON: the conversation
+/// history is JSON).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    /// Plain text.
+    Text(String),
+    /// Content blocks.
+    Blocks(Vec<Value>),
+}
+
+fn lenient_content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<UserContent>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+/// A `control_request` line of the SDK.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ControlRequest {
+    /// The id our answer names.
+    pub request_id: String,
+    /// What is asked.
+    pub request: SdkRequest,
+}
+
+/// What the SDK asks of the agent (the `request` of a [`ControlRequest`], by `subtype`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SdkRequest {
+    /// `initialize`: the first line; `hooks` maps a hook event to its matchers
+    /// (`[{"matcher", "hookCallbackIds": […], "timeout"}]`).
+    Initialize {
+        /// The SDK's hook callbacks, by event.
+        hooks: Option<Map<String, Value>>,
+    },
+    /// `interrupt`: stop the running query.
+    Interrupt,
+    /// `mcp_status`: the MCP servers and their state.
+    McpStatus,
+    /// `set_permission_mode`: switch the session's mode (`None` when the field is missing or
+    /// not a string).
+    SetPermissionMode {
+        /// `default`, `acceptEdits`, `plan`, `bypassPermissions`, `dontAsk` or `auto`.
+        mode: Option<String>,
+    },
+    /// A subtype this version does not implement (or whose fields do not parse), by name.
+    Unsupported {
+        /// The `subtype` as sent.
+        subtype: String,
+    },
+}
+
+impl<'de> Deserialize<'de> for SdkRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        let subtype = value.get("subtype").and_then(Value::as_str).unwrap_or_default();
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        Ok(match subtype {
+            "initialize" => Self::Initialize { hooks: value.get("hooks").and_then(Value::as_object).cloned() },
+            "interrupt" => Self::Interrupt,
+            "mcp_status" => Self::McpStatus,
+            "set_permission_mode" => Self::SetPermissionMode { mode: text("mode") },
+            other => Self::Unsupported { subtype: other.to_owned() },
+        })
+    }
+}
+
+/// An answer to a control request, either way: `{"subtype":"success","request_id",
+/// "response"}` or `{"subtype":"error","request_id","error"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlResponse {
+    /// Done; `response` is the request's result object.
+    Success {
+        /// The request answered.
+        request_id: String,
+        /// The result (`{}` when there is nothing to say).
+        #[serde(default = "empty_object")]
+        response: Value,
+    },
+    /// Refused or failed.
+    Error {
+        /// The request answered.
+        request_id: String,
+        /// Why, for a person.
+        #[serde(default)]
+        error: String,
+    },
+}
+
+fn empty_object() -> Value {
+    json!({})
+}
+
+impl ControlResponse {
+    /// The answer to `request_id`: its result, or the error.
+    pub fn to(request_id: &str, result: Result<Value, String>) -> Self {
+        let request_id = request_id.to_owned();
+        match result {
+            Ok(response) => Self::Success { request_id, response },
+            Err(error) => Self::Error { request_id, error },
+        }
+    }
+
+    /// The request this answers.
+    pub fn request_id(&self) -> &str {
+        match self {
+            Self::Success { request_id, .. } | Self::Error { request_id, .. } => request_id,
+        }
+    }
+
+    /// The result, or the error text.
+    pub fn into_result(self) -> Result<Value, String> {
+        match self {
+            Self::Success { response, .. } => Ok(response),
+            Self::Error { error, .. } if error.is_empty() => Err("the SDK answered with an error".to_owned()),
+            Self::Error { error, .. } => Err(error),
+        }
+    }
+}
+
+/// What the agent asks of the SDK (the `request` of our `control_request` lines).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AgentRequest {
+    /// `can_use_tool`: the SDK's permission callback decides a call that needs approval.
+    CanUseTool {
+        /// The tool's name.
+        tool_name: String,
+        /// The call's input.
+        input: Value,
+        /// Rules that would allow such calls from now on.
+        permission_suggestions: Value,
+        /// The path that made the call ask, when one did (always `null` here).
+        blocked_path: Option<String>,
+        /// Why the call needs approval.
+        decision_reason: String,
+        /// The tool's name for people.
+        display_name: String,
+        /// What the call does, in a few words.
+        description: String,
+        /// The `tool_use` id.
+        tool_use_id: String,
+    },
+    /// `hook_callback`: one of the SDK's hooks, by the id `initialize` gave it.
+    HookCallback {
+        /// The hook's id (`hook_0` …).
+        callback_id: String,
+        /// The hook's input (Claude Code's hook input object).
+        input: Value,
+        /// The call the hook is about, if any.
+        tool_use_id: Value,
+    },
+}
+
+/// A line the agent writes for the SDK (besides the conversation's messages and results).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OutputLine {
+    /// Our request; the SDK answers with a `control_response` naming `request_id`.
+    ControlRequest {
+        /// Our id (`req_<n>_<hex>`).
+        request_id: String,
+        /// What we ask.
+        request: Box<AgentRequest>,
+    },
+    /// Our answer to a request of the SDK.
+    ControlResponse {
+        /// The answer.
+        response: ControlResponse,
+    },
+    /// A `system` line: `session_state_changed` (`CLAUDE_CODE_SDK_READS_SESSION_STATE`).
+    System(SystemLine),
+}
+
+/// A `system` line of ours.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SystemLine {
+    /// The session started (`running`) or finished (`idle`) a query.
+    SessionStateChanged {
+        /// `running` or `idle`.
+        state: String,
+        /// Always true: a line for the SDK host, not the conversation.
+        sdk_host_only: bool,
+        /// The session.
+        session_id: String,
+        /// This line's id.
+        uuid: String,
+    },
+}
+
+/// The SDK's answer to `can_use_tool`: `{"behavior":"allow","updatedInput",
+/// "updatedPermissions"}` or `{"behavior":"deny","message","interrupt"}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "behavior", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PermissionDecision {
+    /// Run the call, with `updated_input` in place of the input when given.
+    Allow {
+        /// The input to run instead.
+        #[serde(default, rename = "updatedInput")]
+        updated_input: Option<Value>,
+        /// Rules to add (non-empty: allow such calls from now on).
+        #[serde(default, rename = "updatedPermissions")]
+        updated_permissions: Option<Vec<Value>>,
+    },
+    /// Refuse the call; `interrupt` also stops the query.
+    Deny {
+        /// Why, for the model.
+        #[serde(default)]
+        message: Option<String>,
+        /// Stop the query too.
+        #[serde(default)]
+        interrupt: Option<bool>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_of_the_sdks_parse_and_ours_serialise_as_they_expect() {
+        let response: InputLine = serde_json::from_value(json!({
+            "type": "control_response",
+            "response": {"subtype": "success", "request_id": "req_1_ab", "response": {"behavior": "allow"}}
+        }))
+        .unwrap();
+        let InputLine::ControlResponse { response } = response else { panic!("{response:?}") };
+        assert_eq!(response.request_id(), "req_1_ab");
+        assert_eq!(response.into_result(), Ok(json!({"behavior": "allow"})));
+        let error = ControlResponse::Error { request_id: "r".into(), error: String::new() };
+        assert_eq!(error.into_result(), Err("the SDK answered with an error".to_owned()));
+
+        assert_eq!(serde_json::from_value::<InputLine>(json!({"type": "keep_alive"})).unwrap(), InputLine::Other);
+        let mode: InputLine = serde_json::from_value(json!({
+            "type": "control_request", "request_id": "7", "request": {"subtype": "set_permission_mode", "mode": 3}
+        }))
+        .unwrap();
+        let InputLine::ControlRequest(ControlRequest { request, .. }) = mode else { panic!() };
+        assert_eq!(request, SdkRequest::SetPermissionMode { mode: None });
+        // A user line without usable content parses; it has no blocks.
+        let InputLine::User(user) =
+            serde_json::from_value(json!({"type": "user", "message": {"role": "user", "content": 5}})).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(user.blocks(), None);
+
+        let ours = OutputLine::ControlResponse { response: ControlResponse::to("req_9", Err("no".into())) };
+        assert_eq!(
+            serde_json::to_value(&ours).unwrap(),
+            json!({"type": "control_response", "response": {"subtype": "error", "request_id": "req_9", "error": "no"}})
+        );
+        let hook = OutputLine::ControlRequest {
+            request_id: "req_2".into(),
+            request: Box::new(AgentRequest::HookCallback {
+                callback_id: "hook_0".into(),
+                input: json!({}),
+                tool_use_id: Value::Null,
+            }),
+        };
+        assert_eq!(
+            serde_json::to_string(&hook).unwrap(),
+            r#"{"type":"control_request","request_id":"req_2","request":{"subtype":"hook_callback","callback_id":"hook_0","input":{},"tool_use_id":null}}"#
+        );
+        let state = OutputLine::System(SystemLine::SessionStateChanged {
+            state: "idle".into(),
+            sdk_host_only: true,
+            session_id: "s".into(),
+            uuid: "u".into(),
+        });
+        assert_eq!(
+            serde_json::to_string(&state).unwrap(),
+            r#"{"type":"system","subtype":"session_state_changed","state":"idle","sdk_host_only":true,"session_id":"s","uuid":"u"}"#
+        );
+    }
+
+    #[test]
+    fn permission_decisions_read_both_behaviours() {
+        let allow: PermissionDecision =
+            serde_json::from_value(json!({"behavior": "allow", "updatedInput": {"a": 1}, "updatedPermissions": []}))
+                .unwrap();
+        assert_eq!(
+            allow,
+            PermissionDecision::Allow { updated_input: Some(json!({"a": 1})), updated_permissions: Some(vec![]) }
+        );
+        let deny: PermissionDecision = serde_json::from_value(json!({"behavior": "deny", "message": "no"})).unwrap();
+        assert_eq!(deny, PermissionDecision::Deny { message: Some("no".into()), interrupt: None });
+        assert!(serde_json::from_value::<PermissionDecision>(json!({"behavior": "maybe"})).is_err());
+    }
+}
