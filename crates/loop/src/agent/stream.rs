@@ -11,6 +11,21 @@ enum Next {
     Event(Option<Result<StreamEvent, ApiError>>),
 }
 
+/// Whether the answer goes on after an event.
+enum Flow {
+    Go,
+    End,
+}
+
+/// What one streamed answer has so far: the message being built, its calls, whether they are
+/// all concurrency-safe so far (the leading run starts early), and the message's id.
+struct Answer {
+    builder: MessageBuilder,
+    calls: Vec<Call>,
+    leading: bool,
+    message_id: Option<String>,
+}
+
 /// How one streamed request ended.
 pub(super) enum Streamed {
     Done(AssistantMessage, Vec<Call>),
@@ -66,79 +81,94 @@ impl Agent {
             Err(error) => return Err((error, Vec::new())),
         };
         let mut progress = self.progress_rx.lock().await;
-        let mut builder = MessageBuilder::new();
-        let mut calls: Vec<Call> = Vec::new();
-        let mut leading = true;
-        let mut message_id = None;
+        let mut answer = Answer { builder: MessageBuilder::new(), calls: Vec::new(), leading: true, message_id: None };
         loop {
-            let running = calls.iter().any(|call| matches!(call.state, CallState::Running(_)));
+            let running = answer.calls.iter().any(|call| matches!(call.state, CallState::Running(_)));
             let next = tokio::select! {
                 biased;
                 () = interrupt.cancelled() => Next::Interrupted,
                 Some(event) = progress.recv() => Next::Progress(event),
-                (index, outcome) = std::future::poll_fn(|cx| poll_finished(&mut calls, cx)), if running => {
+                (index, outcome) = std::future::poll_fn(|cx| poll_finished(&mut answer.calls, cx)), if running => {
                     Next::Finished(index, outcome)
                 }
                 event = stream.next() => Next::Event(event),
             };
             let event = match next {
-                Next::Interrupted => return Ok(Streamed::Interrupted(calls)),
+                Next::Interrupted => return Ok(Streamed::Interrupted(answer.calls)),
                 Next::Progress(event) => {
                     sink(AgentEvent::Progress(event));
                     continue;
                 }
                 Next::Finished(index, outcome) => {
                     // An early call finished while the answer streams: report it now.
-                    let call = &mut calls[index];
+                    let call = &mut answer.calls[index];
                     let done = outcome.unwrap_or_else(|error| join_error(error, &call.block.id));
                     let result = self.report(&call.block, &done, sink);
                     call.state = CallState::Done(done, result);
                     continue;
                 }
-                Next::Event(event) => event,
+                Next::Event(None) => break,
+                Next::Event(Some(Err(error))) => return Err((error, answer.calls)),
+                Next::Event(Some(Ok(event))) => event,
             };
-            let event = match event {
-                None => break,
-                Some(Ok(event)) => event,
-                Some(Err(error)) => return Err((error, calls)),
-            };
-            if let StreamEvent::Error { kind, message } = &event {
-                return Err((ApiError::StreamError { kind: kind.clone(), message: message.clone() }, calls));
+            match self.on_event(&mut answer, event, sink, interrupt) {
+                Ok(Flow::Go) => {}
+                Ok(Flow::End) => break,
+                Err(error) => return Err((error, answer.calls)),
             }
-            if let StreamEvent::MessageStart { message } = &event {
-                message_id = message.get("id").and_then(Value::as_str).map(str::to_owned);
-            }
-            if let StreamEvent::ContentBlockDelta { delta: Delta::Text(text), .. } = &event {
-                sink(AgentEvent::TextDelta(text.clone()));
-            }
-            sink(AgentEvent::Stream(event.clone()));
-            let finished = match builder.apply(&event) {
-                Ok(finished) => finished,
-                Err(error) => return Err((error, calls)),
-            };
-            if matches!(event, StreamEvent::MessageStop) {
-                break;
-            }
-            let Some(index) = finished else { continue };
-            let Some(block) = builder.block(index).cloned() else { continue };
-            sink(AgentEvent::Message(self.assistant_event(message_id.as_deref(), &block, builder.usage())));
-            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                continue;
-            }
-            let tool_use = ToolUseBlock {
-                id: block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                input: block.get("input").cloned().unwrap_or_else(|| json!({})),
-            };
-            leading = leading && self.is_concurrency_safe(&tool_use);
-            let state = if leading {
-                CallState::Running(self.spawn_call(tool_use.clone(), interrupt))
-            } else {
-                CallState::Waiting
-            };
-            calls.push(Call { block: tool_use, state });
         }
         // Early calls still running when the answer ends are waited for with the rest.
-        Ok(Streamed::Done(builder.finish(), calls))
+        Ok(Streamed::Done(answer.builder.finish(), answer.calls))
+    }
+
+    /// One event of the answer: reported (its text as it comes), applied to the message, and
+    /// when it finishes a block, the block reported and its call queued or started.
+    fn on_event(
+        &self,
+        answer: &mut Answer,
+        event: StreamEvent,
+        sink: Sink<'_>,
+        interrupt: &CancellationToken,
+    ) -> Result<Flow, ApiError> {
+        if let StreamEvent::Error { kind, message } = &event {
+            return Err(ApiError::StreamError { kind: kind.clone(), message: message.clone() });
+        }
+        if let StreamEvent::MessageStart { message } = &event {
+            answer.message_id = message.get("id").and_then(Value::as_str).map(str::to_owned);
+        }
+        if let StreamEvent::ContentBlockDelta { delta: Delta::Text(text), .. } = &event {
+            sink(AgentEvent::TextDelta(text.clone()));
+        }
+        sink(AgentEvent::Stream(event.clone()));
+        let finished = answer.builder.apply(&event)?;
+        if matches!(event, StreamEvent::MessageStop) {
+            return Ok(Flow::End);
+        }
+        if let Some(index) = finished {
+            self.block_finished(answer, index, sink, interrupt);
+        }
+        Ok(Flow::Go)
+    }
+
+    /// A finished block: its `assistant` event, and for a `tool_use`, its call — started at
+    /// once while the answer's calls so far are all concurrency-safe, else queued.
+    fn block_finished(&self, answer: &mut Answer, index: usize, sink: Sink<'_>, interrupt: &CancellationToken) {
+        let Some(block) = answer.builder.block(index).cloned() else { return };
+        sink(AgentEvent::Message(self.assistant_event(answer.message_id.as_deref(), &block, answer.builder.usage())));
+        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+            return;
+        }
+        let tool_use = ToolUseBlock {
+            id: block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            input: block.get("input").cloned().unwrap_or_else(|| json!({})),
+        };
+        answer.leading = answer.leading && self.is_concurrency_safe(&tool_use);
+        let state = if answer.leading {
+            CallState::Running(self.spawn_call(tool_use.clone(), interrupt))
+        } else {
+            CallState::Waiting
+        };
+        answer.calls.push(Call { block: tool_use, state });
     }
 }
