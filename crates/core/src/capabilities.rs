@@ -6,6 +6,8 @@
 //! fail-closed one: kind [`ToolKind::Other`], used by the main conversation and foreground
 //! sub-agents only ([`AgentScope::Foreground`]), not a shell, not kept by a coordinator.
 
+use crate::tool::ToolFlags;
+
 use serde::Serialize;
 
 /// What sort of work a tool does: the kinds of the Agent Client Protocol and zed's `ToolKind`
@@ -106,14 +108,21 @@ impl AgentScope {
     }
 }
 
-/// A tool's typed capabilities (see the module docs). Built in `const` context:
+/// A tool's typed capabilities (see the module docs): what it is, who may use it, the fixed
+/// answers of its flags, whether it is deferred and how ToolSearch finds it. Built in `const`
+/// context:
 ///
 /// ```
-/// use agent_tools_core::{AgentScope, Capabilities, ToolKind};
+/// use agent_tools_core::{AgentScope, Capabilities, ToolFlags, ToolKind};
 /// const BASH: Capabilities = Capabilities::new(ToolKind::Execute).scope(AgentScope::Everywhere).shell();
 /// assert!(BASH.shell && BASH.scope.in_background());
 /// assert_eq!(Capabilities::DEFAULT.kind, ToolKind::Other);
 /// assert!(!Capabilities::DEFAULT.scope.in_teammates());
+/// // Fail-closed flags unless said otherwise; not deferred; no search hint.
+/// assert_eq!(Capabilities::DEFAULT.flags, ToolFlags::NOTHING);
+/// const GREP: Capabilities =
+///     Capabilities::new(ToolKind::Search).flags(ToolFlags::LOCAL_READ_ONLY).search_hint("search file contents");
+/// assert!(GREP.flags.read_only && !GREP.deferred && GREP.search_hint == Some("search file contents"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -129,16 +138,52 @@ pub struct Capabilities {
     /// Agent, TaskStop, SendMessage, StructuredOutput): a coordinator dispatches and does no
     /// work itself.
     pub dispatch: bool,
+    /// What the tool promises whatever its input (read-only, concurrency-safe, destructive,
+    /// open-world): [`ToolDef::flags`](crate::ToolDef::flags)'s default. Fail-closed unless
+    /// set: [`ToolFlags::NOTHING`].
+    pub flags: ToolFlags,
+    /// Its schema is held back until ToolSearch loads it (Claude Code's `shouldDefer`):
+    /// [`ToolDef::should_defer`](crate::ToolDef::should_defer)'s default.
+    pub deferred: bool,
+    /// A few words ToolSearch matches besides the name (Claude Code's `searchHint`):
+    /// [`ToolDef::search_hint`](crate::ToolDef::search_hint)'s default.
+    pub search_hint: Option<&'static str>,
 }
 
 impl Capabilities {
     /// The fail-closed default: [`ToolKind::Other`], [`AgentScope::Foreground`], not a shell,
-    /// not kept by a coordinator.
+    /// not kept by a coordinator, [`ToolFlags::NOTHING`], not deferred, no search hint.
     pub const DEFAULT: Self = Self::new(ToolKind::Other);
 
     /// A tool of `kind` with the default scope and no other capability.
     pub const fn new(kind: ToolKind) -> Self {
-        Self { kind, scope: AgentScope::Foreground, shell: false, dispatch: false }
+        Self {
+            kind,
+            scope: AgentScope::Foreground,
+            shell: false,
+            dispatch: false,
+            flags: ToolFlags::NOTHING,
+            deferred: false,
+            search_hint: None,
+        }
+    }
+
+    /// The same, with these flags.
+    pub const fn flags(mut self, flags: ToolFlags) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// The same, deferred until ToolSearch loads it.
+    pub const fn deferred(mut self) -> Self {
+        self.deferred = true;
+        self
+    }
+
+    /// The same, found by ToolSearch with `hint` too.
+    pub const fn search_hint(mut self, hint: &'static str) -> Self {
+        self.search_hint = Some(hint);
+        self
     }
 
     /// The same, used by the agents `scope` names.

@@ -137,7 +137,7 @@ pub struct McpInfo {
 ///
 /// The default promises nothing: not read-only, not concurrency-safe, possibly destructive,
 /// possibly reaching outside the machine — the conservative reading MCP clients expect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ToolFlags {
     /// Read-only for every input (MCP `readOnlyHint`).
     pub read_only: bool,
@@ -289,14 +289,16 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         &[]
     }
 
-    /// What the tool promises for every input (default [`ToolFlags::NOTHING`]).
+    /// What the tool promises for every input (default: [`Capabilities::flags`] of
+    /// [`Self::CAPABILITIES`], itself [`ToolFlags::NOTHING`] unless set). Override it only when
+    /// the answer depends on the tool's configuration.
     fn flags(&self) -> ToolFlags {
-        ToolFlags::NOTHING
+        Self::CAPABILITIES.flags
     }
 
-    /// A 3–10 word capability phrase for ToolSearch.
+    /// A 3–10 word capability phrase for ToolSearch (default: [`Capabilities::search_hint`]).
     fn search_hint(&self) -> Option<&str> {
-        None
+        Self::CAPABILITIES.search_hint
     }
 
     /// A raw JSON Schema to use instead of the derived one (MCP tools).
@@ -329,9 +331,10 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
         std::future::ready(ValidationResult::Ok)
     }
 
-    /// Whether the tool's schema is held back until ToolSearch loads it.
+    /// Whether the tool's schema is held back until ToolSearch loads it (default:
+    /// [`Capabilities::deferred`]).
     fn should_defer(&self) -> bool {
-        false
+        Self::CAPABILITIES.deferred
     }
 
     /// Never deferred, even when tool search is on.

@@ -269,6 +269,13 @@ pub fn tool(config: McpAuthConfig) -> Arc<dyn Tool> {
 impl ToolDef for McpAuthTool {
     /// The family name; each instance's name is `mcp__<server>__authenticate`.
     const NAME: &'static str = "McpAuth";
+
+    // Not read-only (it stores tokens), not concurrency-safe, never destructive, reaches the
+    // network.
+    const CAPABILITIES: agent_tools_core::Capabilities = agent_tools_core::Capabilities::DEFAULT
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: true })
+        .deferred()
+        .search_hint("sign in to an MCP server that needs OAuth");
     type Input = McpAuthInput;
     type Output = McpAuthOutput;
 
@@ -293,16 +300,6 @@ impl ToolDef for McpAuthTool {
         MaxResultSize::Chars(MAX_RESULT_CHARS)
     }
 
-    /// Not read-only (it stores tokens), not concurrency-safe, never destructive, reaches the
-    /// network.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: true }
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("sign in to an MCP server that needs OAuth")
-    }
-
     async fn call(&self, _input: McpAuthInput, ctx: &ToolUseContext) -> Result<ToolResult<McpAuthOutput>, ToolError> {
         let output = tokio::select! {
             () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
@@ -317,10 +314,6 @@ impl ToolDef for McpAuthTool {
 
     fn user_facing_name(&self, _input: Option<&McpAuthInput>) -> String {
         format!("{} - authenticate (MCP)", self.config.server_name)
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn mcp_info(&self) -> Option<McpInfo> {

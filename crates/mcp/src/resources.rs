@@ -73,6 +73,15 @@ impl ToolDef for ListResources {
 
     const NAME: &'static str = LIST_MCP_RESOURCES;
 
+    const CAPABILITIES: agent_tools_core::Capabilities = agent_tools_core::Capabilities::DEFAULT
+        .flags(agent_tools_core::ToolFlags {
+            read_only: true,
+            concurrency_safe: true,
+            destructive: false,
+            open_world: true,
+        })
+        .deferred();
+
     fn summary(&self, _input: &ListInput) -> String {
         "List MCP resources".to_owned()
     }
@@ -86,14 +95,6 @@ impl ToolDef for ListResources {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(crate::tool::MAX_RESULT_CHARS)
-    }
-
-    fn flags(&self) -> agent_tools_core::ToolFlags {
-        agent_tools_core::ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: true }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     async fn call(&self, input: ListInput, ctx: &ToolUseContext) -> Result<ToolResult<Vec<ResourceEntry>>, ToolError> {
@@ -192,6 +193,15 @@ impl ToolDef for ReadResource {
 
     const NAME: &'static str = READ_MCP_RESOURCE;
 
+    const CAPABILITIES: agent_tools_core::Capabilities = agent_tools_core::Capabilities::DEFAULT
+        .flags(agent_tools_core::ToolFlags {
+            read_only: true,
+            concurrency_safe: true,
+            destructive: false,
+            open_world: true,
+        })
+        .deferred();
+
     fn summary(&self, input: &ReadInput) -> String {
         format!("Read {} from {}", input.uri, input.server)
     }
@@ -205,14 +215,6 @@ impl ToolDef for ReadResource {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(crate::tool::MAX_RESULT_CHARS)
-    }
-
-    fn flags(&self) -> agent_tools_core::ToolFlags {
-        agent_tools_core::ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: true }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     async fn call(&self, input: ReadInput, ctx: &ToolUseContext) -> Result<ToolResult<ReadOutput>, ToolError> {

@@ -200,6 +200,8 @@ impl serde::Serialize for McpOutput {
 impl ToolDef for McpTool {
     /// The family name: each server tool's own name is `mcp__<server>__<tool>` ([`McpTool`]).
     const NAME: &'static str = "mcp";
+
+    const CAPABILITIES: agent_tools_core::Capabilities = agent_tools_core::Capabilities::DEFAULT.deferred();
     type Input = Map<String, Value>;
     type Output = McpOutput;
 
@@ -275,10 +277,6 @@ impl ToolDef for McpTool {
 
     fn user_facing_name(&self, _input: Option<&Self::Input>) -> String {
         format!("{} - {} (MCP)", self.connection.name, self.title.as_deref().unwrap_or(&self.tool_name))
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn always_load(&self) -> bool {

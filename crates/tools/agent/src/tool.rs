@@ -396,14 +396,16 @@ impl ToolDef for AgentTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::Everywhere).dispatch();
+    // Read-only (its tools check their own permissions) and concurrency-safe (several agents
+    // may run at once), as in Claude Code.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
+        .scope(AgentScope::Everywhere)
+        .dispatch()
+        .flags(ToolFlags::LOCAL_READ_ONLY)
+        .search_hint("delegate a task to a sub-agent with its own context");
 
     fn aliases(&self) -> &[&str] {
         ALIASES
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("delegate a task to a sub-agent with its own context")
     }
 
     fn summary(&self, input: &AgentInput) -> String {
@@ -416,12 +418,6 @@ impl ToolDef for AgentTool {
             include_str!("prompt.md").trim_end(),
             definitions::listing(&self.config.definitions)
         )
-    }
-
-    /// Read-only (its tools check their own permissions) and concurrency-safe (several agents
-    /// may run at once), as in Claude Code.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::LOCAL_READ_ONLY
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {

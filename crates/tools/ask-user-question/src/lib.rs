@@ -95,15 +95,16 @@ impl ToolDef for AskUserQuestionTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation);
+    // Read-only and concurrency-safe as in Claude Code; nothing destructive; local.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::MainConversation)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("ask the user multiple-choice questions");
 
     /// The questions, for a prompter to show (the answers come back as the input's `answers`).
     fn interaction(&self, input: &AskUserQuestionInput, _ctx: &ToolUseContext) -> Option<Interaction> {
         Some(Interaction::Questions(input.questions.clone()))
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("ask the user multiple-choice questions")
     }
 
     fn summary(&self, _input: &AskUserQuestionInput) -> String {
@@ -114,15 +115,6 @@ impl ToolDef for AskUserQuestionTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Read-only and concurrency-safe as in Claude Code; nothing destructive; local.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn requires_user_interaction(&self) -> bool {

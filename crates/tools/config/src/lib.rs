@@ -245,11 +245,12 @@ impl ToolDef for ConfigTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("get or set settings: model, permission mode, LSP, sandbox")
-    }
+    // Writes settings files for some inputs (so not read-only as a whole), local, never
+    // destructive; concurrency-safe as in Claude Code.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("get or set settings: model, permission mode, LSP, sandbox");
 
     fn summary(&self, input: &ConfigInput) -> String {
         match &input.value {
@@ -273,12 +274,6 @@ impl ToolDef for ConfigTool {
         text
     }
 
-    /// Writes settings files for some inputs (so not read-only as a whole), local, never
-    /// destructive; concurrency-safe as in Claude Code.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
     /// Read-only when `value` is omitted (Claude Code's rule).
     fn is_read_only(&self, input: &ConfigInput) -> bool {
         input.is_get()
@@ -287,10 +282,6 @@ impl ToolDef for ConfigTool {
     /// Only with a file to write to.
     fn is_enabled(&self) -> bool {
         self.config.user_settings.is_some() || self.config.local_settings.is_some()
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn activity_description(&self, input: &ConfigInput) -> Option<String> {

@@ -93,11 +93,12 @@ impl ToolDef for CronCreateTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Team);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("schedule a recurring or one-shot prompt")
-    }
+    // Changes the session's jobs (and maybe the project's file); no network.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .scope(AgentScope::Team)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("schedule a recurring or one-shot prompt");
 
     fn summary(&self, input: &CronCreateInput) -> String {
         format!("Schedule '{}': {}", input.cron, input.prompt.chars().take(60).collect::<String>())
@@ -105,15 +106,6 @@ impl ToolDef for CronCreateTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Changes the session's jobs (and maybe the project's file); no network.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&CronCreateInput>) -> String {

@@ -76,11 +76,12 @@ impl ToolDef for CronDeleteTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Team);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("cancel a scheduled cron job")
-    }
+    // Changes the session's jobs (and maybe the project's file).
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .scope(AgentScope::Team)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("cancel a scheduled cron job");
 
     fn summary(&self, input: &CronDeleteInput) -> String {
         format!("Cancel scheduled job {}", input.id)
@@ -88,15 +89,6 @@ impl ToolDef for CronDeleteTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Changes the session's jobs (and maybe the project's file).
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&CronDeleteInput>) -> String {

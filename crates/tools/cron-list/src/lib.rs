@@ -146,11 +146,11 @@ impl ToolDef for CronListTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Team);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("list active cron jobs")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .scope(AgentScope::Team)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("list active cron jobs");
 
     fn summary(&self, _input: &CronListInput) -> String {
         "List scheduled jobs".to_owned()
@@ -158,14 +158,6 @@ impl ToolDef for CronListTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&CronListInput>) -> String {

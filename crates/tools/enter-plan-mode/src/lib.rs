@@ -68,11 +68,13 @@ impl ToolDef for EnterPlanModeTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("switch to plan mode to design an approach before coding")
-    }
+    // Changes only the session's mode (and creates the plans folder): read-only and
+    // concurrency-safe as in Claude Code, nothing destructive, local.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::MainConversation)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("switch to plan mode to design an approach before coding");
 
     fn summary(&self, _input: &EnterPlanModeInput) -> String {
         "Enter plan mode to design an approach before changing code".to_owned()
@@ -80,16 +82,6 @@ impl ToolDef for EnterPlanModeTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Changes only the session's mode (and creates the plans folder): read-only and
-    /// concurrency-safe as in Claude Code, nothing destructive, local.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn activity_description(&self, _input: &EnterPlanModeInput) -> Option<String> {

@@ -90,11 +90,13 @@ impl ToolDef for EnterWorktreeTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("create an isolated git worktree and switch into it")
-    }
+    // Adds a folder and a branch and moves the session: not read-only, never run beside other
+    // calls, nothing lost (the checkout is new), local only.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("create an isolated git worktree and switch into it");
 
     fn summary(&self, input: &EnterWorktreeInput) -> String {
         match &input.name {
@@ -105,16 +107,6 @@ impl ToolDef for EnterWorktreeTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Adds a folder and a branch and moves the session: not read-only, never run beside other
-    /// calls, nothing lost (the checkout is new), local only.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn activity_description(&self, _input: &EnterWorktreeInput) -> Option<String> {

@@ -92,11 +92,13 @@ impl ToolDef for ExitPlanModeTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::MainConversation);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("present the plan for approval and leave plan mode")
-    }
+    // May write the plan file (a host-supplied plan), so not read-only; concurrency-safe as in
+    // Claude Code; nothing destructive; local.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::MainConversation)
+        .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("present the plan for approval and leave plan mode");
 
     fn summary(&self, _input: &ExitPlanModeInput) -> String {
         "Present the plan for approval and leave plan mode".to_owned()
@@ -104,16 +106,6 @@ impl ToolDef for ExitPlanModeTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// May write the plan file (a host-supplied plan), so not read-only; concurrency-safe as in
-    /// Claude Code; nothing destructive; local.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn requires_user_interaction(&self) -> bool {

@@ -121,11 +121,13 @@ impl ToolDef for ExitWorktreeTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("leave the git worktree, keep or remove it")
-    }
+    // Moves the session and may delete a folder and a branch: not read-only, never run beside
+    // other calls, destructive for `remove`, local only.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
+        .deferred()
+        .search_hint("leave the git worktree, keep or remove it");
 
     fn summary(&self, input: &ExitWorktreeInput) -> String {
         match input.action {
@@ -138,18 +140,8 @@ impl ToolDef for ExitWorktreeTool {
         include_str!("prompt.md").to_owned()
     }
 
-    /// Moves the session and may delete a folder and a branch: not read-only, never run beside
-    /// other calls, destructive for `remove`, local only.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false }
-    }
-
     fn is_destructive(&self, input: &ExitWorktreeInput) -> bool {
         input.action == ExitAction::Remove
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn activity_description(&self, _input: &ExitWorktreeInput) -> Option<String> {

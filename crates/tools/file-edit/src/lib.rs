@@ -117,11 +117,10 @@ impl ToolDef for EditTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("replace exact text in a file")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
+        .search_hint("replace exact text in a file");
 
     fn summary(&self, input: &EditInput) -> String {
         format!("Edit {}", input.file_path)
@@ -138,10 +137,6 @@ impl ToolDef for EditTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false }
     }
 
     fn get_path(&self, input: &EditInput) -> Option<String> {

@@ -340,11 +340,10 @@ impl ToolDef for ReadTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Read).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("read a file's contents with line numbers")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Read)
+        .scope(AgentScope::Everywhere)
+        .flags(agent_tools_core::ToolFlags::LOCAL_READ_ONLY)
+        .search_hint("read a file's contents with line numbers");
 
     fn summary(&self, input: &ReadInput) -> String {
         format!("Read {}", input.file_path)
@@ -362,10 +361,6 @@ impl ToolDef for ReadTool {
     fn max_result_size_chars(&self) -> MaxResultSize {
         // Read limits itself (size and token checks); its results are never persisted.
         MaxResultSize::Unlimited
-    }
-
-    fn flags(&self) -> agent_tools_core::ToolFlags {
-        agent_tools_core::ToolFlags::LOCAL_READ_ONLY
     }
 
     fn get_path(&self, input: &ReadInput) -> Option<String> {

@@ -106,11 +106,10 @@ impl ToolDef for WriteTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("create or overwrite a whole file")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
+        .search_hint("create or overwrite a whole file");
 
     fn summary(&self, input: &WriteInput) -> String {
         format!("Write {}", input.file_path)
@@ -127,10 +126,6 @@ impl ToolDef for WriteTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false }
     }
 
     fn get_path(&self, input: &WriteInput) -> Option<String> {

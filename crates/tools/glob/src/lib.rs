@@ -91,11 +91,10 @@ impl ToolDef for GlobTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("find files by name or path pattern")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search)
+        .scope(AgentScope::Everywhere)
+        .flags(agent_tools_core::ToolFlags::LOCAL_READ_ONLY)
+        .search_hint("find files by name or path pattern");
 
     fn summary(&self, input: &GlobInput) -> String {
         format!("Find files matching {}", input.pattern)
@@ -111,10 +110,6 @@ impl ToolDef for GlobTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn flags(&self) -> agent_tools_core::ToolFlags {
-        agent_tools_core::ToolFlags::LOCAL_READ_ONLY
     }
 
     fn get_path(&self, input: &GlobInput) -> Option<String> {

@@ -107,11 +107,10 @@ impl ToolDef for GrepTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("search file contents with regular expressions")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search)
+        .scope(AgentScope::Everywhere)
+        .flags(agent_tools_core::ToolFlags::LOCAL_READ_ONLY)
+        .search_hint("search file contents with regular expressions");
 
     fn summary(&self, input: &GrepInput) -> String {
         match input.search_path() {
@@ -134,10 +133,6 @@ impl ToolDef for GrepTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(20_000)
-    }
-
-    fn flags(&self) -> agent_tools_core::ToolFlags {
-        agent_tools_core::ToolFlags::LOCAL_READ_ONLY
     }
 
     fn get_path(&self, input: &GrepInput) -> Option<String> {

@@ -133,11 +133,9 @@ impl ToolDef for ListAgentsTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("list the session's sub-agents and their status")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
+        .flags(ToolFlags::LOCAL_READ_ONLY)
+        .search_hint("list the session's sub-agents and their status");
 
     fn summary(&self, _input: &ListAgentsInput) -> String {
         "List the session's agents".to_owned()
@@ -149,10 +147,6 @@ impl ToolDef for ListAgentsTool {
          or stop with TaskStop. `q` filters by text, `channel` by agent type; a long list comes in pages, continued \
          with `cursor`."
             .to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::LOCAL_READ_ONLY
     }
 
     async fn validate_input(&self, input: &ListAgentsInput, _ctx: &ToolUseContext) -> ValidationResult {

@@ -99,11 +99,10 @@ impl ToolDef for LspTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("code intelligence (definitions, references, symbols, hover)")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search)
+        .flags(ToolFlags::LOCAL_READ_ONLY)
+        .deferred()
+        .search_hint("code intelligence (definitions, references, symbols, hover)");
 
     fn summary(&self, input: &LspInput) -> String {
         format!("{} at {}:{}:{}", input.operation, input.file_path, input.line, input.character)
@@ -124,14 +123,6 @@ impl ToolDef for LspTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_CHARS)
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::LOCAL_READ_ONLY
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn get_path(&self, input: &LspInput) -> Option<String> {

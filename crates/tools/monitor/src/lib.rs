@@ -180,11 +180,12 @@ impl ToolDef for MonitorTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("watch a command's output and get notified of each new line")
-    }
+    // Runs any command (so possibly destructive and open-world), never read-only;
+    // concurrency-safe, as in Claude Code (the call only starts a task).
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute)
+        .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: true })
+        .deferred()
+        .search_hint("watch a command's output and get notified of each new line");
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
@@ -198,19 +199,9 @@ impl ToolDef for MonitorTool {
         MaxResultSize::Chars(MAX_RESULT_CHARS)
     }
 
-    /// Runs any command (so possibly destructive and open-world), never read-only;
-    /// concurrency-safe, as in Claude Code (the call only starts a task).
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: true }
-    }
-
     /// Whether the command may delete or overwrite data (`true` when in doubt), as for Bash.
     fn is_destructive(&self, input: &MonitorInput) -> bool {
         input.command().is_none_or(BashCommands::is_destructive)
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     /// Rules match the command (`Monitor(tail -f:*)`), so "allow always" keeps it.

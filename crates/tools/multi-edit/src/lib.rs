@@ -145,11 +145,13 @@ impl ToolDef for MultiEditTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("make multiple edits to one file at once")
-    }
+    // Claude Code 2.1.332 has no MultiEdit: its schema waits for ToolSearch, so the model's
+    // up-front tool list stays Claude Code's.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
+        .deferred()
+        .search_hint("make multiple edits to one file at once");
 
     fn summary(&self, input: &MultiEditInput) -> String {
         let count = input.edits.len();
@@ -171,16 +173,6 @@ impl ToolDef for MultiEditTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    /// Claude Code 2.1.332 has no MultiEdit: its schema waits for ToolSearch, so the model's
-    /// up-front tool list stays Claude Code's.
-    fn should_defer(&self) -> bool {
-        true
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false }
     }
 
     fn get_path(&self, input: &MultiEditInput) -> Option<String> {

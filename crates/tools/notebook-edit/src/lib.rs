@@ -160,11 +160,11 @@ impl ToolDef for NotebookEditTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("edit Jupyter notebook cells (.ipynb)")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
+        .deferred()
+        .search_hint("edit Jupyter notebook cells (.ipynb)");
 
     fn summary(&self, input: &NotebookEditInput) -> String {
         format!("Edit notebook {}", input.notebook_path)
@@ -181,14 +181,6 @@ impl ToolDef for NotebookEditTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    fn should_defer(&self) -> bool {
-        true
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false }
     }
 
     fn user_facing_name(&self, _input: Option<&NotebookEditInput>) -> String {

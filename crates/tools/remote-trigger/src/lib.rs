@@ -203,11 +203,12 @@ impl ToolDef for RemoteTriggerTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("list, create, update or run scheduled remote agent triggers")
-    }
+    // Reaches the network; changes remote state for create, update and run (so not read-only
+    // as a whole); nothing is deleted; concurrency-safe as in Claude Code.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch)
+        .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: true })
+        .deferred()
+        .search_hint("list, create, update or run scheduled remote agent triggers");
 
     fn summary(&self, input: &RemoteTriggerInput) -> String {
         describe(input)
@@ -215,12 +216,6 @@ impl ToolDef for RemoteTriggerTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Reaches the network; changes remote state for create, update and run (so not read-only
-    /// as a whole); nothing is deleted; concurrency-safe as in Claude Code.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: true }
     }
 
     /// List and get only read.
@@ -231,10 +226,6 @@ impl ToolDef for RemoteTriggerTool {
     /// Only with a token and a usable base URL.
     fn is_enabled(&self) -> bool {
         self.base.is_ok()
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn activity_description(&self, input: &RemoteTriggerInput) -> Option<String> {

@@ -149,14 +149,11 @@ impl ToolDef for ReplTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute);
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute)
+        .search_hint("run JavaScript that calls many tools in one step (loops, batches)");
 
     fn aliases(&self) -> &[&str] {
         &[ALIAS]
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("run JavaScript that calls many tools in one step (loops, batches)")
     }
 
     fn summary(&self, input: &ReplInput) -> String {

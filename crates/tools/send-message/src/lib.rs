@@ -208,11 +208,11 @@ impl ToolDef for SendMessageTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::Team).dispatch();
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("send a message to a running or stopped sub-agent")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
+        .scope(AgentScope::Team)
+        .dispatch()
+        .deferred()
+        .search_hint("send a message to a running or stopped sub-agent");
 
     fn summary(&self, input: &SendMessageInput) -> String {
         format!("Message to {}", input.to)
@@ -224,10 +224,6 @@ impl ToolDef for SendMessageTool {
 
     fn is_read_only(&self, input: &SendMessageInput) -> bool {
         matches!(input.message, MessageBody::Text(_))
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     async fn validate_input(&self, input: &SendMessageInput, ctx: &ToolUseContext) -> ValidationResult {

@@ -145,14 +145,12 @@ impl ToolDef for SendUserMessageTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other);
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
+        .search_hint("send a message to the user");
 
     fn aliases(&self) -> &[&str] {
         ALIASES
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("send a message to the user")
     }
 
     fn summary(&self, input: &SendUserMessageInput) -> String {
@@ -161,10 +159,6 @@ impl ToolDef for SendUserMessageTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
     }
 
     fn always_load(&self) -> bool {

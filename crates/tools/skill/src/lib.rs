@@ -236,11 +236,10 @@ impl ToolDef for SkillTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("run a packaged skill or slash command")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false })
+        .search_hint("run a packaged skill or slash command");
 
     fn summary(&self, input: &SkillInput) -> String {
         format!("Run the skill {}", input.name())
@@ -252,10 +251,6 @@ impl ToolDef for SkillTool {
         prompt.push_str("\n\nAvailable skills:\n");
         prompt.push_str(if listing.is_empty() { "(none)" } else { &listing });
         prompt
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false }
     }
 
     fn user_facing_name(&self, _input: Option<&SkillInput>) -> String {

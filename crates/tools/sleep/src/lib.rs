@@ -118,11 +118,10 @@ impl ToolDef for SleepTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("wait or pause until a notification arrives")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("wait or pause until a notification arrives");
 
     fn summary(&self, input: &SleepInput) -> String {
         format!("Sleep for {}", seconds(input.duration_ms))
@@ -130,14 +129,6 @@ impl ToolDef for SleepTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     /// A new message from the user ends a sleep (Claude Code's `interruptBehavior: 'cancel'`).

@@ -109,7 +109,9 @@ impl ToolDef for StructuredOutputTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere).dispatch();
+    // Read-only and concurrency-safe: it only hands data back.
+    const CAPABILITIES: Capabilities =
+        Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere).dispatch().flags(ToolFlags::LOCAL_READ_ONLY);
 
     fn summary(&self, _input: &StructuredOutputInput) -> String {
         "Provide the final structured output".to_owned()
@@ -121,11 +123,6 @@ impl ToolDef for StructuredOutputTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_RESULT_CHARS)
-    }
-
-    /// Read-only and concurrency-safe: it only hands data back.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::LOCAL_READ_ONLY
     }
 
     /// The session's schema, verbatim (with `"type": "object"` added when it had no `type`).

@@ -62,11 +62,12 @@ impl ToolDef for TaskCreateTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Team);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("create a task in the task list")
-    }
+    // Writes one small file in the task list's folder; nothing irreversible, nothing remote.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::Team)
+        .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("create a task in the task list");
 
     fn summary(&self, input: &TaskCreateInput) -> String {
         format!("Create task: {}", input.subject)
@@ -74,15 +75,6 @@ impl ToolDef for TaskCreateTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Writes one small file in the task list's folder; nothing irreversible, nothing remote.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&TaskCreateInput>) -> String {

@@ -61,11 +61,12 @@ impl ToolDef for TaskGetTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Team);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("show one task of the task list")
-    }
+    // Reads one file of the task list's folder.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::Team)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("show one task of the task list");
 
     fn summary(&self, input: &TaskGetInput) -> String {
         format!("Get task #{}", input.task_id)
@@ -73,15 +74,6 @@ impl ToolDef for TaskGetTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Reads one file of the task list's folder.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&TaskGetInput>) -> String {

@@ -83,11 +83,12 @@ impl ToolDef for TaskListTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Team);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("list all tasks in the task list")
-    }
+    // Reads the task list's folder.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::Team)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("list all tasks in the task list");
 
     fn summary(&self, _input: &TaskListInput) -> String {
         "List tasks".to_owned()
@@ -95,15 +96,6 @@ impl ToolDef for TaskListTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Reads the task list's folder.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&TaskListInput>) -> String {

@@ -159,14 +159,14 @@ impl ToolDef for TaskOutputTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation);
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
+        .scope(AgentScope::MainConversation)
+        .flags(ToolFlags::LOCAL_READ_ONLY)
+        .deferred()
+        .search_hint("read a background task's status and output");
 
     fn aliases(&self) -> &[&str] {
         ALIASES
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("read a background task's status and output")
     }
 
     fn summary(&self, _input: &TaskOutputInput) -> String {
@@ -175,14 +175,6 @@ impl ToolDef for TaskOutputTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::LOCAL_READ_ONLY
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {

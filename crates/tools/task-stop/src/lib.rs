@@ -90,15 +90,17 @@ impl ToolDef for TaskStopTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities =
-        Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation).dispatch();
+    // Stops processes (destructive for them), never touches files or the network.
+
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
+        .scope(AgentScope::MainConversation)
+        .dispatch()
+        .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: false })
+        .deferred()
+        .search_hint("stop a running background task");
 
     fn aliases(&self) -> &[&str] {
         ALIASES
-    }
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("stop a running background task")
     }
 
     fn summary(&self, input: &TaskStopInput) -> String {
@@ -107,15 +109,6 @@ impl ToolDef for TaskStopTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Stops processes (destructive for them), never touches files or the network.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&TaskStopInput>) -> String {

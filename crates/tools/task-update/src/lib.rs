@@ -77,11 +77,13 @@ impl ToolDef for TaskUpdateTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Team);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("update a task's status, owner or dependencies")
-    }
+    // Rewrites (or removes) small files in the task list's folder, under the list's lock;
+    // destructive for some input (`status: "deleted"` removes a task for good).
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::Team)
+        .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: false })
+        .deferred()
+        .search_hint("update a task's status, owner or dependencies");
 
     fn summary(&self, input: &TaskUpdateInput) -> String {
         format!("Update task #{}", input.task_id)
@@ -91,18 +93,8 @@ impl ToolDef for TaskUpdateTool {
         include_str!("prompt.md").to_owned()
     }
 
-    /// Rewrites (or removes) small files in the task list's folder, under the list's lock;
-    /// destructive for some input (`status: "deleted"` removes a task for good).
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: false }
-    }
-
     fn is_destructive(&self, input: &TaskUpdateInput) -> bool {
         input.status == Some(UpdateStatus::Deleted)
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&TaskUpdateInput>) -> String {

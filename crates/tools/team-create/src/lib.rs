@@ -233,11 +233,10 @@ impl ToolDef for TeamCreateTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("create a team of agents that work in parallel and message each other")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
+        .scope(AgentScope::MainConversation)
+        .deferred()
+        .search_hint("create a team of agents that work in parallel and message each other");
 
     fn summary(&self, input: &TeamCreateInput) -> String {
         match input.members.len() {
@@ -252,10 +251,6 @@ impl ToolDef for TeamCreateTool {
 
     fn is_enabled(&self) -> bool {
         self.config.teams_dir.is_some()
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     async fn validate_input(&self, input: &TeamCreateInput, ctx: &ToolUseContext) -> ValidationResult {

@@ -134,11 +134,10 @@ impl ToolDef for TeamDeleteTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent).scope(AgentScope::MainConversation);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("end the agent team: stop its teammates and remove its files")
-    }
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
+        .scope(AgentScope::MainConversation)
+        .deferred()
+        .search_hint("end the agent team: stop its teammates and remove its files");
 
     fn summary(&self, _input: &TeamDeleteInput) -> String {
         "Delete the team".to_owned()
@@ -151,10 +150,6 @@ impl ToolDef for TeamDeleteTool {
          may create another. Read what the teammates reported before you delete the team: nothing they send \
          afterwards reaches you."
             .to_owned()
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     async fn call(

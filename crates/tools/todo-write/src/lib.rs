@@ -80,11 +80,12 @@ impl ToolDef for TodoWriteTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("manage the session task checklist")
-    }
+    // Changes only the session's in-memory list: no files, no network, nothing irreversible.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false })
+        .deferred()
+        .search_hint("manage the session task checklist");
 
     fn summary(&self, input: &TodoWriteInput) -> String {
         format!("Update the todo list ({} items)", input.todos.len())
@@ -97,15 +98,6 @@ impl ToolDef for TodoWriteTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    /// Changes only the session's in-memory list: no files, no network, nothing irreversible.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: false, concurrency_safe: false, destructive: false, open_world: false }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&TodoWriteInput>) -> String {

@@ -91,7 +91,8 @@ impl ToolDef for ToolSearchTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere);
+    const CAPABILITIES: Capabilities =
+        Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere).flags(ToolFlags::LOCAL_READ_ONLY);
 
     fn summary(&self, input: &ToolSearchInput) -> String {
         format!("Search for tools: {}", input.query)
@@ -99,10 +100,6 @@ impl ToolDef for ToolSearchTool {
 
     fn description(&self, _options: &PromptOptions<'_>) -> String {
         include_str!("prompt.md").to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags::LOCAL_READ_ONLY
     }
 
     fn always_load(&self) -> bool {

@@ -311,11 +311,12 @@ impl ToolDef for WebFetchTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("fetch and extract content from a URL")
-    }
+    // Reads the network only: read-only, concurrency-safe, never destructive, open-world.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: true })
+        .deferred()
+        .search_hint("fetch and extract content from a URL");
 
     fn summary(&self, input: &WebFetchInput) -> String {
         format!("Fetch content from {}", host_of(&input.url))
@@ -332,15 +333,6 @@ impl ToolDef for WebFetchTool {
 
     fn max_result_size_chars(&self) -> MaxResultSize {
         MaxResultSize::Chars(MAX_CONTENT_CHARS)
-    }
-
-    /// Reads the network only: read-only, concurrency-safe, never destructive, open-world.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: true }
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&WebFetchInput>) -> String {

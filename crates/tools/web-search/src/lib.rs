@@ -106,11 +106,12 @@ impl ToolDef for WebSearchTool {
 
     const NAME: &'static str = NAME;
 
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch).scope(AgentScope::Everywhere);
-
-    fn search_hint(&self) -> Option<&str> {
-        Some("search the web for current information")
-    }
+    // Reads the network only: read-only, concurrency-safe, never destructive, open-world.
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch)
+        .scope(AgentScope::Everywhere)
+        .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: true })
+        .deferred()
+        .search_hint("search the web for current information");
 
     fn summary(&self, input: &WebSearchInput) -> String {
         format!("Claude wants to search the web for: {}", input.query)
@@ -125,17 +126,8 @@ impl ToolDef for WebSearchTool {
         include_str!("prompt.md").to_owned()
     }
 
-    /// Reads the network only: read-only, concurrency-safe, never destructive, open-world.
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: true }
-    }
-
     fn is_enabled(&self) -> bool {
         self.config.api.as_ref().is_some_and(|api| !api.credential.is_empty())
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     fn user_facing_name(&self, _input: Option<&WebSearchInput>) -> String {
