@@ -35,8 +35,8 @@ const LIB_RS: &str = r#"//! Throwaway: says how many letters a word has.
 use std::sync::Arc;
 
 use agent_tools_core::{
-    Capabilities, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolKind, ToolResult, ToolResultBlock,
-    ToolUseContext, build_tool,
+    Capabilities, Tool, ToolDef, ToolError, ToolFlags, ToolKind, ToolResult, ToolResultBlock, ToolUseContext,
+    build_tool,
 };
 
 /// The API name.
@@ -61,18 +61,11 @@ impl ToolDef for Throwaway {
     type Input = Input;
     type Output = usize;
     const NAME: &'static str = NAME;
-    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Read);
+    const PROMPT: &'static str = "Counts the letters of a word. Use it when asked how long a word is.";
+    const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Read).flags(ToolFlags::LOCAL_READ_ONLY);
 
     fn summary(&self, input: &Input) -> String {
         format!("Count the letters of {}", input.word)
-    }
-
-    fn description(&self, _: &PromptOptions<'_>) -> String {
-        "Counts the letters of a word. Use it when asked how long a word is.".to_owned()
-    }
-
-    fn flags(&self) -> ToolFlags {
-        ToolFlags { read_only: true, concurrency_safe: true, ..ToolFlags::default() }
     }
 
     async fn call(&self, input: Input, _: &ToolUseContext) -> Result<ToolResult<usize>, ToolError> {

@@ -214,9 +214,16 @@ pub trait ToolDef: Send + Sync + Sized + 'static {
     /// The output data (`structuredContent` over MCP).
     type Output: Serialize + Send + Sync + 'static;
 
+    /// The model-facing text, fixed: a tool crate keeps it in `src/prompt.md` and writes
+    /// a `PROMPT` of `include_str!` of its `prompt.md`. [`Self::description`] returns
+    /// it unless the tool writes its own (a text that depends on the session).
+    const PROMPT: &'static str = "";
+
     /// The model-facing description: the Messages API tool's `description` (Claude Code's
-    /// `prompt`).
-    fn description(&self, options: &PromptOptions<'_>) -> String;
+    /// `prompt`). Default: [`Self::PROMPT`].
+    fn description(&self, _options: &PromptOptions<'_>) -> String {
+        Self::PROMPT.to_owned()
+    }
 
     /// One short line about this call for permission questions and logs (Claude Code's
     /// `description(input)`).

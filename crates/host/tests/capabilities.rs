@@ -232,3 +232,17 @@ async fn plan_mode_holds_an_edit_whatever_the_tools_own_check_says() {
     let other = build_tool(Foreground);
     assert!(matches!(decide(&other, &context(PermissionMode::Plan, false)).await, PermissionDecision::Allow { .. }));
 }
+
+/// `description` defaults to the tool's `PROMPT`, which defaults to nothing: every tool of this
+/// build says something to the model (a tool that forgot both would be offered blank).
+#[test]
+fn every_tool_has_a_description() {
+    let options = agent_tools_core::PromptOptions::default();
+    let blank: Vec<String> = every_tool()
+        .iter()
+        .filter(|tool| tool.description(&options).trim().is_empty())
+        .map(|tool| tool.name().to_owned())
+        .collect();
+    assert!(blank.is_empty(), "tools without a description: {blank:?}");
+    assert!(every_tool().len() >= 40);
+}

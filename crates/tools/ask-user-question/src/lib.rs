@@ -54,8 +54,7 @@ use std::sync::Arc;
 
 use agent_tools_core::PermissionResult;
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use serde_json::Value;
 
@@ -95,6 +94,8 @@ impl ToolDef for AskUserQuestionTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Read-only and concurrency-safe as in Claude Code; nothing destructive; local.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
         .scope(AgentScope::MainConversation)
@@ -111,10 +112,6 @@ impl ToolDef for AskUserQuestionTool {
         "Asks the user multiple choice questions to gather information, clarify ambiguity, understand \
          preferences, make decisions or offer them choices."
             .to_owned()
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn requires_user_interaction(&self) -> bool {

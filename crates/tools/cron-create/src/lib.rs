@@ -46,7 +46,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    PermissionResult, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
 use agent_tools_cron::{CronError, CronScheduler, NewJob, store};
@@ -93,6 +93,8 @@ impl ToolDef for CronCreateTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Changes the session's jobs (and maybe the project's file); no network.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
         .scope(AgentScope::Team)
@@ -102,10 +104,6 @@ impl ToolDef for CronCreateTool {
 
     fn summary(&self, input: &CronCreateInput) -> String {
         format!("Schedule '{}': {}", input.cron, input.prompt.chars().take(60).collect::<String>())
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&CronCreateInput>) -> String {

@@ -28,8 +28,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_cron::CronScheduler;
 use schemars::JsonSchema;
@@ -76,6 +75,8 @@ impl ToolDef for CronDeleteTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Changes the session's jobs (and maybe the project's file).
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
         .scope(AgentScope::Team)
@@ -85,10 +86,6 @@ impl ToolDef for CronDeleteTool {
 
     fn summary(&self, input: &CronDeleteInput) -> String {
         format!("Cancel scheduled job {}", input.id)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&CronDeleteInput>) -> String {

@@ -39,9 +39,7 @@
 use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
-use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
-};
+use agent_tools_core::{Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool};
 use agent_tools_cron::{CronScheduler, Zone};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -146,6 +144,8 @@ impl ToolDef for CronListTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
         .scope(AgentScope::Team)
         .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
@@ -154,10 +154,6 @@ impl ToolDef for CronListTool {
 
     fn summary(&self, _input: &CronListInput) -> String {
         "List scheduled jobs".to_owned()
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&CronListInput>) -> String {

@@ -43,9 +43,7 @@ mod render;
 use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
-use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
-};
+use agent_tools_core::{Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool};
 
 pub use crate::input::EnterPlanModeInput;
 pub use crate::render::{ENTERED, EnterPlanModeOutput, NOT_IN_SUB_AGENTS, result_text};
@@ -68,6 +66,8 @@ impl ToolDef for EnterPlanModeTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Changes only the session's mode (and creates the plans folder): read-only and
     // concurrency-safe as in Claude Code, nothing destructive, local.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
@@ -78,10 +78,6 @@ impl ToolDef for EnterPlanModeTool {
 
     fn summary(&self, _input: &EnterPlanModeInput) -> String {
         "Enter plan mode to design an approach before changing code".to_owned()
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn activity_description(&self, _input: &EnterPlanModeInput) -> Option<String> {

@@ -52,8 +52,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    build_tool,
+    PermissionResult, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
 };
 use agent_tools_worktree::{CreateError, Git, WorktreeSession};
 
@@ -90,6 +89,8 @@ impl ToolDef for EnterWorktreeTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Adds a folder and a branch and moves the session: not read-only, never run beside other
     // calls, nothing lost (the checkout is new), local only.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
@@ -103,10 +104,6 @@ impl ToolDef for EnterWorktreeTool {
             Some(name) => format!("Enter a new git worktree named {name}"),
             None => "Enter a new git worktree".to_owned(),
         }
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn activity_description(&self, _input: &EnterWorktreeInput) -> Option<String> {

@@ -55,8 +55,7 @@ use std::sync::Arc;
 
 use agent_tools_core::{PermissionMode, PermissionResult};
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 
 pub use crate::input::{AllowedPrompt, ExitPlanModeInput, PromptTool};
@@ -92,6 +91,8 @@ impl ToolDef for ExitPlanModeTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // May write the plan file (a host-supplied plan), so not read-only; concurrency-safe as in
     // Claude Code; nothing destructive; local.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
@@ -102,10 +103,6 @@ impl ToolDef for ExitPlanModeTool {
 
     fn summary(&self, _input: &ExitPlanModeInput) -> String {
         "Present the plan for approval and leave plan mode".to_owned()
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn requires_user_interaction(&self) -> bool {

@@ -56,7 +56,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    PermissionResult, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
 use agent_tools_worktree::{Git, WorktreeSession};
@@ -121,6 +121,8 @@ impl ToolDef for ExitWorktreeTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Moves the session and may delete a folder and a branch: not read-only, never run beside
     // other calls, destructive for `remove`, local only.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
@@ -134,10 +136,6 @@ impl ToolDef for ExitWorktreeTool {
             ExitAction::Keep => "Leave the worktree and keep it".to_owned(),
             ExitAction::Remove => "Leave the worktree and remove it".to_owned(),
         }
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn is_destructive(&self, input: &ExitWorktreeInput) -> bool {

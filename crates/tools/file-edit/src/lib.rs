@@ -83,8 +83,8 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use agent_tools_files::edit;
 use agent_tools_files::structured_patch;
@@ -117,6 +117,8 @@ impl ToolDef for EditTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
         .scope(AgentScope::Everywhere)
         .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
@@ -129,10 +131,6 @@ impl ToolDef for EditTool {
     /// What the auto mode's classifier judges: The file and its new text.
     fn to_auto_classifier_input(&self, input: &EditInput) -> serde_json::Value {
         serde_json::Value::String(format!("{}: {}", input.file_path, input.new_string))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

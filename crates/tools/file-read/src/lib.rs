@@ -57,8 +57,8 @@ use agent_tools_core::CancellationToken;
 use agent_tools_core::text::{SNIFF_BYTES, looks_binary};
 use agent_tools_core::{ContentBlock, ImageSource, KnownBlock, Message};
 use agent_tools_core::{
-    FileStamp, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    FileStamp, MaxResultSize, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use serde_json::json;
 
@@ -340,6 +340,8 @@ impl ToolDef for ReadTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Read)
         .scope(AgentScope::Everywhere)
         .flags(agent_tools_core::ToolFlags::LOCAL_READ_ONLY)
@@ -352,10 +354,6 @@ impl ToolDef for ReadTool {
     /// What the auto mode's classifier judges: The file.
     fn to_auto_classifier_input(&self, input: &ReadInput) -> serde_json::Value {
         serde_json::Value::String(input.file_path.clone())
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

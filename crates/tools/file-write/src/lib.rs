@@ -53,8 +53,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use agent_tools_files::{StaleRead, keeps_trailing_whitespace, messages, record_write, structured_patch, write_atomic};
 
@@ -106,6 +106,8 @@ impl ToolDef for WriteTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
         .scope(AgentScope::Everywhere)
         .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
@@ -118,10 +120,6 @@ impl ToolDef for WriteTool {
     /// What the auto mode's classifier judges: The file and what it would hold.
     fn to_auto_classifier_input(&self, input: &WriteInput) -> serde_json::Value {
         serde_json::Value::String(format!("{}: {}", input.file_path, input.content))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

@@ -39,8 +39,8 @@ use std::time::Instant;
 
 use agent_tools_core::path::display_relative;
 use agent_tools_core::{
-    PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    PermissionResult, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use agent_tools_walk::ReadDenyRules;
 pub use agent_tools_walk::WalkConfig;
@@ -91,6 +91,8 @@ impl ToolDef for GlobTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search)
         .scope(AgentScope::Everywhere)
         .flags(agent_tools_core::ToolFlags::LOCAL_READ_ONLY)
@@ -106,10 +108,6 @@ impl ToolDef for GlobTool {
             Some(path) => format!("{} in {path}", input.pattern),
             None => input.pattern.clone(),
         })
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn get_path(&self, input: &GlobInput) -> Option<String> {

@@ -57,8 +57,8 @@ use std::sync::Arc;
 
 use agent_tools_core::path::display_relative;
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use agent_tools_walk::ReadDenyRules;
 pub use agent_tools_walk::WalkConfig;
@@ -107,6 +107,8 @@ impl ToolDef for GrepTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search)
         .scope(AgentScope::Everywhere)
         .flags(agent_tools_core::ToolFlags::LOCAL_READ_ONLY)
@@ -125,10 +127,6 @@ impl ToolDef for GrepTool {
             Some(path) => format!("{} in {path}", input.pattern),
             None => input.pattern.clone(),
         })
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

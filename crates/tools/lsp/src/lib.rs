@@ -65,8 +65,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use agent_tools_lsp::{LspError, LspManager, path_to_uri, uri_to_path};
 use lsp_types::{
@@ -99,6 +99,8 @@ impl ToolDef for LspTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Search)
         .flags(ToolFlags::LOCAL_READ_ONLY)
         .deferred()
@@ -115,10 +117,6 @@ impl ToolDef for LspTool {
             text.push_str(&format!(" query={query}"));
         }
         Value::String(text)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

@@ -86,8 +86,8 @@ use agent_tools_background::{OnLine, TaskRegistry};
 use agent_tools_core::InputError;
 use agent_tools_core::PermissionMatcher;
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use agent_tools_shell::{SHELL_ENV, Shell, sandbox, start_dir};
 use serde_json::Value;
@@ -180,16 +180,14 @@ impl ToolDef for MonitorTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Runs any command (so possibly destructive and open-world), never read-only;
     // concurrency-safe, as in Claude Code (the call only starts a task).
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute)
         .flags(ToolFlags { read_only: false, concurrency_safe: true, destructive: true, open_world: true })
         .deferred()
         .search_hint("watch a command's output and get notified of each new line");
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
-    }
 
     fn summary(&self, input: &MonitorInput) -> String {
         input.label().to_owned()

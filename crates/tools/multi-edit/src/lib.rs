@@ -98,8 +98,8 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use agent_tools_files::edit::{PlannedBatch, Request, plan_batch, write_planned};
 use agent_tools_files::structured_patch;
@@ -145,6 +145,8 @@ impl ToolDef for MultiEditTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Claude Code 2.1.332 has no MultiEdit: its schema waits for ToolSearch, so the model's
     // up-front tool list stays Claude Code's.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
@@ -165,10 +167,6 @@ impl ToolDef for MultiEditTool {
             input.file_path,
             input.edits.iter().map(|edit| edit.new_string.as_str()).collect::<Vec<_>>().join("\n")
         ))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

@@ -67,8 +67,8 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 use agent_tools_files::{StaleRead, messages, record_write, write_atomic};
 
@@ -160,6 +160,8 @@ impl ToolDef for NotebookEditTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Edit)
         .scope(AgentScope::Everywhere)
         .flags(ToolFlags { read_only: false, concurrency_safe: false, destructive: true, open_world: false })
@@ -173,10 +175,6 @@ impl ToolDef for NotebookEditTool {
     /// What the auto mode's classifier judges: The notebook and the cell's new source.
     fn to_auto_classifier_input(&self, input: &NotebookEditInput) -> serde_json::Value {
         serde_json::Value::String(format!("{}: {}", input.notebook_path, input.new_source))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

@@ -71,8 +71,7 @@ use std::time::Duration;
 use agent_tools_core::PermissionResult;
 use agent_tools_core::secret::Redacted;
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use serde_json::Value;
 use url::Url;
@@ -203,6 +202,8 @@ impl ToolDef for RemoteTriggerTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Reaches the network; changes remote state for create, update and run (so not read-only
     // as a whole); nothing is deleted; concurrency-safe as in Claude Code.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch)
@@ -212,10 +213,6 @@ impl ToolDef for RemoteTriggerTool {
 
     fn summary(&self, input: &RemoteTriggerInput) -> String {
         describe(input)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     /// List and get only read.

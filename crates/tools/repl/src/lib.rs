@@ -53,8 +53,8 @@ use std::time::Duration;
 use agent_tools_core::PermissionDecisionReason;
 use agent_tools_core::{InnerResult, ToolCaller};
 use agent_tools_core::{
-    MaxResultSize, PermissionResult, PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock,
-    ToolUseContext, ValidationResult, build_tool,
+    MaxResultSize, PermissionResult, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext,
+    ValidationResult, build_tool,
 };
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
@@ -149,6 +149,8 @@ impl ToolDef for ReplTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Execute)
         .search_hint("run JavaScript that calls many tools in one step (loops, batches)");
 
@@ -162,10 +164,6 @@ impl ToolDef for ReplTool {
 
     fn to_auto_classifier_input(&self, input: &ReplInput) -> Value {
         Value::String(input.code.clone())
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

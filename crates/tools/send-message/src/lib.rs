@@ -53,7 +53,7 @@ use std::sync::Arc;
 use agent_tools_background::{AgentEnd, TaskRegistry, TaskStatus, TaskType};
 use agent_tools_core::task_notification;
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
+    Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_team::{Backend, Message, Team};
 use serde::Serialize;
@@ -208,6 +208,8 @@ impl ToolDef for SendMessageTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
         .scope(AgentScope::Team)
         .dispatch()
@@ -216,10 +218,6 @@ impl ToolDef for SendMessageTool {
 
     fn summary(&self, input: &SendMessageInput) -> String {
         format!("Message to {}", input.to)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn is_read_only(&self, input: &SendMessageInput) -> bool {

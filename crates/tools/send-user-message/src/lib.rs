@@ -35,8 +35,7 @@ use std::sync::Arc;
 use agent_tools_core::PermissionResult;
 use agent_tools_core::user::{UserAttachment, UserMessage, user_channel};
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -145,6 +144,8 @@ impl ToolDef for SendUserMessageTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Other)
         .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
         .search_hint("send a message to the user");
@@ -155,10 +156,6 @@ impl ToolDef for SendUserMessageTool {
 
     fn summary(&self, input: &SendUserMessageInput) -> String {
         format!("Message the user: {}", input.message.chars().take(60).collect::<String>())
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn always_load(&self) -> bool {

@@ -42,8 +42,7 @@ use std::time::Duration;
 
 use agent_tools_core::InterruptBehavior;
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -118,6 +117,8 @@ impl ToolDef for SleepTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
         .flags(ToolFlags { read_only: true, concurrency_safe: true, destructive: false, open_world: false })
         .deferred()
@@ -125,10 +126,6 @@ impl ToolDef for SleepTool {
 
     fn summary(&self, input: &SleepInput) -> String {
         format!("Sleep for {}", seconds(input.duration_ms))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     /// A new message from the user ends a sleep (Claude Code's `interruptBehavior: 'cancel'`).

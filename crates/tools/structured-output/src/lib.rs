@@ -56,8 +56,8 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    InputError, MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock,
-    ToolUseContext, build_tool,
+    InputError, MaxResultSize, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    build_tool,
 };
 use serde_json::Value;
 
@@ -109,16 +109,14 @@ impl ToolDef for StructuredOutputTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Read-only and concurrency-safe: it only hands data back.
     const CAPABILITIES: Capabilities =
         Capabilities::new(ToolKind::Other).scope(AgentScope::Everywhere).dispatch().flags(ToolFlags::LOCAL_READ_ONLY);
 
     fn summary(&self, _input: &StructuredOutputInput) -> String {
         "Provide the final structured output".to_owned()
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

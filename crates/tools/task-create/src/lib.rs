@@ -36,8 +36,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_tasklist::{NewTask, run_blocking, store_for};
 
@@ -62,6 +61,8 @@ impl ToolDef for TaskCreateTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Writes one small file in the task list's folder; nothing irreversible, nothing remote.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
         .scope(AgentScope::Team)
@@ -71,10 +72,6 @@ impl ToolDef for TaskCreateTool {
 
     fn summary(&self, input: &TaskCreateInput) -> String {
         format!("Create task: {}", input.subject)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&TaskCreateInput>) -> String {

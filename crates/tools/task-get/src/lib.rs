@@ -35,9 +35,7 @@ mod render;
 use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
-use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
-};
+use agent_tools_core::{Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool};
 use agent_tools_tasklist::{TaskStatus, run_blocking, store_for};
 
 pub use crate::input::TaskGetInput;
@@ -61,6 +59,8 @@ impl ToolDef for TaskGetTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Reads one file of the task list's folder.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
         .scope(AgentScope::Team)
@@ -70,10 +70,6 @@ impl ToolDef for TaskGetTool {
 
     fn summary(&self, input: &TaskGetInput) -> String {
         format!("Get task #{}", input.task_id)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&TaskGetInput>) -> String {

@@ -37,9 +37,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
-};
+use agent_tools_core::{Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool};
 use agent_tools_tasklist::{Listing, TaskStatus, run_blocking, store_for};
 
 pub use crate::input::TaskListInput;
@@ -83,6 +81,8 @@ impl ToolDef for TaskListTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Reads the task list's folder.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
         .scope(AgentScope::Team)
@@ -92,10 +92,6 @@ impl ToolDef for TaskListTool {
 
     fn summary(&self, _input: &TaskListInput) -> String {
         "List tasks".to_owned()
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&TaskListInput>) -> String {

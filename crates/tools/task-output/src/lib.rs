@@ -70,7 +70,7 @@ use std::sync::Arc;
 
 use agent_tools_background::{TaskRegistry, TaskSnapshot, TaskType, WaitOutcome};
 use agent_tools_core::{
-    InterruptBehavior, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
+    InterruptBehavior, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
     ValidationResult, build_tool,
 };
 use serde::Serialize;
@@ -159,6 +159,8 @@ impl ToolDef for TaskOutputTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
         .scope(AgentScope::MainConversation)
         .flags(ToolFlags::LOCAL_READ_ONLY)
@@ -171,10 +173,6 @@ impl ToolDef for TaskOutputTool {
 
     fn summary(&self, _input: &TaskOutputInput) -> String {
         "Read a background task's output (prefer Read on its output file)".to_owned()
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {

@@ -55,8 +55,7 @@ use std::sync::Arc;
 
 use agent_tools_background::{StopError, TaskRegistry, TaskSnapshot, TaskType};
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 
 pub use crate::input::TaskStopInput;
@@ -90,6 +89,8 @@ impl ToolDef for TaskStopTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Stops processes (destructive for them), never touches files or the network.
 
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
@@ -105,10 +106,6 @@ impl ToolDef for TaskStopTool {
 
     fn summary(&self, input: &TaskStopInput) -> String {
         format!("Stop background task {}", input.id().unwrap_or("?"))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&TaskStopInput>) -> String {

@@ -50,8 +50,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::sync::Arc;
 
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_tasklist::{run_blocking, store_for};
 
@@ -77,6 +76,8 @@ impl ToolDef for TaskUpdateTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Rewrites (or removes) small files in the task list's folder, under the list's lock;
     // destructive for some input (`status: "deleted"` removes a task for good).
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
@@ -87,10 +88,6 @@ impl ToolDef for TaskUpdateTool {
 
     fn summary(&self, input: &TaskUpdateInput) -> String {
         format!("Update task #{}", input.task_id)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn is_destructive(&self, input: &TaskUpdateInput) -> bool {

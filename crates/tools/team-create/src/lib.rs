@@ -69,7 +69,7 @@ use std::sync::Arc;
 
 use agent_tools_core::PermissionBehavior;
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
+    Tool, ToolDef, ToolError, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 use agent_tools_team::state::{self, ActiveTeam};
 use agent_tools_team::{Backend, DEFAULT_AGENT_TYPE, LEAD_NAME, MailboxWatch, Team, sanitize_name};
@@ -233,6 +233,8 @@ impl ToolDef for TeamCreateTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Agent)
         .scope(AgentScope::MainConversation)
         .deferred()
@@ -243,10 +245,6 @@ impl ToolDef for TeamCreateTool {
             0 => format!("Create team {}", input.team_name),
             n => format!("Create team {} with {n} teammate{}", input.team_name, if n == 1 { "" } else { "s" }),
         }
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn is_enabled(&self) -> bool {

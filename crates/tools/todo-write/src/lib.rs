@@ -36,9 +36,7 @@ use agent_tools_core::{AgentScope, Capabilities, ToolKind};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool,
-};
+use agent_tools_core::{Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, build_tool};
 
 pub use crate::input::{EMPTY_ACTIVE_FORM, EMPTY_CONTENT, TodoItem, TodoStatus, TodoWriteInput};
 pub use crate::render::{MODIFIED, TodoWriteOutput};
@@ -80,6 +78,8 @@ impl ToolDef for TodoWriteTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Changes only the session's in-memory list: no files, no network, nothing irreversible.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Think)
         .scope(AgentScope::Everywhere)
@@ -94,10 +94,6 @@ impl ToolDef for TodoWriteTool {
     /// What the auto mode's classifier judges: How many items the list would hold (Claude Code's own view).
     fn to_auto_classifier_input(&self, input: &TodoWriteInput) -> serde_json::Value {
         serde_json::Value::String(format!("{} items", input.todos.len()))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn user_facing_name(&self, _input: Option<&TodoWriteInput>) -> String {

@@ -91,15 +91,13 @@ impl ToolDef for ToolSearchTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     const CAPABILITIES: Capabilities =
         Capabilities::new(ToolKind::Search).scope(AgentScope::Everywhere).flags(ToolFlags::LOCAL_READ_ONLY);
 
     fn summary(&self, input: &ToolSearchInput) -> String {
         format!("Search for tools: {}", input.query)
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn always_load(&self) -> bool {

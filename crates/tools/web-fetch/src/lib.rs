@@ -86,8 +86,8 @@ use std::time::{Duration, Instant};
 
 use agent_tools_core::PermissionResult;
 use agent_tools_core::{
-    MaxResultSize, PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext,
-    ValidationResult, build_tool,
+    MaxResultSize, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
+    build_tool,
 };
 
 pub use crate::input::WebFetchInput;
@@ -311,6 +311,8 @@ impl ToolDef for WebFetchTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Reads the network only: read-only, concurrency-safe, never destructive, open-world.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch)
         .scope(AgentScope::Everywhere)
@@ -325,10 +327,6 @@ impl ToolDef for WebFetchTool {
     /// What the auto mode's classifier judges: The address and what is asked of it.
     fn to_auto_classifier_input(&self, input: &WebFetchInput) -> serde_json::Value {
         serde_json::Value::String(format!("{}: {}", input.url, input.prompt))
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn max_result_size_chars(&self) -> MaxResultSize {

@@ -38,8 +38,7 @@ use agent_tools_core::{
     PermissionBehavior, PermissionResult, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination,
 };
 use agent_tools_core::{
-    PromptOptions, Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult,
-    build_tool,
+    Tool, ToolDef, ToolError, ToolFlags, ToolResult, ToolResultBlock, ToolUseContext, ValidationResult, build_tool,
 };
 
 pub use crate::api::SearchApiConfig;
@@ -106,6 +105,8 @@ impl ToolDef for WebSearchTool {
 
     const NAME: &'static str = NAME;
 
+    const PROMPT: &'static str = include_str!("prompt.md");
+
     // Reads the network only: read-only, concurrency-safe, never destructive, open-world.
     const CAPABILITIES: Capabilities = Capabilities::new(ToolKind::Fetch)
         .scope(AgentScope::Everywhere)
@@ -120,10 +121,6 @@ impl ToolDef for WebSearchTool {
     /// What the auto mode's classifier judges: The query.
     fn to_auto_classifier_input(&self, input: &WebSearchInput) -> serde_json::Value {
         serde_json::Value::String(input.query.clone())
-    }
-
-    fn description(&self, _options: &PromptOptions<'_>) -> String {
-        include_str!("prompt.md").to_owned()
     }
 
     fn is_enabled(&self) -> bool {
