@@ -160,18 +160,7 @@ fn add_the_tool(workspace: &Path) {
 
 /// The `agent-tools` program of the copy, run in `cwd` with its home inside it.
 fn program(binary: &Path, cwd: &Path) -> Command {
-    let mut command = Command::new(binary);
-    command
-        .current_dir(cwd)
-        .env("HOME", cwd.join(".home"))
-        .env("XDG_STATE_HOME", cwd.join(".state"))
-        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("ANTHROPIC_AUTH_TOKEN")
-        .env_remove("ANTHROPIC_MODEL")
-        .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
-        .stdin(std::process::Stdio::null());
-    command
+    agent_tools_testkit::procs::isolated_command(binary, cwd)
 }
 
 /// The names in a request's `tools` array.

@@ -67,20 +67,23 @@ struct ListResources {
     connections: Connections,
 }
 
+/// What both resource tools are: read-only reads of a server (open world), deferred.
+const RESOURCE_TOOL: agent_tools_core::Capabilities = agent_tools_core::Capabilities::DEFAULT
+    .flags(agent_tools_core::ToolFlags {
+        read_only: true,
+        concurrency_safe: true,
+        destructive: false,
+        open_world: true,
+    })
+    .deferred();
+
 impl ToolDef for ListResources {
     type Input = ListInput;
     type Output = Vec<ResourceEntry>;
 
     const NAME: &'static str = LIST_MCP_RESOURCES;
 
-    const CAPABILITIES: agent_tools_core::Capabilities = agent_tools_core::Capabilities::DEFAULT
-        .flags(agent_tools_core::ToolFlags {
-            read_only: true,
-            concurrency_safe: true,
-            destructive: false,
-            open_world: true,
-        })
-        .deferred();
+    const CAPABILITIES: agent_tools_core::Capabilities = RESOURCE_TOOL;
 
     fn summary(&self, _input: &ListInput) -> String {
         "List MCP resources".to_owned()
@@ -193,14 +196,7 @@ impl ToolDef for ReadResource {
 
     const NAME: &'static str = READ_MCP_RESOURCE;
 
-    const CAPABILITIES: agent_tools_core::Capabilities = agent_tools_core::Capabilities::DEFAULT
-        .flags(agent_tools_core::ToolFlags {
-            read_only: true,
-            concurrency_safe: true,
-            destructive: false,
-            open_world: true,
-        })
-        .deferred();
+    const CAPABILITIES: agent_tools_core::Capabilities = RESOURCE_TOOL;
 
     fn summary(&self, input: &ReadInput) -> String {
         format!("Read {} from {}", input.uri, input.server)

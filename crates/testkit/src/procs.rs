@@ -127,3 +127,22 @@ pub fn await_release() {
     let mut go = String::new();
     let _ = std::io::stdin().read_line(&mut go);
 }
+
+/// `program` run in `cwd` as a user with nothing of the caller's: its home, state and config
+/// folders inside `cwd`, no `CLAUDE_CONFIG_DIR`, no Anthropic token or model and no
+/// OpenAI-compatible server from the caller's environment, and standard input closed. The
+/// agent-tools program of the CLI tests and of the add-a-tool test runs this way.
+pub fn isolated_command(program: impl AsRef<std::ffi::OsStr>, cwd: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    command
+        .current_dir(cwd)
+        .env("HOME", cwd.join(".home"))
+        .env("XDG_STATE_HOME", cwd.join(".state"))
+        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("ANTHROPIC_AUTH_TOKEN")
+        .env_remove("ANTHROPIC_MODEL")
+        .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
+        .stdin(std::process::Stdio::null());
+    command
+}

@@ -21,19 +21,8 @@ const LAST_OUTPUT: Duration = Duration::from_millis(500);
 /// folders inside `cwd`, none of the caller's Claude or model settings) and the fake Messages API
 /// at `base_url` as its model; stdin is `/dev/null` unless the test pipes it.
 pub fn agent_command(cwd: &Path, base_url: &str) -> std::process::Command {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"));
-    command
-        .current_dir(cwd)
-        .env("HOME", cwd.join(".home"))
-        .env("XDG_STATE_HOME", cwd.join(".state"))
-        .env("XDG_CONFIG_HOME", cwd.join(".home/.config"))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("ANTHROPIC_AUTH_TOKEN")
-        .env_remove("ANTHROPIC_MODEL")
-        .env_remove("AGENT_TOOLS_OPENAI_BASE_URL")
-        .env("ANTHROPIC_BASE_URL", base_url)
-        .env("ANTHROPIC_API_KEY", "dummy")
-        .stdin(std::process::Stdio::null());
+    let mut command = agent_tools_testkit::procs::isolated_command(env!("CARGO_BIN_EXE_agent-tools"), cwd);
+    command.env("ANTHROPIC_BASE_URL", base_url).env("ANTHROPIC_API_KEY", "dummy");
     command
 }
 
