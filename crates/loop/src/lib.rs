@@ -67,6 +67,7 @@
 pub mod agent;
 pub mod classifier;
 pub mod compact;
+pub mod conversation;
 pub mod events;
 pub mod memory;
 pub mod options;
