@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::pool::{HostConfig, SmallModelConfig, find_pwsh};
+use crate::pool::{HostConfig, SmallModelConfig};
 use crate::tool_search::ToolSearchMode;
 
 /// The variable telling a program started as an MCP server by agent-tools how deep it is
@@ -166,7 +166,7 @@ impl Environment {
             tools.update::<agent_tool_glob::GlobConfig>(|glob| glob.walk.respect_ignore_files = false);
         }
         #[cfg(feature = "powershell")]
-        if let Some(pwsh) = find_pwsh(path) {
+        if let Some(pwsh) = crate::pool::find_pwsh(path) {
             tools.insert(agent_tool_powershell::PowerShellConfig {
                 shell: Some(pwsh),
                 ..agent_tool_powershell::PowerShellConfig::default()

@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
+use crate::conversation::{self, Block, Content, Message};
 use crate::events::{AgentEvent, QueryResult, ResultSubtype};
 use crate::options::{AgentOptions, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS};
 use crate::prompt::{EnvironmentFacts, IDENTITY, base_prompt, git_status};
@@ -134,7 +135,7 @@ impl std::fmt::Debug for Agent {
 /// The conversation and its counters.
 #[derive(Default)]
 struct State {
-    messages: Vec<Value>,
+    messages: Vec<Message>,
     /// The first prompt has been sent (the initial context is in `messages`).
     started: bool,
     /// The working directory the model was last told about.
@@ -176,7 +177,7 @@ struct Metadata {
 }
 
 /// The messages, the last one's last block marked as a prompt-cache breakpoint.
-struct Breakpointed<'a>(&'a [Value]);
+struct Breakpointed<'a>(&'a [Message]);
 
 impl serde::Serialize for Breakpointed<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -187,13 +188,10 @@ impl serde::Serialize for Breakpointed<'_> {
                 seq.serialize_element(message)?;
             }
             let mut last = last.clone();
-            if let Some(block) = last
-                .get_mut("content")
-                .and_then(Value::as_array_mut)
-                .and_then(|c| c.last_mut())
-                .and_then(Value::as_object_mut)
+            if let Content::Blocks(blocks) = &mut last.content
+                && let Some(block) = blocks.last_mut()
             {
-                block.insert("cache_control".into(), json!({"type": "ephemeral"}));
+                block.as_object_mut().insert("cache_control".into(), json!({"type": "ephemeral"}));
             }
             seq.serialize_element(&last)?;
         }
@@ -223,7 +221,11 @@ impl Agent {
         let state = State {
             started: !options.resume.is_empty(),
             // A conversation a kill cut short (a call without its result) is made valid first.
-            messages: crate::transcript::repair(&options.resume).messages,
+            messages: crate::transcript::repair(&options.resume)
+                .messages
+                .into_iter()
+                .filter_map(Message::from_value)
+                .collect(),
             reported_cwd: session.project_dir().to_path_buf(),
             ..State::default()
         };
@@ -259,7 +261,7 @@ impl Agent {
 
     /// The conversation so far (the Messages API's `messages`).
     pub async fn messages(&self) -> Vec<Value> {
-        self.state.lock().await.messages.clone()
+        self.state.lock().await.messages.iter().map(Message::to_value).collect()
     }
 
     /// Interrupts the running query (Ctrl-C, the SDK's `interrupt`): the stream stops, calls
@@ -437,22 +439,20 @@ impl Agent {
         let mut content = Vec::new();
         let first = !st.started;
         if first && let Some(memory_text) = self.memory_text(sink).await {
-            content
-                .push(json!({"type": "text", "text": format!("<system-reminder>\n{memory_text}</system-reminder>\n")}));
+            content.push(Block::text(format!("<system-reminder>\n{memory_text}</system-reminder>\n")));
         }
         for context in extra_context {
-            content
-                .push(json!({"type": "text", "text": format!("<system-reminder>\n{context}\n</system-reminder>\n")}));
+            content.push(Block::text(format!("<system-reminder>\n{context}\n</system-reminder>\n")));
         }
         for pending in self.session.drain_notifications().await {
-            content.push(crate::results::pending_block(&pending));
+            content.extend(Block::from_value(crate::results::pending_block(&pending)));
         }
-        content.extend(prompt);
-        self.push(st, json!({"role": "user", "content": content}));
+        content.extend(conversation::blocks(prompt));
+        self.push(st, Message::user(content));
         if first {
             st.started = true;
             let context = self.initial_context().await;
-            self.push(st, json!({"role": "system", "content": [{"type": "text", "text": context}]}));
+            self.push(st, Message::system_text(context));
         }
     }
 
@@ -527,7 +527,7 @@ impl Agent {
                 // then the user's interruption, as Claude Code records it; the turn ends.
                 let interruption = json!({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE});
                 sink(AgentEvent::Message(self.user_event(&interruption, None)));
-                self.push(st, json!({"role": "user", "content": [interruption]}));
+                self.push(st, Message::user(conversation::blocks(vec![interruption])));
                 self.stop_monitors(&run).await;
                 return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
             }
@@ -583,7 +583,7 @@ impl Agent {
                 run.tools_used.push(name);
             }
         }
-        self.push(st, assistant_json(message));
+        self.push(st, Message::assistant(conversation::blocks(message.content.clone())));
     }
 
     /// An answer without calls: the query goes on (a paused turn, an answer cut at
@@ -605,7 +605,7 @@ impl Agent {
         }
         if message.stop_reason.as_deref() == Some("max_tokens") && counts.max_tokens < MAX_TOKENS_CONTINUATIONS {
             counts.max_tokens += 1;
-            self.push(st, json!({"role": "user", "content": [{"type": "text", "text": CONTINUE_AFTER_MAX_TOKENS}]}));
+            self.push(st, Message::user(vec![Block::text(CONTINUE_AFTER_MAX_TOKENS)]));
             return None;
         }
         if self.options.output_schema.is_some() && run.structured.is_none() {
@@ -617,7 +617,7 @@ impl Agent {
                 return Some(self.finish(run, subtype, true, text, "structured_output"));
             }
             counts.structured_reminders += 1;
-            self.push(st, json!({"role": "user", "content": [{"type": "text", "text": STRUCTURED_OUTPUT_REMINDER}]}));
+            self.push(st, Message::user(vec![Block::text(STRUCTURED_OUTPUT_REMINDER)]));
             return None;
         }
         if self.stop_hook_blocks(st, counts, sink).await {
@@ -651,7 +651,7 @@ impl Agent {
         counts.stop_hook_blocks += 1;
         counts.stop_hook_active = true;
         let text = format!("{event} hook feedback:\n{reason}");
-        self.push(st, json!({"role": "user", "content": [{"type": "text", "text": text}]}));
+        self.push(st, Message::user(vec![Block::text(text)]));
         true
     }
 
@@ -750,13 +750,13 @@ impl Agent {
         vec![("anthropic-beta".to_owned(), betas), ("x-app".to_owned(), "cli".to_owned())]
     }
 
-    fn push(&self, st: &mut State, message: Value) {
+    fn push(&self, st: &mut State, message: Message) {
         if let Some(transcript) = &self.transcript
-            && let Err(error) = transcript.message(&message)
+            && let Err(error) = transcript.message(&message.to_value())
         {
             tracing::warn!(%error, "the transcript could not be written");
         }
-        crate::transcript::push_message(&mut st.messages, message);
+        conversation::push(&mut st.messages, message);
     }
 
     fn count(&self, st: &mut State, message: &AssistantMessage) {
@@ -819,7 +819,7 @@ impl Agent {
         self.session.context().await.read_file_state.clear();
         self.push(st, compact::summary_message(&summary));
         let context = self.initial_context().await;
-        self.push(st, json!({"role": "system", "content": [{"type": "text", "text": context}]}));
+        self.push(st, Message::system_text(context));
         sink(AgentEvent::Message(json!({
             "type": "system", "subtype": "compact_boundary", "session_id": self.session.id(),
             "compact_metadata": {"trigger": trigger}, "uuid": uuid(),
@@ -956,12 +956,6 @@ impl Run {
     }
 }
 
-/// The assistant message as it goes into the history (every block as streamed).
-fn assistant_json(message: &AssistantMessage) -> Value {
-    json!({"role": "assistant", "content": message.content})
-}
-
-/// The text of the last text block, if any.
 /// The text of each text block of an answer.
 fn text_blocks(content: &[Value]) -> Vec<String> {
     content

@@ -1,6 +1,7 @@
 //! Compaction: when the conversation nears the context window, the model summarises it and the
 //! summary replaces the history (Claude Code's automatic compaction).
 
+use crate::conversation::{Block, Message};
 use serde_json::{Value, json};
 
 /// The request that asks for the summary.
@@ -16,9 +17,9 @@ context window. Its summary follows; carry on from where it stopped, without ask
 
 /// The summary request's body: the history, then [`SUMMARY_REQUEST`], with the same tools (the
 /// history names them) and `tool_choice: none`.
-pub fn summary_request(model: &str, messages: &[Value], tools: &[Value], system: &[Value]) -> Value {
+pub fn summary_request(model: &str, messages: &[Message], tools: &[Value], system: &[Value]) -> Value {
     let mut messages = messages.to_vec();
-    messages.push(json!({"role": "user", "content": [{"type": "text", "text": SUMMARY_REQUEST}]}));
+    messages.push(Message::user(vec![Block::text(SUMMARY_REQUEST)]));
     let mut body = json!({
         "model": model, "max_tokens": 8_192, "system": system, "messages": messages, "stream": true,
     });
@@ -30,6 +31,6 @@ pub fn summary_request(model: &str, messages: &[Value], tools: &[Value], system:
 }
 
 /// The user message that starts the compacted history.
-pub fn summary_message(summary: &str) -> Value {
-    json!({"role": "user", "content": [{"type": "text", "text": format!("{SUMMARY_PREFACE}{summary}")}]})
+pub fn summary_message(summary: &str) -> Message {
+    Message::user(vec![Block::text(format!("{SUMMARY_PREFACE}{summary}"))])
 }

@@ -157,6 +157,17 @@ impl Message {
         }
     }
 
+    /// The message in `value` (`None` when it is not `{"role", "content"}` of a known role with
+    /// string or block content).
+    pub fn from_value(value: Value) -> Option<Self> {
+        serde_json::from_value(value).ok()
+    }
+
+    /// The message as JSON.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
     /// Its `tool_use` calls, in order.
     pub fn tool_uses(&self) -> Vec<ToolUseBlock> {
         match &self.content {
@@ -164,6 +175,12 @@ impl Message {
             Content::Blocks(blocks) => blocks.iter().filter_map(Block::as_tool_use).collect(),
         }
     }
+}
+
+/// The blocks among `values` (what is not an object with a `type` is left out: the API refuses
+/// it).
+pub fn blocks(values: Vec<Value>) -> Vec<Block> {
+    values.into_iter().filter_map(Block::from_value).collect()
 }
 
 /// Appends `message`; a user message that follows a user message (system messages in between

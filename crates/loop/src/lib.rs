@@ -29,6 +29,7 @@
 //! - **Auto mode** ([`classifier`]): with `--permission-mode auto`, a small model judges the
 //!   calls that would ask, from the user's requests and each tool's `to_auto_classifier_input`;
 //!   it fails closed.
+//! - **The conversation** ([`conversation`]): typed messages over verbatim blocks.
 //! - **Transcripts** ([`transcript`]): the conversation is saved in the session folder as it
 //!   grows, for `--continue` / `--resume`.
 //! - **The SDK protocol** ([`protocol`]): the stream-json lines and control requests the Claude

@@ -507,6 +507,7 @@ async fn connect_mcp(
 
 /// Claude folders of one kind (`skills`, `commands` or `agents`), the user's first:
 /// `<config dir>/<kind>`, then — in a trusted folder — `<project>/.claude/<kind>`.
+#[cfg(any(feature = "skill", feature = "agent"))]
 fn claude_folders(config_dir: Option<&Path>, project: &Path, kind: &str, trusted: bool) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = config_dir.map(|dir| dir.join(kind)).into_iter().collect();
     if trusted {

@@ -233,17 +233,17 @@ impl Agent {
             if !done.block.is_error && !done.block.content.tool_references().is_empty() {
                 loaded += 1;
             }
-            content.push(result);
+            content.extend(Block::from_value(result));
             for message in &done.new_messages {
-                if let Ok(message) = serde_json::to_value(message) {
+                if let Some(message) = serde_json::to_value(message).ok().and_then(Message::from_value) {
                     system.push(message);
                 }
             }
         }
         for _ in 0..loaded {
-            content.push(json!({"type": "text", "text": TOOL_LOADED}));
+            content.push(Block::text(TOOL_LOADED));
         }
-        self.push(st, json!({"role": "user", "content": content}));
+        self.push(st, Message::user(content));
         for message in system {
             self.push(st, message);
         }
@@ -255,11 +255,11 @@ impl Agent {
                 st.reported_cwd.display()
             );
             st.reported_cwd = cwd;
-            self.push(st, json!({"role": "system", "content": [{"type": "text", "text": text}]}));
+            self.push(st, Message::system_text(text));
         }
         for notification in self.session.drain_notifications().await {
             let text = crate::results::midturn_text(&notification);
-            self.push(st, json!({"role": "system", "content": [{"type": "text", "text": text}]}));
+            self.push(st, Message::system_text(text));
         }
     }
 }
