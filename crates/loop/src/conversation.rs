@@ -32,18 +32,8 @@ use agent_tools_core::ToolUseBlock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-/// Who speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The user, and the tool results sent on the user's behalf.
-    User,
-    /// The model.
-    Assistant,
-    /// Context the loop adds inside the conversation (hook output, environment updates), as
-    /// Claude Code sends it.
-    System,
-}
+/// Who speaks: core's `Role` (user, assistant, system).
+pub use agent_tools_core::Role;
 
 /// One content block: its JSON object, verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
