@@ -234,6 +234,14 @@ pub enum AgentRequest {
         /// The call the hook is about, if any.
         tool_use_id: Value,
     },
+    /// `mcp_message`: a JSON-RPC message for one of the SDK's in-process MCP servers (`"type":
+    /// "sdk"`); the SDK answers `{"mcp_response": <the server's JSON-RPC reply>}`.
+    McpMessage {
+        /// The server's name (its key under `mcpServers`).
+        server_name: String,
+        /// The JSON-RPC request or notification.
+        message: Value,
+    },
 }
 
 /// A line the agent writes for the SDK (besides the conversation's messages and results).

@@ -76,6 +76,9 @@ pub struct McpOptions {
     /// `mcp__<server>__authenticate` tool (McpAuth) in place of its tools, which signs in and
     /// then connects it. Default: none (a 401 is only a failure).
     pub oauth: Option<agent_tools_mcp_oauth::OAuthStore>,
+    /// Carries the messages of `"type": "sdk"` servers to the SDK host that runs them (Claude
+    /// Code's `mcp_message` control request). Default: none (such servers fail to connect).
+    pub sdk: Option<Arc<dyn crate::SdkServers>>,
 }
 
 impl Default for McpOptions {
@@ -89,6 +92,7 @@ impl Default for McpOptions {
             elicitor: None,
             sampler: None,
             oauth: None,
+            sdk: None,
         }
     }
 }
@@ -104,6 +108,7 @@ impl std::fmt::Debug for McpOptions {
             .field("elicitor", &self.elicitor.is_some())
             .field("sampler", &self.sampler.is_some())
             .field("oauth", &self.oauth.as_ref().map(agent_tools_mcp_oauth::OAuthStore::dir))
+            .field("sdk", &self.sdk.is_some())
             .finish()
     }
 }
@@ -250,8 +255,8 @@ impl ServerConnection {
                 tokio::time::sleep(RECONNECT_BACKOFF * 2u32.pow(attempt - 1)).await;
             }
             let timeout = self.connect_timeout.min(RECONNECT_ATTEMPT_TIMEOUT);
-            let oauth = self.session.upgrade().and_then(|shared| shared.options.oauth.clone());
-            match open(&self.server, &self.handler, timeout, self.cwd.as_deref(), oauth.as_ref()).await {
+            let options = self.session.upgrade().map(|shared| shared.options.clone()).unwrap_or_default();
+            match open(&self.server, &self.handler, timeout, self.cwd.as_deref(), &options).await {
                 Ok(service) => {
                     tracing::debug!(server = %name, attempt, "MCP server reconnected");
                     let peer = service.peer().clone();
@@ -847,7 +852,7 @@ async fn establish(
         shared.updates.clone(),
     );
     let timeout = options.connect_timeout;
-    let service = open(server, &handler, timeout, options.cwd.as_deref(), options.oauth.as_ref()).await?;
+    let service = open(server, &handler, timeout, options.cwd.as_deref(), options).await?;
     let capabilities = service.peer().peer_info().map(|info| info.capabilities.clone()).unwrap_or_default();
     let listed = if capabilities.tools.is_some() {
         match tokio::time::timeout(timeout, service.peer().list_all_tools()).await {

@@ -14,6 +14,7 @@
 //!   [`ServerConfig::Http`];
 //! - a remote server over the legacy HTTP+SSE transport of protocol 2024-11-05
 //!   (`"type": "sse"`): [`ServerConfig::Sse`];
+//! - an in-process server of a Claude Agent SDK program (`"type": "sdk"`): [`ServerConfig::Sdk`];
 //! - anything else (`"ws"`, …) is kept as [`ServerConfig::Unsupported`] so the caller can warn
 //!   about it by name.
 //!
@@ -70,6 +71,10 @@ pub enum ServerConfig {
         /// Extra HTTP headers sent with the GET and every POST.
         headers: BTreeMap<String, String>,
     },
+    /// An in-process server of the program driving the agent through a Claude Agent SDK
+    /// (`"type": "sdk"`): its messages go through [`crate::SdkServers`] (the `mcp_message`
+    /// control request), by the entry's name. Without a bridge it fails to connect.
+    Sdk,
     /// A transport this crate does not speak (`ws`, …): listed so it can be reported, never
     /// connected.
     Unsupported {
@@ -130,7 +135,7 @@ impl NamedServer {
                 one(url);
                 headers.values_mut().for_each(&mut one);
             }
-            ServerConfig::Unsupported { .. } => {}
+            ServerConfig::Sdk | ServerConfig::Unsupported { .. } => {}
         }
         missing
     }
@@ -274,6 +279,7 @@ fn parse_entry(name: &str, entry: &Value) -> Result<NamedServer, String> {
             let (url, headers) = parse_remote(entry, "an sse")?;
             ServerConfig::Sse { url, headers }
         }
+        "sdk" => ServerConfig::Sdk,
         other => ServerConfig::Unsupported { kind: other.to_owned() },
     };
     let timeout = match entry.get("timeout") {

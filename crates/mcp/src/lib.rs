@@ -77,6 +77,7 @@ mod http;
 pub mod names;
 pub mod resources;
 pub mod schema;
+mod sdk;
 mod sse;
 mod tool;
 pub mod transform;
@@ -92,4 +93,5 @@ pub use names::{MAX_TOOL_NAME_CHARS, NameAllocator, mcp_tool_name, normalize_nam
 /// rmcp's request and result types the [`Elicitor`] and [`Sampler`] traits use.
 #[allow(deprecated)] // sampling is deprecated by SEP-2577 in rmcp, and still what servers use
 pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult};
+pub use sdk::SdkServers;
 pub use tool::{MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, McpTool, truncate_description};

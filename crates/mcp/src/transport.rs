@@ -30,8 +30,9 @@ pub(crate) async fn open(
     handler: &Arc<HandlerShared>,
     timeout: Duration,
     cwd: Option<&std::path::Path>,
-    oauth: Option<&agent_tools_mcp_oauth::OAuthStore>,
+    options: &crate::McpOptions,
 ) -> Result<Service, ServerFailure> {
+    let oauth = options.oauth.as_ref();
     let name = &server.name;
     let handler = Handler(Arc::clone(handler));
     let initialised = match &server.config {
@@ -92,6 +93,19 @@ pub(crate) async fn open(
             let transport = SseTransport::connect(client, parsed, headers, timeout)
                 .await
                 .map_err(|error| transport_failure(name, &error))?;
+            tokio::time::timeout(timeout, handler.serve(transport)).await
+        }
+        ServerConfig::Sdk => {
+            let Some(bridge) = &options.sdk else {
+                return Err(ServerFailure {
+                    name: name.clone(),
+                    message:
+                        "an SDK server (type \"sdk\") runs inside a Claude Agent SDK program; none drives this session"
+                            .to_owned(),
+                    kind: FailureKind::Unsupported,
+                });
+            };
+            let transport = crate::sdk::SdkTransport::new(Arc::clone(bridge), name);
             tokio::time::timeout(timeout, handler.serve(transport)).await
         }
         ServerConfig::Unsupported { kind } => {
