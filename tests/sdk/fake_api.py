@@ -5,7 +5,8 @@ the number of assistant messages already in the request (so a retried request ge
 reply): ``turns[n]`` (a list of content blocks) while there is one, then ``final`` as one text
 block. With ``"stream": true`` the reply is sent as server-sent events (message_start, each
 block's start, deltas and stop, message_delta with the stop reason, message_stop), else as one
-JSON message. Every request body is kept in ``requests``.
+JSON message. Every request body is kept in ``requests``. A request whose system prompt holds a
+key of ``scripts`` (a sub-agent's, say) is answered from that script, ``(turns, final)``, instead.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from typing import Any
 class FakeApi:
     """The server: ``FakeApi(turns, final)``, then ``base_url``, ``requests`` and ``close()``."""
 
-    def __init__(self, turns: list[list[dict[str, Any]]], final: str) -> None:
+    def __init__(self, turns: list[list[dict[str, Any]]], final: str,
+                 scripts: dict[str, tuple[list[list[dict[str, Any]]], str]] | None = None) -> None:
         self.turns = turns
         self.final = final
+        self.scripts = scripts or {}
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         fake = self
@@ -105,9 +108,14 @@ class FakeApi:
     def reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The content blocks for this request: the scripted turn, else the final text."""
         done = sum(1 for message in body.get("messages") or [] if message.get("role") == "assistant")
-        if done < len(self.turns):
-            return self.turns[done]
-        return [{"type": "text", "text": self.final}]
+        system = body.get("system") or ""
+        system = system if isinstance(system, str) else " ".join(
+            block.get("text", "") for block in system if isinstance(block, dict))
+        turns, final = next(((turns, final) for key, (turns, final) in self.scripts.items() if key in system),
+                            (self.turns, self.final))
+        if done < len(turns):
+            return turns[done]
+        return [{"type": "text", "text": final}]
 
     def close(self) -> None:
         self._server.shutdown()

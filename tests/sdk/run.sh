@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the Claude Agent SDK test (test_sdk.py) and the MCP SDK's serve --http test (test_http.py)
+# Runs the Claude Agent SDK tests (test_sdk.py, test_sdk_surface.py) and the MCP SDK's serve --http test (test_http.py)
 # against a built agent-tools binary:
 #   tests/sdk/run.sh target/debug/agent-tools
 # Creates a virtual environment beside this script (tests/sdk/.venv, reused on later runs) with
@@ -16,5 +16,6 @@ if ! "$venv/bin/python" -c "import claude_agent_sdk, sys; sys.exit(claude_agent_
 fi
 cd "$here"
 "$venv/bin/python" test_sdk.py "$program"
+"$venv/bin/python" test_sdk_surface.py "$program"
 # `serve --http` from the MCP Python SDK (the Agent SDK installs `mcp`).
 exec "$venv/bin/python" test_http.py "$program"

@@ -232,9 +232,8 @@ async def the_sdk_interrupt_kills_a_running_command() -> None:
         assert len(api.requests) == 1, len(api.requests)
 
 
-def main() -> int:
-    checks = [tool_calls_permissions_and_hooks, a_denied_write_and_an_interrupt_free_second_prompt,
-              the_sdk_interrupt_kills_a_running_command]
+def run_checks(checks: list[Any]) -> int:
+    """Runs each check (within 120 s), prints `ok`/`FAIL` per check and a count; 1 if any failed."""
     passed = failed = 0
     for check in checks:
         async def bounded(check: Any = check) -> None:
@@ -255,4 +254,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_checks([tool_calls_permissions_and_hooks, a_denied_write_and_an_interrupt_free_second_prompt,
+                         the_sdk_interrupt_kills_a_running_command]))

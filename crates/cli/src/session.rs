@@ -49,6 +49,10 @@ pub(crate) struct Extras {
     pub(crate) elicitor: Option<Arc<dyn agent_tools_mcp::Elicitor>>,
     /// Brief mode (`agent --brief`): SendUserMessage is in the pool.
     pub(crate) brief: bool,
+    /// The session's own sub-agents (`agent --agents`, the SDK's `agents`).
+    pub(crate) agents: Vec<agent_tool_agent::definitions::AgentDefinition>,
+    /// Carries the messages of an Agent SDK's in-process MCP servers.
+    pub(crate) sdk_servers: Option<Arc<dyn agent_tools_mcp::SdkServers>>,
 }
 
 /// The working directory the flags name: `--cwd` (canonical), else the current one.
@@ -107,6 +111,9 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
     if let Some(elicitor) = extras.elicitor {
         builder = builder.mcp_elicitor(elicitor);
     }
+    if let Some(bridge) = extras.sdk_servers {
+        builder = builder.mcp_sdk_servers(bridge);
+    }
     if let Some(classifier) = extras.classifier {
         builder = builder.auto_classifier(classifier);
     }
@@ -138,6 +145,7 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
                 .update::<agent_tools_team::TeamConfig>(|team| team.agent_program = std::env::current_exe().ok());
             config.structured_output = extras.output_schema;
             config.brief |= extras.brief;
+            config.tools.update::<agent_tool_agent::AgentFolders>(|agents| agents.session = extras.agents);
             builder = builder.host_config(config);
         }
         // The MCP client got every tool's schema from tools/list: no "load it with ToolSearch

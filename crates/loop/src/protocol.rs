@@ -11,7 +11,8 @@
 //! let line = r#"{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":null}}"#;
 //! let InputLine::ControlRequest(request) = serde_json::from_str(line).unwrap() else { panic!() };
 //! assert_eq!(request.request_id, "req_1");
-//! assert_eq!(request.request, SdkRequest::Initialize { hooks: None });
+//! let SdkRequest::Initialize(init) = request.request else { panic!() };
+//! assert_eq!(init.hooks, None);
 //!
 //! let line = r#"{"type":"user","message":{"role":"user","content":"hi"},"parent_tool_use_id":null,"session_id":""}"#;
 //! let InputLine::User(user) = serde_json::from_str(line).unwrap() else { panic!() };
@@ -109,12 +110,8 @@ pub struct ControlRequest {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum SdkRequest {
-    /// `initialize`: the first line; `hooks` maps a hook event to its matchers
-    /// (`[{"matcher", "hookCallbackIds": […], "timeout"}]`).
-    Initialize {
-        /// The SDK's hook callbacks, by event.
-        hooks: Option<Map<String, Value>>,
-    },
+    /// `initialize`: the first line, with what the SDK sets up the session with.
+    Initialize(Box<Initialize>),
     /// `interrupt`: stop the running query.
     Interrupt,
     /// `mcp_status`: the MCP servers and their state.
@@ -138,12 +135,60 @@ impl<'de> Deserialize<'de> for SdkRequest {
         let subtype = value.get("subtype").and_then(Value::as_str).unwrap_or_default();
         let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
         Ok(match subtype {
-            "initialize" => Self::Initialize { hooks: value.get("hooks").and_then(Value::as_object).cloned() },
+            "initialize" => Self::Initialize(Box::new(Initialize::read(&value))),
             "interrupt" => Self::Interrupt,
             "mcp_status" => Self::McpStatus,
             "set_permission_mode" => Self::SetPermissionMode { mode: text("mode") },
             other => Self::Unsupported { subtype: other.to_owned() },
         })
+    }
+}
+
+/// The `initialize` request's fields this agent acts on (`SDKControlInitializeRequest` of the
+/// TypeScript SDK's `sdk.d.ts`; the Python SDK sends `hooks` and `agents` only). A field of
+/// the wrong type is left out rather than failing the request.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Initialize {
+    /// The SDK's hook callbacks, by event: `{"PreToolUse": [{"matcher", "hookCallbackIds":
+    /// […], "timeout"}]}`.
+    pub hooks: Option<Map<String, Value>>,
+    /// Programmatic sub-agents: type name to `{"description", "prompt", "tools", "model" …}`.
+    pub agents: Option<Value>,
+    /// The system prompt's parts (the TypeScript SDK sends the prompt here, not as a flag).
+    pub system_prompt: Option<Vec<String>>,
+    /// Text added after the default system prompt.
+    pub append_system_prompt: Option<String>,
+    /// The JSON Schema of a structured final answer.
+    pub json_schema: Option<Value>,
+    /// The names of the SDK's in-process MCP servers (reached through `mcp_message`).
+    pub sdk_mcp_servers: Vec<String>,
+    /// More MCP servers, in the `mcpServers` format.
+    pub mcp_servers: Option<Map<String, Value>>,
+}
+
+impl Initialize {
+    /// Reads the request object (its `subtype` aside).
+    pub fn read(value: &Value) -> Self {
+        let field = |key: &str| value.get(key).filter(|value| !value.is_null());
+        let text = |key: &str| field(key).and_then(Value::as_str).map(str::to_owned);
+        let system_prompt = match field("systemPrompt") {
+            Some(Value::String(text)) => Some(vec![text.clone()]),
+            Some(Value::Array(parts)) => Some(parts.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
+            _ => None,
+        };
+        Self {
+            hooks: field("hooks").and_then(Value::as_object).cloned(),
+            agents: field("agents").filter(|agents| agents.is_object()).cloned(),
+            system_prompt,
+            append_system_prompt: text("appendSystemPrompt"),
+            json_schema: field("jsonSchema").filter(|schema| schema.is_object()).cloned(),
+            sdk_mcp_servers: field("sdkMcpServers")
+                .and_then(Value::as_array)
+                .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default(),
+            mcp_servers: field("mcpServers").and_then(Value::as_object).cloned(),
+        }
     }
 }
 

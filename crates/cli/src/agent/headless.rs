@@ -59,8 +59,13 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, prompt: &str)
     // trust`, Claude Code's own record) or with `--trust-workspace`. Unlike `claude -p`, which
     // runs an unknown project's hooks unasked, a hostile repository's hooks, allow rules and MCP
     // servers never apply by themselves (its deny rules always do).
-    let frontend =
-        Frontend { prompter: Some(Arc::new(Headless)), trust: WorkspaceTrust::Recorded, hooks: None, notify: false };
+    let frontend = Frontend {
+        prompter: Some(Arc::new(Headless)),
+        trust: WorkspaceTrust::Recorded,
+        hooks: None,
+        notify: false,
+        sdk_servers: None,
+    };
     let Started { agent, session } = match setup::start(options, args, frontend).await {
         Ok(started) => started,
         Err(error) => {

@@ -180,8 +180,9 @@ pub(crate) struct AgentArgs {
     /// Ignored.
     #[arg(long, hide = true)]
     pub(crate) session_mirror: bool,
-    /// Ignored (sub-agent definitions).
-    #[arg(long, value_name = "JSON", hide = true)]
+    /// Sub-agents of this session, as JSON: `{"reviewer": {"description": "…", "prompt": "…",
+    /// "tools": ["Read"], "model": "sonnet"}}`; they replace file agents of the same name.
+    #[arg(long, value_name = "JSON")]
     pub(crate) agents: Option<String>,
     /// Ignored.
     #[arg(long, hide = true)]

@@ -280,6 +280,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, first: Option
         trust: WorkspaceTrust::Ask(Arc::new(crate::trust::ask)),
         hooks: None,
         notify: true,
+        sdk_servers: None,
     };
     let Started { agent, session } = match setup::start(options, args, frontend).await {
         Ok(started) => started,

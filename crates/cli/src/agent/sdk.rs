@@ -22,8 +22,8 @@ use agent_tools_core::BoxFuture;
 use agent_tools_host::{PermissionAnswer, PermissionPrompter, PermissionRequest, Session, WorkspaceTrust};
 use agent_tools_loop::Agent;
 use agent_tools_loop::protocol::{
-    AgentRequest, ControlRequest, ControlResponse, InputLine, OutputLine, PermissionDecision, SdkRequest, SystemLine,
-    UserLine,
+    AgentRequest, ControlRequest, ControlResponse, Initialize, InputLine, OutputLine, PermissionDecision, SdkRequest,
+    SystemLine, UserLine,
 };
 use serde::Deserialize as _;
 use serde_json::{Map, Value, json};
@@ -87,6 +87,21 @@ impl Control {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The SDK's in-process MCP servers are reached through `mcp_message` requests; the answer's
+/// `mcp_response` is the server's reply.
+impl agent_tools_mcp::SdkServers for Control {
+    fn message<'a>(&'a self, server: &'a str, message: Value) -> BoxFuture<'a, Result<Value, String>> {
+        Box::pin(async move {
+            let asked = AgentRequest::McpMessage { server_name: server.to_owned(), message };
+            let mut answer = self.request(asked).await?;
+            match answer.get_mut("mcp_response") {
+                Some(reply) => Ok(reply.take()),
+                None => Err(format!("the SDK answered mcp_message without an mcp_response: {answer}")),
+            }
+        })
+    }
 }
 
 /// Asks the SDK's `can_use_tool` callback.
@@ -251,14 +266,16 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     let (forward, mut incoming) = mpsc::unbounded_channel::<InputLine>();
     tokio::spawn(read_stdin(Arc::clone(&control), forward));
 
-    // The SDK's first line is `initialize`, with the hooks it registers: they go into the
-    // session's settings, so the session is built after it.
-    let (init_id, hooks, first) = match incoming.recv().await {
-        Some(InputLine::ControlRequest(ControlRequest { request_id, request: SdkRequest::Initialize { hooks } })) => {
-            (Some(request_id), hooks, None)
+    // The SDK's first line is `initialize`, with the hooks it registers, its agents, system
+    // prompt and in-process MCP servers: they shape the session, so it is built after it.
+    let (init_id, init, first) = match incoming.recv().await {
+        Some(InputLine::ControlRequest(ControlRequest { request_id, request: SdkRequest::Initialize(init) })) => {
+            (Some(request_id), *init, None)
         }
-        other => (None, None, other),
+        other => (None, Initialize::default(), other),
     };
+    let (options, args) = &with_initialize(options, args, &init);
+    let hooks = init.hooks;
     let relay = hooks.as_ref().filter(|hooks| !hooks.is_empty()).and_then(|hooks| {
         super::relay::Relay::start(Arc::clone(&control), hooks)
             .inspect_err(|error| {
@@ -273,6 +290,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
         trust: WorkspaceTrust::Recorded,
         hooks: relay.as_ref().map(super::relay::Relay::settings_hooks),
         notify: true,
+        sdk_servers: Some(Arc::clone(&control) as Arc<dyn agent_tools_mcp::SdkServers>),
     };
     let Started { agent, session } = match setup::start(options, args, frontend).await {
         Ok(started) => started,
@@ -309,6 +327,47 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     crate::report_stopped_tasks(&session.shutdown().await);
     drop(relay);
     code
+}
+
+/// The flags with what `initialize` sets in their place (the TypeScript SDK sends the system
+/// prompt, the JSON Schema and the in-process MCP servers there rather than as flags): its
+/// system prompt replaces `--system-prompt`, its agents are added to `--agents` (replacing
+/// those of the same name), its MCP servers to `--mcp-config`.
+fn with_initialize(options: &GlobalOptions, args: &AgentArgs, init: &Initialize) -> (GlobalOptions, AgentArgs) {
+    let (mut options, mut args) = (options.clone(), args.clone());
+    if let Some(parts) = &init.system_prompt {
+        let prompt = parts.join("\n\n");
+        if !prompt.trim().is_empty() {
+            args.system_prompt = Some(prompt);
+            args.system_prompt_file = None;
+        }
+    }
+    if let Some(append) = &init.append_system_prompt {
+        args.append_system_prompt = Some(append.clone());
+        args.append_system_prompt_file = None;
+    }
+    if let Some(schema) = &init.json_schema {
+        args.json_schema = Some(schema.to_string());
+    }
+    if let Some(Value::Object(agents)) = &init.agents {
+        // A flag that is not a JSON object is reported when the session starts; these stand.
+        let mut all = args
+            .agents
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<Map<String, Value>>(text).ok())
+            .unwrap_or_default();
+        all.extend(agents.iter().map(|(name, agent)| (name.clone(), agent.clone())));
+        args.agents = Some(Value::Object(all).to_string());
+    }
+    if !init.sdk_mcp_servers.is_empty() {
+        let servers: Map<String, Value> =
+            init.sdk_mcp_servers.iter().map(|name| (name.clone(), json!({"type": "sdk", "name": name}))).collect();
+        options.mcp_config.push(json!({"mcpServers": servers}).to_string());
+    }
+    if let Some(servers) = &init.mcp_servers {
+        options.mcp_config.push(json!({"mcpServers": servers}).to_string());
+    }
+    (options, args)
 }
 
 /// Who decides a call that needs approval: the SDK's `can_use_tool` callback with

@@ -58,6 +58,8 @@ pub(crate) struct Frontend {
     /// Someone answers the prompter's questions: each question first fires the `Notification`
     /// hooks, as Claude Code does when it waits for the user.
     pub(crate) notify: bool,
+    /// Carries the messages of the Agent SDK's in-process MCP servers (`"type": "sdk"`).
+    pub(crate) sdk_servers: Option<Arc<dyn agent_tools_mcp::SdkServers>>,
 }
 
 /// A prompter that fires the agent's `Notification` hooks before each question.
@@ -250,6 +252,14 @@ fn output_schema(flag: Option<&str>) -> anyhow::Result<Option<Value>> {
     Ok(Some(schema))
 }
 
+/// The agents `--agents` defines (a JSON object of names to `{"description", "prompt",
+/// "tools", "model" …}`, as Claude Code takes it; the Agent SDKs pass their `agents` option so).
+fn session_agents(flag: Option<&str>) -> anyhow::Result<Vec<agent_tool_agent::definitions::AgentDefinition>> {
+    let Some(text) = flag.filter(|text| !text.trim().is_empty()) else { return Ok(Vec::new()) };
+    let value: Value = serde_json::from_str(text).context("--agents is not valid JSON")?;
+    agent_tool_agent::definitions::parse_agents_json(&value).map_err(|error| anyhow::anyhow!("--agents: {error}"))
+}
+
 /// Whether `--setting-sources` lets any settings file be read (`None`: the flags decide).
 fn settings_files(sources: Option<&str>) -> Option<bool> {
     let sources = sources?;
@@ -305,6 +315,8 @@ pub(crate) async fn start(
         sampler: Some(sampler.clone()),
         elicitor: None,
         brief: args.brief,
+        agents: session_agents(args.agents.as_deref())?,
+        sdk_servers: frontend.sdk_servers,
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
     // What SendUserMessage sends is printed for the user, except where stdout is JSON (the

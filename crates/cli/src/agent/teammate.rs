@@ -170,6 +170,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
         trust: WorkspaceTrust::Recorded,
         hooks: None,
         notify: false,
+        sdk_servers: None,
     };
     let Started { agent, session } = match setup::start(&options, &args, frontend).await {
         Ok(started) => started,

@@ -39,6 +39,7 @@ pub struct SessionBuilder {
     classifier: Option<Arc<dyn crate::permissions::AutoClassifier>>,
     sampler: Option<Arc<dyn agent_tools_mcp::Sampler>>,
     elicitor: Option<Arc<dyn agent_tools_mcp::Elicitor>>,
+    sdk_servers: Option<Arc<dyn agent_tools_mcp::SdkServers>>,
 }
 
 impl SessionBuilder {
@@ -62,7 +63,15 @@ impl SessionBuilder {
             classifier: None,
             sampler: None,
             elicitor: None,
+            sdk_servers: None,
         }
+    }
+
+    /// Carries the messages of `"type": "sdk"` MCP servers to the Agent SDK program that runs
+    /// them (the `mcp_message` control request); without it such servers fail to connect.
+    pub fn mcp_sdk_servers(mut self, bridge: Arc<dyn agent_tools_mcp::SdkServers>) -> Self {
+        self.sdk_servers = Some(bridge);
+        self
     }
 
     /// Answers the MCP servers' `sampling/createMessage` (the agent loop's model); only with one
@@ -223,6 +232,7 @@ impl SessionBuilder {
         let mut mcp_options = self.env.mcp_options(&cwd);
         mcp_options.sampler.clone_from(&self.sampler);
         mcp_options.elicitor.clone_from(&self.elicitor);
+        mcp_options.sdk.clone_from(&self.sdk_servers);
         let mcp = Arc::new(connect_mcp(&servers, &mcp_options, &notice).await);
         // Watched from before the pool is assembled, so no change is missed in between.
         let mcp_changes = std::sync::Mutex::new(mcp.changes());
@@ -426,7 +436,9 @@ impl SessionBuilder {
             skill.command_dirs = claude_folders(config_dir, cwd, "commands", trusted);
         });
         #[cfg(feature = "agent")]
-        tools.insert(agent_tool_agent::AgentFolders(claude_folders(config_dir, cwd, "agents", trusted)));
+        tools.update::<agent_tool_agent::AgentFolders>(|agents| {
+            agents.folders = claude_folders(config_dir, cwd, "agents", trusted);
+        });
         #[cfg(feature = "team-create")]
         tools.update::<agent_tool_team_create::TeamConfig>(|team| {
             if team.teams_dir.is_none() {

@@ -8,7 +8,8 @@
 //!
 //! 1. the built-in agents ([`built_in`]): `general-purpose`, `Explore`, `Plan`;
 //! 2. the user's `~/.claude/agents/*.md` ([`load_dir`] with [`SourceKind::User`]);
-//! 3. the project's `.claude/agents/*.md` ([`SourceKind::Project`]).
+//! 3. the project's `.claude/agents/*.md` ([`SourceKind::Project`]);
+//! 4. the session's own, as JSON (`--agents`, the Agent SDKs' `agents`: [`parse_agents_json`]).
 //!
 //! An agent file is markdown with a flat YAML frontmatter (read with
 //! [`agent_tools_core::frontmatter`]); the body is the system prompt:
@@ -65,6 +66,9 @@ pub enum AgentSource {
     User(PathBuf),
     /// A file in the project's agents folder (`.claude/agents`); the file's path.
     Project(PathBuf),
+    /// Given by whoever started the session: the `--agents` flag or the Agent SDK's `agents`
+    /// option (Claude Code's `flagSettings` source), above every folder.
+    Session,
 }
 
 /// Which folder [`load_dir`] reads, and so which [`AgentSource`] its definitions get.
@@ -333,6 +337,107 @@ pub fn parse_agent_file(path: &Path, text: &str, source: AgentSource) -> Result<
         system_prompt,
         source,
     })
+}
+
+/// The agents a session is started with, as the `--agents` flag and the Agent SDKs' `agents`
+/// option give them (Claude Code's `AgentDefinition` of `sdk.d.ts`): an object of type names
+/// to `{"description", "prompt", "tools"?, "disallowedTools"?, "model"?, "maxTurns"?,
+/// "background"?, "omitClaudeMd"?, "permissionMode"?}`; other fields (`mcpServers`, `skills`,
+/// `effort` …) are not used here and are ignored. Each gets [`AgentSource::Session`].
+///
+/// # Errors
+/// What is wrong, naming the agent: not an object, a bad type name, a missing or empty
+/// `description` or `prompt`, a field of the wrong type, an unknown permission mode.
+///
+/// ```
+/// use agent_tool_agent::definitions::{AgentSource, parse_agents_json};
+/// let agents = serde_json::json!({"reviewer": {"description": "Reviews code", "prompt": "Review it.",
+///                                              "tools": ["Read", "Grep"], "model": "inherit"}});
+/// let defs = parse_agents_json(&agents).unwrap();
+/// assert_eq!(defs[0].agent_type, "reviewer");
+/// assert_eq!(defs[0].tools, Some(vec!["Read".to_owned(), "Grep".to_owned()]));
+/// assert_eq!((defs[0].model.clone(), defs[0].source.clone()), (None, AgentSource::Session));
+/// assert!(parse_agents_json(&serde_json::json!({"x": {"prompt": "p"}})).unwrap_err().contains("description"));
+/// ```
+pub fn parse_agents_json(agents: &serde_json::Value) -> Result<Vec<AgentDefinition>, String> {
+    use serde_json::Value as Json;
+    let Json::Object(agents) = agents else {
+        return Err("the agents must be a JSON object of agent names to definitions".to_owned());
+    };
+    let mut definitions = Vec::with_capacity(agents.len());
+    for (name, entry) in agents {
+        let fail = |reason: &str| format!("agent {}: {reason}", quote(name));
+        if !is_valid_agent_type(name) {
+            return Err(fail("the name may hold only letters, digits, `-` and `_`"));
+        }
+        let Json::Object(entry) = entry else { return Err(fail("the definition must be an object")) };
+        let text = |key: &str| -> Result<Option<String>, String> {
+            match entry.get(key) {
+                None | Some(Json::Null) => Ok(None),
+                Some(Json::String(text)) => Ok(Some(text.trim().to_owned()).filter(|text| !text.is_empty())),
+                Some(_) => Err(fail(&format!("`{key}` must be a string"))),
+            }
+        };
+        let list = |key: &str| -> Result<Option<Vec<String>>, String> {
+            match entry.get(key) {
+                None | Some(Json::Null) => Ok(None),
+                Some(Json::Array(items)) => items
+                    .iter()
+                    .map(|item| {
+                        item.as_str().map(str::to_owned).ok_or_else(|| fail(&format!("`{key}` must list strings")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Some),
+                Some(_) => Err(fail(&format!("`{key}` must be a list of strings"))),
+            }
+        };
+        let flag = |key: &str| -> Result<bool, String> {
+            match entry.get(key) {
+                None | Some(Json::Null) => Ok(false),
+                Some(Json::Bool(flag)) => Ok(*flag),
+                Some(_) => Err(fail(&format!("`{key}` must be true or false"))),
+            }
+        };
+        let when_to_use = text("description")?.ok_or_else(|| fail("`description` is missing or empty"))?;
+        let system_prompt = text("prompt")?.ok_or_else(|| fail("`prompt` is missing or empty"))?;
+        let tools = list("tools")?.filter(|tools| !tools.is_empty() && !tools.iter().any(|tool| tool.trim() == "*"));
+        let model = text("model")?.filter(|model| model != "inherit");
+        let permission_mode = match text("permissionMode")? {
+            None => None,
+            Some(mode) => Some(PermissionMode::parse(&mode).ok_or_else(|| {
+                fail(&format!(
+                    "`permissionMode` {} is not one of default, acceptEdits, plan, bypassPermissions, dontAsk, auto",
+                    quote(&mode)
+                ))
+            })?),
+        };
+        let max_turns = match entry.get("maxTurns") {
+            None | Some(Json::Null) => None,
+            Some(turns) => Some(
+                turns
+                    .as_u64()
+                    .and_then(|turns| u32::try_from(turns).ok())
+                    .filter(|turns| *turns > 0)
+                    .ok_or_else(|| fail("`maxTurns` must be a positive whole number"))?,
+            ),
+        };
+        definitions.push(AgentDefinition {
+            agent_type: name.clone(),
+            when_to_use,
+            tools,
+            disallowed_tools: list("disallowedTools")?.unwrap_or_default(),
+            model,
+            permission_mode,
+            color: None,
+            max_turns,
+            background: flag("background")?,
+            omit_claude_md: flag("omitClaudeMd")?,
+            output_schema: None,
+            system_prompt,
+            source: AgentSource::Session,
+        });
+    }
+    Ok(definitions)
 }
 
 /// Typed access to frontmatter values.

@@ -83,28 +83,35 @@ pub fn tool_with(config: AgentConfig) -> Arc<dyn Tool> {
     build_tool(AgentTool { config: Arc::new(config) })
 }
 
-/// The folders custom agents (`<name>.md` with frontmatter) are read from, lowest priority
-/// first: a host passes `~/.claude/agents`, then a trusted project's `.claude/agents`. A later
-/// folder's agent replaces an earlier one of the same name, and any replaces a built-in one.
-/// A host keeps it in its `ToolOptions`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AgentFolders(pub Vec<PathBuf>);
+/// Where custom agents come from, lowest priority first: the folders their files
+/// (`<name>.md` with frontmatter) are read from — a host passes `~/.claude/agents`, then a
+/// trusted project's `.claude/agents` — and then the session's own ([`AgentSource::Session`]:
+/// `--agents`, the Agent SDKs' `agents`). A later agent replaces an earlier one of the same
+/// name, and any replaces a built-in one. A host keeps it in its `ToolOptions`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentFolders {
+    /// The folders, user's first.
+    pub folders: Vec<PathBuf>,
+    /// The session's agents (see [`definitions::parse_agents_json`]).
+    pub session: Vec<AgentDefinition>,
+}
 
-/// The tool with the built-in agents and those of `folders` (a broken agent file is skipped
-/// with a warning), in coordinator mode when `coordinator` is set (see [`AgentConfig`]). With
-/// two folders or more, the last is taken to be the project's.
+/// The tool with the built-in agents, those of the folders (a broken agent file is skipped
+/// with a warning) and the session's, in coordinator mode when `coordinator` is set (see
+/// [`AgentConfig`]). With two folders or more, the last is taken to be the project's.
 pub fn tool_from_folders(folders: &AgentFolders, coordinator: bool) -> Arc<dyn Tool> {
     use definitions::SourceKind;
     let mut layers = vec![definitions::built_in()];
-    let last = folders.0.len().saturating_sub(1);
-    for (index, dir) in folders.0.iter().enumerate() {
-        let kind = if index == last && folders.0.len() > 1 { SourceKind::Project } else { SourceKind::User };
+    let last = folders.folders.len().saturating_sub(1);
+    for (index, dir) in folders.folders.iter().enumerate() {
+        let kind = if index == last && folders.folders.len() > 1 { SourceKind::Project } else { SourceKind::User };
         let (found, warnings) = definitions::load_dir(dir, kind);
         for warning in warnings {
             tracing::warn!(%warning, "an agent definition was skipped");
         }
         layers.push(found);
     }
+    layers.push(folders.session.clone());
     tool_with(AgentConfig { definitions: definitions::merge(layers), coordinator, ..AgentConfig::default() })
 }
 
