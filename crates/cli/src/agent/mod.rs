@@ -187,6 +187,10 @@ pub(crate) struct AgentArgs {
     /// Ignored.
     #[arg(long, hide = true)]
     pub(crate) replay_user_messages: bool,
+    /// Ignored (`claude` makes bypassPermissions a mode one may switch to; here it always is
+    /// one, asked for with `--permission-mode` or `set_permission_mode`).
+    #[arg(long, hide = true)]
+    pub(crate) allow_dangerously_skip_permissions: bool,
     /// Run as teammate NAME of team TEAM (`TEAM/NAME`), as TeamCreate's tmux backend starts
     /// one ([`teammate`]).
     #[arg(long, value_name = "TEAM/NAME", hide = true)]
