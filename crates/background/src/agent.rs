@@ -153,9 +153,12 @@ impl TaskRegistry {
             state: Mutex::new(TaskState { status: TaskStatus::Running, ..TaskState::default() }),
             changed: Condvar::new(),
             status,
+            events: self.inner.events.clone(),
         });
+        let snapshot = task.snapshot();
         self.inner.tasks().push(task);
         drop(shut_down);
+        let _ = self.inner.events.send(snapshot);
         tracing::debug!(%id, "agent task registered");
         Ok(AgentTask { id, output_path, cancel, inbox })
     }

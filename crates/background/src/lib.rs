@@ -241,6 +241,8 @@ pub(crate) struct Task {
     state: Mutex<TaskState>,
     changed: Condvar,
     status: tokio::sync::watch::Sender<TaskStatus>,
+    /// The registry's event stream ([`TaskRegistry::events`]).
+    pub(crate) events: tokio::sync::broadcast::Sender<TaskSnapshot>,
 }
 
 impl Task {
@@ -284,6 +286,8 @@ impl Task {
     pub(crate) fn publish(&self) {
         let status = self.lock().status;
         self.status.send_replace(status);
+        // Nobody listening is fine.
+        let _ = self.events.send(self.snapshot());
     }
 
     pub(crate) fn snapshot(&self) -> TaskSnapshot {
@@ -357,11 +361,15 @@ const AGENT_SETTLE: Duration = Duration::from_secs(5);
 /// How long a stop waits for a stopped shell to be reaped, after SIGKILL.
 const SHELL_REAP: Duration = Duration::from_secs(2);
 
+/// Task events a slow [`TaskRegistry::events`] receiver may fall behind by.
+const EVENTS_KEPT: usize = 256;
+
 struct Inner {
     config: TasksConfig,
     output_dir: PathBuf,
     tasks: Mutex<Vec<Arc<Task>>>,
     shut_down: Mutex<bool>,
+    events: tokio::sync::broadcast::Sender<TaskSnapshot>,
     /// Held for its folder (output files when the session has none); removed last.
     _temp: Option<tempfile::TempDir>,
 }
@@ -504,6 +512,7 @@ impl TaskRegistry {
                 output_dir,
                 tasks: Mutex::new(Vec::new()),
                 shut_down: Mutex::new(false),
+                events: tokio::sync::broadcast::channel(EVENTS_KEPT).0,
                 _temp: temp,
             }),
         }
@@ -606,6 +615,7 @@ impl TaskRegistry {
             state: Mutex::new(TaskState { status: TaskStatus::Running, ..TaskState::default() }),
             changed: Condvar::new(),
             status,
+            events: self.inner.events.clone(),
         });
         if let Err(error) = spawn::follow(&task, pid, io, spec.on_line, config.drain_timeout) {
             spawn::abandon(pid);
@@ -617,7 +627,18 @@ impl TaskRegistry {
         tracing::debug!(id = %task.id, pid, "background task started");
         self.inner.tasks().push(Arc::clone(&task));
         drop(shut_down);
-        Ok(task.snapshot())
+        let snapshot = task.snapshot();
+        let _ = self.inner.events.send(snapshot.clone());
+        Ok(snapshot)
+    }
+
+    /// Every task's start and each change of its status, as it happens: a snapshot when a task
+    /// is registered (`running`) and one at each status it reaches (`completed`, `failed`,
+    /// `killed`). What a front end tells its client with (Claude Code's `task_started`,
+    /// `task_updated` and `task_notification` lines). A receiver that falls more than 256
+    /// behind loses the oldest.
+    pub fn events(&self) -> tokio::sync::broadcast::Receiver<TaskSnapshot> {
+        self.inner.events.subscribe()
     }
 
     /// The task with this id, as it stands.

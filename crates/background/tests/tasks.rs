@@ -393,3 +393,25 @@ async fn listeners_read_clean_lines_and_end_before_the_task_notifies_in_its_own_
     assert_eq!(*seen.lock().unwrap(), ["line1", "line2", "line3"]);
     assert!(notifications.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_tell_each_start_and_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tasks, _notifications) = registry(dir.path());
+    let mut events = tasks.events();
+    let ok = tasks.spawn_shell(spec("true", dir.path())).unwrap();
+    let failing = tasks.spawn_shell(spec("exit 3", dir.path())).unwrap();
+    finished(&tasks, &ok.id).await;
+    finished(&tasks, &failing.id).await;
+    let mut seen = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        seen.push((event.id, event.status));
+    }
+    // Each task's start comes first, then its end; repeats of a status may come (publish is
+    // called at each step), never a status out of order.
+    for (id, end) in [(&ok.id, TaskStatus::Completed), (&failing.id, TaskStatus::Failed)] {
+        let mine: Vec<TaskStatus> = seen.iter().filter(|(task, _)| task == id).map(|(_, status)| *status).collect();
+        assert_eq!(mine.first(), Some(&TaskStatus::Running), "{mine:?}");
+        assert_eq!(mine.last(), Some(&end), "{mine:?}");
+    }
+}

@@ -453,11 +453,23 @@ impl Session {
     pub async fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
         let mut ctx = self.ctx.write().await;
         if mode == PermissionMode::BypassPermissions && !ctx.permission_context.is_bypass_permissions_mode_available {
-            return Err("bypassPermissions is not available in this session: start it with                         --dangerously-skip-permissions (or --permission-mode bypassPermissions)"
+            return Err("bypassPermissions is not available in this session: start it with \
+                        --dangerously-skip-permissions (or --permission-mode bypassPermissions)"
                 .to_owned());
         }
         Arc::make_mut(&mut ctx.permission_context).mode = mode;
         Ok(())
+    }
+
+    /// Applies permission updates to the session's rules, mode and directories (the Agent SDKs'
+    /// `apply_flag_settings`, a host's own changes). Whatever their destination, they hold
+    /// for this session only: no settings file is written. Waits for a running serial call.
+    pub async fn update_permissions(&self, updates: &[agent_tools_core::PermissionUpdate]) {
+        let mut ctx = self.ctx.write().await;
+        let permissions = Arc::make_mut(&mut ctx.permission_context);
+        for update in updates {
+            crate::permissions::apply_update(permissions, update);
+        }
     }
 
     /// Narrows a sub-agent's permissions to what `caller` may do before it goes on for that

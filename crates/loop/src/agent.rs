@@ -124,6 +124,19 @@ pub struct Agent {
     progress_rx: Mutex<tokio::sync::mpsc::UnboundedReceiver<ProgressEvent>>,
     /// The totals it adds to: its own, or its caller's when it is a sub-agent.
     spend: Arc<Spend>,
+    /// The last request's measured context (input and output tokens), readable while a
+    /// query holds the state.
+    measured: std::sync::atomic::AtomicU64,
+    /// The model and extended thinking the next request uses (the SDK's `set_model` and
+    /// `set_max_thinking_tokens` change them between requests).
+    live: std::sync::Mutex<Live>,
+}
+
+/// What a running agent's next request is made with, changeable while it runs.
+#[derive(Debug, Clone)]
+struct Live {
+    model: String,
+    thinking: Option<Value>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -231,7 +244,10 @@ impl Agent {
         };
         let (progress_tx, progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let spend = options.spend.clone().unwrap_or_default();
+        let live = std::sync::Mutex::new(Live { model: options.model.clone(), thinking: options.thinking.clone() });
         Ok(Self {
+            live,
+            measured: std::sync::atomic::AtomicU64::new(0),
             spend,
             session,
             backend,
@@ -252,6 +268,79 @@ impl Agent {
     /// The options the agent was built with.
     pub fn options(&self) -> &AgentOptions {
         &self.options
+    }
+
+    fn live(&self) -> Live {
+        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// The model the next request asks (the options' until [`Agent::set_model`]).
+    pub fn model(&self) -> String {
+        self.live().model
+    }
+
+    /// Switches the model from the next request on (the SDK's `set_model`); `None` goes back
+    /// to the model the agent started with. Aliases (`sonnet` …) are resolved.
+    pub fn set_model(&self, model: Option<&str>) {
+        let model = model.map_or_else(|| self.options.model.clone(), crate::resolve_model);
+        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).model = model;
+    }
+
+    /// Sets extended thinking's budget from the next request on (the SDK's
+    /// `set_max_thinking_tokens`): `None` or 0 turns thinking off.
+    pub fn set_max_thinking_tokens(&self, budget: Option<u32>) {
+        let thinking = budget.filter(|budget| *budget > 0).map(|budget| json!({"type": "enabled", "budget_tokens": budget}));
+        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).thinking = thinking;
+    }
+
+    /// What the agent spent so far (tokens and dollars, its sub-agents' included).
+    pub fn spend(&self) -> &Spend {
+        &self.spend
+    }
+
+    /// Whether work of the agent's own is still under way or waiting for a turn: a background
+    /// agent it started that runs, or a report, message or event queued for it. A front end
+    /// that says when the session is idle asks this after each result.
+    pub fn work_pending(&self) -> bool {
+        let ctx = self.session.context_without_waiting();
+        let me = self.session.agent_id();
+        let running = agent_tools_background::TaskRegistry::existing(&ctx).is_some_and(|registry| {
+            registry.list().iter().any(|task| {
+                task.task_type == agent_tools_background::TaskType::LocalAgent
+                    && task.status == agent_tools_background::TaskStatus::Running
+                    && task.owner.as_deref() == me
+            })
+        });
+        running || self.pending_now()
+    }
+
+    /// What fills the context window now, by category (the SDKs' `get_context_usage`; see
+    /// [`crate::context_usage`]). While a query runs, the conversation's share is the last
+    /// request's measured size less the rest.
+    pub async fn context_usage(&self) -> crate::context_usage::ContextUsage {
+        use crate::context_usage::{ContextUsage, Inputs, estimate_tokens};
+        let system = self.system_blocks();
+        let session = &self.session;
+        let tools = session.with_prompt_options(|options| api_tools(&session.pool(), options)).await;
+        let fixed: u64 = system
+            .iter()
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .map(estimate_tokens)
+            .chain(tools.iter().filter(|tool| tool.get("defer_loading").is_none()).map(|tool| estimate_tokens(&tool.to_string())))
+            .sum();
+        let messages = match self.state.try_lock() {
+            Ok(st) => st.messages.iter().map(|message| estimate_tokens(&message.to_value().to_string())).sum(),
+            Err(_) => self.measured.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(fixed),
+        };
+        let model = self.model();
+        ContextUsage::measure(Inputs {
+            system: &system,
+            tools: &tools,
+            messages,
+            model: &model,
+            window: self.options.context_window,
+            compact_at: self.options.compact_at,
+        })
     }
 
     /// The transcript file, when the conversation is saved.
@@ -294,7 +383,7 @@ impl Agent {
             "session_id": self.session.id(),
             "tools": tools,
             "mcp_servers": servers,
-            "model": self.options.model,
+            "model": self.model(),
             "permissionMode": mode,
             "slash_commands": [],
             "apiKeySource": self.options.api_key_source,
@@ -494,7 +583,8 @@ impl Agent {
             if let Some(end) = self.limit_reached(st, &run, interrupt, sink).await {
                 return end;
             }
-            let body = self.request(st, &tools, &system);
+            let live = self.live();
+            let body = self.request(st, &tools, &system, &live);
             run.turns += 1;
             let asked = Instant::now();
             let streamed = self.stream_with_retries(&body, sink, interrupt).await;
@@ -673,7 +763,7 @@ impl Agent {
     /// tools' names.
     async fn initial_context(&self) -> String {
         let cwd = self.session.project_dir().to_path_buf();
-        let model = self.options.model.clone();
+        let model = self.model();
         let dirs = self.options.additional_dirs.clone();
         let pool = self.session.pool();
         // Only a trusted folder's git configuration may run programs (its fsmonitor, filters).
@@ -727,16 +817,16 @@ impl Agent {
 
     /// The request: the conversation with a cache breakpoint on the last block of the last
     /// message, streamed. It borrows the conversation: only the last message is copied.
-    fn request<'a>(&'a self, st: &'a State, tools: &'a [Value], system: &'a [Value]) -> Request<'a> {
+    fn request<'a>(&'a self, st: &'a State, tools: &'a [Value], system: &'a [Value], live: &'a Live) -> Request<'a> {
         Request {
-            model: &self.options.model,
+            model: &live.model,
             max_tokens: self.options.max_tokens,
             system,
             messages: Breakpointed(&st.messages),
             metadata: Metadata { user_id: format!("session_{}", self.session.id()) },
             stream: true,
             tools,
-            thinking: self.options.thinking.as_ref(),
+            thinking: live.thinking.as_ref(),
             container: st.container.as_deref(),
         }
     }
@@ -761,7 +851,7 @@ impl Agent {
 
     fn count(&self, st: &mut State, message: &AssistantMessage) {
         let usage = message.usage;
-        let model = message.model.clone().unwrap_or_else(|| self.options.model.clone());
+        let model = message.model.clone().unwrap_or_else(|| self.model());
         // Claude's prices mean nothing for another provider's model.
         let cost = match &self.backend {
             Backend::Anthropic(_) => cost_usd(&model, &usage),
@@ -772,6 +862,7 @@ impl Agent {
             + usage.cache_read_input_tokens
             + usage.cache_creation_input_tokens
             + usage.output_tokens;
+        self.measured.store(st.context_tokens, std::sync::atomic::Ordering::Relaxed);
     }
 
     fn needs_compaction(&self, st: &State) -> bool {
@@ -795,7 +886,7 @@ impl Agent {
             .map(|tool| tool.name().to_owned())
             .collect();
         let tools = self.tools(st).await;
-        let body = compact::summary_request(&self.options.model, &st.messages, &tools, &self.system_blocks());
+        let body = compact::summary_request(&self.model(), &st.messages, &tools, &self.system_blocks());
         let summary = match self.stream_summary(&body).await {
             Ok(summary) => summary,
             Err(error) => {
@@ -846,7 +937,7 @@ impl Agent {
         json!({
             "type": "assistant",
             "message": {
-                "id": id, "type": "message", "role": "assistant", "model": self.options.model,
+                "id": id, "type": "message", "role": "assistant", "model": self.model(),
                 "content": [block], "stop_reason": null, "stop_sequence": null, "usage": usage,
             },
             "parent_tool_use_id": self.options.parent_tool_use_id,

@@ -68,6 +68,7 @@
 pub mod agent;
 pub mod classifier;
 pub mod compact;
+pub mod context_usage;
 pub mod conversation;
 pub mod events;
 pub mod memory;

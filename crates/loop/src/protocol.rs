@@ -41,6 +41,11 @@ pub enum InputLine {
         /// The answer.
         response: ControlResponse,
     },
+    /// The SDK gave up on one of its requests (`{"type":"control_cancel_request","request_id"}`).
+    ControlCancelRequest {
+        /// The request it no longer waits for.
+        request_id: String,
+    },
     /// A line of a type the agent does not act on (`keep_alive` …).
     #[serde(other)]
     Other,
@@ -106,7 +111,9 @@ pub struct ControlRequest {
     pub request: SdkRequest,
 }
 
-/// What the SDK asks of the agent (the `request` of a [`ControlRequest`], by `subtype`).
+/// What the SDK asks of the agent (the `request` of a [`ControlRequest`], by `subtype`). The
+/// subtypes and fields are those of `SDKControlRequestInner` in the TypeScript SDK's `sdk.d.ts`
+/// (the Python SDK sends a subset); a field of the wrong type reads as absent.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum SdkRequest {
@@ -122,6 +129,85 @@ pub enum SdkRequest {
         /// `default`, `acceptEdits`, `plan`, `bypassPermissions`, `dontAsk` or `auto`.
         mode: Option<String>,
     },
+    /// `set_model`: the model of the next requests (`None` or `"default"`: the session's own).
+    SetModel {
+        /// A model id or alias.
+        model: Option<String>,
+    },
+    /// `set_max_thinking_tokens`: extended thinking's budget (`None` or 0: off).
+    SetMaxThinkingTokens {
+        /// Tokens.
+        max_thinking_tokens: Option<u32>,
+    },
+    /// `get_context_usage`: what fills the context window, by category.
+    GetContextUsage,
+    /// `stop_task`: stop a background task (a shell command or an agent).
+    StopTask {
+        /// The task's id (`task_started`'s `task_id`).
+        task_id: String,
+    },
+    /// `get_task_output`: a background task's output so far.
+    GetTaskOutput {
+        /// The task's id.
+        task_id: String,
+    },
+    /// `mcp_reconnect`: connect an MCP server again.
+    McpReconnect {
+        /// The server (`serverName`).
+        server_name: String,
+    },
+    /// `mcp_toggle`: switch an MCP server off (its tools leave) or on again.
+    McpToggle {
+        /// The server (`serverName`).
+        server_name: String,
+        /// On or off.
+        enabled: bool,
+    },
+    /// `mcp_message` from the SDK: a message its in-process server sent on its own (a
+    /// notification such as `notifications/tools/list_changed`).
+    McpMessage {
+        /// The server.
+        server_name: String,
+        /// The JSON-RPC message.
+        message: Value,
+    },
+    /// `rewind_files`: undo the file changes made since a user message.
+    RewindFiles {
+        /// The user message (`user_message_id`).
+        user_message_id: String,
+        /// Only say what would change.
+        dry_run: bool,
+    },
+    /// `get_settings`: the settings in effect.
+    GetSettings,
+    /// `apply_flag_settings`: settings to lay over the session's, as `--settings` would.
+    ApplyFlagSettings {
+        /// The settings object.
+        settings: Map<String, Value>,
+    },
+    /// `get_usage` (and `get_session_cost`): the session's cost and token use.
+    GetUsage,
+    /// `list_models`: the models one may switch to.
+    ListModels,
+    /// `get_binary_version`: this program's version.
+    GetBinaryVersion,
+    /// `list_permission_rules`: the permission rules in effect.
+    ListPermissionRules,
+    /// `background_tasks`: move the running foreground work to the background.
+    BackgroundTasks,
+    /// `end_session`: end the session (as the end of input does).
+    EndSession,
+    /// `reload_skills`: the skills, listed again.
+    ReloadSkills,
+    /// `reload_output_styles`: the output styles, listed again.
+    ReloadOutputStyles,
+    /// `set_has_subscribers`, `set_color`, `seed_read_state`, `prompt_draft_activity`,
+    /// `set_prompt_suggestions_paused`: hints for an interactive front end, acknowledged and
+    /// not acted on here.
+    Hint {
+        /// The `subtype` as sent.
+        subtype: String,
+    },
     /// A subtype this version does not implement (or whose fields do not parse), by name.
     Unsupported {
         /// The `subtype` as sent.
@@ -134,12 +220,59 @@ impl<'de> Deserialize<'de> for SdkRequest {
         let value = Value::deserialize(deserializer)?;
         let subtype = value.get("subtype").and_then(Value::as_str).unwrap_or_default();
         let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        let unsupported = || Self::Unsupported { subtype: subtype.to_owned() };
         Ok(match subtype {
             "initialize" => Self::Initialize(Box::new(Initialize::read(&value))),
             "interrupt" => Self::Interrupt,
             "mcp_status" => Self::McpStatus,
             "set_permission_mode" => Self::SetPermissionMode { mode: text("mode") },
-            other => Self::Unsupported { subtype: other.to_owned() },
+            "set_model" => Self::SetModel { model: text("model").filter(|model| model != "default") },
+            "set_max_thinking_tokens" => Self::SetMaxThinkingTokens {
+                max_thinking_tokens: value
+                    .get("max_thinking_tokens")
+                    .and_then(Value::as_u64)
+                    .map(|tokens| u32::try_from(tokens).unwrap_or(u32::MAX)),
+            },
+            "get_context_usage" => Self::GetContextUsage,
+            "stop_task" => text("task_id").map_or_else(unsupported, |task_id| Self::StopTask { task_id }),
+            "get_task_output" => text("task_id").map_or_else(unsupported, |task_id| Self::GetTaskOutput { task_id }),
+            "mcp_reconnect" => {
+                text("serverName").map_or_else(unsupported, |server_name| Self::McpReconnect { server_name })
+            }
+            "mcp_toggle" => match (text("serverName"), value.get("enabled").and_then(Value::as_bool)) {
+                (Some(server_name), Some(enabled)) => Self::McpToggle { server_name, enabled },
+                _ => unsupported(),
+            },
+            "mcp_message" => match (text("server_name"), value.get("message")) {
+                (Some(server_name), Some(message)) => Self::McpMessage { server_name, message: message.clone() },
+                _ => unsupported(),
+            },
+            "rewind_files" => match text("user_message_id") {
+                Some(user_message_id) => Self::RewindFiles {
+                    user_message_id,
+                    dry_run: value.get("dry_run").and_then(Value::as_bool).unwrap_or(false),
+                },
+                None => unsupported(),
+            },
+            "get_settings" => Self::GetSettings,
+            "apply_flag_settings" => match value.get("settings").and_then(Value::as_object) {
+                Some(settings) => Self::ApplyFlagSettings { settings: settings.clone() },
+                None => unsupported(),
+            },
+            "get_usage" | "get_session_cost" => Self::GetUsage,
+            "list_models" => Self::ListModels,
+            "get_binary_version" => Self::GetBinaryVersion,
+            "list_permission_rules" => Self::ListPermissionRules,
+            "background_tasks" => Self::BackgroundTasks,
+            "end_session" => Self::EndSession,
+            "reload_skills" => Self::ReloadSkills,
+            "reload_output_styles" => Self::ReloadOutputStyles,
+            "set_has_subscribers"
+            | "set_color"
+            | "seed_read_state"
+            | "prompt_draft_activity"
+            | "set_prompt_suggestions_paused" => Self::Hint { subtype: subtype.to_owned() },
+            _ => unsupported(),
         })
     }
 }
@@ -326,6 +459,60 @@ pub enum SystemLine {
         /// This line's id.
         uuid: String,
     },
+    /// A background task started (a shell command or an agent).
+    TaskStarted {
+        /// The task's id.
+        task_id: String,
+        /// The call that started it.
+        tool_use_id: Option<String>,
+        /// What it does.
+        description: String,
+        /// `local_bash` or `local_agent` (the Python SDK waits for `local_agent` tasks before it
+        /// closes its input).
+        task_type: String,
+        /// The session.
+        session_id: String,
+        /// This line's id.
+        uuid: String,
+    },
+    /// A background task's status changed (`patch`: `{"status", "end_time"}`).
+    TaskUpdated {
+        /// The task's id.
+        task_id: String,
+        /// What changed.
+        patch: TaskPatch,
+        /// The session.
+        session_id: String,
+        /// This line's id.
+        uuid: String,
+    },
+    /// A background task ended: what the model is told too.
+    TaskNotification {
+        /// The task's id.
+        task_id: String,
+        /// The call that started it.
+        tool_use_id: Option<String>,
+        /// `completed`, `failed` or `stopped`.
+        status: String,
+        /// The file its output (an agent's transcript) went to.
+        output_file: String,
+        /// What happened, in a line.
+        summary: String,
+        /// The session.
+        session_id: String,
+        /// This line's id.
+        uuid: String,
+    },
+}
+
+/// The change a [`SystemLine::TaskUpdated`] reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskPatch {
+    /// `running`, `completed`, `failed` or `killed`.
+    pub status: String,
+    /// When it ended, in ms since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<u64>,
 }
 
 /// The SDK's answer to `can_use_tool`: `{"behavior":"allow","updatedInput",

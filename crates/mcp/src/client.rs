@@ -473,6 +473,10 @@ struct State {
     failures: Vec<ServerFailure>,
     /// The McpAuth tool of each server waiting to be signed in to, by server name.
     sign_ins: Vec<(String, Arc<dyn Tool>)>,
+    /// Every server configured, connected or not, so one can be connected again.
+    configured: Vec<NamedServer>,
+    /// The servers switched off ([`McpSession::disable_server`]), by name.
+    disabled: Vec<String>,
 }
 
 impl Shared {
@@ -767,6 +771,12 @@ impl McpSession {
         if self.shared.connection(&server.name).is_some() {
             return Err(ServerFailure::failed(&server.name, "a server of this name is connected already"));
         }
+        {
+            let mut state = self.shared.lock();
+            state.disabled.retain(|name| *name != server.name);
+            state.configured.retain(|known| known.name != server.name);
+            state.configured.push(server.clone());
+        }
         match establish(&self.shared, server).await {
             Ok((connection, listed)) => {
                 register(&self.shared, &connection, listed).await;
@@ -781,6 +791,65 @@ impl McpSession {
                 state.failures.push(failure.clone());
                 Err(failure)
             }
+        }
+    }
+
+    /// The servers switched off with [`Self::disable_server`] (and not connected since).
+    pub fn disabled(&self) -> Vec<String> {
+        self.shared.lock().disabled.clone()
+    }
+
+    /// Switches the configured server `name` off (Claude Code's `mcp_toggle` with `enabled:
+    /// false`): its connection is closed and its tools leave the session; [`Self::changes`]
+    /// signals. [`Self::reconnect_server`] switches it on again.
+    ///
+    /// # Errors
+    /// No server of that name is configured.
+    pub async fn disable_server(&self, name: &str) -> Result<(), String> {
+        if !self.shared.lock().configured.iter().any(|server| server.name == name) {
+            return Err(format!("no MCP server is named {name:?}"));
+        }
+        self.close_server(name).await;
+        let mut state = self.shared.lock();
+        state.failures.retain(|failure| failure.name != name);
+        if !state.disabled.iter().any(|known| known == name) {
+            state.disabled.push(name.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Connects the configured server `name` again, from its configuration (Claude Code's
+    /// `mcp_reconnect`, and `mcp_toggle` with `enabled: true`): a live connection is closed
+    /// first, a failed or switched-off server is tried anew.
+    ///
+    /// # Errors
+    /// No server of that name is configured, or the new connection failed (also recorded in
+    /// [`Self::failures`]).
+    pub async fn reconnect_server(&self, name: &str) -> Result<(), ServerFailure> {
+        let configured = self.shared.lock().configured.iter().find(|server| server.name == name).cloned();
+        let Some(server) = configured else {
+            return Err(ServerFailure::failed(name, "no MCP server of this name is configured"));
+        };
+        self.close_server(name).await;
+        self.add_server(&server).await
+    }
+
+    /// Closes the connection of `name`, if any, and takes its tools away.
+    async fn close_server(&self, name: &str) {
+        let Some(connection) = self.shared.connection(name) else { return };
+        connection.shut.store(true, Ordering::SeqCst);
+        {
+            let mut state = self.shared.lock();
+            state.servers.retain(|known| known.name != name);
+            state.tools.remove(name);
+            state.listed.remove(name);
+        }
+        self.shared.bump();
+        let service = connection.link.lock().await.service.take();
+        if let Some(mut service) = service
+            && let Err(error) = service.close_with_timeout(SHUTDOWN_TIMEOUT).await
+        {
+            tracing::warn!(%error, server = name, "an MCP server connection did not close cleanly");
         }
     }
 
@@ -811,6 +880,7 @@ impl McpSession {
 /// Code shows such servers as failed and goes on).
 pub async fn connect_all(servers: &[NamedServer], options: &McpOptions) -> McpSession {
     let session = McpSession::with_options(options.clone());
+    session.shared.lock().configured = servers.to_vec();
     let attempts = servers.iter().map(|server| establish(&session.shared, server));
     let outcomes = futures_util::future::join_all(attempts).await;
     // Names are handed out in configuration and listing order, so the same servers always get

@@ -89,6 +89,23 @@ async fn an_sdk_server_is_listed_and_called_through_the_bridge() {
         ["initialize", "notifications/initialized", "tools/list", "tools/call", "tools/call", "tools/call"]
     );
     assert!(seen.iter().all(|(server, _)| server == "calc"));
+
+    // Switched off, its tools leave; connected again, they come back under the same name.
+    session.disable_server("calc").await.unwrap();
+    assert!(session.tools().is_empty());
+    assert_eq!(session.disabled(), ["calc"]);
+    assert_eq!(session.failures(), &[]);
+    assert!(session.disable_server("nope").await.unwrap_err().contains("nope"));
+    session.reconnect_server("calc").await.unwrap();
+    assert!(session.disabled().is_empty());
+    let names: Vec<String> = session.tools().iter().map(|tool| tool.name().to_owned()).collect();
+    assert_eq!(names, ["mcp__calc__add"]);
+    let initialised = calculator.seen.lock().unwrap().iter().filter(|(_, method)| method == "initialize").count();
+    assert_eq!(initialised, 2);
+    // A reconnection of a live server replaces its connection.
+    session.reconnect_server("calc").await.unwrap();
+    assert_eq!(session.connections().len(), 1);
+    assert!(session.reconnect_server("nope").await.is_err());
     session.shutdown().await;
 }
 

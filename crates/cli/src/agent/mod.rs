@@ -12,12 +12,14 @@
 //! The exit status is 0 when the (last) result is a success, 1 when it is an error or the run
 //! could not start (no API key, no conversation to resume), 2 for a usage error.
 
+mod control;
 mod headless;
 mod output;
 mod relay;
 mod repl;
 mod sdk;
 mod setup;
+mod task_events;
 mod teammate;
 
 use std::io::{IsTerminal as _, Read as _};

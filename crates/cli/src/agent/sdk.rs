@@ -5,8 +5,9 @@
 //! "content":…},"parent_tool_use_id":null,"session_id":…}`), each run as one query in turn, and
 //! control requests (`{"type":"control_request","request_id","request":{"subtype":…}}`):
 //! `initialize` (its `hooks` — `{"PreToolUse": [{"matcher", "hookCallbackIds": […]}]}` — become
-//! command hooks that call back through [`super::relay`]), `interrupt`, `mcp_status`; others are
-//! answered with an error. Standard output carries the `system/init` line, every message, a
+//! command hooks that call back through [`super::relay`]; its agents, system prompt, JSON Schema
+//! and MCP servers stand in for the flags), `interrupt`, `end_session`, and the rest answered by
+//! [`super::control`]. Standard output carries the `system/init` line, every message, a
 //! `result` line per query, our answers (`{"type":"control_response","response":{"subtype":
 //! "success"|"error","request_id",…}}`) and our own requests: `can_use_tool` when a call needs
 //! approval (with `--permission-prompt-tool stdio`, as the SDKs pass it when they have a
@@ -192,61 +193,27 @@ fn respond(id: &str, result: Result<Value, String>) {
     output::line(&OutputLine::ControlResponse { response: ControlResponse::to(id, result) });
 }
 
-/// What `initialize` answers.
-fn initialize_response(hooks: bool) -> Value {
-    json!({
+/// What `initialize` answers (`SDKControlInitializeResponse`): `mcp_servers_applied` when it
+/// named MCP servers (the TypeScript SDK ends a session whose CLI leaves it out), the Claude
+/// Code version whose protocol this is, and ours.
+fn initialize_response(hooks: bool, mcp_servers: bool) -> Value {
+    let mut response = json!({
         "commands": [],
         "agents": [],
         "output_style": "default",
         "available_output_styles": ["default"],
-        "models": [],
+        "models": super::control::models(),
         "account": {},
         "pid": std::process::id(),
         "hooks_applied": hooks,
         "hook_on_failure_supported": true,
-    })
-}
-
-/// Answers a control request that arrives while the session runs.
-fn handle_control(message: ControlRequest, agent: &Agent, session: &Arc<Session>) {
-    let id = message.request_id;
-    let result = match message.request {
-        SdkRequest::Interrupt => {
-            agent.interrupt();
-            Ok(json!({}))
-        }
-        SdkRequest::McpStatus => Ok(mcp_status(session)),
-        SdkRequest::SetPermissionMode { mode } => {
-            let Some(mode) = mode.as_deref().and_then(agent_tools_core::PermissionMode::parse) else {
-                respond(&id, Err("set_permission_mode needs a mode: default, acceptEdits, plan, bypassPermissions, dontAsk or auto".to_owned()));
-                return;
-            };
-            // Off the dispatcher: the switch waits for a running serial call, whose permission
-            // answer may still have to come in.
-            let session = Arc::clone(session);
-            tokio::spawn(async move {
-                let result = session.set_permission_mode(mode).await.map(|()| json!({}));
-                respond(&id, result);
-            });
-            return;
-        }
-        SdkRequest::Initialize { .. } => Err("Already initialized".to_owned()),
-        SdkRequest::Unsupported { subtype } => {
-            Err(format!("Unsupported control request subtype: {subtype} (agent-tools does not implement it)"))
-        }
-        other => Err(format!("Unsupported control request: {other:?} (agent-tools does not implement it)")),
-    };
-    respond(&id, result);
-}
-
-/// `mcp_status`'s answer: each MCP server, connected or failed.
-fn mcp_status(session: &Session) -> Value {
-    let mcp = session.mcp();
-    let (connections, failures) = (mcp.connections(), mcp.failures());
-    let connected = connections.iter().map(|server| json!({"name": server.name, "status": "connected"}));
-    let failed = failures.iter().map(|f| json!({"name": f.name, "status": "failed", "error": f.message}));
-    let servers: Vec<Value> = connected.chain(failed).collect();
-    json!({"mcpServers": servers})
+        "claude_code_version": super::control::CLAUDE_CODE_VERSION,
+        "agent_tools_version": env!("CARGO_PKG_VERSION"),
+    });
+    if mcp_servers {
+        response["mcp_servers_applied"] = json!(true);
+    }
+    response
 }
 
 /// The `session_state_changed` line the SDK asks for (`CLAUDE_CODE_SDK_READS_SESSION_STATE`):
@@ -305,8 +272,10 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     };
     let _ = control.agent.set(Arc::downgrade(&agent));
     if let Some(id) = &init_id {
-        respond(id, Ok(initialize_response(relay.is_some())));
+        respond(id, Ok(initialize_response(relay.is_some(), init.mcp_servers.is_some())));
     }
+    let registry = agent_tools_background::TaskRegistry::for_context(&session.context_without_waiting());
+    let tasks = tokio::spawn(super::task_events::forward(registry, session.id().to_owned()));
 
     // Control requests are answered as they come, while queries run one after another.
     let (queue, prompts) = mpsc::unbounded_channel::<UserLine>();
@@ -316,6 +285,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
         session: &session,
         states: std::env::var_os("CLAUDE_CODE_SDK_READS_SESSION_STATE").is_some_and(|value| value != "0"),
         partial: args.include_partial_messages,
+        running: std::sync::atomic::AtomicBool::new(false),
     };
     let code = match interruptible(&agent, queries.run(prompts)).await {
         Outcome::Done(false) => ExitCode::SUCCESS,
@@ -324,6 +294,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     };
     dispatcher.abort();
     agent.end("other").await;
+    tasks.abort();
     crate::report_stopped_tasks(&session.shutdown().await);
     drop(relay);
     code
@@ -386,8 +357,11 @@ fn prompter(args: &AgentArgs, control: &Arc<Control>) -> Arc<dyn PermissionPromp
     }
 }
 
-/// Hands the SDK's lines on as they come: control requests are answered at once, user messages
-/// queue for [`Queries::run`]; other lines are not acted on.
+/// Hands the SDK's lines on as they come: user messages queue for [`Queries::run`]; control
+/// requests are answered at once, each in a task of its own (so a slow one — a reconnection, a
+/// mode switch that waits for a running call — holds up nothing), which a
+/// `control_cancel_request` aborts; `interrupt` stops the running query and `end_session`
+/// ends the input. Other lines are not acted on.
 async fn dispatch(
     mut next: Option<InputLine>,
     mut incoming: mpsc::UnboundedReceiver<InputLine>,
@@ -395,6 +369,7 @@ async fn dispatch(
     agent: Arc<Agent>,
     session: Arc<Session>,
 ) {
+    let running: Arc<Mutex<HashMap<String, tokio_util::sync::CancellationToken>>> = Arc::default();
     loop {
         let message = match next.take() {
             Some(message) => message,
@@ -403,16 +378,43 @@ async fn dispatch(
                 None => break,
             },
         };
-        let queued = match message {
-            InputLine::ControlRequest(request) => {
-                handle_control(request, &agent, &session);
-                true
+        match message {
+            InputLine::ControlRequest(ControlRequest { request_id, request }) => match request {
+                SdkRequest::Interrupt => {
+                    agent.interrupt();
+                    respond(&request_id, Ok(json!({"still_queued": []})));
+                }
+                SdkRequest::EndSession => {
+                    respond(&request_id, Ok(json!({})));
+                    break;
+                }
+                request => {
+                    let cancel = tokio_util::sync::CancellationToken::new();
+                    lock(&running).insert(request_id.clone(), cancel.clone());
+                    let (agent, session, tasks) = (Arc::clone(&agent), Arc::clone(&session), Arc::clone(&running));
+                    tokio::spawn(async move {
+                        let result = tokio::select! {
+                            result = super::control::answer(request, &agent, &session) => result,
+                            () = cancel.cancelled() => return,
+                        };
+                        if lock(&tasks).remove(&request_id).is_some() {
+                            respond(&request_id, result);
+                        }
+                    });
+                }
+            },
+            InputLine::ControlCancelRequest { request_id } => {
+                // Cancelled before its answer: no answer comes (the SDK no longer waits for one).
+                if let Some(cancel) = lock(&running).remove(&request_id) {
+                    cancel.cancel();
+                }
             }
-            InputLine::User(user) => queue.send(user).is_ok(),
-            _ => true,
-        };
-        if !queued {
-            break;
+            InputLine::User(user) => {
+                if queue.send(user).is_err() {
+                    break;
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -425,6 +427,8 @@ struct Queries<'a> {
     states: bool,
     /// Print the raw stream events (`--include-partial-messages`).
     partial: bool,
+    /// The last state printed was `running`.
+    running: std::sync::atomic::AtomicBool,
 }
 
 impl Queries<'_> {
@@ -441,9 +445,11 @@ impl Queries<'_> {
                 tokio::select! {
                     message = prompts.recv() => message,
                     () = self.agent.pending_arrives() => {
+                        self.state(true);
                         let result = self.agent.query_pending(&mut self.sink()).await;
                         output::line(&result.to_json());
                         last_error = result.is_error;
+                        self.idle_unless_pending();
                         continue;
                     }
                 }
@@ -458,7 +464,8 @@ impl Queries<'_> {
             if !initialised {
                 initialised = true;
                 let mut init = self.agent.init_event().await;
-                init["claude_code_version"] = json!(env!("CARGO_PKG_VERSION"));
+                init["claude_code_version"] = json!(super::control::CLAUDE_CODE_VERSION);
+                init["agent_tools_version"] = json!(env!("CARGO_PKG_VERSION"));
                 output::line(&init);
             }
             last_error = self.query(blocks).await;
@@ -467,20 +474,32 @@ impl Queries<'_> {
             output::line(&result.to_json());
             last_error = result.is_error;
         }
+        self.state(false);
         last_error
     }
 
-    /// One prompt's query, between its state lines; whether its result is an error.
+    /// One prompt's query, after a `running` state line; whether its result is an error.
     async fn query(&self, blocks: Vec<Value>) -> bool {
-        if self.states {
-            output::line(&state_line("running", self.session.id()));
-        }
+        self.state(true);
         let result = self.agent.query_blocks(blocks, &mut self.sink()).await;
         output::line(&result.to_json());
-        if self.states {
-            output::line(&state_line("idle", self.session.id()));
-        }
+        self.idle_unless_pending();
         result.is_error
+    }
+
+    /// Prints the session's state when it changes (with `CLAUDE_CODE_SDK_READS_SESSION_STATE`).
+    fn state(&self, running: bool) {
+        if self.states && self.running.swap(running, std::sync::atomic::Ordering::SeqCst) != running {
+            output::line(&state_line(if running { "running" } else { "idle" }, self.session.id()));
+        }
+    }
+
+    /// After a result: `idle`, unless a background agent still works for the conversation or
+    /// its report waits for a turn (the SDK keeps its input open until then).
+    fn idle_unless_pending(&self) {
+        if !self.agent.work_pending() {
+            self.state(false);
+        }
     }
 
     fn sink(&self) -> impl FnMut(agent_tools_loop::AgentEvent) + Send + use<> {
