@@ -6,13 +6,15 @@ reply): ``turns[n]`` (a list of content blocks) while there is one, then ``final
 block. With ``"stream": true`` the reply is sent as server-sent events (message_start, each
 block's start, deltas and stop, message_delta with the stop reason, message_stop), else as one
 JSON message. Every request body is kept in ``requests``. A request whose system prompt holds a
-key of ``scripts`` (a sub-agent's, say) is answered from that script, ``(turns, final)``, instead.
+key of ``scripts`` (a sub-agent's, say), or whose first message does, is answered from that script,
+``(turns, final)``, instead, after ``delays[key]`` seconds when given.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -21,10 +23,12 @@ class FakeApi:
     """The server: ``FakeApi(turns, final)``, then ``base_url``, ``requests`` and ``close()``."""
 
     def __init__(self, turns: list[list[dict[str, Any]]], final: str,
-                 scripts: dict[str, tuple[list[list[dict[str, Any]]], str]] | None = None) -> None:
+                 scripts: dict[str, tuple[list[list[dict[str, Any]]], str]] | None = None,
+                 delays: dict[str, float] | None = None) -> None:
         self.turns = turns
         self.final = final
         self.scripts = scripts or {}
+        self.delays = delays or {}
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         fake = self
@@ -111,8 +115,11 @@ class FakeApi:
         system = body.get("system") or ""
         system = system if isinstance(system, str) else " ".join(
             block.get("text", "") for block in system if isinstance(block, dict))
-        turns, final = next(((turns, final) for key, (turns, final) in self.scripts.items() if key in system),
-                            (self.turns, self.final))
+        first = json.dumps((body.get("messages") or [{}])[0].get("content"))
+        key = next((key for key in self.scripts if key in system or key in first), None)
+        turns, final = self.scripts[key] if key is not None else (self.turns, self.final)
+        if key in self.delays:
+            time.sleep(self.delays[key])
         if done < len(turns):
             return turns[done]
         return [{"type": "text", "text": final}]

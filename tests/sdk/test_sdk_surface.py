@@ -9,15 +9,22 @@ Prints one line per check and `N passed, N failed`; the exit status is 1 when a 
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import anyio
 from claude_agent_sdk import (
     AgentDefinition,
     AssistantMessage,
     ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookMatcher,
+    TaskNotificationMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
     ResultMessage,
     SystemMessage,
     ToolResultBlock,
@@ -123,5 +130,172 @@ async def programmatic_agents_run_as_sub_agents() -> None:
         assert isinstance(final, ResultMessage) and final.result == "The reviewer is done.", final
 
 
+def calculator_server() -> Any:
+    @tool("add", "Adds two numbers.", {"a": float, "b": float})
+    async def add(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']:g}"}]}
+
+    return create_sdk_mcp_server("calc", tools=[add])
+
+
+async def until_result(client: ClaudeSDKClient, into: list[Any]) -> ResultMessage:
+    async for message in client.receive_messages():
+        into.append(message)
+        if isinstance(message, ResultMessage):
+            return message
+    raise AssertionError("no result")
+
+
+async def control_requests_are_answered() -> None:
+    """Each control request an SDK sends a running session: model, thinking, context usage, a
+    background task stopped, MCP servers switched off and on, settings and rules, usage, and
+    errors that name what is not done."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        project = root / "project"
+        project.mkdir()
+        api = FakeApi(turns=[[{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                               "input": {"command": "sleep 3000", "description": "wait long",
+                                         "run_in_background": True}}]], final="fine")
+        options = ClaudeAgentOptions(cli_path=PROGRAM, cwd=str(project), env=environment(root, api),
+                                     mcp_servers={"calc": calculator_server()}, permission_mode="bypassPermissions")
+        messages: list[Any] = []
+        try:
+            async with ClaudeSDKClient(options=options) as client:
+                info = await client.get_server_info()
+                assert info["claude_code_version"] == "2.1.332" and info["agent_tools_version"], info
+                assert any(model["value"] == "sonnet" for model in info["models"]), info["models"]
+                await client.query("start something slow")
+                await until_result(client, messages)
+                started = [m for m in messages if isinstance(m, TaskStartedMessage)]
+                assert len(started) == 1 and started[0].task_type == "local_bash", started
+                assert started[0].tool_use_id == "toolu_1" and started[0].description == "wait long", started
+
+                status = await client.get_mcp_status()
+                calc = next(s for s in status["mcpServers"] if s["name"] == "calc")
+                assert calc["status"] == "connected" and calc["tools"] == [{"name": "mcp__calc__add"}], status
+
+                usage = await client.get_context_usage()
+                names = [c["name"] for c in usage["categories"]]
+                assert "System prompt" in names and "Messages" in names and "Free space" in names, names
+                assert 0 < usage["totalTokens"] < usage["maxTokens"] and usage["model"], usage
+                assert any(t["name"] == "mcp__calc__add" for t in usage["mcpTools"]), usage["mcpTools"]
+
+                # The stopped task's end comes as task_updated (killed) and task_notification (stopped).
+                await client.stop_task(started[0].task_id)
+                ended: list[Any] = []
+                with anyio.fail_after(30):
+                    async for message in client.receive_messages():
+                        ended.append(message)
+                        if isinstance(message, TaskNotificationMessage):
+                            break
+                updated = [m for m in ended if isinstance(m, TaskUpdatedMessage)]
+                assert updated and updated[0].data["patch"]["status"] == "killed", ended
+                assert ended[-1].status == "stopped" and ended[-1].task_id == started[0].task_id, ended[-1]
+                try:
+                    await client.stop_task(started[0].task_id)
+                    raise AssertionError("a stopped task stopped twice")
+                except Exception as error:  # noqa: BLE001 - the SDK raises a plain Exception
+                    assert "not running" in str(error), error
+
+                # Switched off, the server's tool leaves the next request; on again, it is back.
+                await client.toggle_mcp_server("calc", False)
+                status = await client.get_mcp_status()
+                assert {"name": "calc", "status": "disabled"} in status["mcpServers"], status
+                await client.set_model("opus")
+                query = client._query  # the SDK's own control channel, for the TypeScript-only subtypes
+                await query._send_control_request({"subtype": "set_max_thinking_tokens", "max_thinking_tokens": 2048})
+                await client.query("again")
+                await until_result(client, messages)
+                second = api.requests[-1]
+                assert "mcp__calc__add" not in [t["name"] for t in second["tools"]], second["tools"]
+                assert second["model"].startswith("claude-opus"), second["model"]
+                assert second["thinking"] == {"type": "enabled", "budget_tokens": 2048}, second.get("thinking")
+                await client.toggle_mcp_server("calc", True)
+                await client.reconnect_mcp_server("calc")
+                await client.set_model(None)
+                await query._send_control_request({"subtype": "set_max_thinking_tokens", "max_thinking_tokens": None})
+                await client.query("once more")
+                await until_result(client, messages)
+                third = api.requests[-1]
+                assert "mcp__calc__add" in [t["name"] for t in third["tools"]], third["tools"]
+                assert not third["model"].startswith("claude-opus") and "thinking" not in third, third["model"]
+                try:
+                    await client.reconnect_mcp_server("nope")
+                    raise AssertionError("an unknown server reconnected")
+                except Exception as error:  # noqa: BLE001
+                    assert "nope" in str(error), error
+
+                await query._send_control_request(
+                    {"subtype": "apply_flag_settings", "settings": {"permissions": {"deny": ["WebFetch"]}}})
+                settings = await query._send_control_request({"subtype": "get_settings"})
+                assert "WebFetch" in settings["effective"]["permissions"]["deny"], settings
+                rules = await query._send_control_request({"subtype": "list_permission_rules"})
+                assert {"behavior": "deny", "source": "session", "rule": "WebFetch", "editability": "session"} \
+                    in rules["state"]["rules"], rules
+                spent = await query._send_control_request({"subtype": "get_usage"})
+                assert spent["session"]["model_usage"], spent
+                for request, expected in [
+                    ({"subtype": "rewind_files", "user_message_id": "u1"}, "checkpoints"),
+                    ({"subtype": "frobnicate"}, "Unsupported control request subtype: frobnicate"),
+                    ({"subtype": "apply_flag_settings", "settings": {"theme": "dark"}}, "theme"),
+                ]:
+                    try:
+                        await query._send_control_request(request)
+                        raise AssertionError(f"{request} was not refused")
+                    except Exception as error:  # noqa: BLE001
+                        assert expected in str(error), (request, error)
+        finally:
+            api.close()
+
+
+async def a_background_agent_keeps_the_python_sdk_listening() -> None:
+    """With a hook registered, query() keeps its input open until the session is idle: after the
+    first result a background agent still works, its start and end come as task lines, and its
+    report is a turn of its own whose result the SDK still yields."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        project = root / "project"
+        project.mkdir()
+        marker = "BG-AGENT-JOB-9"
+        api = FakeApi(
+            turns=[[{"type": "tool_use", "id": "toolu_1", "name": "Agent",
+                     "input": {"subagent_type": "general-purpose", "description": "slow job",
+                               "prompt": f"{marker}: look around."}}],
+                   [{"type": "text", "text": "Started the agent."}]],
+            final="Report received.",
+            scripts={marker: ([], "AGENT-REPORT-42")},
+            delays={marker: 1.5},
+        )
+        hooked: list[str] = []
+
+        async def note(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+            hooked.append(hook_input["hook_event_name"])
+            return {}
+
+        options = ClaudeAgentOptions(cli_path=PROGRAM, cwd=str(project), env=environment(root, api),
+                                     permission_mode="bypassPermissions",
+                                     hooks={"PostToolUse": [HookMatcher(matcher="Agent", hooks=[note])]})
+        messages: list[Any] = []
+        try:
+            async for message in query(prompt="start a background job", options=options):
+                messages.append(message)
+        finally:
+            api.close()
+        results = [m.result for m in messages if isinstance(m, ResultMessage)]
+        assert results == ["Started the agent.", "Report received."], results
+        started = [m for m in messages if isinstance(m, TaskStartedMessage)]
+        assert len(started) == 1 and started[0].task_type == "local_agent", started
+        done = [m for m in messages if isinstance(m, TaskNotificationMessage)]
+        assert len(done) == 1 and done[0].status == "completed" and done[0].task_id == started[0].task_id, done
+        assert "AGENT-REPORT-42" in done[0].summary, done[0]
+        # The report came after the first result: the SDK was still listening.
+        first_result = next(i for i, m in enumerate(messages) if isinstance(m, ResultMessage))
+        assert messages.index(done[0]) > first_result, [type(m).__name__ for m in messages]
+        assert "AGENT-REPORT-42" in json.dumps(api.requests[-1]["messages"]), api.requests[-1]["messages"][-1]
+        assert hooked == ["PostToolUse"], hooked
+
+
 if __name__ == "__main__":
-    sys.exit(run_checks([an_sdk_mcp_tool_is_called_by_the_model, programmatic_agents_run_as_sub_agents]))
+    sys.exit(run_checks([an_sdk_mcp_tool_is_called_by_the_model, programmatic_agents_run_as_sub_agents,
+                         control_requests_are_answered, a_background_agent_keeps_the_python_sdk_listening]))

@@ -828,7 +828,7 @@ impl McpSession {
     pub async fn reconnect_server(&self, name: &str) -> Result<(), ServerFailure> {
         let configured = self.shared.lock().configured.iter().find(|server| server.name == name).cloned();
         let Some(server) = configured else {
-            return Err(ServerFailure::failed(name, "no MCP server of this name is configured"));
+            return Err(ServerFailure::failed(name, format!("no MCP server named {name:?} is configured")));
         };
         self.close_server(name).await;
         self.add_server(&server).await
