@@ -296,6 +296,63 @@ async def a_background_agent_keeps_the_python_sdk_listening() -> None:
         assert hooked == ["PostToolUse"], hooked
 
 
+async def slash_commands_run_in_the_session() -> None:
+    """A prompt starting with / is a command: /cost and /context answer without the model,
+    /compact FOCUS summarises with the focus, a user's custom command expands into the prompt,
+    /clear starts afresh; init lists them all."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        project = root / "project"
+        project.mkdir()
+        commands = root / "home" / ".claude" / "commands"
+        commands.mkdir(parents=True)
+        (commands / "greet.md").write_text("---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS, warmly.\n")
+        api = FakeApi(turns=[], final="Done.")
+        options = ClaudeAgentOptions(cli_path=PROGRAM, cwd=str(project), env=environment(root, api))
+        messages: list[Any] = []
+        try:
+            async with ClaudeSDKClient(options=options) as client:
+                info = await client.get_server_info()
+                assert {"compact", "clear", "context", "cost", "greet"} <= {c["name"] for c in info["commands"]}, info
+                await client.query("/cost")
+                cost = await until_result(client, messages)
+                init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
+                assert {"compact", "cost", "greet"} <= set(init.data["slash_commands"]), init.data["slash_commands"]
+                output = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "local_command_output"]
+                assert len(output) == 1 and output[0].data["content"].startswith("Total cost: $"), output
+                assert cost.num_turns == 0 and cost.result == output[0].data["content"] and not api.requests, cost
+
+                await client.query("/greet Ada")
+                await until_result(client, messages)
+                sent = json.dumps(api.requests[-1]["messages"])
+                assert "Say hello to Ada, warmly." in sent and "<command-name>/greet</command-name>" in sent, sent
+
+                await client.query("/context")
+                await until_result(client, messages)
+                context = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "local_command_output"]
+                assert context[-1].data["content"].startswith("Context: "), context[-1].data
+                assert "Messages: " in context[-1].data["content"], context[-1].data
+
+                asked = len(api.requests)
+                await client.query("/compact keep the greeting")
+                compacted = await until_result(client, messages)
+                boundary = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "compact_boundary"]
+                assert boundary and boundary[-1].data["compact_metadata"]["trigger"] == "manual", boundary
+                assert len(api.requests) == asked + 1 and not compacted.is_error, compacted
+                summary_request = json.dumps(api.requests[-1]["messages"][-1])
+                assert "focus on: keep the greeting" in summary_request, summary_request
+
+                await client.query("/clear")
+                await until_result(client, messages)
+                await client.query("fresh start")
+                await until_result(client, messages)
+                after = api.requests[-1]["messages"]
+                assert "Say hello to Ada" not in json.dumps(after) and "fresh start" in json.dumps(after), after
+        finally:
+            api.close()
+
+
 if __name__ == "__main__":
     sys.exit(run_checks([an_sdk_mcp_tool_is_called_by_the_model, programmatic_agents_run_as_sub_agents,
-                         control_requests_are_answered, a_background_agent_keeps_the_python_sdk_listening]))
+                         control_requests_are_answered, a_background_agent_keeps_the_python_sdk_listening,
+                         slash_commands_run_in_the_session]))

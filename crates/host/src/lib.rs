@@ -44,6 +44,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod commands;
 #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
 pub mod cron;
 pub mod environment;

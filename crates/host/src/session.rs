@@ -326,6 +326,12 @@ impl Session {
         &self.root.original_cwd
     }
 
+    /// The tools' options the pool was assembled with (`None` for a sub-agent's session, whose
+    /// pool is its caller's).
+    pub fn tool_options(&self) -> Option<&agent_tools_core::ToolOptions> {
+        self.recipe.as_ref().map(|recipe| &recipe.config.tools)
+    }
+
     /// The settings' `model`, if a settings file names one.
     pub fn settings_model(&self) -> Option<&str> {
         self.model.as_deref()

@@ -158,6 +158,8 @@ struct State {
     /// Tools discovered before a compaction, sent in full from then on.
     carried_tools: Vec<String>,
     session_started: bool,
+    /// `/clear` emptied the conversation: the next SessionStart's source is `clear`.
+    cleared: bool,
     /// The sub-agent runner is in the session.
     runner_installed: bool,
     /// The code execution container the last answer ran in (programmatic tool calling).
@@ -289,7 +291,8 @@ impl Agent {
     /// Sets extended thinking's budget from the next request on (the SDK's
     /// `set_max_thinking_tokens`): `None` or 0 turns thinking off.
     pub fn set_max_thinking_tokens(&self, budget: Option<u32>) {
-        let thinking = budget.filter(|budget| *budget > 0).map(|budget| json!({"type": "enabled", "budget_tokens": budget}));
+        let thinking =
+            budget.filter(|budget| *budget > 0).map(|budget| json!({"type": "enabled", "budget_tokens": budget}));
         self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).thinking = thinking;
     }
 
@@ -326,7 +329,12 @@ impl Agent {
             .iter()
             .filter_map(|block| block.get("text").and_then(Value::as_str))
             .map(estimate_tokens)
-            .chain(tools.iter().filter(|tool| tool.get("defer_loading").is_none()).map(|tool| estimate_tokens(&tool.to_string())))
+            .chain(
+                tools
+                    .iter()
+                    .filter(|tool| tool.get("defer_loading").is_none())
+                    .map(|tool| estimate_tokens(&tool.to_string())),
+            )
             .sum();
         let messages = match self.state.try_lock() {
             Ok(st) => st.messages.iter().map(|message| estimate_tokens(&message.to_value().to_string())).sum(),
@@ -385,7 +393,7 @@ impl Agent {
             "mcp_servers": servers,
             "model": self.model(),
             "permissionMode": mode,
-            "slash_commands": [],
+            "slash_commands": crate::commands::listing(self).iter().map(|command| command["name"].clone()).collect::<Vec<_>>(),
             "apiKeySource": self.options.api_key_source,
             "output_style": "default",
             "agents": [],
@@ -502,7 +510,13 @@ impl Agent {
         }
         if !st.session_started {
             st.session_started = true;
-            let source = if st.started { "resume" } else { "startup" };
+            let source = if std::mem::take(&mut st.cleared) {
+                "clear"
+            } else if st.started {
+                "resume"
+            } else {
+                "startup"
+            };
             let mut payload = Map::new();
             payload.insert("source".into(), json!(source));
             let outcome = self.run_hooks("SessionStart", source, payload).await;
@@ -648,7 +662,7 @@ impl Agent {
             return Some(self.finish(run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "max_budget"));
         }
         if self.needs_compaction(st) {
-            self.compact(st, "auto", sink).await;
+            self.compact(st, "auto", "", sink).await;
         }
         None
     }
@@ -872,10 +886,10 @@ impl Agent {
 
     /// Compacts the conversation: `PreCompact` hooks, a summary request, and the history replaced
     /// by the summary. Tools ToolSearch had loaded stay loaded.
-    async fn compact(&self, st: &mut State, trigger: &str, sink: Sink<'_>) {
+    async fn compact(&self, st: &mut State, trigger: &str, instructions: &str, sink: Sink<'_>) -> bool {
         let mut payload = Map::new();
         payload.insert("trigger".into(), json!(trigger));
-        payload.insert("custom_instructions".into(), json!(""));
+        payload.insert("custom_instructions".into(), json!(instructions));
         let _ = self.run_hooks("PreCompact", trigger, payload).await;
         let ctx = self.session.context().await;
         let discovered: Vec<String> = self
@@ -886,12 +900,12 @@ impl Agent {
             .map(|tool| tool.name().to_owned())
             .collect();
         let tools = self.tools(st).await;
-        let body = compact::summary_request(&self.model(), &st.messages, &tools, &self.system_blocks());
+        let body = compact::summary_request(&self.model(), &st.messages, &tools, &self.system_blocks(), instructions);
         let summary = match self.stream_summary(&body).await {
             Ok(summary) => summary,
             Err(error) => {
                 sink(AgentEvent::Notice(format!("Compaction failed: {}", api_error_text(&error))));
-                return;
+                return false;
             }
         };
         for name in discovered {
@@ -915,6 +929,50 @@ impl Agent {
             "type": "system", "subtype": "compact_boundary", "session_id": self.session.id(),
             "compact_metadata": {"trigger": trigger}, "uuid": uuid(),
         })));
+        true
+    }
+
+    /// `/compact [focus]`: the conversation replaced by its summary now (the summary request
+    /// asks to focus on `focus` when given), between `system/status` lines (`compacting`,
+    /// then `null`), as Claude Code prints them. A model-less result.
+    pub(crate) async fn compact_command(&self, focus: &str, sink: Sink<'_>) -> QueryResult {
+        let mut st = self.state.lock().await;
+        if st.messages.len() < 2 {
+            drop(st);
+            return self.local_output("There is nothing to compact yet.".to_owned(), sink);
+        }
+        let status = |status: Value| json!({"type": "system", "subtype": "status", "status": status, "session_id": self.session.id(), "uuid": uuid()});
+        sink(AgentEvent::Message(status(json!("compacting"))));
+        let done = self.compact(&mut st, "manual", focus, sink).await;
+        sink(AgentEvent::Message(status(Value::Null)));
+        let mut result = self.model_less_result(String::new());
+        if !done {
+            result.is_error = true;
+            result.result = "Compaction failed: the summary request did not succeed".to_owned();
+        }
+        result
+    }
+
+    /// `/clear`: the conversation emptied (the next prompt starts it anew, with SessionStart
+    /// hooks of source `clear`), after the SessionEnd hooks with reason `clear`.
+    pub(crate) async fn clear_command(&self, sink: Sink<'_>) -> QueryResult {
+        self.end("clear").await;
+        let mut st = self.state.lock().await;
+        st.messages.clear();
+        st.started = false;
+        st.context_tokens = 0;
+        st.carried_tools.clear();
+        st.session_started = false;
+        st.cleared = true;
+        self.measured.store(0, std::sync::atomic::Ordering::Relaxed);
+        drop(st);
+        self.session.context().await.read_file_state.clear();
+        self.local_output(String::new(), sink)
+    }
+
+    /// A result no model turn made (a local command's): success, no turns.
+    pub(crate) fn model_less_result(&self, text: String) -> QueryResult {
+        self.finish(&Run::new(Instant::now()), ResultSubtype::Success, false, text, "completed")
     }
 
     async fn stream_summary(&self, body: &Value) -> Result<String, ApiError> {

@@ -15,11 +15,20 @@ what is still to do, and the very next step. Be concrete: names, paths, values. 
 pub const SUMMARY_PREFACE: &str = "This session continues an earlier conversation that was compacted to fit the \
 context window. Its summary follows; carry on from where it stopped, without asking the user again.\n\n";
 
-/// The summary request's body: the history, then [`SUMMARY_REQUEST`], with the same tools (the
-/// history names them) and `tool_choice: none`.
-pub fn summary_request(model: &str, messages: &[Message], tools: &[Value], system: &[Value]) -> Value {
+/// The summary request's body: the history, then [`SUMMARY_REQUEST`] (with what to focus on,
+/// `/compact`'s argument, when `focus` is not blank), with the same tools (the history names
+/// them) and `tool_choice: none`.
+pub fn summary_request(model: &str, messages: &[Message], tools: &[Value], system: &[Value], focus: &str) -> Value {
     let mut messages = messages.to_vec();
-    messages.push(Message::user(vec![Block::text(SUMMARY_REQUEST)]));
+    let request = match focus.trim() {
+        "" => SUMMARY_REQUEST.to_owned(),
+        focus => format!(
+            "{SUMMARY_REQUEST}
+
+The user asks the summary to focus on: {focus}"
+        ),
+    };
+    messages.push(Message::user(vec![Block::text(request)]));
     let mut body = json!({
         "model": model, "max_tokens": 8_192, "system": system, "messages": messages, "stream": true,
     });

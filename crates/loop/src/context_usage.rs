@@ -119,7 +119,11 @@ impl ContextUsage {
             let deferred = tool.get("defer_loading").is_some();
             match (name.strip_prefix("mcp__"), deferred) {
                 (Some(rest), _) => {
-                    if deferred { mcp_deferred += tokens } else { mcp += tokens }
+                    if deferred {
+                        mcp_deferred += tokens
+                    } else {
+                        mcp += tokens
+                    }
                     mcp_tools.push(McpToolUsage {
                         name: name.to_owned(),
                         server_name: rest.split("__").next().unwrap_or_default().to_owned(),
@@ -136,7 +140,8 @@ impl ContextUsage {
         let buffer = inputs.window.saturating_sub(threshold);
         let free = inputs.window.saturating_sub(total).saturating_sub(buffer);
         let category = |id, name, tokens, color, kind| Category { id, name, tokens, color, kind, is_deferred: false };
-        let deferred = |id, name, tokens| Category { is_deferred: true, ..category(id, name, tokens, "inactive", "deferred") };
+        let deferred =
+            |id, name, tokens| Category { is_deferred: true, ..category(id, name, tokens, "inactive", "deferred") };
         let categories = vec![
             category("system_prompt", "System prompt", system, "promptBorder", "used"),
             category("system_tools", "System tools", builtin, "inactive", "used"),
@@ -195,8 +200,19 @@ mod tests {
         assert_eq!(usage.mcp_tools.len(), 2);
         assert_eq!((usage.mcp_tools[1].server_name.as_str(), usage.mcp_tools[1].is_loaded), ("calc", false));
         let wire = serde_json::to_value(&usage).unwrap();
-        for key in ["categories", "totalTokens", "maxTokens", "rawMaxTokens", "percentage", "model",
-                    "isAutoCompactEnabled", "memoryFiles", "mcpTools", "agents", "gridRows"] {
+        for key in [
+            "categories",
+            "totalTokens",
+            "maxTokens",
+            "rawMaxTokens",
+            "percentage",
+            "model",
+            "isAutoCompactEnabled",
+            "memoryFiles",
+            "mcpTools",
+            "agents",
+            "gridRows",
+        ] {
             assert!(wire.get(key).is_some(), "{key} missing: {wire}");
         }
         assert_eq!(wire["categories"][2]["isDeferred"], json!(true));

@@ -67,6 +67,7 @@
 
 pub mod agent;
 pub mod classifier;
+pub mod commands;
 pub mod compact;
 pub mod context_usage;
 pub mod conversation;

@@ -20,8 +20,13 @@
 //! assert_eq!(user.blocks(), Some(vec![serde_json::json!({"type": "text", "text": "hi"})]));
 //!
 //! // A subtype this version does not know is kept by name, to be refused by name.
-//! let request: SdkRequest = serde_json::from_str(r#"{"subtype":"rewind_files","user_message_id":"u"}"#).unwrap();
-//! assert_eq!(request, SdkRequest::Unsupported { subtype: "rewind_files".into() });
+//! let request: SdkRequest = serde_json::from_str(r#"{"subtype":"claim_session"}"#).unwrap();
+//! assert_eq!(request, SdkRequest::Unsupported { subtype: "claim_session".into() });
+//! // Fields are read leniently: a missing one makes the request unsupported, not a parse error.
+//! let request: SdkRequest = serde_json::from_str(r#"{"subtype":"stop_task"}"#).unwrap();
+//! assert_eq!(request, SdkRequest::Unsupported { subtype: "stop_task".into() });
+//! let request: SdkRequest = serde_json::from_str(r#"{"subtype":"set_model","model":"default"}"#).unwrap();
+//! assert_eq!(request, SdkRequest::SetModel { model: None });
 //! ```
 
 use serde::{Deserialize, Deserializer, Serialize};

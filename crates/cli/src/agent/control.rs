@@ -114,8 +114,11 @@ pub(crate) fn mcp_status(session: &Session) -> Value {
         })
         .collect();
     servers.extend(mcp.failures().iter().map(|failure| {
-        let status =
-            if matches!(failure.kind, agent_tools_mcp::FailureKind::NeedsAuth { .. }) { "needs-auth" } else { "failed" };
+        let status = if matches!(failure.kind, agent_tools_mcp::FailureKind::NeedsAuth { .. }) {
+            "needs-auth"
+        } else {
+            "failed"
+        };
         json!({"name": failure.name, "status": status, "error": failure.message})
     }));
     servers.extend(mcp.disabled().iter().map(|name| json!({"name": name, "status": "disabled"})));
@@ -129,7 +132,8 @@ fn task_output(session: &Session, task_id: &str) -> Result<Value, String> {
     let task = registry
         .and_then(|registry| registry.get(task_id))
         .ok_or_else(|| format!("No task found with ID: {task_id}"))?;
-    let mut file = std::fs::File::open(&task.output_path).map_err(|error| format!("cannot read its output: {error}"))?;
+    let mut file =
+        std::fs::File::open(&task.output_path).map_err(|error| format!("cannot read its output: {error}"))?;
     let total = file.metadata().map(|meta| meta.len()).unwrap_or(0);
     let start = total.saturating_sub(TASK_OUTPUT_LIMIT);
     file.seek(std::io::SeekFrom::Start(start)).map_err(|error| format!("cannot read its output: {error}"))?;
@@ -189,12 +193,18 @@ async fn apply_flag_settings(agent: &Agent, session: &Session, settings: &Map<St
                 .as_array()
                 .and_then(|items| items.iter().map(|item| item.as_str().map(PermissionRuleValue::parse)).collect())
                 .ok_or_else(|| format!("apply_flag_settings: permissions.{key} must be a list of rules"))?;
-            updates.push(PermissionUpdate::AddRules { destination: PermissionUpdateDestination::Session, rules, behavior });
+            updates.push(PermissionUpdate::AddRules {
+                destination: PermissionUpdateDestination::Session,
+                rules,
+                behavior,
+            });
         }
         if let Some(dirs) = permissions.get("additionalDirectories") {
             let directories: Vec<std::path::PathBuf> = dirs
                 .as_array()
-                .and_then(|items| items.iter().map(|item| item.as_str().map(|dir| session.project_dir().join(dir))).collect())
+                .and_then(|items| {
+                    items.iter().map(|item| item.as_str().map(|dir| session.project_dir().join(dir))).collect()
+                })
                 .ok_or("apply_flag_settings: permissions.additionalDirectories must be a list of paths")?;
             updates.push(PermissionUpdate::AddDirectories {
                 destination: PermissionUpdateDestination::Session,

@@ -86,7 +86,8 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs, prompt: &str)
             }
         }
     };
-    let mut outcome = interruptible(&agent, agent.query(prompt, &mut sink)).await;
+    let blocks = vec![serde_json::json!({"type": "text", "text": prompt})];
+    let mut outcome = interruptible(&agent, agent.prompt(blocks, &mut sink)).await;
     // Background agents report when they end: each report is one more turn, as in `claude -p`,
     // which waits for them before it exits (stream-json shows every turn's result).
     while let Outcome::Done(result) = &outcome

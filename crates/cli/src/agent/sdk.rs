@@ -196,9 +196,9 @@ fn respond(id: &str, result: Result<Value, String>) {
 /// What `initialize` answers (`SDKControlInitializeResponse`): `mcp_servers_applied` when it
 /// named MCP servers (the TypeScript SDK ends a session whose CLI leaves it out), the Claude
 /// Code version whose protocol this is, and ours.
-fn initialize_response(hooks: bool, mcp_servers: bool) -> Value {
+fn initialize_response(agent: &Agent, hooks: bool, mcp_servers: bool) -> Value {
     let mut response = json!({
-        "commands": [],
+        "commands": agent_tools_loop::commands::listing(agent),
         "agents": [],
         "output_style": "default",
         "available_output_styles": ["default"],
@@ -272,7 +272,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     };
     let _ = control.agent.set(Arc::downgrade(&agent));
     if let Some(id) = &init_id {
-        respond(id, Ok(initialize_response(relay.is_some(), init.mcp_servers.is_some())));
+        respond(id, Ok(initialize_response(&agent, relay.is_some(), init.mcp_servers.is_some())));
     }
     let registry = agent_tools_background::TaskRegistry::for_context(&session.context_without_waiting());
     let tasks = tokio::spawn(super::task_events::forward(registry, session.id().to_owned()));
@@ -481,7 +481,7 @@ impl Queries<'_> {
     /// One prompt's query, after a `running` state line; whether its result is an error.
     async fn query(&self, blocks: Vec<Value>) -> bool {
         self.state(true);
-        let result = self.agent.query_blocks(blocks, &mut self.sink()).await;
+        let result = self.agent.prompt(blocks, &mut self.sink()).await;
         output::line(&result.to_json());
         self.idle_unless_pending();
         result.is_error

@@ -43,6 +43,17 @@ impl Agent {
             denied: done.permission_denied,
         });
         let result = self.result_json(block, done);
+        if done.permission_denied {
+            // Claude Code's `system/permission_denied` line: the SDK host sees the refusal as
+            // it happens (the result's `permission_denials` lists them all at the end).
+            sink(AgentEvent::Message(serde_json::json!({
+                "type": "system", "subtype": "permission_denied",
+                "tool_name": self.tool_name(block), "tool_use_id": block.id,
+                "agent_id": self.session.agent_id(),
+                "message": done.block.content.text(),
+                "session_id": self.session.id(), "uuid": crate::agent::uuid(),
+            })));
+        }
         let data = done.data.as_ref().map(|data| data.to_json());
         sink(AgentEvent::Message(self.user_event(&result, data)));
         result

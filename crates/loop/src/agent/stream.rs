@@ -59,6 +59,15 @@ impl Agent {
                         wait.as_secs_f64(),
                         self.options.retry.max_retries
                     )));
+                    // Claude Code's `system/api_retry` line, for SDK hosts that show retries.
+                    sink(AgentEvent::Message(serde_json::json!({
+                        "type": "system", "subtype": "api_retry",
+                        "attempt": attempt, "max_retries": self.options.retry.max_retries,
+                        "retry_delay_ms": u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                        "error_status": error.status().map(|status| status.as_u16()),
+                        "error": api_error_text(&error),
+                        "session_id": self.session.id(), "uuid": crate::agent::uuid(),
+                    })));
                     tokio::select! {
                         () = tokio::time::sleep(wait) => {}
                         () = interrupt.cancelled() => return Ok(Streamed::Interrupted(Vec::new())),
