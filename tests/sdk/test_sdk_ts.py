@@ -106,5 +106,30 @@ async def the_system_prompt_and_agents_from_typescript() -> None:
         assert messages[-1]["type"] == "result" and messages[-1]["result"] == "Checked.", messages[-1]
 
 
+async def mcp_servers_sent_in_initialize() -> None:
+    """The TypeScript SDK sends a program's stdio MCP servers in initialize (with
+    --await-initialize) and ends the session unless `mcp_servers_applied` comes back; the
+    server's tool is then in the pool like any other."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        api = FakeApi(turns=[[{"type": "tool_use", "id": "toolu_1", "name": "mcp__echo__shout",
+                               "input": {"text": "quiet"}}]], final="Shouted.")
+        server = Path(__file__).resolve().parent / "mcp_echo_server.py"
+        options = {
+            "mcpServers": {"echo": {"type": "stdio", "command": sys.executable, "args": [str(server)]}},
+            "allowedTools": ["mcp__echo__shout"],
+        }
+        try:
+            messages = await drive(api, root, "shout quiet", options)
+        finally:
+            api.close()
+        init = next(m for m in messages if m["type"] == "system" and m["subtype"] == "init")
+        assert {"name": "echo", "status": "connected"} in init["mcp_servers"], init["mcp_servers"]
+        result = results_by_id(messages)["toolu_1"]
+        assert not result.get("is_error") and "QUIET" in text_of(result), result
+        assert messages[-1]["type"] == "result" and messages[-1]["result"] == "Shouted.", messages[-1]
+
+
 if __name__ == "__main__":
-    sys.exit(run_checks([an_sdk_mcp_tool_from_typescript, the_system_prompt_and_agents_from_typescript]))
+    sys.exit(run_checks([an_sdk_mcp_tool_from_typescript, the_system_prompt_and_agents_from_typescript,
+                         mcp_servers_sent_in_initialize]))

@@ -68,6 +68,9 @@ pub struct UserLine {
     /// The session the SDK thinks it talks to.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// Sent as written (`verbatimPrompts`): a leading `/` is text, not a command.
+    #[serde(default)]
+    pub client_composed: bool,
 }
 
 impl UserLine {
@@ -303,6 +306,14 @@ pub struct Initialize {
     pub sdk_mcp_servers: Vec<String>,
     /// More MCP servers, in the `mcpServers` format.
     pub mcp_servers: Option<Map<String, Value>>,
+    /// Settings, as `--settings` would give them.
+    pub settings: Option<Map<String, Value>>,
+    /// Settings an organisation imposes (`managedSettings`).
+    pub managed_settings: Option<Map<String, Value>>,
+    /// Tools to deny, as `--disallowedTools` would.
+    pub disallowed_tools: Option<Vec<String>>,
+    /// More working directories, as `--add-dir` would.
+    pub additional_directories: Option<Vec<String>>,
 }
 
 impl Initialize {
@@ -310,6 +321,9 @@ impl Initialize {
     pub fn read(value: &Value) -> Self {
         let field = |key: &str| value.get(key).filter(|value| !value.is_null());
         let text = |key: &str| field(key).and_then(Value::as_str).map(str::to_owned);
+        let strings = |key: &str| {
+            field(key).and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        };
         let system_prompt = match field("systemPrompt") {
             Some(Value::String(text)) => Some(vec![text.clone()]),
             Some(Value::Array(parts)) => Some(parts.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
@@ -326,6 +340,10 @@ impl Initialize {
                 .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
                 .unwrap_or_default(),
             mcp_servers: field("mcpServers").and_then(Value::as_object).cloned(),
+            settings: field("settings").and_then(Value::as_object).cloned(),
+            managed_settings: field("managedSettings").and_then(Value::as_object).cloned(),
+            disallowed_tools: strings("disallowedTools"),
+            additional_directories: strings("additionalDirectories"),
         }
     }
 }

@@ -207,6 +207,34 @@ pub(crate) struct AgentArgs {
     /// Ignored (logs go to stderr with `AGENT_TOOLS_LOG`).
     #[arg(short = 'd', long, num_args = 0..=1, value_name = "FILTER", hide = true)]
     pub(crate) debug: Option<Option<String>>,
+    /// Ignored (logs go to stderr with `AGENT_TOOLS_LOG`).
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub(crate) debug_file: Option<PathBuf>,
+    /// Ignored: a stream-json session always waits for the SDK's `initialize` before it starts.
+    #[arg(long, hide = true)]
+    pub(crate) await_initialize: bool,
+    /// Ignored: which settings the SDK sends in `initialize` (they are read from it when sent).
+    #[arg(long, value_name = "FIELDS", hide = true)]
+    pub(crate) initialize_fields: Option<String>,
+    /// Ignored: managed settings come in `initialize` (`managedSettings`), read from there.
+    #[arg(long, hide = true)]
+    pub(crate) managed_settings_in_initialize: bool,
+    /// Settings an organisation imposes (JSON text), laid over `--settings`: their rule lists
+    /// are added to the others, so a managed deny always holds.
+    #[arg(long, value_name = "JSON", hide = true)]
+    pub(crate) managed_settings: Option<String>,
+    /// Ignored (claude.ai channels).
+    #[arg(long, value_name = "CHANNEL", hide = true)]
+    pub(crate) channels: Vec<String>,
+    /// Ignored.
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub(crate) project_config_root: Option<PathBuf>,
+    /// Ignored (plugins are not loaded).
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub(crate) plugin_dir_no_mcp: Vec<PathBuf>,
+    /// Ignored.
+    #[arg(long, value_name = "NAME", hide = true)]
+    pub(crate) workload: Option<String>,
 }
 
 /// The flags whose values `claude` takes as lists (`--allowedTools Read Write`); the agent's

@@ -196,7 +196,7 @@ fn respond(id: &str, result: Result<Value, String>) {
 /// What `initialize` answers (`SDKControlInitializeResponse`): `mcp_servers_applied` when it
 /// named MCP servers (the TypeScript SDK ends a session whose CLI leaves it out), the Claude
 /// Code version whose protocol this is, and ours.
-fn initialize_response(agent: &Agent, hooks: bool, mcp_servers: bool) -> Value {
+fn initialize_response(agent: &Agent, hooks: bool, init: &Initialize) -> Value {
     let mut response = json!({
         "commands": agent_tools_loop::commands::listing(agent),
         "agents": [],
@@ -210,8 +210,17 @@ fn initialize_response(agent: &Agent, hooks: bool, mcp_servers: bool) -> Value {
         "claude_code_version": super::control::CLAUDE_CODE_VERSION,
         "agent_tools_version": env!("CARGO_PKG_VERSION"),
     });
-    if mcp_servers {
-        response["mcp_servers_applied"] = json!(true);
+    // What initialize carried in place of flags was applied (the TypeScript SDK checks).
+    for (sent, key) in [
+        (init.mcp_servers.is_some(), "mcp_servers_applied"),
+        (init.settings.is_some(), "settings_applied"),
+        (init.managed_settings.is_some(), "managed_settings_applied"),
+        (init.disallowed_tools.is_some(), "disallowed_tools_applied"),
+        (init.additional_directories.is_some(), "additional_directories_applied"),
+    ] {
+        if sent {
+            response[key] = json!(true);
+        }
     }
     response
 }
@@ -241,8 +250,18 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
         }
         other => (None, Initialize::default(), other),
     };
-    let (options, args) = &with_initialize(options, args, &init);
-    let hooks = init.hooks;
+    let (options, args) = &match with_initialize(options, args, &init) {
+        Ok(changed) => changed,
+        Err(error) => {
+            let text = format!("initialize: {error:#}");
+            if let Some(id) = &init_id {
+                respond(id, Err(text.clone()));
+            }
+            output::print_start_error(super::OutputFormat::StreamJson, &text);
+            return ExitCode::from(1);
+        }
+    };
+    let hooks = init.hooks.clone();
     let relay = hooks.as_ref().filter(|hooks| !hooks.is_empty()).and_then(|hooks| {
         super::relay::Relay::start(Arc::clone(&control), hooks)
             .inspect_err(|error| {
@@ -272,7 +291,7 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     };
     let _ = control.agent.set(Arc::downgrade(&agent));
     if let Some(id) = &init_id {
-        respond(id, Ok(initialize_response(&agent, relay.is_some(), init.mcp_servers.is_some())));
+        respond(id, Ok(initialize_response(&agent, relay.is_some(), &init)));
     }
     let registry = agent_tools_background::TaskRegistry::for_context(&session.context_without_waiting());
     let tasks = tokio::spawn(super::task_events::forward(registry, session.id().to_owned()));
@@ -304,7 +323,14 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
 /// prompt, the JSON Schema and the in-process MCP servers there rather than as flags): its
 /// system prompt replaces `--system-prompt`, its agents are added to `--agents` (replacing
 /// those of the same name), its MCP servers to `--mcp-config`.
-fn with_initialize(options: &GlobalOptions, args: &AgentArgs, init: &Initialize) -> (GlobalOptions, AgentArgs) {
+///
+/// # Errors
+/// Its settings cannot be laid over `--settings` (a file that does not read, not an object).
+fn with_initialize(
+    options: &GlobalOptions,
+    args: &AgentArgs,
+    init: &Initialize,
+) -> anyhow::Result<(GlobalOptions, AgentArgs)> {
     let (mut options, mut args) = (options.clone(), args.clone());
     if let Some(parts) = &init.system_prompt {
         let prompt = parts.join("\n\n");
@@ -338,7 +364,20 @@ fn with_initialize(options: &GlobalOptions, args: &AgentArgs, init: &Initialize)
     if let Some(servers) = &init.mcp_servers {
         options.mcp_config.push(json!({"mcpServers": servers}).to_string());
     }
-    (options, args)
+    if let Some(tools) = &init.disallowed_tools {
+        options.disallowed_tools.extend(tools.iter().cloned());
+    }
+    if let Some(dirs) = &init.additional_directories {
+        args.add_dir.extend(dirs.iter().map(std::path::PathBuf::from));
+    }
+    if let Some(settings) = &init.settings {
+        options.settings = Some(super::setup::layer_settings(options.settings.as_deref(), &Value::Object(settings.clone()))?);
+    }
+    if let Some(managed) = &init.managed_settings {
+        let base = args.managed_settings.as_deref().unwrap_or("{}");
+        args.managed_settings = Some(super::setup::layer_settings(Some(base), &Value::Object(managed.clone()))?);
+    }
+    Ok((options, args))
 }
 
 /// Who decides a call that needs approval: the SDK's `can_use_tool` callback with
@@ -468,7 +507,7 @@ impl Queries<'_> {
                 init["agent_tools_version"] = json!(env!("CARGO_PKG_VERSION"));
                 output::line(&init);
             }
-            last_error = self.query(blocks).await;
+            last_error = self.query(blocks, message.client_composed).await;
         }
         while let Some(result) = self.agent.continue_with_pending(&mut self.sink()).await {
             output::line(&result.to_json());
@@ -478,10 +517,15 @@ impl Queries<'_> {
         last_error
     }
 
-    /// One prompt's query, after a `running` state line; whether its result is an error.
-    async fn query(&self, blocks: Vec<Value>) -> bool {
+    /// One prompt's query, after a `running` state line — a slash command unless the SDK
+    /// composed the message verbatim; whether its result is an error.
+    async fn query(&self, blocks: Vec<Value>, verbatim: bool) -> bool {
         self.state(true);
-        let result = self.agent.prompt(blocks, &mut self.sink()).await;
+        let result = if verbatim {
+            self.agent.query_blocks(blocks, &mut self.sink()).await
+        } else {
+            self.agent.prompt(blocks, &mut self.sink()).await
+        };
         output::line(&result.to_json());
         self.idle_unless_pending();
         result.is_error

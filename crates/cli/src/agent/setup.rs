@@ -200,16 +200,7 @@ fn merged_settings(
     if add_dirs.is_empty() && hooks.is_none() {
         return Ok(settings.map(str::to_owned));
     }
-    let mut value: Value = match settings {
-        None => json!({}),
-        Some(text) if text.trim_start().starts_with('{') => {
-            serde_json::from_str(text).context("--settings is not valid JSON")?
-        }
-        Some(path) => {
-            let text = read_text(Path::new(path), "--settings")?;
-            serde_json::from_str(&text).with_context(|| format!("--settings {path} is not valid JSON"))?
-        }
-    };
+    let mut value = settings_value(settings)?;
     let Some(object) = value.as_object_mut() else { anyhow::bail!("--settings must be a JSON object") };
     if !add_dirs.is_empty() {
         let mut dirs = Vec::new();
@@ -240,6 +231,54 @@ fn merged_settings(
         }
     }
     Ok(Some(value.to_string()))
+}
+
+/// `--settings` with `--managed-settings` laid over it (a managed rule list adds to the flag's).
+fn managed(options: &GlobalOptions, args: &AgentArgs) -> anyhow::Result<Option<String>> {
+    let Some(managed) = &args.managed_settings else { return Ok(options.settings.clone()) };
+    let over: Value = serde_json::from_str(managed).context("--managed-settings is not valid JSON")?;
+    layer_settings(options.settings.as_deref(), &over).map(Some)
+}
+
+/// The `--settings` value as JSON: inline JSON text, else the file it names; `{}` for none.
+fn settings_value(settings: Option<&str>) -> anyhow::Result<Value> {
+    Ok(match settings {
+        None => json!({}),
+        Some(text) if text.trim_start().starts_with('{') => {
+            serde_json::from_str(text).context("--settings is not valid JSON")?
+        }
+        Some(path) => {
+            let text = read_text(Path::new(path), "--settings")?;
+            serde_json::from_str(&text).with_context(|| format!("--settings {path} is not valid JSON"))?
+        }
+    })
+}
+
+/// `over` laid on the `--settings` value `base`, as JSON text: objects merge key by key, lists
+/// are joined (so rules and hooks of both hold), any other value of `over` wins.
+pub(crate) fn layer_settings(base: Option<&str>, over: &Value) -> anyhow::Result<String> {
+    fn layer(base: &mut Value, over: &Value) {
+        match (base, over) {
+            (Value::Object(base), Value::Object(over)) => {
+                for (key, value) in over {
+                    layer(base.entry(key.clone()).or_insert(Value::Null), value);
+                }
+            }
+            (Value::Array(base), Value::Array(over)) => {
+                for item in over {
+                    if !base.contains(item) {
+                        base.push(item.clone());
+                    }
+                }
+            }
+            (base, over) => *base = over.clone(),
+        }
+    }
+    anyhow::ensure!(over.is_object(), "settings to add must be a JSON object");
+    let mut value = settings_value(base)?;
+    anyhow::ensure!(value.is_object(), "--settings must be a JSON object");
+    layer(&mut value, over);
+    Ok(value.to_string())
 }
 
 /// The `--json-schema` value as JSON: inline JSON text, else the file it names.
@@ -306,7 +345,7 @@ pub(crate) async fn start(
     let extras = Extras {
         session_id,
         deny: tools_denied(args.tools.as_deref(), &env),
-        settings: merged_settings(options.settings.as_deref(), &args.add_dir, frontend.hooks.as_ref())?,
+        settings: merged_settings(managed(options, args)?.as_deref(), &args.add_dir, frontend.hooks.as_ref())?,
         settings_files: settings_files(args.setting_sources.as_deref()),
         trust: Some(frontend.trust),
         prompter,
@@ -420,6 +459,19 @@ mod tests {
         assert_eq!(merged["hooks"]["PreToolUse"][1]["matcher"], "Bash");
         assert_eq!(merged_settings(Some("file.json"), &[], None).ok().flatten().as_deref(), Some("file.json"));
         assert!(merged_settings(Some("[1]"), std::slice::from_ref(&dir), None).is_err());
+    }
+
+    #[test]
+    fn layered_settings_join_lists_and_replace_values() {
+        let base = r#"{"model": "sonnet", "permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}}"#;
+        let over = json!({"model": "opus", "permissions": {"deny": ["WebFetch", "Bash(rm:*)"]}, "env": {"A": "1"}});
+        let layered: Value = serde_json::from_str(&layer_settings(Some(base), &over).unwrap_or_default()).unwrap_or_default();
+        assert_eq!(
+            layered,
+            json!({"model": "opus", "permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)", "WebFetch"]}, "env": {"A": "1"}})
+        );
+        assert!(layer_settings(None, &json!([1])).is_err());
+        assert!(layer_settings(Some("[1]"), &json!({})).is_err());
     }
 
     #[test]
