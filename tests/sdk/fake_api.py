@@ -7,7 +7,8 @@ block. With ``"stream": true`` the reply is sent as server-sent events (message_
 block's start, deltas and stop, message_delta with the stop reason, message_stop), else as one
 JSON message. Every request body is kept in ``requests``. A request whose system prompt holds a
 key of ``scripts`` (a sub-agent's, say), or whose first message does, is answered from that script,
-``(turns, final)``, instead, after ``delays[key]`` seconds when given.
+``(turns, final)``, instead, after ``delays[key]`` seconds when given. The first ``overloaded`` requests
+are answered 529 (with ``retry-after-ms: 20``).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ class FakeApi:
 
     def __init__(self, turns: list[list[dict[str, Any]]], final: str,
                  scripts: dict[str, tuple[list[list[dict[str, Any]]], str]] | None = None,
-                 delays: dict[str, float] | None = None) -> None:
+                 delays: dict[str, float] | None = None, overloaded: int = 0) -> None:
         self.turns = turns
         self.final = final
         self.scripts = scripts or {}
         self.delays = delays or {}
+        self.overloaded = overloaded
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         fake = self
@@ -47,6 +49,12 @@ class FakeApi:
                     return
                 with fake._lock:
                     fake.requests.append(body)
+                    overloaded = fake.overloaded > 0
+                    fake.overloaded -= 1 if overloaded else 0
+                if overloaded:
+                    self._json(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+                               {"retry-after-ms": "20"})
+                    return
                 content = fake.reply(body)
                 stop = "tool_use" if any(block.get("type") == "tool_use" for block in content) else "end_turn"
                 message = {
@@ -61,9 +69,11 @@ class FakeApi:
                 else:
                     self._json(200, message)
 
-            def _json(self, status: int, value: Any) -> None:
+            def _json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(value).encode()
                 self.send_response(status)
+                for name, header in (headers or {}).items():
+                    self.send_header(name, header)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()

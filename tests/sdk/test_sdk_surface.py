@@ -352,7 +352,59 @@ async def slash_commands_run_in_the_session() -> None:
             api.close()
 
 
+async def the_main_conversation_runs_as_an_agent() -> None:
+    """`--agent NAME` (the SDKs' `agent` option, here through extra_args): the conversation has
+    the agent's prompt and only its tools; a call outside them is refused and reported with a
+    permission_denied line; init lists the agents."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        project = root / "project"
+        project.mkdir()
+        marker = "You are the LOOKER-3 agent: only look."
+        api = FakeApi(turns=[[{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                               "input": {"command": "touch made.txt", "description": "make"}}]],
+                      final="Could not.")
+        agents = {"looker": AgentDefinition(description="Only looks.", prompt=marker, tools=["Read", "Glob"])}
+        options = ClaudeAgentOptions(cli_path=PROGRAM, cwd=str(project), env=environment(root, api), agents=agents,
+                                     permission_mode="bypassPermissions", extra_args={"agent": "looker"})
+        messages: list[Any] = []
+        try:
+            async for message in query(prompt="make a file", options=options):
+                messages.append(message)
+        finally:
+            api.close()
+        init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
+        assert {"looker", "general-purpose", "Explore"} <= set(init.data["agents"]), init.data["agents"]
+        assert marker in json.dumps(api.requests[0]["system"]), api.requests[0]["system"]
+        assert not (project / "made.txt").exists()
+        denied = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "permission_denied"]
+        assert len(denied) == 1 and denied[0].data["tool_name"] == "Bash", denied
+        assert denied[0].data["tool_use_id"] == "toolu_1", denied[0].data
+        result = messages[-1]
+        assert isinstance(result, ResultMessage) and [d["tool_name"] for d in result.permission_denials] == ["Bash"]
+
+
+async def an_overloaded_api_is_retried_with_api_retry_lines() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        project = root / "project"
+        project.mkdir()
+        api = FakeApi(turns=[], final="Made it.", overloaded=2)
+        options = ClaudeAgentOptions(cli_path=PROGRAM, cwd=str(project), env=environment(root, api))
+        messages: list[Any] = []
+        try:
+            async for message in query(prompt="hello", options=options):
+                messages.append(message)
+        finally:
+            api.close()
+        retries = [m.data for m in messages if isinstance(m, SystemMessage) and m.subtype == "api_retry"]
+        assert [r["attempt"] for r in retries] == [1, 2], retries
+        assert retries[0]["error_status"] == 529 and retries[0]["retry_delay_ms"] >= 0, retries[0]
+        assert messages[-1].result == "Made it." and len(api.requests) == 3, messages[-1]
+
+
 if __name__ == "__main__":
     sys.exit(run_checks([an_sdk_mcp_tool_is_called_by_the_model, programmatic_agents_run_as_sub_agents,
                          control_requests_are_answered, a_background_agent_keeps_the_python_sdk_listening,
-                         slash_commands_run_in_the_session]))
+                         slash_commands_run_in_the_session, the_main_conversation_runs_as_an_agent,
+                         an_overloaded_api_is_retried_with_api_retry_lines]))

@@ -322,7 +322,9 @@ impl Initialize {
         let field = |key: &str| value.get(key).filter(|value| !value.is_null());
         let text = |key: &str| field(key).and_then(Value::as_str).map(str::to_owned);
         let strings = |key: &str| {
-            field(key).and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            field(key)
+                .and_then(Value::as_array)
+                .map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         };
         let system_prompt = match field("systemPrompt") {
             Some(Value::String(text)) => Some(vec![text.clone()]),

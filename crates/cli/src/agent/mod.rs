@@ -235,6 +235,11 @@ pub(crate) struct AgentArgs {
     /// Ignored.
     #[arg(long, value_name = "NAME", hide = true)]
     pub(crate) workload: Option<String>,
+    /// Run the conversation as this agent (a built-in, file or `--agents` agent): its
+    /// instructions are the system prompt (unless `--system-prompt` is given), its tools the
+    /// only ones allowed, its model and permission mode the session's (unless flags say).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
 }
 
 /// The flags whose values `claude` takes as lists (`--allowedTools Read Write`); the agent's

@@ -199,7 +199,7 @@ fn respond(id: &str, result: Result<Value, String>) {
 fn initialize_response(agent: &Agent, hooks: bool, init: &Initialize) -> Value {
     let mut response = json!({
         "commands": agent_tools_loop::commands::listing(agent),
-        "agents": [],
+        "agents": super::setup::agent_infos(agent.session()),
         "output_style": "default",
         "available_output_styles": ["default"],
         "models": super::control::models(),
@@ -371,7 +371,8 @@ fn with_initialize(
         args.add_dir.extend(dirs.iter().map(std::path::PathBuf::from));
     }
     if let Some(settings) = &init.settings {
-        options.settings = Some(super::setup::layer_settings(options.settings.as_deref(), &Value::Object(settings.clone()))?);
+        options.settings =
+            Some(super::setup::layer_settings(options.settings.as_deref(), &Value::Object(settings.clone()))?);
     }
     if let Some(managed) = &init.managed_settings {
         let base = args.managed_settings.as_deref().unwrap_or("{}");
@@ -505,6 +506,8 @@ impl Queries<'_> {
                 let mut init = self.agent.init_event().await;
                 init["claude_code_version"] = json!(super::control::CLAUDE_CODE_VERSION);
                 init["agent_tools_version"] = json!(env!("CARGO_PKG_VERSION"));
+                let agents = super::setup::agent_infos(self.session);
+                init["agents"] = agents.iter().map(|agent| agent["name"].clone()).collect();
                 output::line(&init);
             }
             last_error = self.query(blocks, message.client_composed).await;

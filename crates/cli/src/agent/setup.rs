@@ -184,6 +184,61 @@ fn tools_denied(list: Option<&str>, env: &Environment) -> Vec<String> {
         .collect()
 }
 
+/// The session's agent definitions (built-in, the agents folders', `--agents`'), as
+/// `initialize` and `system/init` list them: `{"name", "description", "model"}`.
+pub(crate) fn agent_infos(session: &Session) -> Vec<Value> {
+    let folders = session.tool_options().and_then(|tools| tools.get::<agent_tool_agent::AgentFolders>()).cloned();
+    agent_tool_agent::all_definitions(&folders.unwrap_or_default())
+        .into_iter()
+        .map(|def| json!({"name": def.agent_type, "description": def.when_to_use, "model": def.model}))
+        .collect()
+}
+
+/// `--agent NAME`: the definition the main conversation runs as, with its tool list and
+/// disallowed tools made deny rules of the session, and its permission mode set unless a flag
+/// chose one.
+async fn main_agent(
+    options: &GlobalOptions,
+    args: &AgentArgs,
+    session: &Session,
+) -> Result<Option<agent_tool_agent::definitions::AgentDefinition>, StartError> {
+    let Some(name) = args.agent.as_deref().filter(|name| !name.trim().is_empty()) else { return Ok(None) };
+    let folders = session.tool_options().and_then(|tools| tools.get::<agent_tool_agent::AgentFolders>()).cloned();
+    let all = agent_tool_agent::all_definitions(&folders.unwrap_or_default());
+    let Some(def) = all.iter().find(|def| def.agent_type == name).cloned() else {
+        let known: Vec<&str> = all.iter().map(|def| def.agent_type.as_str()).collect();
+        return Err(StartError::Run(format!("--agent {name}: there is no such agent (known: {})", known.join(", "))));
+    };
+    let mut denied: Vec<agent_tools_core::PermissionRuleValue> =
+        def.disallowed_tools.iter().map(|rule| agent_tools_core::PermissionRuleValue::parse(rule)).collect();
+    if let Some(allowed) = &def.tools {
+        let allowed: Vec<agent_tools_core::PermissionRuleValue> =
+            allowed.iter().map(|rule| agent_tools_core::PermissionRuleValue::parse(rule)).collect();
+        for tool in session.pool().iter() {
+            if !allowed.iter().any(|rule| agent_tools_core::tool_matches_name(tool.as_ref(), &rule.tool_name)) {
+                denied.push(agent_tools_core::PermissionRuleValue::tool(tool.name()));
+            }
+        }
+    }
+    if !denied.is_empty() {
+        session
+            .update_permissions(&[agent_tools_core::PermissionUpdate::AddRules {
+                destination: agent_tools_core::PermissionUpdateDestination::CliArg,
+                rules: denied,
+                behavior: agent_tools_core::PermissionBehavior::Deny,
+            }])
+            .await;
+    }
+    let flag_mode = options.permission_mode.filter(|mode| *mode != agent_tools_core::PermissionMode::Default);
+    if let Some(mode) = def.permission_mode
+        && flag_mode.is_none()
+        && !options.dangerously_skip_permissions
+    {
+        session.set_permission_mode(mode).await.map_err(StartError::Run)?;
+    }
+    Ok(Some(def))
+}
+
 /// Reads a text flag's file (`--system-prompt-file`).
 fn read_text(path: &Path, flag: &str) -> anyhow::Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("{flag} {}", path.display()))
@@ -364,7 +419,17 @@ pub(crate) async fn start(
         let ctx = session.context_without_waiting();
         agent_tools_core::user::install_user_channel(&ctx, Arc::new(crate::agent::output::TerminalMessages));
     }
-    let model = model(args, &env, &session);
+    let main_agent = match main_agent(options, args, &session).await {
+        Ok(agent) => agent,
+        Err(error) => {
+            session.shutdown().await;
+            return Err(error);
+        }
+    };
+    let model = match main_agent.as_ref().and_then(|agent| agent.model.as_deref()) {
+        Some(agent_model) if args.model.is_none() => resolve_model(agent_model),
+        _ => model(args, &env, &session),
+    };
     let backend = match backend(&env, &model) {
         Ok(backend) => backend,
         Err(error) => {
@@ -407,7 +472,8 @@ pub(crate) async fn start(
         Some(path) => Some(read_text(path, "--system-prompt-file")?),
         None => args.system_prompt.clone(),
     }
-    .filter(|prompt| !prompt.trim().is_empty());
+    .filter(|prompt| !prompt.trim().is_empty())
+    .or_else(|| main_agent.as_ref().map(|agent| agent.system_prompt.clone()));
     agent_options.append_system_prompt = match &args.append_system_prompt_file {
         Some(path) => Some(read_text(path, "--append-system-prompt-file")?),
         None => args.append_system_prompt.clone(),
@@ -465,7 +531,8 @@ mod tests {
     fn layered_settings_join_lists_and_replace_values() {
         let base = r#"{"model": "sonnet", "permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}}"#;
         let over = json!({"model": "opus", "permissions": {"deny": ["WebFetch", "Bash(rm:*)"]}, "env": {"A": "1"}});
-        let layered: Value = serde_json::from_str(&layer_settings(Some(base), &over).unwrap_or_default()).unwrap_or_default();
+        let layered: Value =
+            serde_json::from_str(&layer_settings(Some(base), &over).unwrap_or_default()).unwrap_or_default();
         assert_eq!(
             layered,
             json!({"model": "opus", "permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)", "WebFetch"]}, "env": {"A": "1"}})

@@ -66,5 +66,5 @@ pub mod tool_sets;
 pub use crate::input::{AgentInput, Effort, Isolation, ModelAlias};
 pub use crate::tool::{
     ALIASES, AgentConfig, AgentFolders, AgentOutput, AgentTool, DEFAULT_AGENT_TYPE, DEFAULT_MAX_DEPTH, NAME, TextBlock,
-    tool, tool_from_folders, tool_with,
+    all_definitions, tool, tool_from_folders, tool_with,
 };

@@ -100,6 +100,13 @@ pub struct AgentFolders {
 /// with a warning) and the session's, in coordinator mode when `coordinator` is set (see
 /// [`AgentConfig`]). With two folders or more, the last is taken to be the project's.
 pub fn tool_from_folders(folders: &AgentFolders, coordinator: bool) -> Arc<dyn Tool> {
+    tool_with(AgentConfig { definitions: all_definitions(folders), coordinator, ..AgentConfig::default() })
+}
+
+/// Every agent definition the tool of [`tool_from_folders`] offers: the built-in ones, the
+/// folders' (the last of two or more is the project's; a broken file is skipped with a
+/// warning) and the session's, later ones replacing earlier ones of the same name.
+pub fn all_definitions(folders: &AgentFolders) -> Vec<AgentDefinition> {
     use definitions::SourceKind;
     let mut layers = vec![definitions::built_in()];
     let last = folders.folders.len().saturating_sub(1);
@@ -112,7 +119,7 @@ pub fn tool_from_folders(folders: &AgentFolders, coordinator: bool) -> Arc<dyn T
         layers.push(found);
     }
     layers.push(folders.session.clone());
-    tool_with(AgentConfig { definitions: definitions::merge(layers), coordinator, ..AgentConfig::default() })
+    definitions::merge(layers)
 }
 
 /// A text block of a finished agent's content.
