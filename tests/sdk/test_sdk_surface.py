@@ -23,6 +23,7 @@ from claude_agent_sdk import (
     ClaudeSDKClient,
     HookMatcher,
     TaskNotificationMessage,
+    TaskProgressMessage,
     TaskStartedMessage,
     TaskUpdatedMessage,
     ResultMessage,
@@ -264,8 +265,9 @@ async def a_background_agent_keeps_the_python_sdk_listening() -> None:
                                "prompt": f"{marker}: look around."}}],
                    [{"type": "text", "text": "Started the agent."}]],
             final="Report received.",
-            scripts={marker: ([], "AGENT-REPORT-42")},
-            delays={marker: 1.5},
+            scripts={marker: ([[{"type": "tool_use", "id": "toolu_s1", "name": "Glob", "input": {"pattern": "*"}}]],
+                              "AGENT-REPORT-42")},
+            delays={marker: 0.7},
         )
         hooked: list[str] = []
 
@@ -289,6 +291,10 @@ async def a_background_agent_keeps_the_python_sdk_listening() -> None:
         done = [m for m in messages if isinstance(m, TaskNotificationMessage)]
         assert len(done) == 1 and done[0].status == "completed" and done[0].task_id == started[0].task_id, done
         assert "AGENT-REPORT-42" in done[0].summary, done[0]
+        progress = [m for m in messages if isinstance(m, TaskProgressMessage)]
+        assert len(progress) == 1 and progress[0].task_id == started[0].task_id, progress
+        assert progress[0].last_tool_name == "Glob" and progress[0].usage["tool_uses"] == 1, progress[0]
+        assert progress[0].usage["total_tokens"] == 120, progress[0].usage
         # The report came after the first result: the SDK was still listening.
         first_result = next(i for i, m in enumerate(messages) if isinstance(m, ResultMessage))
         assert messages.index(done[0]) > first_result, [type(m).__name__ for m in messages]

@@ -143,8 +143,8 @@ use serde::Serialize;
 pub use crate::agent::{AgentEnd, AgentTask, AgentTaskSpec, LinkedCancel};
 pub use crate::text::{OutputTail, read_tail};
 pub use crate::types::{
-    CompletionText, LineListener, MAX_LINE_BYTES, OnLine, ShellTaskSpec, SpawnError, StopError, TaskSnapshot,
-    TaskStatus, TaskType, TasksConfig, WaitOutcome,
+    CompletionText, LineListener, MAX_LINE_BYTES, OnLine, ShellTaskSpec, SpawnError, StopError, TaskProgress,
+    TaskSnapshot, TaskStatus, TaskType, TasksConfig, WaitOutcome,
 };
 
 /// The session's notification queue: the one in the root app state (created on first use), as
@@ -177,6 +177,8 @@ pub(crate) struct TaskState {
     /// An agent task's work has returned ([`TaskRegistry::finish_agent`] was called since it
     /// last started).
     pub(crate) settled: bool,
+    /// An agent task's work so far.
+    pub(crate) progress: Option<TaskProgress>,
 }
 
 /// A task's terminal while processes may hold it: its identity, and a handle on its master side.
@@ -314,6 +316,7 @@ impl Task {
             agent_type: agent.map(|agent| agent.agent_type.clone()),
             prompt: agent.map(|agent| agent.prompt.clone()),
             result: state.result,
+            progress: state.progress,
         }
     }
 
@@ -639,6 +642,26 @@ impl TaskRegistry {
     /// behind loses the oldest.
     pub fn events(&self) -> tokio::sync::broadcast::Receiver<TaskSnapshot> {
         self.inner.events.subscribe()
+    }
+
+    /// Records that agent task `id` finished a call of `tool_name` (its running count and last
+    /// tool) with `total_tokens` in its context, and tells [`Self::events`] listeners (Claude
+    /// Code's `task_progress`). A task that is not running, or not there, is left alone.
+    pub fn report_progress(&self, id: &str, tool_name: &str, total_tokens: u64) {
+        let Some(task) = self.inner.find(id) else { return };
+        let changed = task.update(|state| {
+            if state.status.is_finished() {
+                return false;
+            }
+            let progress = state.progress.get_or_insert_with(TaskProgress::default);
+            progress.tool_uses += 1;
+            progress.total_tokens = total_tokens;
+            tool_name.clone_into(&mut progress.last_tool_name);
+            true
+        });
+        if changed {
+            task.publish();
+        }
     }
 
     /// The task with this id, as it stands.

@@ -152,6 +152,7 @@ mod tests {
             agent_type: None,
             prompt: None,
             result: None,
+            progress: None,
         }
     }
 

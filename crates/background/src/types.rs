@@ -113,6 +113,20 @@ pub struct TaskSnapshot {
     /// An agent task's result once it has ended: its final text, or the error it ended with
     /// (see [`TaskRegistry::finish_agent`]).
     pub result: Option<String>,
+    /// An agent task's work so far ([`TaskRegistry::report_progress`]); `None` before its
+    /// first tool call and for a shell task.
+    pub progress: Option<TaskProgress>,
+}
+
+/// What an agent task has done so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TaskProgress {
+    /// Tool calls it has finished.
+    pub tool_uses: u32,
+    /// The tool of the last one.
+    pub last_tool_name: String,
+    /// Tokens in its context after its last request.
+    pub total_tokens: u64,
 }
 
 /// A shell command to run in the background.

@@ -296,6 +296,12 @@ impl Agent {
         self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).thinking = thinking;
     }
 
+    /// Tokens in the context after the last request (input, cache and output; 0 before the
+    /// first).
+    pub fn context_tokens(&self) -> u64 {
+        self.measured.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// What the agent spent so far (tokens and dollars, its sub-agents' included).
     pub fn spend(&self) -> &Spend {
         &self.spend

@@ -500,6 +500,23 @@ pub enum SystemLine {
         /// This line's id.
         uuid: String,
     },
+    /// An agent task finished a call (`usage`: `{"tool_uses", "duration_ms"}`).
+    TaskProgress {
+        /// The task's id.
+        task_id: String,
+        /// The call that started it.
+        tool_use_id: Option<String>,
+        /// What it does.
+        description: String,
+        /// Its work so far.
+        usage: Value,
+        /// The tool of its last call.
+        last_tool_name: String,
+        /// The session.
+        session_id: String,
+        /// This line's id.
+        uuid: String,
+    },
     /// A background task's status changed (`patch`: `{"status", "end_time"}`).
     TaskUpdated {
         /// The task's id.

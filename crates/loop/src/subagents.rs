@@ -256,7 +256,14 @@ async fn drive(
     };
     let progress = parent.progress.clone();
     let tool_use_id = parent.tool_use_id.clone().unwrap_or_default();
+    // Its task in the session's registry hears of each finished call (`task_progress`).
+    let registry = TaskRegistry::existing(&agent.session().context_without_waiting());
+    let task_id = agent.session().agent_id().map(str::to_owned);
+    let measured = Arc::clone(agent);
     let mut sink = move |event: AgentEvent| {
+        if let (AgentEvent::CallFinished { tool_name, .. }, Some(registry), Some(id)) = (&event, &registry, &task_id) {
+            registry.report_progress(id, tool_name, measured.context_tokens());
+        }
         if let (AgentEvent::Message(message), Some(progress)) = (event, &progress) {
             progress(ProgressEvent {
                 tool_use_id: tool_use_id.clone(),

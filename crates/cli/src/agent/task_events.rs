@@ -15,20 +15,42 @@ use super::output;
 pub(crate) async fn forward(registry: TaskRegistry, session_id: String) {
     let mut events = registry.events();
     drop(registry);
-    let mut seen: HashMap<String, TaskStatus> = HashMap::new();
+    let mut seen: HashMap<String, (TaskStatus, u32)> = HashMap::new();
     loop {
         let task = match events.recv().await {
             Ok(task) => task,
             Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => break,
         };
-        let before = seen.insert(task.id.clone(), task.status);
-        if before == Some(task.status) {
+        let calls = task.progress.as_ref().map_or(0, |progress| progress.tool_uses);
+        let before = seen.insert(task.id.clone(), (task.status, calls));
+        if before == Some((task.status, calls)) {
             continue;
         }
-        for line in lines(&task, before.is_none(), &session_id) {
+        let first = before.is_none();
+        if before.is_some_and(|(status, done)| status == task.status && done < calls) {
+            output::line(&OutputLine::System(progress_line(&task, &session_id)));
+            continue;
+        }
+        for line in lines(&task, first, &session_id) {
             output::line(&OutputLine::System(line));
         }
+    }
+}
+
+/// A `task_progress` line: the task's calls so far and its last tool.
+fn progress_line(task: &TaskSnapshot, session_id: &str) -> SystemLine {
+    let progress = task.progress.clone().unwrap_or_default();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis());
+    let elapsed = u64::try_from(now).unwrap_or(u64::MAX).saturating_sub(task.started_at_ms);
+    SystemLine::TaskProgress {
+        task_id: task.id.clone(),
+        tool_use_id: task.tool_use_id.clone(),
+        description: task.description.clone(),
+        usage: serde_json::json!({"total_tokens": progress.total_tokens, "tool_uses": progress.tool_uses, "duration_ms": elapsed}),
+        last_tool_name: progress.last_tool_name,
+        session_id: session_id.to_owned(),
+        uuid: output::uuid(),
     }
 }
 

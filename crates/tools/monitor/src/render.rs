@@ -192,6 +192,7 @@ mod tests {
             agent_type: None,
             prompt: None,
             result: None,
+            progress: None,
         }
     }
 
