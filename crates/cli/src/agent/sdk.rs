@@ -612,6 +612,49 @@ mod tests {
     }
 
     #[test]
+    fn initialize_stands_in_for_the_flags() {
+        let init = Initialize::read(&json!({
+            "subtype": "initialize",
+            "systemPrompt": ["You are terse.", "Answer in French."],
+            "appendSystemPrompt": "Sign with Q.",
+            "jsonSchema": {"type": "object"},
+            "agents": {"b": {"description": "B", "prompt": "be b"}},
+            "sdkMcpServers": ["calc"],
+            "mcpServers": {"echo": {"command": "echo"}},
+            "disallowedTools": ["WebFetch"],
+            "settings": {"permissions": {"deny": ["Bash"]}},
+        }));
+        let options = GlobalOptions {
+            settings: Some(r#"{"permissions": {"deny": ["Write"]}}"#.into()),
+            ..GlobalOptions::default()
+        };
+        let args = AgentArgs {
+            agents: Some(r#"{"a": {"description": "A", "prompt": "be a"}}"#.into()),
+            ..AgentArgs::default()
+        };
+        let (options, args) = with_initialize(&options, &args, &init).unwrap_or_default();
+        assert_eq!(args.system_prompt.as_deref(), Some("You are terse.\n\nAnswer in French."));
+        assert_eq!(args.append_system_prompt.as_deref(), Some("Sign with Q."));
+        assert_eq!(args.json_schema.as_deref(), Some(r#"{"type":"object"}"#));
+        let agents: Value = serde_json::from_str(args.agents.as_deref().unwrap_or_default()).unwrap_or_default();
+        assert_eq!(agents.as_object().map(|agents| agents.len()), Some(2));
+        assert_eq!(
+            options.mcp_config,
+            [
+                r#"{"mcpServers":{"calc":{"type":"sdk","name":"calc"}}}"#,
+                r#"{"mcpServers":{"echo":{"command":"echo"}}}"#
+            ]
+        );
+        assert_eq!(options.disallowed_tools, ["WebFetch"]);
+        let settings: Value = serde_json::from_str(options.settings.as_deref().unwrap_or_default()).unwrap_or_default();
+        assert_eq!(settings["permissions"]["deny"], json!(["Write", "Bash"]));
+        // The TypeScript SDK's "no system prompt" is `[""]`: the default prompt stays.
+        let empty = Initialize::read(&json!({"systemPrompt": [""]}));
+        let (_, args) = with_initialize(&GlobalOptions::default(), &AgentArgs::default(), &empty).unwrap_or_default();
+        assert_eq!(args.system_prompt, None);
+    }
+
+    #[test]
     fn sdk_hooks_become_command_hooks() {
         let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 5}],
                            "Stop": [{"matcher": null, "hookCallbackIds": ["hook_2"], "onFailure": "block"}]});
