@@ -27,12 +27,13 @@ NODE = sys.argv[2] if len(sys.argv) > 2 else "node"
 DRIVER = Path(__file__).resolve().parent / "ts" / "drive.mjs"
 
 
-async def drive(api: FakeApi, root: Path, prompt: str, options: dict[str, Any], calculator: bool = False) -> list[dict]:
+async def drive(api: FakeApi, root: Path, prompt: str, options: dict[str, Any], calculator: bool = False,
+                controls: list[list[Any]] | None = None) -> list[dict]:
     """Runs drive.mjs in a thread (the fake API answers meanwhile) and returns the printed messages."""
     project = root / "project"
     project.mkdir(exist_ok=True)
     spec = {"program": PROGRAM, "cwd": str(project), "env": environment(root, api), "prompt": prompt,
-            "options": options, "calculator": calculator}
+            "options": options, "calculator": calculator, "controls": controls or []}
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run([NODE, str(DRIVER), json.dumps(spec)], capture_output=True, text=True, timeout=100)
@@ -130,6 +131,44 @@ async def mcp_servers_sent_in_initialize() -> None:
         assert messages[-1]["type"] == "result" and messages[-1]["result"] == "Shouted.", messages[-1]
 
 
+async def the_query_objects_control_methods() -> None:
+    """The TypeScript Query object's methods, each a control request: commands, models, agents,
+    MCP status, a server switched off and on, the model and thinking budget changed, an MCP
+    resource, servers set at run time, initialize sent again; unsupported ones say so."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        api = FakeApi(turns=[], final="Ready.")
+        server = Path(__file__).resolve().parent / "mcp_echo_server.py"
+        echo = {"type": "stdio", "command": sys.executable, "args": [str(server)]}
+        controls = [
+            ["supportedCommands"], ["supportedModels"], ["supportedAgents"], ["mcpServerStatus"],
+            ["toggleMcpServer", "calc", False], ["mcpServerStatus"], ["toggleMcpServer", "calc", True],
+            ["setModel", "opus"], ["setMaxThinkingTokens", 1024],
+            ["setMcpServers", {"echo2": echo}], ["mcpServerStatus"],
+            ["reinitialize"], ["updateSettings", "localSettings", {"model": "haiku"}],
+        ]
+        try:
+            messages = await drive(api, root, "hello", {}, calculator=True, controls=controls)
+        finally:
+            api.close()
+        answers = [(m["method"], m.get("value", m.get("error"))) for m in messages
+                   if m["type"] in ("control_result", "control_error")]
+        values = dict(answers[:4])
+        assert {"compact", "cost"} <= {c["name"] for c in values["supportedCommands"]}, values["supportedCommands"]
+        assert any(m["value"] == "opus" for m in values["supportedModels"]), values["supportedModels"]
+        assert "general-purpose" in [a["name"] for a in values["supportedAgents"]], values["supportedAgents"]
+        calc = next(s for s in values["mcpServerStatus"] if s["name"] == "calc")
+        assert calc["status"] == "connected", values["mcpServerStatus"]
+        assert {"name": "calc", "status": "disabled"} in answers[5][1], answers[5]
+        assert answers[9][0] == "setMcpServers" and answers[9][1]["added"] == ["echo2"], answers[9]
+        assert any(s["name"] == "echo2" and s["status"] == "connected" for s in answers[10][1]), answers[10]
+        assert answers[11][0] == "reinitialize" and answers[11][1]["claude_code_version"] == "2.1.332", answers[11]
+        errors = [m for m in messages if m["type"] == "control_error"]
+        assert [e["method"] for e in errors] == ["updateSettings"], errors
+        assert "update_settings" in errors[0]["error"], errors[0]
+        assert [m["result"] for m in messages if m["type"] == "result"] == ["Ready."], messages
+
+
 if __name__ == "__main__":
     sys.exit(run_checks([an_sdk_mcp_tool_from_typescript, the_system_prompt_and_agents_from_typescript,
-                         mcp_servers_sent_in_initialize]))
+                         mcp_servers_sent_in_initialize, the_query_objects_control_methods]))

@@ -179,6 +179,19 @@ pub enum SdkRequest {
         /// The JSON-RPC message.
         message: Value,
     },
+    /// `mcp_read_resource`: a resource of an MCP server.
+    McpReadResource {
+        /// The server (`serverName`).
+        server_name: String,
+        /// The resource's URI.
+        uri: String,
+    },
+    /// `mcp_set_servers`: the MCP servers the SDK adds to the configured ones, in full (those
+    /// of the last such request that are missing now are removed).
+    McpSetServers {
+        /// Name to server entry, in the `mcpServers` format.
+        servers: Map<String, Value>,
+    },
     /// `rewind_files`: undo the file changes made since a user message.
     RewindFiles {
         /// The user message (`user_message_id`).
@@ -254,6 +267,14 @@ impl<'de> Deserialize<'de> for SdkRequest {
             "mcp_message" => match (text("server_name"), value.get("message")) {
                 (Some(server_name), Some(message)) => Self::McpMessage { server_name, message: message.clone() },
                 _ => unsupported(),
+            },
+            "mcp_read_resource" => match (text("serverName"), text("uri")) {
+                (Some(server_name), Some(uri)) => Self::McpReadResource { server_name, uri },
+                _ => unsupported(),
+            },
+            "mcp_set_servers" => match value.get("servers").and_then(Value::as_object) {
+                Some(servers) => Self::McpSetServers { servers: servers.clone() },
+                None => unsupported(),
             },
             "rewind_files" => match text("user_message_id") {
                 Some(user_message_id) => Self::RewindFiles {

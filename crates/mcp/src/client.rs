@@ -477,6 +477,19 @@ struct State {
     configured: Vec<NamedServer>,
     /// The servers switched off ([`McpSession::disable_server`]), by name.
     disabled: Vec<String>,
+    /// The servers [`McpSession::set_dynamic_servers`] added last.
+    dynamic: Vec<NamedServer>,
+}
+
+/// What [`McpSession::set_dynamic_servers`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DynamicServers {
+    /// Servers connected now.
+    pub added: Vec<String>,
+    /// Servers disconnected.
+    pub removed: Vec<String>,
+    /// Servers that failed to connect: name and why.
+    pub errors: Vec<(String, String)>,
 }
 
 impl Shared {
@@ -792,6 +805,54 @@ impl McpSession {
                 Err(failure)
             }
         }
+    }
+
+    /// Reads the resource `uri` of `server` (`resources/read`) and returns the server's answer
+    /// as sent: `{"contents": [{"uri", "mimeType", "text" | "blob"}]}` (the SDKs'
+    /// `mcp_read_resource`).
+    ///
+    /// # Errors
+    /// No connected server of that name, a server without resources, or its error.
+    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, String> {
+        let connection =
+            self.shared.connection(server).ok_or_else(|| format!("no connected MCP server is named {server:?}"))?;
+        if !connection.has_resources {
+            return Err(format!("MCP server {server:?} does not offer resources"));
+        }
+        let params = serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(serde_json::json!({"uri": uri}))
+            .map_err(|error| format!("resources/read params: {error}"))?;
+        let peer = connection.peer().await?;
+        let read = peer.read_resource(params).await.map_err(|error| format!("resources/read failed: {error}"))?;
+        serde_json::to_value(&read).map_err(|error| error.to_string())
+    }
+
+    /// Makes the servers added through this method exactly `servers` (the SDKs'
+    /// `mcp_set_servers`): a server of the last set that is not in `servers` is disconnected, a
+    /// new one connected (a changed one: connected again). Servers from the configuration are
+    /// not touched. Returns the names added, those removed, and each failure by name.
+    pub async fn set_dynamic_servers(&self, servers: &[NamedServer]) -> DynamicServers {
+        let before = std::mem::take(&mut self.shared.lock().dynamic);
+        let mut outcome = DynamicServers::default();
+        for old in &before {
+            if !servers.iter().any(|server| server == old) {
+                self.close_server(&old.name).await;
+                let mut state = self.shared.lock();
+                state.configured.retain(|known| known.name != old.name);
+                state.failures.retain(|failure| failure.name != old.name);
+                outcome.removed.push(old.name.clone());
+            }
+        }
+        for server in servers {
+            if before.contains(server) && self.shared.connection(&server.name).is_some() {
+                continue;
+            }
+            match self.add_server(server).await {
+                Ok(()) => outcome.added.push(server.name.clone()),
+                Err(failure) => outcome.errors.push((failure.name, failure.message)),
+            }
+        }
+        self.shared.lock().dynamic = servers.to_vec();
+        outcome
     }
 
     /// The servers switched off with [`Self::disable_server`] (and not connected since).

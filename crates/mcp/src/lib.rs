@@ -85,8 +85,8 @@ mod transport;
 
 pub use agent_tools_mcp_oauth::OAuthStore;
 pub use client::{
-    DEFAULT_CONNECT_TIMEOUT, FailureKind, McpOptions, McpSession, RECONNECT_ATTEMPTS, RECONNECT_BACKOFF,
-    ResourceUpdate, ServerConnection, ServerFailure, connect_all,
+    DEFAULT_CONNECT_TIMEOUT, DynamicServers, FailureKind, McpOptions, McpSession, RECONNECT_ATTEMPTS,
+    RECONNECT_BACKOFF, ResourceUpdate, ServerConnection, ServerFailure, connect_all,
 };
 pub use handler::{ELICITATION_UNAVAILABLE, Elicitor, SAMPLING_UNAVAILABLE, Sampler};
 pub use names::{MAX_TOOL_NAME_CHARS, NameAllocator, mcp_tool_name, normalize_name};

@@ -7,7 +7,10 @@
 //
 // `options` are passed to query() as they are (systemPrompt, agents, allowedTools …); with
 // `calculator` an in-process SDK MCP server "calc" with an `add` tool is added, and each call
-// it gets is printed as {"type": "calculator_call", "args": …}.
+// it gets is printed as {"type": "calculator_call", "args": …}. With `controls` (a list of
+// [method, ...args] of the Query object) the prompt is streamed, and after the first result
+// each method is called in turn and printed as {"type": "control_result", "method", "value"}
+// or {"type": "control_error", "method", "error"}; then the input ends.
 import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 
@@ -29,9 +32,32 @@ if (spec.calculator) {
   options.mcpServers = { ...(options.mcpServers ?? {}), calc: createSdkMcpServer({ name: "calc", tools: [add] }) };
 }
 
+let endInput = () => {};
+const inputEnded = new Promise((resolve) => {
+  endInput = resolve;
+});
+async function* streamed() {
+  yield { type: "user", message: { role: "user", content: spec.prompt }, parent_tool_use_id: null, session_id: "" };
+  await inputEnded;
+}
+
 try {
-  for await (const message of query({ prompt: spec.prompt, options })) {
+  const controls = spec.controls ?? [];
+  const q = query({ prompt: controls.length > 0 ? streamed() : spec.prompt, options });
+  let controlled = false;
+  for await (const message of q) {
     print(message);
+    if (message.type === "result" && !controlled && controls.length > 0) {
+      controlled = true;
+      for (const [method, ...args] of controls) {
+        try {
+          print({ type: "control_result", method, value: (await q[method](...args)) ?? null });
+        } catch (error) {
+          print({ type: "control_error", method, error: String(error?.message ?? error) });
+        }
+      }
+      endInput();
+    }
   }
 } catch (error) {
   print({ type: "driver_error", message: String(error?.stack ?? error) });

@@ -72,6 +72,8 @@ pub(crate) async fn answer(request: SdkRequest, agent: &Arc<Agent>, session: &Ar
             session.refresh_pool();
             Ok(json!({}))
         }
+        SdkRequest::McpReadResource { server_name, uri } => session.mcp().read_resource(&server_name, &uri).await,
+        SdkRequest::McpSetServers { servers } => set_servers(session, servers).await,
         // A message the SDK's own server sent unasked (a notification): acknowledged.
         SdkRequest::McpMessage { .. } | SdkRequest::Hint { .. } => Ok(json!({})),
         SdkRequest::RewindFiles { .. } => Err("rewind_files: this version of agent-tools keeps no file checkpoints, \
@@ -88,7 +90,9 @@ pub(crate) async fn answer(request: SdkRequest, agent: &Arc<Agent>, session: &Ar
         SdkRequest::BackgroundTasks => Ok(json!({"backgrounded": false})),
         SdkRequest::ReloadSkills => Ok(json!({"skills": []})),
         SdkRequest::ReloadOutputStyles => Ok(json!({"available_output_styles": ["default"]})),
-        SdkRequest::Initialize(_) => Err("Already initialized".to_owned()),
+        // Sent again (the TypeScript SDK's `reinitialize()`): what the first one was answered,
+        // without new hooks (they are registered once, at the start).
+        SdkRequest::Initialize(init) => Ok(super::sdk::initialize_response(agent, false, &init)),
         SdkRequest::Unsupported { subtype } => {
             Err(format!("Unsupported control request subtype: {subtype} (agent-tools does not implement it)"))
         }
@@ -123,6 +127,16 @@ pub(crate) fn mcp_status(session: &Session) -> Value {
     }));
     servers.extend(mcp.disabled().iter().map(|name| json!({"name": name, "status": "disabled"})));
     json!({"mcpServers": servers})
+}
+
+/// `mcp_set_servers`: the SDK's own servers, replaced (`{"added", "removed", "errors"}`).
+async fn set_servers(session: &Session, servers: Map<String, Value>) -> Result<Value, String> {
+    let text = json!({"mcpServers": servers}).to_string();
+    let servers = agent_tools_mcp::config::parse_config(&text, "mcp_set_servers").map_err(|error| error.to_string())?;
+    let outcome = session.mcp().set_dynamic_servers(&servers).await;
+    session.refresh_pool();
+    let errors: Map<String, Value> = outcome.errors.into_iter().map(|(name, why)| (name, json!(why))).collect();
+    Ok(json!({"added": outcome.added, "removed": outcome.removed, "errors": errors}))
 }
 
 /// `get_task_output`: the end of a background task's output file.

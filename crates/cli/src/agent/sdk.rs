@@ -196,7 +196,7 @@ fn respond(id: &str, result: Result<Value, String>) {
 /// What `initialize` answers (`SDKControlInitializeResponse`): `mcp_servers_applied` when it
 /// named MCP servers (the TypeScript SDK ends a session whose CLI leaves it out), the Claude
 /// Code version whose protocol this is, and ours.
-fn initialize_response(agent: &Agent, hooks: bool, init: &Initialize) -> Value {
+pub(crate) fn initialize_response(agent: &Agent, hooks: bool, init: &Initialize) -> Value {
     let mut response = json!({
         "commands": agent_tools_loop::commands::listing(agent),
         "agents": super::setup::agent_infos(agent.session()),
