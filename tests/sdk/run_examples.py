@@ -425,7 +425,20 @@ class Outcome:
     argv: list[list[str]] = dataclasses.field(default_factory=list)
 
 
-def run_case(case: Case, python: str, repo: Path, site: Path, timeout: float) -> Outcome:
+@dataclasses.dataclass
+class Settings:
+    program: Path
+    python: str
+    repo: Path
+    site: Path
+    timeout: float
+    trust: bool  # `agent-tools trust` the checkout (in the case's HOME) before a repo case
+    extra_env: dict[str, str]
+    dump: Path | None  # where to write each case's API requests
+
+
+def run_case(case: Case, settings: Settings) -> Outcome:
+    python, repo, site, timeout = settings.python, settings.repo, settings.site, settings.timeout
     started = time.monotonic()
     if case.needs:
         probe = subprocess.run([python, "-c", f"import {case.needs}"], env={**os.environ, "PYTHONPATH": str(site)},
@@ -442,6 +455,10 @@ def run_case(case: Case, python: str, repo: Path, site: Path, timeout: float) ->
         api = ExampleApi(**spec)
         py_stderr, argv_log = root / "python-stderr.txt", root / "argv.jsonl"
         env = environment(dict(os.environ), api, root, site)
+        env.update(settings.extra_env)
+        if case.in_repo and settings.trust:
+            subprocess.run([str(settings.program), "trust", str(repo)], env=env, cwd=repo,
+                           stdin=subprocess.DEVNULL, capture_output=True, check=True)
         env["RUN_EXAMPLES_PY_STDERR"] = str(py_stderr)
         env["RUN_EXAMPLES_ARGV_LOG"] = str(argv_log)
         example = repo / "examples" / case.file
@@ -462,6 +479,10 @@ def run_case(case: Case, python: str, repo: Path, site: Path, timeout: float) ->
         run = Run(work, out.decode(errors="replace"),
                   py_stderr.read_text(errors="replace") if py_stderr.exists() else "",
                   err.decode(errors="replace"), api, returncode)
+        if settings.dump:
+            settings.dump.mkdir(parents=True, exist_ok=True)
+            (settings.dump / f"{case.name.replace(':', '-')}.json").write_text(
+                json.dumps(api.requests, indent=1, ensure_ascii=False))
         argv = [json.loads(line) for line in argv_log.read_text().splitlines()] if argv_log.exists() else []
         cli_errors = [line for line in run.cli_stderr.splitlines() if line.strip()]
         problems = []
@@ -499,8 +520,14 @@ def main() -> int:
                         help="the Python with claude_agent_sdk installed (default: tests/sdk/.venv's)")
     parser.add_argument("--site", type=Path, default=Path("/tmp/exsite"), help="where the shadow package goes")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--trust", action="store_true",
+                        help="run `agent-tools trust CHECKOUT` (in each case's fresh HOME) before the cases that run "
+                             "in the checkout, whose .claude/ an untrusted folder does not apply")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an extra environment variable for the examples (repeatable)")
+    parser.add_argument("--dump", type=Path, help="write each case's API requests to DIR/<case>.json")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each case's output")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     program, repo, site = args.program.resolve(), args.repo.resolve(), args.site.resolve()
     if not (program.is_file() and os.access(program, os.X_OK)):
         parser.error(f"{program} is not an executable")
@@ -520,9 +547,11 @@ def main() -> int:
     for path in sorted((repo / "examples").glob("*.py")):
         if path.name not in known:
             print(f"note: examples/{path.name} has no case here")
+    settings = Settings(program, args.python, repo, site, args.timeout, args.trust,
+                        dict(item.split("=", 1) for item in args.env), args.dump)
     outcomes = []
     for case in selected:
-        outcome = run_case(case, args.python, repo, site, args.timeout)
+        outcome = run_case(case, settings)
         outcomes.append(outcome)
         status = "timeout" if outcome.returncode is None else f"exit {outcome.returncode}"
         print(f"{'ok  ' if outcome.ok else 'FAIL'} {case.name:<42} {status:<8} "

@@ -145,8 +145,12 @@ async def the_query_objects_control_methods() -> None:
             ["toggleMcpServer", "calc", False], ["mcpServerStatus"], ["toggleMcpServer", "calc", True],
             ["setModel", "opus"], ["setMaxThinkingTokens", 1024],
             ["setMcpServers", {"echo2": echo}], ["mcpServerStatus"],
-            ["reinitialize"], ["updateSettings", "localSettings", {"model": "haiku"}],
+            ["reinitialize"], ["updateSettings", "localSettings", {"permissions": {"deny": ["WebSearch"]}}],
+            ["applyFlagSettings", {"theme": "dark"}],
         ]
+        local = root / "project" / ".claude" / "settings.local.json"
+        local.parent.mkdir(parents=True)
+        local.write_text('{"permissions": {"deny": ["Bash(rm:*)"]}, "env": {"A": "1"}}')
         try:
             messages = await drive(api, root, "hello", {}, calculator=True, controls=controls)
         finally:
@@ -164,8 +168,10 @@ async def the_query_objects_control_methods() -> None:
         assert any(s["name"] == "echo2" and s["status"] == "connected" for s in answers[10][1]), answers[10]
         assert answers[11][0] == "reinitialize" and answers[11][1]["claude_code_version"] == "2.1.332", answers[11]
         errors = [m for m in messages if m["type"] == "control_error"]
-        assert [e["method"] for e in errors] == ["updateSettings"], errors
-        assert "update_settings" in errors[0]["error"], errors[0]
+        assert [e["method"] for e in errors] == ["applyFlagSettings"], errors
+        assert "theme" in errors[0]["error"], errors[0]
+        # The project's local settings got the rule beside what they held.
+        assert json.loads(local.read_text()) == {"permissions": {"deny": ["Bash(rm:*)", "WebSearch"]}, "env": {"A": "1"}}
         assert [m["result"] for m in messages if m["type"] == "result"] == ["Ready."], messages
 
 

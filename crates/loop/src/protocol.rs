@@ -206,6 +206,14 @@ pub enum SdkRequest {
         /// The settings object.
         settings: Map<String, Value>,
     },
+    /// `update_settings`: keys written into the user's or the project's local settings file.
+    UpdateSettings {
+        /// `localSettings` (`.claude/settings.local.json`) or `userSettings`
+        /// (`~/.claude/settings.json`).
+        source: String,
+        /// The keys to write.
+        settings: Map<String, Value>,
+    },
     /// `get_usage` (and `get_session_cost`): the session's cost and token use.
     GetUsage,
     /// `list_models`: the models one may switch to.
@@ -287,6 +295,10 @@ impl<'de> Deserialize<'de> for SdkRequest {
             "apply_flag_settings" => match value.get("settings").and_then(Value::as_object) {
                 Some(settings) => Self::ApplyFlagSettings { settings: settings.clone() },
                 None => unsupported(),
+            },
+            "update_settings" => match (text("source"), value.get("settings").and_then(Value::as_object)) {
+                (Some(source), Some(settings)) => Self::UpdateSettings { source, settings: settings.clone() },
+                _ => unsupported(),
             },
             "get_usage" | "get_session_cost" => Self::GetUsage,
             "list_models" => Self::ListModels,

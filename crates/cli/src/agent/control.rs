@@ -81,6 +81,7 @@ pub(crate) async fn answer(request: SdkRequest, agent: &Arc<Agent>, session: &Ar
             .to_owned()),
         SdkRequest::GetSettings => Ok(settings(agent, session).await),
         SdkRequest::ApplyFlagSettings { settings } => apply_flag_settings(agent, session, &settings).await,
+        SdkRequest::UpdateSettings { source, settings } => update_settings(agent, session, &source, settings).await,
         SdkRequest::GetUsage => Ok(usage(agent)),
         SdkRequest::ListModels => Ok(json!({"models": models()})),
         SdkRequest::GetBinaryVersion => {
@@ -179,6 +180,50 @@ fn rules_of(permissions: &agent_tools_core::ToolPermissionContext) -> Value {
         "deny": all(&permissions.always_deny_rules),
         "ask": all(&permissions.always_ask_rules),
     })
+}
+
+/// `update_settings`: `settings` laid into the user's (`userSettings`) or the project's local
+/// (`localSettings`) settings file — objects merged, rule lists joined — written atomically
+/// under the file's lock, so a concurrent writer keeps its keys; the model and permission keys
+/// also take effect now, the others at the next start.
+async fn update_settings(
+    agent: &Agent,
+    session: &Session,
+    source: &str,
+    settings: Map<String, Value>,
+) -> Result<Value, String> {
+    let path = match source {
+        "localSettings" => session.project_dir().join(".claude/settings.local.json"),
+        "userSettings" => session
+            .environment()
+            .claude_config_dir()
+            .map(|dir| dir.join("settings.json"))
+            .ok_or("update_settings: there is no user config folder (set HOME or CLAUDE_CONFIG_DIR)")?,
+        other => return Err(format!("update_settings: source must be localSettings or userSettings, not {other:?}")),
+    };
+    let fail = |error: &dyn std::fmt::Display| format!("update_settings: {}: {error}", path.display());
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|error| fail(&error))?;
+    }
+    {
+        let _lock = agent_tools_files::FileLock::acquire(&agent_tools_files::lock_path_beside(&path))
+            .map_err(|error| fail(&error))?;
+        let mut current = match std::fs::read_to_string(&path) {
+            Ok(text) if !text.trim().is_empty() => serde_json::from_str(&text).map_err(|error| fail(&error))?,
+            Ok(_) => json!({}),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => json!({}),
+            Err(error) => return Err(fail(&error)),
+        };
+        if !current.is_object() {
+            return Err(fail(&"the file does not hold a JSON object"));
+        }
+        super::setup::layer_json(&mut current, &Value::Object(settings.clone()));
+        let pretty = serde_json::to_string_pretty(&current).map_err(|error| fail(&error))?;
+        agent_tools_files::write_atomic(&path, format!("{pretty}\n").as_bytes()).map_err(|error| fail(&error))?;
+    }
+    let live: Map<String, Value> =
+        settings.into_iter().filter(|(key, _)| matches!(key.as_str(), "model" | "permissions")).collect();
+    apply_flag_settings(agent, session, &live).await
 }
 
 /// `apply_flag_settings`: `model` and `permissions` (`allow`, `deny`, `ask`, `defaultMode`,

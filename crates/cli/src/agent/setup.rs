@@ -309,31 +309,33 @@ fn settings_value(settings: Option<&str>) -> anyhow::Result<Value> {
     })
 }
 
-/// `over` laid on the `--settings` value `base`, as JSON text: objects merge key by key, lists
-/// are joined (so rules and hooks of both hold), any other value of `over` wins.
+/// `over` laid on the `--settings` value `base`, as JSON text (see [`layer_json`]).
 pub(crate) fn layer_settings(base: Option<&str>, over: &Value) -> anyhow::Result<String> {
-    fn layer(base: &mut Value, over: &Value) {
-        match (base, over) {
-            (Value::Object(base), Value::Object(over)) => {
-                for (key, value) in over {
-                    layer(base.entry(key.clone()).or_insert(Value::Null), value);
-                }
-            }
-            (Value::Array(base), Value::Array(over)) => {
-                for item in over {
-                    if !base.contains(item) {
-                        base.push(item.clone());
-                    }
-                }
-            }
-            (base, over) => *base = over.clone(),
-        }
-    }
     anyhow::ensure!(over.is_object(), "settings to add must be a JSON object");
     let mut value = settings_value(base)?;
     anyhow::ensure!(value.is_object(), "--settings must be a JSON object");
-    layer(&mut value, over);
+    layer_json(&mut value, over);
     Ok(value.to_string())
+}
+
+/// Lays `over` on `base`: objects merge key by key, lists are joined (so rules and hooks of
+/// both hold), any other value of `over` wins.
+pub(crate) fn layer_json(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(base), Value::Object(over)) => {
+            for (key, value) in over {
+                layer_json(base.entry(key.clone()).or_insert(Value::Null), value);
+            }
+        }
+        (Value::Array(base), Value::Array(over)) => {
+            for item in over {
+                if !base.contains(item) {
+                    base.push(item.clone());
+                }
+            }
+        }
+        (base, over) => *base = over.clone(),
+    }
 }
 
 /// The `--json-schema` value as JSON: inline JSON text, else the file it names.
