@@ -113,7 +113,8 @@ class ExampleApi(FakeApi):
         self._server.handle_error = lambda *_args: None  # type: ignore[method-assign]
 
     def reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
-        last = json.dumps((body.get("messages") or [{}])[-1].get("content"))
+        users = [m for m in body.get("messages") or [] if m.get("role") == "user"] or [{}]
+        last = json.dumps(users[-1].get("content"), ensure_ascii=False)
         for key, seconds in self.slow.items():
             if key in last:
                 time.sleep(seconds)
@@ -261,8 +262,10 @@ def cases(repo: Path) -> list[Case]:
             "final": "It printed: Hello from hooks example!"},
             checks=[result_of("toolu_1", "invalid pattern: foo.sh"),
                     result_of("toolu_3", "Hello from hooks example!", is_error=False)]),
+        # The example's UserPromptSubmit hook answers with hookEventName "SessionStart", which
+        # Claude Code drops: the context need not reach the model.
         Case("hooks.py", ["UserPromptSubmit"], script=lambda w: {"final": "Your favorite color is hot pink."},
-             checks=[in_requests("My favorite color is hot pink")]),
+             checks=[in_stdout("Claude: Your favorite color is hot pink."), in_stdout("Result ended")]),
         Case("hooks.py", ["PostToolUse"], script=lambda w: {
             "turns": [use("toolu_1", "Bash", command="ls /nonexistent_directory", description="List it")],
             "final": "That directory does not exist."},
@@ -495,9 +498,9 @@ def run_case(case: Case, settings: Settings) -> Outcome:
             problems.append(f"Python: {tb}")
         if returncode is not None:  # a timed-out run's checks say nothing new
             problems += [p for p in (check(run) for check in case.checks) if p]
-        if cli_errors:
-            problems.append(f"CLI stderr: {cli_errors[0][:200]}")
         verdict = "runs" if not problems else "; ".join(problems)
+        if cli_errors:  # reported, but not a failure by itself
+            verdict += f" [CLI stderr: {cli_errors[0][:160]}]"
         outcome = Outcome(case, not problems, returncode, cli_errors, verdict, time.monotonic() - started, run, argv)
         return outcome
 

@@ -29,6 +29,24 @@ const MODELS: &[(&str, &str, &str)] = &[
     ("haiku", "Haiku", "Claude Haiku: fastest"),
 ];
 
+/// Whether `request` changes the session (its mode, model, rules, MCP servers, settings):
+/// such requests are answered in the order they came, so the last one asked is the one that
+/// holds.
+pub(crate) fn changes_the_session(request: &SdkRequest) -> bool {
+    matches!(
+        request,
+        SdkRequest::SetPermissionMode { .. }
+            | SdkRequest::SetModel { .. }
+            | SdkRequest::SetMaxThinkingTokens { .. }
+            | SdkRequest::McpReconnect { .. }
+            | SdkRequest::McpToggle { .. }
+            | SdkRequest::McpSetServers { .. }
+            | SdkRequest::ApplyFlagSettings { .. }
+            | SdkRequest::UpdateSettings { .. }
+            | SdkRequest::StopTask { .. }
+    )
+}
+
 /// Answers `request` (see the module docs).
 pub(crate) async fn answer(request: SdkRequest, agent: &Arc<Agent>, session: &Arc<Session>) -> Result<Value, String> {
     match request {

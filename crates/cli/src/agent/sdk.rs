@@ -409,7 +409,17 @@ async fn dispatch(
     agent: Arc<Agent>,
     session: Arc<Session>,
 ) {
-    let running: Arc<Mutex<HashMap<String, tokio_util::sync::CancellationToken>>> = Arc::default();
+    let running: Running = Arc::default();
+    // Requests that change the session are answered one after another, in a task of their own.
+    let (ordered, mut jobs) = mpsc::unbounded_channel::<Job>();
+    let _worker = {
+        let (agent, session, running) = (Arc::clone(&agent), Arc::clone(&session), Arc::clone(&running));
+        AbortOnDrop(tokio::spawn(async move {
+            while let Some(job) = jobs.recv().await {
+                job.run(&agent, &session, &running).await;
+            }
+        }))
+    };
     loop {
         let message = match next.take() {
             Some(message) => message,
@@ -431,16 +441,15 @@ async fn dispatch(
                 request => {
                     let cancel = tokio_util::sync::CancellationToken::new();
                     lock(&running).insert(request_id.clone(), cancel.clone());
-                    let (agent, session, tasks) = (Arc::clone(&agent), Arc::clone(&session), Arc::clone(&running));
-                    tokio::spawn(async move {
-                        let result = tokio::select! {
-                            result = super::control::answer(request, &agent, &session) => result,
-                            () = cancel.cancelled() => return,
-                        };
-                        if lock(&tasks).remove(&request_id).is_some() {
-                            respond(&request_id, result);
-                        }
-                    });
+                    let job = Job { request_id, request, cancel };
+                    if super::control::changes_the_session(&job.request) {
+                        // Changes apply in the order they were asked for.
+                        let _ = ordered.send(job);
+                    } else {
+                        let (agent, session, running) =
+                            (Arc::clone(&agent), Arc::clone(&session), Arc::clone(&running));
+                        tokio::spawn(async move { job.run(&agent, &session, &running).await });
+                    }
                 }
             },
             InputLine::ControlCancelRequest { request_id } => {
@@ -454,6 +463,39 @@ async fn dispatch(
             }
             _ => {}
         }
+    }
+}
+
+/// The control requests being answered, by id, with the token a `control_cancel_request` fires.
+type Running = Arc<Mutex<HashMap<String, tokio_util::sync::CancellationToken>>>;
+
+/// One control request to answer.
+struct Job {
+    request_id: String,
+    request: SdkRequest,
+    cancel: tokio_util::sync::CancellationToken,
+}
+
+impl Job {
+    /// Answers the request, unless it is cancelled first (then no answer goes out).
+    async fn run(self, agent: &Arc<Agent>, session: &Arc<Session>, running: &Running) {
+        let Job { request_id, request, cancel } = self;
+        let result = tokio::select! {
+            result = super::control::answer(request, agent, session) => result,
+            () = cancel.cancelled() => return,
+        };
+        if lock(running).remove(&request_id).is_some() {
+            respond(&request_id, result);
+        }
+    }
+}
+
+/// Aborts the task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
