@@ -410,9 +410,7 @@ async fn dispatch(
                 }
             }
             InputLine::User(user) => {
-                if queue.send(user).is_err() {
-                    break;
-                }
+                let Ok(()) = queue.send(user) else { break };
             }
             _ => {}
         }
