@@ -295,6 +295,69 @@ mod tests {
         assert_eq!(messages[3]["content"][0]["text"], "Both read.");
     }
 
+    /// Any lines at all: no panic, and what loads (repaired) is a conversation the API takes.
+    #[test]
+    fn any_entries_load_without_a_panic() {
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut below = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut loaded = 0;
+        let uuids = ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9"];
+        let kinds = ["user", "user", "user", "assistant", "assistant", "system", "progress", "summary"];
+        let contents = [
+            json!("text"),
+            json!([{"type": "text", "text": "more"}, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]),
+            json!([{"type": "text", "text": "t"}]),
+            json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]),
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]),
+            json!([{"type": "tool_use", "id": "t2", "name": "Read", "input": {}}]),
+            json!(7),
+            json!(null),
+        ];
+        for _ in 0..2000 {
+            let mut lines = Vec::new();
+            for index in 0..below(10) {
+                let mut entry = Map::new();
+                let kind = kinds[below(kinds.len())];
+                entry.insert("type".into(), json!(kind));
+                // Mostly as a writer chains them: each entry names the one before.
+                if below(8) > 0 {
+                    entry.insert("uuid".into(), json!(uuids[if below(6) > 0 { index } else { below(10) }]));
+                }
+                let parent = match (index, below(6)) {
+                    (0, _) | (_, 0) => Value::Null,
+                    (_, 1) => json!(uuids[below(10)]),
+                    _ => json!(uuids[index - 1]),
+                };
+                entry.insert("parentUuid".into(), parent);
+                let role = if below(6) > 0 { kind } else { ["user", "assistant", "system", "tool"][below(4)] };
+                let id = ["msg_1", "msg_2"][below(2)];
+                let content = contents[below(contents.len())].clone();
+                let message = match below(8) {
+                    0 => json!("not an object"),
+                    _ => json!({"role": role, "id": id, "content": content}),
+                };
+                entry.insert("message".into(), message);
+                entry.insert("isSidechain".into(), json!(below(10) == 0));
+                lines.push(entry);
+            }
+            let at = (below(4) == 0).then(|| uuids[below(uuids.len())]);
+            let Ok(chain) = chain(&lines, at) else { continue };
+            let repaired = super::super::repair(&messages(&chain));
+            loaded += usize::from(!repaired.messages.is_empty());
+            let mut sent = repaired.messages;
+            super::super::push_message(&mut sent, json!({"role": "user", "content": [{"type": "text", "text": "go"}]}));
+            let mut problems = agent_tools_testkit::fake_api::message_problems(&Value::Array(sent.clone()));
+            problems.retain(|problem| !problem.ends_with("a second assistant message in a row"));
+            assert!(problems.is_empty(), "{problems:?} in {sent:#?} from {lines:#?}");
+        }
+        assert!(loaded > 300, "the cases load conversations: {loaded}");
+    }
+
     #[test]
     fn the_chain_starts_at_the_last_compaction_and_can_stop_at_a_message() {
         let lines = objects(&[
