@@ -224,9 +224,10 @@ fn message_with<'a>(request: &'a Recorded, text: &str) -> (usize, &'a Value) {
     (at, &messages[at])
 }
 
-/// The session folder's transcript.
+/// The session's transcript, in Claude Code's layout under the test's home.
 fn transcript(dir: &Path, session: &str) -> PathBuf {
-    dir.join(".state/agent-tools/sessions").join(session).join("transcript.jsonl")
+    let projects = dir.join(".home/.claude/projects");
+    agent_tools_loop::transcript::session_file(&projects, &dir.canonicalize().unwrap(), session)
 }
 
 /// A FIFO in `dir`, and a thread that reads what its writer sends (the read ends when the

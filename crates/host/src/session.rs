@@ -316,7 +316,8 @@ impl Session {
         &self.root.options.session_id
     }
 
-    /// The session's own folder (spilled results, the transcript), if it has one.
+    /// The session's own folder (spilled results, task output files; the transcript is in
+    /// Claude Code's projects folder), if it has one.
     pub fn folder(&self) -> Option<&Path> {
         self.root.options.session_dir.as_deref()
     }

@@ -221,18 +221,9 @@ impl Agent {
     /// is answered as interrupted).
     ///
     /// # Errors
-    /// [`AgentError::Transcript`] when the session folder cannot hold the transcript.
+    /// [`AgentError::Transcript`] when the transcript's folder cannot be made or its file read.
     pub fn new(session: Arc<Session>, backend: Backend, options: AgentOptions) -> Result<Self, AgentError> {
-        let transcript = match (options.persist, &options.transcript_file, session.folder()) {
-            (false, _, _) => None,
-            (true, Some(file), _) => {
-                Some(Transcript::open_file(file, session.id(), session.project_dir(), &options.model)?)
-            }
-            (true, None, Some(folder)) => {
-                Some(Transcript::open(folder, session.id(), session.project_dir(), &options.model)?)
-            }
-            (true, None, None) => None,
-        };
+        let transcript = crate::transcript::for_agent(&session, &options)?;
         let state = State {
             started: !options.resume.is_empty(),
             // A conversation a kill cut short (a call without its result) is made valid first.
@@ -494,6 +485,8 @@ impl Agent {
             // Its sub-agents spend from the same totals (and budget).
             let mut base = self.options.clone();
             base.spend = Some(Arc::clone(&self.spend));
+            // Its sub-agents' transcripts go beside this one.
+            base.transcript_file = self.transcript_path().map(std::path::Path::to_path_buf);
             let runner = crate::subagents::LoopRunner::new(&self.session, self.backend.clone(), base);
             self.session.install_subagent_runner(Arc::new(runner)).await;
         }
@@ -693,7 +686,12 @@ impl Agent {
                 run.tools_used.push(name);
             }
         }
-        self.push(st, Message::assistant(conversation::blocks(message.content.clone())));
+        if let Some(transcript) = &self.transcript
+            && let Err(error) = transcript.answer(message)
+        {
+            tracing::warn!(%error, "the transcript could not be written");
+        }
+        conversation::push(&mut st.messages, Message::assistant(conversation::blocks(message.content.clone())));
     }
 
     /// An answer without calls: the query goes on (a paused turn, an answer cut at
@@ -920,7 +918,7 @@ impl Agent {
             }
         }
         if let Some(transcript) = &self.transcript
-            && let Err(error) = transcript.compacted()
+            && let Err(error) = transcript.compacted(trigger, st.context_tokens)
         {
             tracing::warn!(%error, "the transcript could not be written");
         }
@@ -997,7 +995,8 @@ impl Agent {
         Ok(last_text(&builder.finish().content).unwrap_or_default())
     }
 
-    fn assistant_event(&self, id: Option<&str>, block: &Value, usage: Usage) -> Value {
+    /// The `assistant` event of block `index` of answer `id` (uuid: its transcript entry's).
+    fn assistant_event(&self, id: Option<&str>, index: usize, block: &Value, usage: Usage) -> Value {
         json!({
             "type": "assistant",
             "message": {
@@ -1006,17 +1005,18 @@ impl Agent {
             },
             "parent_tool_use_id": self.options.parent_tool_use_id,
             "session_id": self.session.id(),
-            "uuid": uuid(),
+            "uuid": crate::transcript::event_uuid(self.transcript.as_ref(), id, index),
         })
     }
 
+    /// The `user` event of a result (uuid: its transcript entry's) or of an interruption.
     fn user_event(&self, result: &Value, data: Option<Value>) -> Value {
         let mut event = json!({
             "type": "user",
             "message": {"role": "user", "content": [result]},
             "parent_tool_use_id": self.options.parent_tool_use_id,
             "session_id": self.session.id(),
-            "uuid": uuid(),
+            "uuid": crate::transcript::result_event_uuid(self.transcript.as_ref(), result),
         });
         if let Some(data) = data {
             event["tool_use_result"] = data;

@@ -30,8 +30,9 @@
 //!   calls that would ask, from the user's requests and each tool's `to_auto_classifier_input`;
 //!   it fails closed.
 //! - **The conversation** ([`conversation`]): typed messages over verbatim blocks.
-//! - **Transcripts** ([`transcript`]): the conversation is saved in the session folder as it
-//!   grows, for `--continue` / `--resume`.
+//! - **Transcripts** ([`transcript`]): the conversation is saved as it grows, in Claude Code's
+//!   layout and line format (`~/.claude/projects/<slug>/<session id>.jsonl`), for `--continue` /
+//!   `--resume` and what reads Claude Code's sessions (the Agent SDKs' session functions).
 //! - **The SDK protocol** ([`protocol`]): the stream-json lines and control requests the Claude
 //!   Agent SDKs exchange with `claude -p`, as serde types, and the `result` line
 //!   ([`ResultLine`]).

@@ -42,8 +42,9 @@ pub struct AgentOptions {
     pub compact_at: f64,
     /// How failed requests are retried.
     pub retry: RetryPolicy,
-    /// Save the conversation in the session folder (`transcript.jsonl`), for `--continue` and
-    /// `--resume`.
+    /// Save the conversation as it grows, in Claude Code's layout and format
+    /// ([`transcript`](crate::transcript)), for `--continue` and `--resume` and the Agent SDKs'
+    /// session functions; off for `--no-session-persistence`.
     pub persist: bool,
     /// The conversation to resume (from a transcript), oldest first.
     pub resume: Vec<serde_json::Value>,
@@ -72,9 +73,14 @@ pub struct AgentOptions {
     /// Where the credential came from, as the `system/init` event's `apiKeySource` says it
     /// (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `none`).
     pub api_key_source: String,
-    /// The transcript file, instead of `<session folder>/transcript.jsonl` (a sub-agent's goes
-    /// to its task's output file). Only used when [`AgentOptions::persist`] is on.
+    /// The transcript file, instead of `<config dir>/projects/<slug>/<session id>.jsonl` (a
+    /// resumed session's own, wherever it was found; a sub-agent's in its session's `subagents`
+    /// folder or its task's output file). Only used when [`AgentOptions::persist`] is on. In the
+    /// options a sub-agent runner starts from, the caller's transcript.
     pub transcript_file: Option<PathBuf>,
+    /// The entry of the transcript new entries continue from (`--resume-session-at`: the
+    /// conversation branches there); `None`: after the file's last message.
+    pub transcript_parent: Option<String>,
     /// A JSON Schema the final answer must satisfy (`--json-schema`): the model must finish by
     /// calling the `StructuredOutput` tool (which the session's pool must hold, built with the
     /// same schema); an answer that ends without it is sent back with a reminder, at most
@@ -127,6 +133,7 @@ impl AgentOptions {
             classifier: None,
             api_key_source: "ANTHROPIC_API_KEY".to_owned(),
             transcript_file: None,
+            transcript_parent: None,
             output_schema: None,
             subagents: true,
             spend: None,

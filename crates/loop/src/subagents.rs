@@ -133,7 +133,17 @@ impl LoopRunner {
         options.parent_tool_use_id.clone_from(&parent.tool_use_id);
         options.memory = self.base.memory && !request.omit_claude_md;
         options.persist = request.transcript.is_some();
-        options.transcript_file = request.transcript.clone();
+        // Beside the caller's transcript (its task's output file a link to it), else in that file.
+        options.transcript_file = request.transcript.as_deref().map(|output| {
+            let meta = json!({
+                "agentType": request.agent_type,
+                "description": request.description,
+                "toolUseId": parent.tool_use_id,
+                "parentAgentId": parent.agent_id,
+            });
+            crate::transcript::subagent_file(self.base.transcript_file.as_deref(), &request.agent_id, output, &meta)
+        });
+        options.transcript_parent = None;
         options.output_schema = request.output_schema.clone();
         let agent = Arc::new(
             Agent::new(child, self.backend.clone(), options)

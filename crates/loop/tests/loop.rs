@@ -363,17 +363,22 @@ async fn a_cd_and_post_hook_output_are_system_messages_after_the_results() {
 }
 
 #[tokio::test]
-async fn a_saved_conversation_resumes_in_the_same_session_folder() {
+async fn a_saved_conversation_resumes_in_the_same_transcript() {
     let fx = Fixture::new();
     let api = FakeApi::scripted(Vec::new(), "First answer.");
     let session = fx.session("{}").await;
     let id = session.id().to_owned();
     let agent = Agent::new(session, backend(&api), options()).unwrap();
     agent.query("remember 42", &mut |_| {}).await;
-    let sessions = fx.env().sessions_dir();
-    assert_eq!(transcript::latest(&sessions, &fx.project.path().canonicalize().unwrap()).unwrap(), id);
-    let folder = transcript::find(&sessions, &id).unwrap();
-    let saved = transcript::load(&folder.join(transcript::FILE_NAME)).unwrap();
+    // In Claude Code's layout: <config dir>/projects/<slug of the project>/<id>.jsonl.
+    let project = fx.project.path().canonicalize().unwrap();
+    let file =
+        fx.state.path().join(".claude/projects").join(transcript::project_slug(&project)).join(format!("{id}.jsonl"));
+    assert_eq!(agent.transcript_path(), Some(file.as_path()));
+    let env = fx.env();
+    assert_eq!(transcript::latest(&env, &project).unwrap().path, file);
+    assert_eq!(transcript::find(&env, &project, &id).unwrap().path, file);
+    let saved = transcript::load(&file).unwrap();
     assert_eq!(saved.len(), 3, "prompt, context, answer");
 
     let api = FakeApi::scripted(Vec::new(), "It was 42.");
@@ -388,11 +393,48 @@ async fn a_saved_conversation_resumes_in_the_same_session_folder() {
     assert_eq!(messages[0]["content"].as_array().unwrap().last().unwrap()["text"], "remember 42");
     assert_eq!(messages[2]["content"][0]["text"], "First answer.");
     assert_eq!(messages[3]["content"][0]["text"], "what number?");
-    assert_eq!(
-        transcript::load(&folder.join(transcript::FILE_NAME)).unwrap().len(),
-        5,
-        "and the new prompt and answer"
+    assert_eq!(transcript::load(&file).unwrap().len(), 5, "and the new prompt and answer");
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&file).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    for pair in lines.windows(2) {
+        assert_eq!(pair[1]["parentUuid"], pair[0]["uuid"], "one chain across both runs");
+    }
+}
+
+#[tokio::test]
+async fn the_streamed_events_carry_the_uuids_of_their_transcript_entries() {
+    let fx = Fixture::new();
+    let api = FakeApi::scripted(
+        vec![vec![tool_use("toolu_1", "Bash", json!({"command": "echo hi", "description": "echo"}))]],
+        "Done.",
     );
+    let agent = Agent::new(fx.session("{}").await, backend(&api), options()).unwrap();
+    let mut events = Vec::new();
+    agent
+        .query("say hi", &mut |event| {
+            if let AgentEvent::Message(message) = event {
+                events.push(message);
+            }
+        })
+        .await;
+    let entries: Vec<Value> = std::fs::read_to_string(agent.transcript_path().unwrap())
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let streamed: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|event| matches!(event["type"].as_str(), Some("assistant" | "user")))
+        .map(|event| (event["type"].as_str().unwrap(), event["uuid"].as_str().unwrap()))
+        .collect();
+    assert_eq!(streamed.len(), 3, "the call, its result, the answer: {events:?}");
+    for (kind, uuid) in streamed {
+        let entry = entries.iter().find(|entry| entry["uuid"] == uuid).unwrap_or_else(|| panic!("{kind} {uuid}"));
+        assert_eq!(entry["type"], kind);
+    }
+    let result = entries.iter().find(|entry| entry["toolUseResult"].is_object()).unwrap();
+    assert_eq!(result["message"]["content"][0]["tool_use_id"], "toolu_1");
+    assert_eq!(result["toolUseResult"]["stdout"], "hi");
 }
 
 #[tokio::test]

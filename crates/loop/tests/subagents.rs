@@ -195,13 +195,27 @@ async fn a_foreground_agent_reads_with_its_own_tools_and_hands_its_report_back()
     )));
     assert!(text.contains("\ntool_uses: 1\nduration_ms: "), "{text}");
 
-    // Its task is finished, and its transcript is its output file.
+    // Its task is finished, and its transcript is its output file: a link to the sidechain
+    // beside the session's transcript, as Claude Code keeps them.
     let registry = TaskRegistry::existing(&session.context().await).unwrap();
     let task = registry.get(&id).unwrap();
     assert_eq!((task.status, task.result.as_deref()), (TaskStatus::Completed, Some("The file says: hello from a")));
     let transcript = std::fs::read_to_string(&task.output_path).unwrap();
     assert!(transcript.lines().count() >= 4, "{transcript}");
     assert!(transcript.contains("SUB-FG: read a.txt and report"));
+    let main = main.transcript_path().unwrap().to_path_buf();
+    let subagents = main.with_extension("").join("subagents");
+    let sidechain = subagents.join(format!("agent-{id}.jsonl"));
+    assert_eq!(std::fs::read_link(&task.output_path).unwrap(), sidechain);
+    let first: Value = serde_json::from_str(transcript.lines().next().unwrap()).unwrap();
+    assert_eq!((first["isSidechain"].clone(), first["agentId"].clone()), (json!(true), json!(id)));
+    assert_eq!(first["sessionId"], session.id());
+    assert_eq!(first["parentUuid"], Value::Null);
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(subagents.join(format!("agent-{id}.meta.json"))).unwrap())
+            .unwrap();
+    assert_eq!(meta["toolUseId"], "toolu_1");
+    assert_eq!(meta["parentAgentId"], Value::Null);
     session.shutdown().await;
 }
 
@@ -711,7 +725,8 @@ async fn subagent_stop_hooks_run_with_the_agents_type() {
     assert_eq!(payload["hook_event_name"], "SubagentStop");
     assert_eq!(payload["agent_type"], "Explore");
     assert!(payload["agent_id"].as_str().unwrap().starts_with('a'));
-    assert!(payload["agent_transcript_path"].as_str().unwrap().ends_with(".output"));
+    let agent_transcript = payload["agent_transcript_path"].as_str().unwrap();
+    assert!(agent_transcript.ends_with(&format!("/subagents/agent-{}.jsonl", payload["agent_id"].as_str().unwrap())));
     let stop: Value =
         serde_json::from_str(&std::fs::read_to_string(fx.state.path().join("stop.json")).unwrap()).unwrap();
     assert_eq!(stop["hook_event_name"], "Stop", "the main conversation's end runs Stop");

@@ -116,9 +116,18 @@ pub(crate) struct AgentArgs {
     /// The id of the new session (a plain name: letters, digits, `-`, `_`).
     #[arg(long, value_name = "ID")]
     pub(crate) session_id: Option<String>,
-    /// With `--resume`/`--continue`: go on in a new session (a new id) instead of the old one.
+    /// With `--resume`/`--continue`: go on in a new session (a new id, `--session-id` or a fresh
+    /// UUID) holding a copy of the history, instead of the old one.
     #[arg(long)]
     pub(crate) fork_session: bool,
+    /// With `--resume`: the conversation up to and including the message with this uuid (a
+    /// transcript entry's, as the SDKs' `get_session_messages` and streamed messages give
+    /// them); the session goes on from there.
+    #[arg(long, value_name = "UUID")]
+    pub(crate) resume_session_at: Option<String>,
+    /// Save nothing of the session (no transcript): it cannot be resumed.
+    #[arg(long)]
+    pub(crate) no_session_persistence: bool,
     /// stream-json: also print the raw stream events (`{"type":"stream_event","event":…}`).
     #[arg(long)]
     pub(crate) include_partial_messages: bool,
@@ -173,9 +182,6 @@ pub(crate) struct AgentArgs {
     /// Ignored.
     #[arg(long, value_name = "DIR", hide = true)]
     pub(crate) plugin_dir: Vec<PathBuf>,
-    /// Ignored.
-    #[arg(long, value_name = "UUID", hide = true)]
-    pub(crate) resume_session_at: Option<String>,
     /// Ignored.
     #[arg(long, value_name = "UUID", hide = true)]
     pub(crate) resume_drops_turn: Option<String>,

@@ -133,30 +133,61 @@ pub(crate) fn model(args: &AgentArgs, env: &Environment, session: &Session) -> S
     resolve_model(&named)
 }
 
-/// The conversation `--continue` / `--resume` name: its session id and messages (repaired for
-/// the next request when a kill cut the session short).
-fn resumed(args: &AgentArgs, env: &Environment, cwd: &Path) -> Result<Option<(String, Vec<Value>)>, StartError> {
-    let sessions = env.sessions_dir();
-    let id = match &args.resume {
-        Some(Some(id)) => {
-            transcript::find(&sessions, id).map_err(|error| StartError::Run(error.to_string()))?;
-            id.clone()
-        }
-        Some(None) => latest(&sessions, cwd)?,
-        None if args.continue_conversation => latest(&sessions, cwd)?,
+/// The conversation `--continue` / `--resume` pick up, and where the session goes on.
+struct Resumed {
+    /// The id the session runs under: the resumed one's, or a fork's new one.
+    id: String,
+    /// The conversation, repaired for the next request when a kill cut the session short.
+    messages: Vec<Value>,
+    /// The transcript the session appends to (`None` without persistence).
+    file: Option<PathBuf>,
+    /// The entry new entries continue from (`--resume-session-at`).
+    parent: Option<String>,
+}
+
+/// The conversation `--continue` / `--resume` name, as Claude Code resumes it: found in the
+/// projects folder (a session Claude Code wrote included) or in agent-tools' first layout;
+/// `--resume-session-at` cuts it after that entry (the session goes on in a branch of the same
+/// file); `--fork-session` copies it into a new session (`--session-id`, else a fresh UUID); a
+/// first-format session goes on in a transcript in Claude Code's layout, its old file left as it
+/// was. With `--no-session-persistence` nothing is written.
+fn resumed(args: &AgentArgs, env: &Environment, cwd: &Path) -> Result<Option<Resumed>, StartError> {
+    let run_error = |error: transcript::TranscriptError| StartError::Run(error.to_string());
+    let found = match &args.resume {
+        Some(Some(id)) => transcript::find(env, cwd, id).map_err(run_error)?,
+        Some(None) => transcript::latest(env, cwd).map_err(run_error)?,
+        None if args.continue_conversation => transcript::latest(env, cwd).map_err(run_error)?,
         None => return Ok(None),
     };
-    let file = sessions.join(&id).join(transcript::FILE_NAME);
-    // Repaired if a kill cut the session short; what was skipped or answered is said on stderr.
-    let loaded = transcript::load_with_notices(&file).map_err(|error| StartError::Run(error.to_string()))?;
+    let at = args.resume_session_at.as_deref().filter(|at| !at.trim().is_empty());
+    let persist = !args.no_session_persistence;
+    let projects = transcript::projects_dir(env).filter(|_| persist);
+    let id = if args.fork_session {
+        args.session_id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
+    } else {
+        found.id.clone()
+    };
+    // A fork, or a first-format session, goes on in a new transcript seeded with the history.
+    let seed = if args.fork_session || found.legacy { projects.as_ref() } else { None };
+    let (loaded, file, parent) = match seed {
+        Some(projects) => {
+            let dest = transcript::session_file(projects, cwd, &id);
+            let header = transcript::Header::new(env, &id, cwd);
+            let loaded = transcript::copy_into(&found.path, &dest, &header, at).map_err(run_error)?;
+            (loaded, Some(dest), None)
+        }
+        None => {
+            let loaded = transcript::load_at(&found.path, at).map_err(run_error)?;
+            let parent = at.and(loaded.leaf.clone());
+            let file = (persist && !found.legacy && !args.fork_session).then(|| found.path.clone());
+            (loaded, file, parent)
+        }
+    };
+    // What was skipped or answered is said on stderr.
     for notice in &loaded.notices {
         crate::report(format_args!("{notice}"));
     }
-    Ok(Some((id, loaded.messages)))
-}
-
-fn latest(sessions: &Path, cwd: &Path) -> Result<String, StartError> {
-    transcript::latest(sessions, cwd).map_err(|error| StartError::Run(error.to_string()))
+    Ok(Some(Resumed { id, messages: loaded.messages, file, parent }))
 }
 
 /// The built-in tools `--tools` leaves out, as deny rules (`default` keeps all).
@@ -384,6 +415,13 @@ pub(crate) async fn start(
         )));
     }
     let resumed = resumed(args, &env, &cwd)?;
+    // A new session may not take the id of a saved one (Claude Code refuses it too).
+    if resumed.is_none()
+        && let Some(id) = &args.session_id
+        && transcript::find(&env, &cwd, id).is_ok()
+    {
+        return Err(StartError::Run(transcript::TranscriptError::InUse(id.clone()).to_string()));
+    }
     let waiting_agent = Arc::new(std::sync::OnceLock::new());
     let prompter = match frontend.prompter {
         Some(inner) if frontend.notify => {
@@ -395,9 +433,9 @@ pub(crate) async fn start(
     let classifier = Arc::new(ModelClassifier::new());
     // MCP servers' sampling requests go to the loop's model; bound with it below.
     let sampler = Arc::new(agent_tools_loop::ModelSampler::new());
-    let session_id = match (&resumed, args.fork_session) {
-        (Some((id, _)), false) => Some(id.clone()),
-        _ => args.session_id.clone(),
+    let session_id = match &resumed {
+        Some(resumed) => Some(resumed.id.clone()),
+        None => args.session_id.clone(),
     };
     let extras = Extras {
         session_id,
@@ -487,8 +525,11 @@ pub(crate) async fn start(
         (Some(budget), _) => Some(json!({"type": "enabled", "budget_tokens": budget})),
     };
     agent_options.programmatic_tool_calling = Environment::from_process().flag("AGENT_TOOLS_PROGRAMMATIC_TOOL_CALLING");
-    if let Some((_, messages)) = resumed {
-        agent_options.resume = messages;
+    agent_options.persist = !args.no_session_persistence;
+    if let Some(resumed) = resumed {
+        agent_options.resume = resumed.messages;
+        agent_options.transcript_file = resumed.file;
+        agent_options.transcript_parent = resumed.parent;
     }
     let agent = match Agent::new(Arc::clone(&session), backend, agent_options) {
         Ok(agent) => {

@@ -96,7 +96,7 @@ impl SessionBuilder {
     }
 
     /// The session's id (default: a fresh UUID v4). The agent loop passes the id of the session
-    /// it resumes, so the session folder (spilled results, the transcript) is the same one. An id
+    /// it resumes, so the session folder (spilled results, task output files) is the same one. An id
     /// that is not a plain name (only ASCII letters, digits, `-` and `_`, at most 64) is replaced
     /// by a fresh one: it names a folder.
     pub fn session_id(mut self, id: impl Into<String>) -> Self {

@@ -55,6 +55,9 @@ impl Agent {
             })));
         }
         let data = done.data.as_ref().map(|data| data.to_json());
+        if let (Some(transcript), Some(data)) = (&self.transcript, &data) {
+            transcript.note_result(&block.id, data.clone());
+        }
         sink(AgentEvent::Message(self.user_event(&result, data)));
         result
     }

@@ -163,7 +163,12 @@ impl Agent {
     /// once while the answer's calls so far are all concurrency-safe, else queued.
     fn block_finished(&self, answer: &mut Answer, index: usize, sink: Sink<'_>, interrupt: &CancellationToken) {
         let Some(block) = answer.builder.block(index).cloned() else { return };
-        sink(AgentEvent::Message(self.assistant_event(answer.message_id.as_deref(), &block, answer.builder.usage())));
+        sink(AgentEvent::Message(self.assistant_event(
+            answer.message_id.as_deref(),
+            index,
+            &block,
+            answer.builder.usage(),
+        )));
         if block.get("type").and_then(Value::as_str) != Some("tool_use") {
             return;
         }
