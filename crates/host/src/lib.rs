@@ -46,6 +46,7 @@
 
 #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
 pub mod cron;
+mod elicitation;
 pub mod environment;
 pub mod executor;
 pub mod hooks;

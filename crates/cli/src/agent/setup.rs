@@ -76,7 +76,8 @@ impl PermissionPrompter for Notifying {
     ) -> agent_tools_core::BoxFuture<'a, agent_tools_host::PermissionAnswer> {
         Box::pin(async move {
             if let Some(agent) = self.agent.get().and_then(std::sync::Weak::upgrade) {
-                agent.notify(&format!("The agent needs your permission to use {}", request.display_name)).await;
+                let message = format!("The agent needs your permission to use {}", request.display_name);
+                agent.notify(&message, "permission_prompt").await;
             }
             self.inner.ask(request).await
         })
@@ -319,6 +320,9 @@ pub(crate) async fn start(
         sdk_servers: frontend.sdk_servers,
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
+    if args.output_format == OutputFormat::StreamJson {
+        print_hook_notices(&session, args.include_hook_events);
+    }
     // What SendUserMessage sends is printed for the user, except where stdout is JSON (the
     // stream-json events already carry the call).
     if args.output_format == OutputFormat::Text {
@@ -394,7 +398,21 @@ pub(crate) async fn start(
             return Err(StartError::Setup(error.into()));
         }
     };
+    agent.directories_added(&agent.options().additional_dirs, "add_dir_flag").await;
     Ok(Started { agent, session })
+}
+
+/// Prints each hook run as stream-json lines (`system/hook_started`, `system/hook_response`):
+/// every hook's with `--include-hook-events`, else those of `SessionStart` and `Setup` only, as
+/// Claude Code does.
+fn print_hook_notices(session: &Session, all: bool) {
+    let session_id = session.id().to_owned();
+    let listener = move |notice: &agent_tools_host::hooks::HookNotice| {
+        if all || matches!(notice.event(), "SessionStart" | "Setup") {
+            super::output::line(&notice.to_json(&session_id));
+        }
+    };
+    session.hooks().set_listener(Some(Arc::new(listener)));
 }
 
 #[cfg(test)]
