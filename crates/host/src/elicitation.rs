@@ -98,3 +98,88 @@ impl Elicitor for HookedElicitor {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::hooks::CommandHook;
+
+    /// Answers every elicitation with `answer`.
+    struct Fixed(Value);
+
+    impl Elicitor for Fixed {
+        fn elicit<'a>(&'a self, _server: &'a str, _params: ElicitRequestParams) -> BoxFuture<'a, ElicitResult> {
+            Box::pin(async move { serde_json::from_value(self.0.clone()).unwrap() })
+        }
+    }
+
+    fn recorder(log: &std::path::Path) -> CommandHook {
+        CommandHook::new_command(format!("cat >> '{0}'; echo >> '{0}'", log.display()))
+    }
+
+    fn logged(log: &std::path::Path, event: &str) -> Vec<Value> {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .filter(|input| input["hook_event_name"] == event)
+            .collect()
+    }
+
+    fn asked() -> ElicitRequestParams {
+        serde_json::from_value(json!({"mode": "form", "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}))
+        .unwrap()
+    }
+
+    fn elicitor(hooks: Hooks, inner: Option<Arc<dyn Elicitor>>, dir: &std::path::Path) -> HookedElicitor {
+        let mut ctx = ToolUseContext::new(dir);
+        ctx.options.session_id = "s-elicit".into();
+        let slot = Arc::new(OnceLock::new());
+        let _ = slot.set(ctx);
+        HookedElicitor { inner, hooks, ctx: slot, cwd: dir.to_path_buf() }
+    }
+
+    #[tokio::test]
+    async fn hooks_see_the_question_and_the_answer_and_may_give_either() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("hooks.log");
+        let hooks = Hooks::default()
+            .with_hook("Elicitation", "forms", recorder(&log))
+            .with_hook("Elicitation", "other", CommandHook::new_command("echo never >> never.log"))
+            .with_hook("ElicitationResult", "forms", recorder(&log));
+        let user: Arc<dyn Elicitor> = Arc::new(Fixed(json!({"action": "accept", "content": {"name": "Ada"}})));
+        let answer = elicitor(hooks, Some(user), dir.path()).elicit("forms", asked()).await;
+        assert_eq!(serde_json::to_value(&answer).unwrap(), json!({"action": "accept", "content": {"name": "Ada"}}));
+        let before = logged(&log, "Elicitation");
+        assert_eq!(before.len(), 1);
+        assert_eq!(before[0]["session_id"], "s-elicit");
+        assert_eq!(before[0]["mcp_server_name"], "forms");
+        assert_eq!(before[0]["message"], "Your name?");
+        assert_eq!(before[0]["mode"], "form");
+        assert_eq!(before[0]["requested_schema"]["properties"]["name"]["type"], "string");
+        let after = logged(&log, "ElicitationResult");
+        assert_eq!(after.len(), 1);
+        assert_eq!((after[0]["action"].as_str(), &after[0]["content"]), (Some("accept"), &json!({"name": "Ada"})));
+        assert!(!dir.path().join("never.log").exists(), "the matcher selects on the server's name");
+
+        // A hook answers for the user (nobody else here), and a result hook's block declines.
+        let answer = json!({"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {"name": "Hook"}}});
+        let hooks =
+            Hooks::default().with_hook("Elicitation", "", CommandHook::new_command(format!("printf '%s' '{answer}'")));
+        let reply = elicitor(hooks, None, dir.path()).elicit("forms", asked()).await;
+        assert_eq!(serde_json::to_value(&reply).unwrap(), json!({"action": "accept", "content": {"name": "Hook"}}));
+        let hooks = Hooks::default()
+            .with_hook("Elicitation", "", CommandHook::new_command(format!("printf '%s' '{answer}'")))
+            .with_hook("ElicitationResult", "", CommandHook::new_command("echo 'no names' >&2; exit 2"));
+        let reply = elicitor(hooks, None, dir.path()).elicit("forms", asked()).await;
+        assert_eq!(serde_json::to_value(&reply).unwrap(), json!({"action": "decline"}));
+        // Without hooks that answer and without anyone to ask: cancelled.
+        let hooks = Hooks::default().with_hook("Elicitation", "", recorder(&log));
+        let reply = elicitor(hooks, None, dir.path()).elicit("forms", asked()).await;
+        assert_eq!(serde_json::to_value(&reply).unwrap(), json!({"action": "cancel"}));
+    }
+}

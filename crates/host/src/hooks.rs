@@ -369,6 +369,19 @@ impl Hooks {
         hooks
     }
 
+    /// These hooks with `hook` added to `event` under a matcher of its own (`matcher`: a tool
+    /// name, `startup` …; empty for every target), after the ones already there.
+    #[must_use]
+    pub fn with_hook(mut self, event: &str, matcher: &str, hook: CommandHook) -> Self {
+        let entry = HookMatcher { matcher: matcher.to_owned(), hooks: vec![hook] };
+        match event {
+            "PreToolUse" => self.pre_tool_use.push(entry),
+            "PostToolUse" => self.post_tool_use.push(entry),
+            _ => self.events.entry(event.to_owned()).or_default().push(entry),
+        }
+        self
+    }
+
     /// True when there is nothing to run.
     pub fn is_empty(&self) -> bool {
         self.pre_tool_use.is_empty() && self.post_tool_use.is_empty() && self.events.values().all(Vec::is_empty)
