@@ -16,13 +16,16 @@ use serde_json::{Value, json};
 
 /// A hook appending its input, one JSON line, to `log`.
 fn recorder(log: &Path) -> CommandHook {
-    CommandHook::new_command(format!("cat >> '{0}'; echo >> '{0}'", log.display()))
+    CommandHook::new_command(format!("input=$(cat); printf '%s\\n' \"$input\" >> '{0}'", log.display()))
 }
 
 /// A hook appending its input to `log`, then printing `output`.
 fn answering(log: &Path, output: &Value) -> CommandHook {
     let output = output.to_string().replace('\'', r"'\''");
-    CommandHook::new_command(format!("cat >> '{0}'; echo >> '{0}'; printf '%s' '{output}'", log.display()))
+    CommandHook::new_command(format!(
+        "input=$(cat); printf '%s\\n' \"$input\" >> '{0}'; printf '%s' '{output}'",
+        log.display()
+    ))
 }
 
 /// The inputs a recorder logged, in order.
