@@ -359,6 +359,15 @@ pub(crate) async fn start(
     }
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
+    // Claude Code's CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: the share of the context window (1 to 100
+    // per cent) at which the conversation is compacted; only ever earlier than the default.
+    if let Some(percent) = env.text("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")
+        && let Ok(percent) = percent.trim().parse::<f64>()
+        && percent > 0.0
+        && percent <= 100.0
+    {
+        agent_options.compact_at = agent_options.compact_at.min(percent / 100.0);
+    }
     // Claude Code's override of its Stop-hook block cap; 0 (or a negative number) means no cap.
     if let Some(cap) = env.text("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") {
         agent_options.stop_hook_block_cap = match cap.trim().parse::<i64>() {
