@@ -965,7 +965,7 @@ mod tests {
             Some(vec!["https://hooks.example.com/*".to_owned(), "*".to_owned()]),
             "the lists of every file are joined"
         );
-        let mut untrusted = trusted.clone();
+        let mut untrusted = trusted;
         let withheld = untrusted.restrict_untrusted();
         assert_eq!(
             withheld[0].items,

@@ -426,6 +426,8 @@ async fn dispatch(
                     cancel.cancel();
                 }
             }
+            // Not a guard: the message moves into the queue.
+            #[allow(clippy::collapsible_match)]
             InputLine::User(user) => {
                 if queue.send(user).is_err() {
                     break;
