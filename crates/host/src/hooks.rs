@@ -50,7 +50,10 @@
 //!   `https` URLs, without credentials in them, and — when the settings set
 //!   `allowedHttpHookUrls` — only URLs one of its patterns matches (`*` matches any run of
 //!   characters; an empty list allows none; Claude Code's rule: when no settings file sets it,
-//!   any URL is allowed). Redirects are not followed (they could lead elsewhere). A header value
+//!   any URL is allowed). Whatever the list, a hook never reaches a private, shared or
+//!   link-local address (cloud metadata endpoints among them; loopback stays allowed:
+//!   [`blocked_address`], Claude Code's guard), and redirects are not followed (they could lead
+//!   elsewhere). A header value
 //!   may name environment variables (`$NAME`, `${NAME}`): only those of the hook's
 //!   `allowedEnvVars` — cut down to the settings' `httpHookAllowedEnvVars` when set — are filled
 //!   in, any other becomes empty.
@@ -551,15 +554,74 @@ impl Hooks {
     }
 }
 
-/// A reqwest client for one HTTP hook: rustls with ring, no redirects, no proxy for a loopback
-/// host.
+/// Whether an HTTP hook may not reach `ip` (Claude Code's SSRF guard for HTTP hooks): the
+/// private, shared, link-local and unspecified ranges — `0.0.0.0/8`, `10.0.0.0/8`,
+/// `100.64.0.0/10`, `169.254.0.0/16` (cloud metadata), `172.16.0.0/12`, `192.168.0.0/16`, `::`,
+/// `fc00::/7`, `fe80::/10`, and an IPv4-mapped IPv6 address in one of them. Loopback stays
+/// allowed (a local policy server is what HTTP hooks are most used for), and so is every other
+/// address.
+pub fn blocked_address(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            a == 0
+                || a == 10
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 169 && b == 254)
+                || (a == 172 && (16..32).contains(&b))
+                || (a == 192 && b == 168)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return blocked_address(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            v6.is_unspecified() || (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80
+        }
+    }
+}
+
+/// Resolves an HTTP hook's host and refuses it when an address it has is one hooks may not
+/// reach ([`blocked_address`]); the connection then goes to the addresses checked.
+struct GuardedResolver;
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let addresses: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if let Some(bad) = addresses.iter().find(|address| blocked_address(address.ip())) {
+                let why = format!("{host} resolves to {}, an address HTTP hooks may not reach", bad.ip());
+                return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, why).into());
+            }
+            Ok(Box::new(addresses.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// A reqwest client for one HTTP hook: rustls with ring, no redirects, host names resolved
+/// through the address guard ([`GuardedResolver`]), no proxy for a loopback host (through a
+/// proxy it is the proxy that resolves, as in Claude Code).
+///
+/// # Errors
+/// A URL whose host is an address hooks may not reach, or a client that cannot be made.
 fn http_client(url: &reqwest::Url) -> Result<reqwest::Client, String> {
+    let literal = match url.host() {
+        Some(url::Host::Ipv4(ip)) => Some(std::net::IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => Some(std::net::IpAddr::V6(ip)),
+        _ => None,
+    };
+    if let Some(ip) = literal.filter(|ip| blocked_address(*ip)) {
+        return Err(format!("HTTP hook refused: {ip} is an address HTTP hooks may not reach"));
+    }
     // reqwest is built without a crypto provider of its own; a second install is refused
     // harmlessly.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(10))
+        .dns_resolver(GuardedResolver)
         .user_agent(concat!("agent-tools/", env!("CARGO_PKG_VERSION")));
     let loopback = match url.host() {
         Some(url::Host::Domain(domain)) => domain == "localhost",
@@ -1084,6 +1146,31 @@ mod tests {
         let none = HttpPolicy { allowed_urls: Some(Vec::new()), allowed_env_vars: None };
         assert!(none.check_url("http://127.0.0.1:9/").is_err(), "an empty list allows nothing");
         assert!(HttpPolicy::default().check_url("https://anywhere.example/").is_ok());
+    }
+
+    #[test]
+    fn hooks_never_reach_private_or_link_local_addresses() {
+        let blocked = |text: &str| blocked_address(text.parse().unwrap_or_else(|_| panic!("{text}")));
+        for address in [
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.100.100.200",
+            "0.0.0.0",
+            "::",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(blocked(address), "{address}");
+        }
+        for address in ["127.0.0.1", "::1", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111"] {
+            assert!(!blocked(address), "{address}");
+        }
+        let url = reqwest::Url::parse("http://169.254.169.254/latest/meta-data/").unwrap_or_else(|_| panic!("url"));
+        assert!(http_client(&url).is_err_and(|why| why.contains("may not reach")));
     }
 
     #[test]

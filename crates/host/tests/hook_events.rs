@@ -551,6 +551,8 @@ async fn an_http_hook_outside_the_allowed_urls_is_never_called() {
 async fn an_http_hook_that_answers_an_error_status_does_not_block() {
     let dir = tempfile::tempdir().unwrap();
     let (url, seen) = server(503, json!({"decision": "block", "reason": "ignored on a 503"})).await;
+    // By name: the host is resolved through the address guard (loopback is allowed).
+    let url = url.replace("127.0.0.1", "localhost");
     let log = dir.path().join("hooks.log");
     let hooks = Hooks::default().with_hook("PostToolUseFailure", "", http_hook(&url)).with_hook(
         "PostToolUseFailure",
