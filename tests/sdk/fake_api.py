@@ -8,7 +8,9 @@ block's start, deltas and stop, message_delta with the stop reason, message_stop
 JSON message. Every request body is kept in ``requests``. A request whose system prompt holds a
 key of ``scripts`` (a sub-agent's, say), or whose first message does, is answered from that script,
 ``(turns, final)``, instead, after ``delays[key]`` seconds when given. The first ``overloaded`` requests
-are answered 529 (with ``retry-after-ms: 20``).
+are answered 529 (with ``retry-after-ms: 20``). With ``summary`` set, a compaction's summary request
+(its last message asks for the summary) is answered with that text. Every answer reports
+``input_tokens`` input tokens (100 unless given).
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ class FakeApi:
 
     def __init__(self, turns: list[list[dict[str, Any]]], final: str,
                  scripts: dict[str, tuple[list[list[dict[str, Any]]], str]] | None = None,
-                 delays: dict[str, float] | None = None, overloaded: int = 0) -> None:
+                 delays: dict[str, float] | None = None, overloaded: int = 0, summary: str | None = None,
+                 input_tokens: int = 100) -> None:
         self.turns = turns
+        self.summary = summary
+        self.input_tokens = input_tokens
         self.final = final
         self.scripts = scripts or {}
         self.delays = delays or {}
@@ -61,7 +66,7 @@ class FakeApi:
                     "id": f"msg_{len(fake.requests)}", "type": "message", "role": "assistant",
                     "model": body.get("model") or "claude-sonnet-4-5", "content": content,
                     "stop_reason": stop, "stop_sequence": None,
-                    "usage": {"input_tokens": 100, "output_tokens": 20,
+                    "usage": {"input_tokens": fake.input_tokens, "output_tokens": 20,
                               "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
                 }
                 if body.get("stream"):
@@ -126,6 +131,9 @@ class FakeApi:
         system = system if isinstance(system, str) else " ".join(
             block.get("text", "") for block in system if isinstance(block, dict))
         first = json.dumps((body.get("messages") or [{}])[0].get("content"))
+        last = json.dumps((body.get("messages") or [{}])[-1].get("content"))
+        if self.summary is not None and "about to be replaced by a summary" in last:
+            return [{"type": "text", "text": self.summary}]
         key = next((key for key in self.scripts if key in system or key in first), None)
         turns, final = self.scripts[key] if key is not None else (self.turns, self.final)
         if key in self.delays:

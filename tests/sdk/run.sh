@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the Claude Agent SDK tests (Python: test_sdk.py, test_sdk_surface.py, test_sdk_sessions.py; TypeScript: test_sdk_ts.py) and the MCP SDK's serve --http test (test_http.py)
+# Runs the Claude Agent SDK tests (Python: test_sdk.py, test_sdk_surface.py, test_sdk_sessions.py,
+# test_sdk_hooks.py; TypeScript: test_sdk_ts.py) and the MCP SDK's serve --http test (test_http.py)
 # against a built agent-tools binary:
 #   tests/sdk/run.sh target/debug/agent-tools
 # Creates a virtual environment beside this script (tests/sdk/.venv, reused on later runs) with
@@ -19,6 +20,7 @@ cd "$here"
 "$venv/bin/python" test_sdk.py "$program"
 "$venv/bin/python" test_sdk_surface.py "$program"
 "$venv/bin/python" test_sdk_sessions.py "$program"
+"$venv/bin/python" test_sdk_hooks.py "$program"
 # The TypeScript SDK, pinned in ts/package.json (without its optional bundled Claude Code), on the
 # Node that .ci/run installs for the MCP tools (else the one on PATH).
 node="$here/../../.ci/mcp/node_modules/.bin/node"

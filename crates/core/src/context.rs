@@ -531,6 +531,9 @@ pub struct ToolUseContext {
     pub limits: Limits,
     /// Where progress events go, if anywhere.
     pub progress: Option<ProgressSink>,
+    /// The session's hooks, which tools fire their events through
+    /// ([`ToolUseContext::fire_hook`]); `None` runs no hook.
+    pub hooks: Option<Arc<dyn crate::HookEvents>>,
 }
 
 impl fmt::Debug for ToolUseContext {
@@ -545,6 +548,7 @@ impl fmt::Debug for ToolUseContext {
             .field("original_cwd", &self.original_cwd)
             .field("permission_context", &self.permission_context)
             .field("limits", &self.limits)
+            .field("hooks", &self.hooks.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -574,6 +578,7 @@ impl ToolUseContext {
             permission_context: Arc::new(ToolPermissionContext::default()),
             limits: Limits::default(),
             progress: None,
+            hooks: None,
         }
     }
 

@@ -10,7 +10,8 @@
 //!   (unknown fields rejected, every problem listed) and the JSON Schema built once and cached;
 //! - [`Interaction`]: what a tool asks the user beyond yes or no (questions with options);
 //! - [`ToolUseContext`]: what a call receives — options, cancellation, the file-read state,
-//!   app state, the working directory, permissions and limits;
+//!   app state, the working directory, permissions and limits, and the session's hooks
+//!   ([`HookEvents`]: a tool fires its hook events through [`ToolUseContext::fire_hook`]);
 //! - [`ToolResult`], [`ToolResultBlock`], [`ValidationResult`], [`PermissionResult`],
 //!   [`ToolPermissionContext`] with Claude Code's rule grammar;
 //! - [`find_tool_by_name`] / [`tool_matches_name`], and [`call_tool`] to run one call.
@@ -66,6 +67,7 @@ mod capabilities;
 mod context;
 mod error;
 pub mod frontmatter;
+mod hooks;
 mod input;
 mod invoke;
 mod names;
@@ -93,6 +95,7 @@ pub use context::{
     file_state_key, mtime_ms,
 };
 pub use error::ToolError;
+pub use hooks::{HookEvents, HookOutcome};
 pub use input::{InputError, InputIssue, ParsedInput, join_path, parse_strict, semantic, type_name, type_phrase};
 pub use invoke::{
     Invocation, MAX_ERROR_CHARS, call_tool, input_error_result, parse_and_validate, runs_concurrently, truncate_middle,

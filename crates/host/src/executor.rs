@@ -2,9 +2,20 @@
 //!
 //! Each block goes through Claude Code's `runToolUse` stages: find the tool (aliases too) →
 //! strict parse → `validate_input` → PreToolUse hooks → the permission decision (and, if it comes
-//! to that, the [`PermissionPrompter`]) → `call`, with progress and cancellation → PostToolUse
-//! hooks → map the output to a `tool_result` → the empty-result text → size control (an oversized
-//! result is saved to a file and replaced by a preview).
+//! to that, the PermissionRequest hooks, then the [`PermissionPrompter`]) → `call`, with progress
+//! and cancellation → PostToolUse hooks (PostToolUseFailure hooks when the call failed) → map the
+//! output to a `tool_result` → the empty-result text → size control (an oversized result is
+//! saved to a file and replaced by a preview).
+//!
+//! The executor fires the hook events of a call (see [`crate::hooks`]): PreToolUse,
+//! PermissionRequest, PostToolUse or PostToolUseFailure (with `error` and `is_interrupt`),
+//! PermissionDenied once for a call refused by a rule, the mode, the user or a hook (its
+//! `reason` is the refusal the model reads; `retry: true` tells the model it may try again), and
+//! FileChanged after a call of an edit tool (`ToolKind::Edit`: Write, Edit, MultiEdit,
+//! NotebookEdit) succeeded on the file its `get_path` names (`event`: `add` when the file did not
+//! exist before the call, else `change`; the matcher selects on the file's name). A tool's own
+//! events (TaskCreated, WorktreeCreate …) go through the same hooks: the call's context carries
+//! them ([`ToolUseContext::hooks`]).
 //!
 //! A deferred tool's `InputValidationError` ends with Claude Code's hint to load the tool with
 //! ToolSearch (`select:NAME`) first, and its input schema, while ToolSearch is in the pool and no
@@ -173,7 +184,11 @@ impl Executor {
     }
 
     fn deciders(&self) -> Deciders<'_> {
-        Deciders { prompter: self.prompter.as_deref(), classifier: self.classifier.as_deref() }
+        Deciders {
+            prompter: self.prompter.as_deref(),
+            classifier: self.classifier.as_deref(),
+            hooks: Some(self.hooks.as_ref()).filter(|hooks| !hooks.is_empty()),
+        }
     }
 
     /// Lets `classifier` judge the calls that would ask, in auto mode.
@@ -218,7 +233,7 @@ impl Executor {
     /// goes unanswered and the session carries on.
     pub async fn run_tool_use(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
         use futures_util::FutureExt as _;
-        match std::panic::AssertUnwindSafe(self.run_unguarded(tool_use, ctx)).catch_unwind().await {
+        match std::panic::AssertUnwindSafe(self.run_and_report(tool_use, ctx)).catch_unwind().await {
             Ok(done) => done,
             Err(panic) => {
                 let message = panic
@@ -231,6 +246,54 @@ impl Executor {
                 Invocation::from_call(&tool_use.id, &name, Err(ToolError::internal(format!("panic: {message}"))))
             }
         }
+    }
+
+    /// Runs the block, then the PermissionDenied hooks when the call was refused.
+    async fn run_and_report(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
+        let mut done = self.run_unguarded(tool_use, ctx).await;
+        if done.permission_denied && !self.hooks.event("PermissionDenied").is_empty() {
+            Box::pin(self.permission_denied_hooks(tool_use, &mut done, ctx)).await;
+        }
+        done
+    }
+
+    /// The PermissionDenied hooks of a refused call: `tool_name`, `tool_input`, `tool_use_id`
+    /// and `reason` (the refusal). A hook's `retry: true` adds a note that the model may try the
+    /// call again.
+    async fn permission_denied_hooks(&self, tool_use: &ToolUseBlock, done: &mut Invocation, ctx: &ToolUseContext) {
+        let Some(tool) = find_tool_by_name(&self.pool, &tool_use.name) else { return };
+        let tool = tool.as_ref();
+        let mut call_ctx = self.call_context(ctx);
+        call_ctx.tool_use_id = Some(tool_use.id.clone());
+        let parsed = tool.parse(tool_use.input.clone()).ok();
+        let matched = parsed
+            .as_ref()
+            .filter(|_| hooks::any_condition(self.hooks.event("PermissionDenied"), tool.name()))
+            .map(|parsed| CallMatch::for_hooks(tool, parsed, &call_ctx));
+        let condition = |pattern: &str| matched.as_ref().is_none_or(|matched| matched.holds(pattern));
+        let mut payload = serde_json::Map::new();
+        payload.insert("tool_name".into(), Value::from(tool.name()));
+        payload.insert("tool_input".into(), tool_use.input.clone());
+        payload.insert("tool_use_id".into(), Value::from(tool_use.id.as_str()));
+        payload.insert("reason".into(), Value::from(done.block.content.text()));
+        let outcome =
+            hooks::run_tool_event(&self.hooks, "PermissionDenied", tool.name(), &condition, payload, &call_ctx).await;
+        if outcome.specific.get("retry").and_then(Value::as_bool) == Some(true) {
+            done.new_messages.push(agent_tools_core::Message::system_text(format!(
+                "PermissionDenied:{} hook: this call may be retried.",
+                tool.name()
+            )));
+        }
+    }
+
+    /// The context a call runs in: the session's, with the executor's hooks when it carries
+    /// none (so a tool fires its events through the hooks that run around it).
+    fn call_context(&self, ctx: &ToolUseContext) -> ToolUseContext {
+        let mut call_ctx = ctx.clone();
+        if call_ctx.hooks.is_none() && !self.hooks.is_empty() {
+            call_ctx.hooks = Some(Arc::clone(&self.hooks) as Arc<dyn agent_tools_core::HookEvents>);
+        }
+        call_ctx
     }
 
     async fn run_unguarded(&self, tool_use: &ToolUseBlock, ctx: &ToolUseContext) -> Invocation {
@@ -253,7 +316,8 @@ impl Executor {
             let matched = hooks::any_condition(&self.hooks.pre_tool_use, tool.name())
                 .then(|| CallMatch::for_hooks(tool, &parsed, &call_ctx));
             let condition = |pattern: &str| matched.as_ref().is_none_or(|matched| matched.holds(pattern));
-            let pre = hooks::run_pre_tool_use(&self.hooks, tool.name(), parsed.json(), &condition, &call_ctx).await;
+            let pre =
+                Box::pin(hooks::run_pre_tool_use(&self.hooks, tool.name(), parsed.json(), &condition, &call_ctx)).await;
             messages.extend(pre.messages);
             if let Some(blocked) = pre.blocked {
                 return Invocation {
@@ -327,8 +391,19 @@ impl Executor {
         } else {
             tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path))
         };
+        // FileChanged: whether the file an edit tool names existed before the call.
+        let changed_file = (tool.capabilities().kind == agent_tools_core::ToolKind::Edit
+            && !self.hooks.event("FileChanged").is_empty())
+        .then(|| tool.get_path(&parsed).map(|path| call_ctx.resolve_path(&path)))
+        .flatten()
+        .map(|path| {
+            let existed = path.exists();
+            (path, existed)
+        });
         tracing::debug!(tool = tool.name(), id, "calling tool");
+        let started = std::time::Instant::now();
         let outcome = self.call(tool, parsed, &call_ctx).await;
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let mut done = Invocation::from_call(id, tool.name(), outcome);
         // What follows a success (the new errors an edit introduced: Claude Code's diagnostics).
         if !done.block.is_error {
@@ -345,17 +420,62 @@ impl Executor {
             }
         }
         done.block = size::control(done.block, tool.max_result_size_chars(), ctx.options.session_dir.as_deref());
-        if !self.hooks.post_tool_use.is_empty() && !done.block.is_error {
-            let response = done.data.as_ref().map_or(Value::Null, |data| data.to_json());
-            let condition = |pattern: &str| post_match.as_ref().is_none_or(|matched| matched.holds(pattern));
-            messages.extend(
-                hooks::run_post_tool_use(&self.hooks, tool.name(), &input_json, &response, &condition, &call_ctx).await,
-            );
+        if !self.hooks.is_empty() {
+            let after = AfterCall { tool, input: &input_json, duration_ms, changed_file, post_match };
+            // Boxed: the hooks' futures stay off the stack of deeply nested calls (a REPL script's).
+            messages.extend(Box::pin(self.after_call_hooks(after, &done, &call_ctx)).await);
         }
         messages.append(&mut done.new_messages);
         done.new_messages = messages;
         done.context_modifier = chain(permission_modifier, done.context_modifier.take());
         done
+    }
+
+    /// The hooks that follow a call: PostToolUse after a success, PostToolUseFailure after a
+    /// failure (with `error`, `is_interrupt`, `duration_ms`), FileChanged after an edit tool's
+    /// success. The system messages they add.
+    async fn after_call_hooks(
+        &self,
+        after: AfterCall<'_>,
+        done: &Invocation,
+        call_ctx: &ToolUseContext,
+    ) -> Vec<Message> {
+        let AfterCall { tool, input, duration_ms, changed_file, post_match } = after;
+        let mut messages = Vec::new();
+        let condition = |pattern: &str| post_match.as_ref().is_none_or(|matched| matched.holds(pattern));
+        if !self.hooks.post_tool_use.is_empty() && !done.block.is_error {
+            let response = done.data.as_ref().map_or(Value::Null, |data| data.to_json());
+            messages.extend(
+                hooks::run_post_tool_use(&self.hooks, tool.name(), input, &response, duration_ms, &condition, call_ctx)
+                    .await,
+            );
+        }
+        if done.block.is_error && !self.hooks.event("PostToolUseFailure").is_empty() {
+            let mut payload = serde_json::Map::new();
+            payload.insert("tool_name".into(), Value::from(tool.name()));
+            payload.insert("tool_input".into(), input.clone());
+            payload.insert("tool_use_id".into(), Value::from(done.block.tool_use_id.as_str()));
+            payload.insert("error".into(), Value::from(done.block.content.text()));
+            payload.insert("is_interrupt".into(), Value::from(call_ctx.interrupt.is_cancelled()));
+            payload.insert("duration_ms".into(), Value::from(duration_ms));
+            let outcome =
+                hooks::run_tool_event(&self.hooks, "PostToolUseFailure", tool.name(), &condition, payload, call_ctx)
+                    .await;
+            for context in outcome.context {
+                messages.push(Message::system_text(format!(
+                    "PostToolUseFailure:{} hook additional context: {context}",
+                    tool.name()
+                )));
+            }
+        }
+        if let Some((path, existed)) = changed_file.filter(|_| !done.block.is_error) {
+            let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            let mut payload = serde_json::Map::new();
+            payload.insert("file_path".into(), Value::from(path.to_string_lossy().into_owned()));
+            payload.insert("event".into(), Value::from(if existed { "change" } else { "add" }));
+            let _ = hooks::run_event(&self.hooks, "FileChanged", &name, payload, call_ctx).await;
+        }
+        messages
     }
 
     /// Strict parse, then `validate_input` with a context whose `tool_use_id` is set (the core's
@@ -380,7 +500,7 @@ impl Executor {
                 return Err(Invocation::refused(block));
             }
         };
-        let mut call_ctx = ctx.clone();
+        let mut call_ctx = self.call_context(ctx);
         call_ctx.tool_use_id = Some(id.to_owned());
         if let ValidationResult::Error { message, error_code } = tool.validate_input(&parsed, &call_ctx).await {
             let mut refused = Invocation::refused(validation_error_result(id, &message));
@@ -477,6 +597,18 @@ impl Executor {
         let runs = batch.iter().map(|block| self.run_tool_use(block, ctx));
         futures_util::stream::iter(runs).buffered(self.max_concurrency).collect().await
     }
+}
+
+/// What the hooks after a call need to know of it.
+struct AfterCall<'a> {
+    tool: &'a dyn Tool,
+    /// The input the tool ran with.
+    input: &'a Value,
+    duration_ms: u64,
+    /// The file an edit tool named, and whether it existed before the call (FileChanged).
+    changed_file: Option<(std::path::PathBuf, bool)>,
+    /// The call's rule matching, for the hooks' `if` conditions.
+    post_match: Option<CallMatch<'a>>,
 }
 
 /// Runs `first` then `second`.

@@ -47,6 +47,7 @@
 pub mod commands;
 #[cfg(any(feature = "cron-create", feature = "cron-delete", feature = "cron-list"))]
 pub mod cron;
+mod elicitation;
 pub mod environment;
 pub mod executor;
 pub mod hooks;

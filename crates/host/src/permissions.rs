@@ -514,6 +514,8 @@ pub struct Deciders<'a> {
     pub prompter: Option<&'a dyn PermissionPrompter>,
     /// Judges the call in auto mode.
     pub classifier: Option<&'a dyn AutoClassifier>,
+    /// The session's hooks: their `PermissionRequest` hooks answer before anyone is asked.
+    pub hooks: Option<&'a crate::hooks::Hooks>,
 }
 
 /// How an ask was settled.
@@ -572,6 +574,84 @@ pub fn apply_update(permissions: &mut ToolPermissionContext, update: &Permission
     }
 }
 
+/// Runs the `PermissionRequest` hooks of a call that would ask (Claude Code runs them where it
+/// would show its permission dialog, and for a background agent that cannot ask): the input is
+/// `tool_name`, `tool_input` and `permission_suggestions`. A hook's
+/// `hookSpecificOutput.decision` answers for the user: `{"behavior": "allow", "updatedInput"?,
+/// "updatedPermissions"?}` allows (with the input replaced, and the permission updates applied
+/// — rules and directories; a switch to `bypassPermissions` is not taken from a hook), and
+/// `{"behavior": "deny", "message"?, "interrupt"?}` refuses (`interrupt` also stops the turn),
+/// as do exit code 2 and `decision: "block"`. `None` when no hook decided: the question is
+/// asked as before.
+async fn permission_request_hooks(
+    hooks: &crate::hooks::Hooks,
+    tool: &dyn Tool,
+    input: &ParsedInput,
+    suggestions: &[PermissionUpdate],
+    ctx: &ToolUseContext,
+) -> Option<Resolved> {
+    let tool_name = tool.name();
+    let matched = crate::hooks::any_condition(hooks.event("PermissionRequest"), tool_name)
+        .then(|| CallMatch::for_hooks(tool, input, ctx));
+    let condition = |pattern: &str| matched.as_ref().is_none_or(|matched| matched.holds(pattern));
+    let mut payload = serde_json::Map::new();
+    payload.insert("tool_name".into(), Value::from(tool_name));
+    payload.insert("tool_input".into(), input.json().clone());
+    payload.insert("permission_suggestions".into(), serde_json::to_value(suggestions).unwrap_or_default());
+    let outcome = crate::hooks::run_tool_event(hooks, "PermissionRequest", tool_name, &condition, payload, ctx).await;
+    let deny = |message: String| Resolved {
+        decision: PermissionDecision::Deny {
+            message,
+            reason: PermissionDecisionReason::Hook { hook_name: "PermissionRequest".into(), reason: None },
+        },
+        modifier: None,
+    };
+    if let Some(reason) = outcome.blocked.or(outcome.stop) {
+        let reason = if reason.trim().is_empty() { "no reason given".to_owned() } else { reason };
+        return Some(deny(format!(
+            "Permission to use {tool_name} has been denied by a PermissionRequest hook: {reason}"
+        )));
+    }
+    let decision = outcome.specific.get("decision")?;
+    match decision.get("behavior").and_then(Value::as_str) {
+        Some("deny") => {
+            if decision.get("interrupt").and_then(Value::as_bool) == Some(true) {
+                ctx.interrupt.cancel();
+            }
+            let message =
+                decision.get("message").and_then(Value::as_str).filter(|text| !text.trim().is_empty()).map_or_else(
+                    || format!("Permission to use {tool_name} has been denied by a PermissionRequest hook."),
+                    str::to_owned,
+                );
+            Some(deny(message))
+        }
+        Some("allow") => {
+            let updated_input = decision.get("updatedInput").filter(|value| value.is_object()).cloned();
+            let updates: Vec<PermissionUpdate> = decision
+                .get("updatedPermissions")
+                .and_then(Value::as_array)
+                .map(|list| list.iter().filter_map(|update| serde_json::from_value(update.clone()).ok()).collect())
+                .unwrap_or_default();
+            let updates: Vec<PermissionUpdate> = updates
+                .into_iter()
+                .filter(|update| {
+                    !matches!(update, PermissionUpdate::SetMode { mode: PermissionMode::BypassPermissions, .. })
+                })
+                .collect();
+            let modifier: Option<ContextModifier> = (!updates.is_empty()).then(|| {
+                Box::new(move |mut ctx: ToolUseContext| {
+                    for update in &updates {
+                        apply_update(Arc::make_mut(&mut ctx.permission_context), update);
+                    }
+                    ctx
+                }) as ContextModifier
+            });
+            Some(Resolved { decision: PermissionDecision::Allow { updated_input }, modifier })
+        }
+        _ => None,
+    }
+}
+
 /// Settles an ask (see the module docs).
 pub async fn resolve_ask(
     tool: &dyn Tool,
@@ -582,7 +662,7 @@ pub async fn resolve_ask(
     ctx: &ToolUseContext,
     deciders: Deciders<'_>,
 ) -> Resolved {
-    let Deciders { prompter, classifier } = deciders;
+    let Deciders { prompter, classifier, hooks } = deciders;
     let permissions = &ctx.permission_context;
     let refuse = |text: String| Resolved {
         decision: PermissionDecision::Deny {
@@ -631,6 +711,11 @@ pub async fn resolve_ask(
         return refuse(format!(
             "Permission to use {tool_name} has been denied because the session runs in don't-ask mode. {message}"
         ));
+    }
+    if let Some(hooks) = hooks.filter(|hooks| !hooks.event("PermissionRequest").is_empty())
+        && let Some(resolved) = Box::pin(permission_request_hooks(hooks, tool, input, &suggestions, ctx)).await
+    {
+        return resolved;
     }
     let Some(prompter) = prompter.filter(|_| !permissions.should_avoid_permission_prompts) else {
         return refuse(format!(

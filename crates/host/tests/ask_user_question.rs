@@ -165,7 +165,13 @@ fn hook_printing(output: &Value) -> Hooks {
     Hooks {
         pre_tool_use: vec![HookMatcher {
             matcher: "AskUserQuestion".into(),
-            hooks: vec![CommandHook { kind: "command".into(), command, timeout: None, condition: None }],
+            hooks: vec![CommandHook {
+                kind: "command".into(),
+                command,
+                timeout: None,
+                condition: None,
+                ..CommandHook::default()
+            }],
         }],
         post_tool_use: Vec::new(),
         ..Hooks::default()

@@ -16,6 +16,7 @@ fn guarded(condition: &str) -> Hooks {
         command: "echo 'stopped by the guard' >&2; exit 2".into(),
         timeout: None,
         condition: Some(condition.into()),
+        ..CommandHook::default()
     };
     Hooks {
         pre_tool_use: vec![HookMatcher { matcher: String::new(), hooks: vec![hook] }],

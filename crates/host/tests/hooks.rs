@@ -15,7 +15,13 @@ use serde_json::json;
 fn hook(matcher: &str, command: &str, timeout: Option<f64>) -> HookMatcher {
     HookMatcher {
         matcher: matcher.into(),
-        hooks: vec![CommandHook { kind: "command".into(), command: command.into(), timeout, condition: None }],
+        hooks: vec![CommandHook {
+            kind: "command".into(),
+            command: command.into(),
+            timeout,
+            condition: None,
+            ..CommandHook::default()
+        }],
     }
 }
 

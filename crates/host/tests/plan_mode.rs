@@ -236,7 +236,13 @@ async fn a_hooks_allow_does_not_skip_the_users_approval_of_the_plan() {
     let hooks = Hooks {
         pre_tool_use: vec![HookMatcher {
             matcher: "ExitPlanMode".into(),
-            hooks: vec![CommandHook { kind: "command".into(), command: allow.into(), timeout: None, condition: None }],
+            hooks: vec![CommandHook {
+                kind: "command".into(),
+                command: allow.into(),
+                timeout: None,
+                condition: None,
+                ..CommandHook::default()
+            }],
         }],
         post_tool_use: Vec::new(),
         ..Hooks::default()

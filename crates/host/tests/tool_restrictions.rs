@@ -100,6 +100,7 @@ async fn a_hooks_allow_or_rewrite_does_not_lift_a_restriction() {
                     command: hook.into(),
                     timeout: None,
                     condition: None,
+                    ..CommandHook::default()
                 }],
             }],
             ..Hooks::default()
@@ -122,6 +123,7 @@ async fn a_hooks_allow_or_rewrite_does_not_lift_a_restriction() {
                 command: allow_all.into(),
                 timeout: None,
                 condition: None,
+                ..CommandHook::default()
             }],
         }],
         ..Hooks::default()

@@ -28,8 +28,10 @@ use crate::transcript::Transcript;
 use crate::{compact, memory};
 
 mod calls;
+mod hook_events;
 mod stream;
 use calls::{Call, CallState, join_error, poll_finished};
+pub use hook_events::{PromptExpansion, stop_failure_kind};
 use stream::Streamed;
 
 /// The `anthropic-beta` features the loop's requests use: tool search (`defer_loading`,
@@ -235,6 +237,12 @@ impl Agent {
             reported_cwd: session.project_dir().to_path_buf(),
             ..State::default()
         };
+        // Every hook's `transcript_path` names the main conversation's transcript.
+        if !session.is_fork()
+            && let Some(transcript) = &transcript
+        {
+            session.hooks().set_transcript_path(&transcript.path().display().to_string());
+        }
         let (progress_tx, progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let spend = options.spend.clone().unwrap_or_default();
         let live = std::sync::Mutex::new(Live { model: options.model.clone(), thinking: options.thinking.clone() });
@@ -400,19 +408,22 @@ impl Agent {
         })
     }
 
-    /// Runs the `SessionEnd` hooks (`reason`: `clear`, `logout`, `prompt_input_exit`, `other`).
+    /// Runs the `SessionEnd` hooks (`reason`: `clear`, `logout`, `prompt_input_exit`, `other`;
+    /// the matcher selects on it).
     pub async fn end(&self, reason: &str) {
         let mut payload = Map::new();
         payload.insert("reason".into(), json!(reason));
-        self.run_hooks("SessionEnd", "", payload).await;
+        self.run_hooks("SessionEnd", reason, payload).await;
     }
 
-    /// Runs the `Notification` hooks with `message` (Claude Code fires them when it needs the
-    /// user: a permission question, an idle prompt).
-    pub async fn notify(&self, message: &str) {
+    /// Runs the `Notification` hooks with `message` and `notification_type` (the matcher
+    /// selects on it): Claude Code fires them when it needs the user — `permission_prompt` for
+    /// a permission question, `idle_prompt` when it waits for a prompt.
+    pub async fn notify(&self, message: &str, notification_type: &str) {
         let mut payload = Map::new();
         payload.insert("message".into(), json!(message));
-        self.run_hooks("Notification", "", payload).await;
+        payload.insert("notification_type".into(), json!(notification_type));
+        self.run_hooks("Notification", notification_type, payload).await;
     }
 
     /// A sub-agent's type (empty for the main conversation).
@@ -437,8 +448,7 @@ impl Agent {
         }
         // A Notification hook runs while the call that asks holds the session's context.
         let ctx = self.session.context_without_waiting();
-        let transcript = self.transcript_path().map(|path| path.display().to_string()).unwrap_or_default();
-        run_event(self.session.hooks(), event, target, payload, &transcript, &ctx).await
+        run_event(self.session.hooks(), event, target, payload, &ctx).await
     }
 
     /// Sends `prompt` (text) and runs the loop until the model ends its turn, a limit is reached
@@ -509,6 +519,9 @@ impl Agent {
         }
         if !st.session_started {
             st.session_started = true;
+            if !st.started {
+                extra_context.extend(self.setup_hooks().await);
+            }
             let source = if std::mem::take(&mut st.cleared) {
                 "clear"
             } else if st.started {
@@ -518,6 +531,7 @@ impl Agent {
             };
             let mut payload = Map::new();
             payload.insert("source".into(), json!(source));
+            payload.insert("model".into(), json!(self.model()));
             let outcome = self.run_hooks("SessionStart", source, payload).await;
             extra_context.extend(outcome.context);
         }
@@ -583,6 +597,7 @@ impl Agent {
         if let Some(notice) = loaded.skipped_notice() {
             sink(AgentEvent::Notice(notice));
         }
+        self.instructions_loaded_hooks(&loaded.files).await;
         Some(memory::render(&loaded.files)).filter(|text| !text.is_empty())
     }
 
@@ -607,11 +622,13 @@ impl Agent {
                 Ok(Streamed::Interrupted(calls)) => {
                     self.stop_calls(calls).await;
                     self.stop_monitors(&run).await;
+                    self.interrupt_hooks().await;
                     return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
                 }
                 Err(error) => {
                     let text = api_error_text(&error);
                     sink(AgentEvent::Notice(text.clone()));
+                    self.stop_failure_hooks(&error, &text, &run.last_text).await;
                     return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, text, "api_error");
                 }
             };
@@ -632,6 +649,7 @@ impl Agent {
                 sink(AgentEvent::Message(self.user_event(&interruption, None)));
                 self.push(st, Message::user(conversation::blocks(vec![interruption])));
                 self.stop_monitors(&run).await;
+                self.interrupt_hooks().await;
                 return self.finish(&run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted");
             }
         }
@@ -648,6 +666,7 @@ impl Agent {
     ) -> Option<QueryResult> {
         if interrupt.is_cancelled() {
             self.stop_monitors(run).await;
+            self.interrupt_hooks().await;
             return Some(self.finish(run, ResultSubtype::ErrorDuringExecution, true, String::new(), "interrupted"));
         }
         if let Some(max) = self.options.max_turns
@@ -929,6 +948,9 @@ impl Agent {
         self.push(st, compact::summary_message(&summary));
         let context = self.initial_context().await;
         self.push(st, Message::system_text(context));
+        for context in self.post_compact_hooks(trigger, &summary).await {
+            self.push(st, Message::system_text(context));
+        }
         sink(AgentEvent::Message(json!({
             "type": "system", "subtype": "compact_boundary", "session_id": self.session.id(),
             "compact_metadata": {"trigger": trigger}, "uuid": uuid(),

@@ -77,10 +77,32 @@ impl Agent {
                     result
                 }
                 Some(Ok(body)) => {
+                    // UserPromptExpansion hooks see the expansion first: they may add context or
+                    // refuse it.
+                    let expansion = crate::agent::PromptExpansion {
+                        expansion_type: "slash_command",
+                        command_name: &name,
+                        command_args: &args,
+                        command_source: None,
+                        prompt: &body,
+                    };
+                    let context = match self.expand_prompt(&expansion).await {
+                        Ok(context) => context,
+                        Err(reason) => {
+                            let mut result = self.local_output(
+                                format!("/{name} was blocked by a UserPromptExpansion hook: {reason}"),
+                                sink,
+                            );
+                            result.is_error = true;
+                            return result;
+                        }
+                    };
                     let invoked = format!(
                         "<command-message>{name} is running…</command-message>\n<command-name>/{name}</command-name>\n<command-args>{args}</command-args>"
                     );
-                    let blocks = vec![json!({"type": "text", "text": invoked}), json!({"type": "text", "text": body})];
+                    let mut blocks =
+                        vec![json!({"type": "text", "text": invoked}), json!({"type": "text", "text": body})];
+                    blocks.extend(context.into_iter().map(|text| json!({"type": "text", "text": text})));
                     self.query_blocks(blocks, sink).await
                 }
             },

@@ -20,10 +20,16 @@
 //! - **Conversation messages** Claude Code adds: `# Environment update` after a `cd`, PostToolUse
 //!   hook output, background-task notifications, `Tool loaded.` after a ToolSearch that loaded
 //!   tools.
-//! - **Hooks** of the loop (settings' `hooks`, Claude Code's format): `SessionStart`,
-//!   `UserPromptSubmit` (its block refuses the prompt, its output is context), `Stop` (its block
-//!   makes the model go on), `PreCompact`, `SessionEnd` ([`Agent::end`]), `Notification`
-//!   ([`Agent::notify`]).
+//! - **Hooks** of the loop (settings' `hooks`, Claude Code's format): `Setup` and
+//!   `SessionStart` (startup, resume, compact), `UserPromptSubmit` (its block refuses the prompt,
+//!   its output is context), `Stop` / `SubagentStop` (a block makes the model go on),
+//!   `SubagentStart`, `StopFailure`, `Interrupt`, `PreCompact` / `PostCompact`,
+//!   `InstructionsLoaded`, `PostToolBatch`, `CwdChanged`, and for the front ends `SessionEnd`
+//!   ([`Agent::end`]), `Notification` ([`Agent::notify`]), `PreModelSwitch` / `PostModelSwitch`
+//!   ([`Agent::switch_model`]), `UserPromptExpansion` ([`Agent::expand_prompt`], for a slash
+//!   command a front end expands), `DirectoryAdded` ([`Agent::directories_added`]) and
+//!   `TeammateIdle` ([`Agent::teammate_idle`]). Inside a sub-agent every hook's input carries its
+//!   `agent_id` and `agent_type`.
 //! - **Compaction** ([`compact`]): near the context window the model summarises the
 //!   conversation and the summary replaces it; tools ToolSearch loaded stay loaded.
 //! - **Auto mode** ([`classifier`]): with `--permission-mode auto`, a small model judges the

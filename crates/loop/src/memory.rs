@@ -58,6 +58,8 @@ pub struct MemoryFile {
     pub path: PathBuf,
     /// Where it comes from (an import takes its importer's kind).
     pub kind: MemoryKind,
+    /// The memory file that imports it (`@path`); `None` for a memory file found in its place.
+    pub importer: Option<PathBuf>,
     /// Its text (imports are separate entries, right after their importer).
     pub content: String,
 }
@@ -250,7 +252,12 @@ impl Loader<'_> {
             return;
         }
         let imports = imports(&content);
-        self.memory.files.push(MemoryFile { path: path.to_path_buf(), kind, content });
+        self.memory.files.push(MemoryFile {
+            path: path.to_path_buf(),
+            kind,
+            importer: importer.map(Path::to_path_buf),
+            content,
+        });
         let base = path.parent().unwrap_or(Path::new("/"));
         for import in imports {
             let target = if let Some(rest) = import.strip_prefix("~/") {

@@ -92,6 +92,8 @@ pub use handler::{ELICITATION_UNAVAILABLE, Elicitor, SAMPLING_UNAVAILABLE, Sampl
 pub use names::{MAX_TOOL_NAME_CHARS, NameAllocator, mcp_tool_name, normalize_name};
 /// rmcp's request and result types the [`Elicitor`] and [`Sampler`] traits use.
 #[allow(deprecated)] // sampling is deprecated by SEP-2577 in rmcp, and still what servers use
-pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult};
+pub use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction,
+};
 pub use sdk::SdkServers;
 pub use tool::{MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, McpTool, truncate_description};

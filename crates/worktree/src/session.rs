@@ -16,7 +16,8 @@ pub struct WorktreeSession {
     pub name: String,
     /// The worktree's folder (canonical).
     pub worktree_path: PathBuf,
-    /// Its branch (`worktree-feature-login`).
+    /// Its branch (`worktree-feature-login`); `None` for a worktree a `WorktreeCreate` hook
+    /// made (its removal is the `WorktreeRemove` hooks' business, not git's).
     pub worktree_branch: Option<String>,
     /// The main repository's root, where git commands that add or remove worktrees run.
     pub repo_root: PathBuf,

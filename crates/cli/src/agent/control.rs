@@ -62,7 +62,7 @@ pub(crate) async fn answer(request: SdkRequest, agent: &Arc<Agent>, session: &Ar
             Ok(json!({"mode": mode.as_str()}))
         }
         SdkRequest::SetModel { model } => {
-            agent.set_model(model.as_deref());
+            agent.switch_model(model.as_deref(), "sdk").await?;
             Ok(json!({}))
         }
         SdkRequest::SetMaxThinkingTokens { max_thinking_tokens } => {
@@ -257,6 +257,7 @@ async fn apply_flag_settings(agent: &Agent, session: &Session, settings: &Map<St
         ));
     }
     let mut updates = Vec::new();
+    let mut added = Vec::new();
     let mut mode = None;
     if let Some(permissions) = settings.get("permissions") {
         let Some(permissions) = permissions.as_object() else {
@@ -283,6 +284,7 @@ async fn apply_flag_settings(agent: &Agent, session: &Session, settings: &Map<St
                     items.iter().map(|item| item.as_str().map(|dir| session.project_dir().join(dir))).collect()
                 })
                 .ok_or("apply_flag_settings: permissions.additionalDirectories must be a list of paths")?;
+            added.clone_from(&directories);
             updates.push(PermissionUpdate::AddDirectories {
                 destination: PermissionUpdateDestination::Session,
                 directories,
@@ -302,8 +304,9 @@ async fn apply_flag_settings(agent: &Agent, session: &Session, settings: &Map<St
         session.set_permission_mode(mode).await?;
     }
     session.update_permissions(&updates).await;
+    agent.directories_added(&added, "apply_flag_settings").await;
     if let Some(model) = model {
-        agent.set_model(Some(&model));
+        agent.switch_model(Some(&model), "sdk").await?;
     }
     Ok(json!({}))
 }

@@ -153,13 +153,15 @@ pub(crate) struct AgentArgs {
     #[arg(short = 'v', long = "version")]
     pub(crate) version: bool,
 
+    /// With `--output-format stream-json`: a `system/hook_started` and a `system/hook_response`
+    /// line for every hook run (those of SessionStart and Setup hooks are printed anyway).
+    #[arg(long)]
+    pub(crate) include_hook_events: bool,
+
     // Accepted for compatibility with `claude` and the Agent SDKs, and ignored.
     /// Ignored (`claude`'s approval surface switch).
     #[arg(long, value_name = "MODE", hide = true)]
     pub(crate) permission_prompts: Option<String>,
-    /// Ignored.
-    #[arg(long, hide = true)]
-    pub(crate) include_hook_events: bool,
     /// Ignored.
     #[arg(long, value_name = "MODEL", hide = true)]
     pub(crate) fallback_model: Option<String>,

@@ -10,6 +10,10 @@
 //! `additionalContext` …) or `{"ok": false, "error": …}` (the relay fails: the call goes on, or
 //! for a matcher with `onFailure: "block"` the relay exits 2 and the call is refused).
 //!
+//! Every hook event reaches the callbacks this way, those fired inside sub-agents included —
+//! but one fired once the SDK has closed standard input (`SessionEnd`, at the end of a session)
+//! cannot be answered any more: its callback fails at once (a settings hook still runs).
+//!
 //! The socket lives in a fresh folder only its user may enter, removed when the session ends.
 
 use std::io::{Read as _, Write as _};

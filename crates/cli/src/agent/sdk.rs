@@ -44,26 +44,41 @@ type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<ControlResponse>>>>;
 pub(crate) struct Control {
     pending: Pending,
     counter: AtomicU64,
+    /// Standard input ended: no answer can come any more.
+    closed: std::sync::atomic::AtomicBool,
     /// The agent, once built (a `can_use_tool` denial may ask to interrupt it).
     agent: OnceLock<Weak<Agent>>,
 }
 
 impl Control {
     fn new() -> Arc<Self> {
-        Arc::new(Self { pending: Pending::default(), counter: AtomicU64::new(0), agent: OnceLock::new() })
+        Arc::new(Self {
+            pending: Pending::default(),
+            counter: AtomicU64::new(0),
+            closed: std::sync::atomic::AtomicBool::new(false),
+            agent: OnceLock::new(),
+        })
     }
 
     /// Sends `request` and waits for the SDK's answer: its `response` object on success, its
-    /// `error` text otherwise (or when the SDK closed its input first).
+    /// `error` text otherwise (or when the SDK closed its input, before or after: then nothing is
+    /// sent, since nothing could answer — a `SessionEnd` callback at the end of input, say).
     pub(crate) async fn request(&self, request: AgentRequest) -> Result<Value, String> {
+        const CLOSED: &str = "the SDK closed its input before it answered";
         let number = self.counter.fetch_add(1, Ordering::SeqCst) + 1;
         let request_id = format!("req_{number}_{}", &output::uuid()[..8]);
         let (send, receive) = oneshot::channel();
-        lock(&self.pending).insert(request_id.clone(), send);
+        {
+            let mut pending = lock(&self.pending);
+            if self.closed.load(Ordering::SeqCst) {
+                return Err(CLOSED.to_owned());
+            }
+            pending.insert(request_id.clone(), send);
+        }
         output::line(&OutputLine::ControlRequest { request_id, request: Box::new(request) });
         match receive.await {
             Ok(response) => response.into_result(),
-            Err(_) => Err("the SDK closed its input before it answered".to_owned()),
+            Err(_) => Err(CLOSED.to_owned()),
         }
     }
 
@@ -74,9 +89,11 @@ impl Control {
         }
     }
 
-    /// Fails every request still waiting (standard input ended).
+    /// Fails every request still waiting, and every later one (standard input ended).
     fn close(&self) {
-        lock(&self.pending).clear();
+        let mut pending = lock(&self.pending);
+        self.closed.store(true, Ordering::SeqCst);
+        pending.clear();
     }
 
     fn interrupt_agent(&self) {
@@ -458,6 +475,8 @@ async fn dispatch(
                     cancel.cancel();
                 }
             }
+            // Not a guard: the message moves into the queue.
+            #[allow(clippy::collapsible_match)]
             InputLine::User(user) => {
                 let Ok(()) = queue.send(user) else { break };
             }

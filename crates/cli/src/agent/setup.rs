@@ -76,7 +76,8 @@ impl PermissionPrompter for Notifying {
     ) -> agent_tools_core::BoxFuture<'a, agent_tools_host::PermissionAnswer> {
         Box::pin(async move {
             if let Some(agent) = self.agent.get().and_then(std::sync::Weak::upgrade) {
-                agent.notify(&format!("The agent needs your permission to use {}", request.display_name)).await;
+                let message = format!("The agent needs your permission to use {}", request.display_name);
+                agent.notify(&message, "permission_prompt").await;
             }
             self.inner.ask(request).await
         })
@@ -453,6 +454,9 @@ pub(crate) async fn start(
         sdk_servers: frontend.sdk_servers,
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
+    if args.output_format == OutputFormat::StreamJson {
+        print_hook_notices(&session, args.include_hook_events);
+    }
     // What SendUserMessage sends is printed for the user, except where stdout is JSON (the
     // stream-json events already carry the call).
     if args.output_format == OutputFormat::Text {
@@ -499,6 +503,15 @@ pub(crate) async fn start(
     }
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
+    // Claude Code's CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: the share of the context window (1 to 100
+    // per cent) at which the conversation is compacted; only ever earlier than the default.
+    if let Some(percent) = env.text("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")
+        && let Ok(percent) = percent.trim().parse::<f64>()
+        && percent > 0.0
+        && percent <= 100.0
+    {
+        agent_options.compact_at = agent_options.compact_at.min(percent / 100.0);
+    }
     // Claude Code's override of its Stop-hook block cap; 0 (or a negative number) means no cap.
     if let Some(cap) = env.text("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") {
         agent_options.stop_hook_block_cap = match cap.trim().parse::<i64>() {
@@ -542,7 +555,21 @@ pub(crate) async fn start(
             return Err(StartError::Setup(error.into()));
         }
     };
+    agent.directories_added(&agent.options().additional_dirs, "add_dir_flag").await;
     Ok(Started { agent, session })
+}
+
+/// Prints each hook run as stream-json lines (`system/hook_started`, `system/hook_response`):
+/// every hook's with `--include-hook-events`, else those of `SessionStart` and `Setup` only, as
+/// Claude Code does.
+fn print_hook_notices(session: &Session, all: bool) {
+    let session_id = session.id().to_owned();
+    let listener = move |notice: &agent_tools_host::hooks::HookNotice| {
+        if all || matches!(notice.event(), "SessionStart" | "Setup") {
+            super::output::line(&notice.to_json(&session_id));
+        }
+    };
+    session.hooks().set_listener(Some(Arc::new(listener)));
 }
 
 #[cfg(test)]

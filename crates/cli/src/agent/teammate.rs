@@ -9,6 +9,10 @@
 //! results. After each answer (and the reports of any background agents it started) it appends
 //! the answer to the lead's mailbox (`inboxes/team-lead.json`), where the lead hears it.
 //!
+//! Before it waits for its next message the `TeammateIdle` hooks run (`teammate_name`,
+//! `team_name`); one that blocks keeps it working, its reason the next prompt (at most
+//! [`agent_tools_loop::DEFAULT_STOP_HOOK_BLOCK_CAP`] times in a row without a message).
+//!
 //! It exits on a `shutdown_request` message, when the team is deleted (its config file gone),
 //! after `--teammate-idle-secs` (default 30 minutes) without a message, or on a signal (tmux's
 //! `kill-session` sends SIGHUP).
@@ -194,11 +198,16 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
     let given = args.print.clone().flatten().or_else(|| args.prompt.clone());
     let mut next = given.map(|prompt| vec![json!({"type": "text", "text": prompt})]);
     crate::report(format_args!("agent-tools: teammate {name} of team {} is waiting for messages", team.name()));
+    // TeammateIdle blocks since the last message, bounded as the Stop hook's are.
+    let mut idle_blocks = 0;
     let code = loop {
         let blocks = match next.take() {
             Some(blocks) => blocks,
             None => match interruptible(&agent, next_prompt(&watch, &queue, idle)).await {
-                Outcome::Done(Next::Prompt(blocks)) => blocks,
+                Outcome::Done(Next::Prompt(blocks)) => {
+                    idle_blocks = 0;
+                    blocks
+                }
                 Outcome::Done(Next::Stop(reason)) => {
                     crate::report(format_args!("agent-tools: teammate {name} stops: {reason}"));
                     break ExitCode::SUCCESS;
@@ -215,6 +224,13 @@ pub(crate) async fn run(options: &GlobalOptions, args: &AgentArgs) -> ExitCode {
         if !report_to_lead(&team, &name, text, result.is_error).await {
             crate::report(format_args!("agent-tools: teammate {name} stops: the team was deleted"));
             break ExitCode::SUCCESS;
+        }
+        // About to wait for a message: a TeammateIdle hook that blocks keeps it working.
+        if idle_blocks < agent_tools_loop::DEFAULT_STOP_HOOK_BLOCK_CAP
+            && let Some(feedback) = agent.teammate_idle(&name, team.name()).await
+        {
+            idle_blocks += 1;
+            next = Some(vec![json!({"type": "text", "text": format!("TeammateIdle hook feedback:\n{feedback}")})]);
         }
     };
     watch.stop();

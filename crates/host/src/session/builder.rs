@@ -229,9 +229,20 @@ impl SessionBuilder {
         #[cfg(feature = "lsp")]
         let lsp = crate::lsp::session_servers(&mut config, &settings, trusted, &cwd, &self.env, &notice);
         let servers = self.mcp_servers(&cwd, project_servers, &notice)?;
+        let hooks = Hooks::from_settings(&settings);
+        // The session's context, for the elicitation hooks' common fields once it exists.
+        let hook_ctx = Arc::new(std::sync::OnceLock::new());
         let mut mcp_options = self.env.mcp_options(&cwd);
         mcp_options.sampler.clone_from(&self.sampler);
         mcp_options.elicitor.clone_from(&self.elicitor);
+        if !hooks.event("Elicitation").is_empty() || !hooks.event("ElicitationResult").is_empty() {
+            mcp_options.elicitor = Some(Arc::new(crate::elicitation::HookedElicitor {
+                inner: self.elicitor.clone(),
+                hooks: hooks.clone(),
+                ctx: Arc::clone(&hook_ctx),
+                cwd: cwd.clone(),
+            }));
+        }
         mcp_options.sdk.clone_from(&self.sdk_servers);
         let mcp = Arc::new(connect_mcp(&servers, &mcp_options, &notice).await);
         // Watched from before the pool is assembled, so no change is missed in between.
@@ -268,17 +279,10 @@ impl SessionBuilder {
         if pool.iter().any(|tool| tool.name().starts_with("Cron")) {
             crate::cron::install(&ctx, config_dir.as_deref());
         }
-        let mut hooks = Hooks {
-            pre_tool_use: settings.hooks("PreToolUse"),
-            post_tool_use: settings.hooks("PostToolUse"),
-            ..Hooks::default()
-        };
-        for event in crate::hooks::LOOP_EVENTS {
-            let matchers = settings.hooks(event);
-            if !matchers.is_empty() {
-                hooks.events.insert((*event).to_owned(), matchers);
-            }
+        if !hooks.is_empty() {
+            ctx.hooks = Some(Arc::new(hooks.clone()));
         }
+        let _ = hook_ctx.set(ctx.clone());
         let model = settings.model().map(str::to_owned);
         // REPL mode: the primitives the model no longer sees, for the REPL's scripts.
         let hidden = crate::pool::repl_hidden_tools(&ctx.permission_context, &config);

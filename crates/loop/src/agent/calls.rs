@@ -227,6 +227,7 @@ impl Agent {
         finished: Vec<(ToolUseBlock, Invocation, Value)>,
         run: &mut Run,
     ) {
+        let batch_context = self.post_tool_batch_hooks(&finished).await;
         let mut content = Vec::with_capacity(finished.len());
         let mut loaded = 0;
         let mut system = Vec::new();
@@ -261,8 +262,12 @@ impl Agent {
         for message in system {
             self.push(st, message);
         }
+        for context in batch_context {
+            self.push(st, Message::system_text(format!("PostToolBatch hook additional context: {context}")));
+        }
         let cwd = self.session.context().await.cwd;
         if cwd != st.reported_cwd {
+            self.cwd_changed_hooks(&st.reported_cwd, &cwd).await;
             let text = format!(
                 "# Environment update\n - Primary working directory: {} (was {})",
                 cwd.display(),

@@ -39,6 +39,11 @@
 //! host reads settings when a session starts). What a folder that is not trusted withholds from
 //! the project's files is not modelled: a read reports what the files say.
 //!
+//! After a write the session's `ConfigChange` hooks run (input `source` — `user_settings` or
+//! `local_settings`, which the matcher selects on — and `file_path`). Since a change applies
+//! from the next session only, nothing a hook answers is read (Claude Code lets a hook block a
+//! change from taking effect in the running session; here it never does).
+//!
 //! The host passes the files in [`ConfigToolConfig`]; without a user or local file the tool is
 //! disabled (`is_enabled` false).
 //!
@@ -320,8 +325,25 @@ impl ToolDef for ConfigTool {
         Value::String(self.summary(input))
     }
 
-    async fn call(&self, input: ConfigInput, _ctx: &ToolUseContext) -> Result<ToolResult<ConfigOutput>, ToolError> {
-        Ok(ToolResult::new(self.run(&input)))
+    async fn call(&self, input: ConfigInput, ctx: &ToolUseContext) -> Result<ToolResult<ConfigOutput>, ToolError> {
+        let output = self.run(&input);
+        if output.success
+            && output.new_value.is_some()
+            && ctx.has_hooks("ConfigChange")
+            && let Some(setting) = find(input.setting.trim())
+        {
+            let source = match setting.scope {
+                Scope::User => "user_settings",
+                Scope::Local => "local_settings",
+            };
+            let mut payload = serde_json::Map::new();
+            payload.insert("source".into(), source.into());
+            if let Some(file) = &output.file {
+                payload.insert("file_path".into(), file.clone().into());
+            }
+            let _ = ctx.fire_hook("ConfigChange", source, payload).await;
+        }
+        Ok(ToolResult::new(output))
     }
 
     fn map_tool_result(&self, output: &ConfigOutput, tool_use_id: &str) -> ToolResultBlock {

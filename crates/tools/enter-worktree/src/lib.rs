@@ -19,9 +19,18 @@
 //! of the worktree's folder (asked in the default mode, allowed in `acceptEdits`, refused in plan
 //! mode), where Claude Code allows it unasked. In a folder the user has not trusted, git runs
 //! with everything the repository configures to run switched off (hooks such as
-//! `post-checkout`, `core.fsmonitor`, filters: [`agent_tools_worktree::guard`]). Not done: `WorktreeCreate` hooks (worktrees for
-//! other version control systems), clearing prompt and memory caches (this crate has none), and
-//! the post-creation setup (copied local settings, symlinked folders).
+//! `post-checkout`, `core.fsmonitor`, filters: [`agent_tools_worktree::guard`]).
+//!
+//! `WorktreeCreate` hooks (Claude Code's way to make worktrees for other version control
+//! systems): when the session has any, they run in place of `git worktree add`, with `name` as
+//! input, and the worktree is the folder a hook names — `hookSpecificOutput.worktreePath`, else
+//! the last line a command hook printed on stdout. It must be an existing folder (an absolute
+//! path, or one relative to the working directory); a hook that blocks, fails or names none
+//! fails the call and no worktree is entered. Such a worktree has no branch; ExitWorktree leaves
+//! its removal to the `WorktreeRemove` hooks.
+//!
+//! Not done: clearing prompt and memory caches (this crate has none), and the post-creation
+//! setup (copied local settings, symlinked folders).
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -126,6 +135,9 @@ impl ToolDef for EnterWorktreeTool {
             return Err(ToolError::failed(already_active(&shown(&current.worktree_path))));
         }
         let name = input.name.unwrap_or_else(agent_tools_worktree::random_name);
+        if ctx.has_hooks("WorktreeCreate") {
+            return enter_hook_worktree(name, ctx).await;
+        }
         let made = self.git.for_context(ctx).create(&ctx.cwd, &name).await.map_err(|error| match error {
             CreateError::NotARepository(dir) => ToolError::failed(not_a_repository(&shown(&dir))),
             other => ToolError::failed(cannot_create(&other.to_string())),
@@ -159,4 +171,56 @@ impl ToolDef for EnterWorktreeTool {
     fn map_tool_result(&self, output: &EnterWorktreeOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, output.message.clone())
     }
+}
+
+/// Makes the worktree through the `WorktreeCreate` hooks (see the crate docs) and enters it.
+async fn enter_hook_worktree(name: String, ctx: &ToolUseContext) -> Result<ToolResult<EnterWorktreeOutput>, ToolError> {
+    let mut payload = serde_json::Map::new();
+    payload.insert("name".into(), name.clone().into());
+    let outcome = ctx.fire_hook("WorktreeCreate", "", payload).await;
+    if let Some(reason) = outcome.blocked.as_ref().or(outcome.stop.as_ref()) {
+        return Err(ToolError::failed(cannot_create(&format!("the WorktreeCreate hook refused: {reason}"))));
+    }
+    let named = outcome
+        .specific_str("worktreePath")
+        .map(str::to_owned)
+        .or_else(|| outcome.outputs.last().and_then(|text| text.lines().last()).map(|line| line.trim().to_owned()))
+        .filter(|path| !path.is_empty());
+    let Some(named) = named else {
+        let why = if outcome.errors.is_empty() { "it named no folder".to_owned() } else { outcome.errors.join("; ") };
+        return Err(ToolError::failed(cannot_create(&format!("the WorktreeCreate hook made no worktree: {why}"))));
+    };
+    let path = ctx.resolve_path(&named);
+    let path = match path.canonicalize() {
+        Ok(path) if path.is_dir() => path,
+        _ => {
+            return Err(ToolError::failed(cannot_create(&format!(
+                "the WorktreeCreate hook named {}, which is not a folder",
+                shown(&path)
+            ))));
+        }
+    };
+    let session = WorktreeSession {
+        name,
+        worktree_path: path.clone(),
+        worktree_branch: None,
+        repo_root: ctx.original_cwd.clone(),
+        original_cwd: ctx.cwd.clone(),
+        original_project_dir: ctx.original_cwd.clone(),
+        base_commit: None,
+    };
+    if let Err(current) = agent_tools_worktree::begin(ctx, session) {
+        return Err(ToolError::failed(already_active(&shown(&current.worktree_path))));
+    }
+    let shown_path = shown(&path);
+    let output = EnterWorktreeOutput {
+        message: message(&shown_path, None, false),
+        worktree_path: shown_path,
+        worktree_branch: None,
+    };
+    Ok(ToolResult::new(output).with_context_modifier(move |mut ctx| {
+        ctx.cwd = path.clone();
+        ctx.original_cwd = path;
+        ctx
+    }))
 }

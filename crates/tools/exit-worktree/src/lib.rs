@@ -22,8 +22,10 @@
 //! allowed; `remove` is checked as a write of the worktree's folder (asked in the default mode,
 //! allowed in `acceptEdits`, refused in plan mode), where Claude Code allows it; the code-2
 //! check above still stands between the model and lost work. Git runs guarded in a folder the
-//! user has not trusted ([`agent_tools_worktree::guard`]). Not done: killing the tmux session
-//! Claude Code may attach to a worktree, and `WorktreeRemove` hooks.
+//! user has not trusted ([`agent_tools_worktree::guard`]). `remove` runs the session's
+//! `WorktreeRemove` hooks first (input `worktree_path`; what they answer is not read); a
+//! worktree a `WorktreeCreate` hook made (it has no branch) is then left to them, git removes
+//! any other. Not done: killing the tmux session Claude Code may attach to a worktree.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -201,6 +203,16 @@ impl ToolDef for ExitWorktreeTool {
             ExitAction::Remove => {
                 // Counted before removing, for the report; a failure to count does not stop a
                 // removal the input check already let through.
+                if ctx.has_hooks("WorktreeRemove") {
+                    let mut payload = serde_json::Map::new();
+                    payload.insert("worktree_path".into(), path.clone().into());
+                    let _ = ctx.fire_hook("WorktreeRemove", "", payload).await;
+                }
+                // A worktree a WorktreeCreate hook made is the hooks' to remove.
+                if branch.is_none() {
+                    output.message = removed(&path, None, "", None, &back_in);
+                    return Ok(finish(ctx, session, output));
+                }
                 let changes = self.changes(&session, ctx).await.ok();
                 let git = self.git.for_context(ctx);
                 // A folder already deleted by hand only needs git to forget it.
@@ -221,16 +233,25 @@ impl ToolDef for ExitWorktreeTool {
                 output.message = removed(&path, branch.as_deref(), &discarded, problem.as_deref(), &back_in);
             }
         }
-        agent_tools_worktree::end(ctx);
-        let (cwd, project_dir) = (session.original_cwd, session.original_project_dir);
-        Ok(ToolResult::new(output).with_context_modifier(move |mut ctx| {
-            ctx.cwd = cwd;
-            ctx.original_cwd = project_dir;
-            ctx
-        }))
+        Ok(finish(ctx, session, output))
     }
 
     fn map_tool_result(&self, output: &ExitWorktreeOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, output.message.clone())
     }
+}
+
+/// Ends the worktree session and goes back where it started.
+fn finish(
+    ctx: &ToolUseContext,
+    session: WorktreeSession,
+    output: ExitWorktreeOutput,
+) -> ToolResult<ExitWorktreeOutput> {
+    agent_tools_worktree::end(ctx);
+    let (cwd, project_dir) = (session.original_cwd, session.original_project_dir);
+    ToolResult::new(output).with_context_modifier(move |mut ctx| {
+        ctx.cwd = cwd;
+        ctx.original_cwd = project_dir;
+        ctx
+    })
 }

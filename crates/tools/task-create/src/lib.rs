@@ -13,7 +13,10 @@
 //! Flags as Claude Code's: not read-only, concurrency-safe (ids are allocated under a lock, so
 //! parallel creates get distinct ids), deferred, permission allowed by default, 100,000-character
 //! result limit. Deliberate difference: a blank `subject` is refused ([`EMPTY_SUBJECT`]).
-//! Not done: Claude Code's TaskCreated hooks (which may veto a new task) and the swarm parts.
+//! Once the task is written the `TaskCreated` hooks run (input `task_id`, `task_subject`,
+//! `task_description`, and in a team `teammate_name` and `team_name`); a hook that blocks (exit
+//! code 2, `decision: "block"`, `continue: false`) has the task deleted again and the call fail
+//! with its reason, as in Claude Code. Not done: the swarm parts.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -99,12 +102,41 @@ impl ToolDef for TaskCreateTool {
             owner: None,
             metadata: input.metadata,
         };
+        let created = store.clone();
         let task =
-            run_blocking(move || store.create(new)).await.map_err(|error| ToolError::failed(error.to_string()))?;
+            run_blocking(move || created.create(new)).await.map_err(|error| ToolError::failed(error.to_string()))?;
+        if ctx.has_hooks("TaskCreated") {
+            let outcome =
+                ctx.fire_hook("TaskCreated", "", task_payload(&task.id, &task.subject, &task.description, ctx)).await;
+            if let Some(reason) = outcome.blocked.or(outcome.stop) {
+                let id = task.id.clone();
+                let _ = run_blocking(move || store.transaction(|tx| tx.delete(&id))).await;
+                return Err(ToolError::failed(format!("TaskCreated hook blocked the task: {reason}")));
+            }
+        }
         Ok(ToolResult::new(TaskCreateOutput { task: CreatedTask { id: task.id, subject: task.subject } }))
     }
 
     fn map_tool_result(&self, output: &TaskCreateOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, created(output))
     }
+}
+
+/// The input of the task hooks (`TaskCreated`, `TaskCompleted`): `task_id`, `task_subject`,
+/// `task_description`, and in a team `teammate_name` and `team_name`.
+fn task_payload(
+    id: &str,
+    subject: &str,
+    description: &str,
+    ctx: &ToolUseContext,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut payload = serde_json::Map::new();
+    payload.insert("task_id".into(), id.into());
+    payload.insert("task_subject".into(), subject.into());
+    payload.insert("task_description".into(), description.into());
+    if let Some((team, name)) = agent_tools_team::state::team_of(ctx) {
+        payload.insert("teammate_name".into(), name.into());
+        payload.insert("team_name".into(), team.name().into());
+    }
+    payload
 }

@@ -18,9 +18,15 @@
 //!
 //! Deliberate differences: a link to an unknown id, or from a task to itself, fails the whole
 //! update with a clear reason before anything is written (Claude Code skips it silently and
-//! still reports the field); a blank new `subject` is refused. Not done: TaskCompleted hooks, the
-//! verification nudge, and the swarm parts (automatic owner, `task_assignment` mailbox messages,
-//! the teammate reminder).
+//! still reports the field); a blank new `subject` is refused. Not done: the verification nudge,
+//! and the swarm parts (automatic owner, `task_assignment` mailbox messages, the teammate
+//! reminder).
+//!
+//! A change of a task's status to `completed` first runs the `TaskCompleted` hooks (input
+//! `task_id`, `task_subject`, `task_description`, and in a team `teammate_name` and
+//! `team_name`); a hook that blocks (exit code 2, `decision: "block"`, `continue: false`) keeps
+//! the task as it was, and the update fails with its reason (`success: false`), as in Claude
+//! Code.
 //!
 //! Flags as Claude Code's: not read-only, concurrency-safe (every update runs under the list's
 //! lock), deferred, allowed by default, 100,000-character result limit.
@@ -127,6 +133,15 @@ impl ToolDef for TaskUpdateTool {
                 }));
             }
         };
+        if let Some(reason) = completion_blocked(&store, &input, ctx).await {
+            return Ok(ToolResult::new(TaskUpdateOutput {
+                success: false,
+                task_id: input.task_id,
+                updated_fields: Vec::new(),
+                error: Some(format!("TaskCompleted hook blocked the completion: {reason}")),
+                status_change: None,
+            }));
+        }
         let task_id = input.task_id.clone();
         let output = run_blocking(move || Ok(apply(&store, &input))).await.unwrap_or_else(|error| TaskUpdateOutput {
             success: false,
@@ -141,4 +156,33 @@ impl ToolDef for TaskUpdateTool {
     fn map_tool_result(&self, output: &TaskUpdateOutput, tool_use_id: &str) -> ToolResultBlock {
         ToolResultBlock::text(tool_use_id, text(output))
     }
+}
+
+/// Runs the `TaskCompleted` hooks when the update completes a task that is not completed yet;
+/// the reason a hook blocked it, if one did.
+async fn completion_blocked(
+    store: &agent_tools_tasklist::TaskStore,
+    input: &TaskUpdateInput,
+    ctx: &ToolUseContext,
+) -> Option<String> {
+    if input.status != Some(UpdateStatus::Completed) || !ctx.has_hooks("TaskCompleted") {
+        return None;
+    }
+    let (lookup, id) = (store.clone(), input.task_id.clone());
+    let task = run_blocking(move || lookup.get(&id)).await.ok().flatten()?;
+    if task.status == agent_tools_tasklist::TaskStatus::Completed {
+        return None;
+    }
+    let subject = input.subject.as_deref().unwrap_or(&task.subject);
+    let description = input.description.as_deref().unwrap_or(&task.description);
+    let mut payload = serde_json::Map::new();
+    payload.insert("task_id".into(), task.id.as_str().into());
+    payload.insert("task_subject".into(), subject.into());
+    payload.insert("task_description".into(), description.into());
+    if let Some((team, name)) = agent_tools_team::state::team_of(ctx) {
+        payload.insert("teammate_name".into(), name.into());
+        payload.insert("team_name".into(), team.name().into());
+    }
+    let outcome = ctx.fire_hook("TaskCompleted", "", payload).await;
+    outcome.blocked.or(outcome.stop)
 }
