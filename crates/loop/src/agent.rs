@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use agent_tools_api::{ApiError, AssistantMessage, Backend, Delta, MessageBuilder, StreamEvent, Usage, cost_usd};
 use agent_tools_core::Invocation;
+use agent_tools_core::ToolResultBlock;
 use agent_tools_core::ToolUseBlock;
 use agent_tools_core::{CancellationToken, ProgressEvent};
-use agent_tools_core::{ToolResultBlock, is_deferred};
 use agent_tools_host::executor::TOOL_LOADED;
 use agent_tools_host::hooks::{EventOutcome, run_event};
-use agent_tools_host::tool_search::{api_tools, available_deferred_tools_message, is_discovered};
+use agent_tools_host::tool_search::{api_tools, available_deferred_tools_message};
 use agent_tools_host::{CallOptions, Session};
 use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
@@ -20,18 +20,21 @@ use tokio::task::JoinHandle;
 
 use crate::conversation::{self, Block, Content, Message};
 use crate::events::{AgentEvent, QueryResult, ResultSubtype};
+use crate::memory;
 use crate::options::{AgentOptions, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS};
 use crate::prompt::{EnvironmentFacts, IDENTITY, base_prompt, git_status};
 use crate::results::{tool_result_json, unparsed_input, unparsed_input_error};
 use crate::spend::Spend;
 use crate::transcript::Transcript;
-use crate::{compact, memory};
 
 mod calls;
+mod compaction;
 mod hook_events;
+mod live;
 mod stream;
 use calls::{Call, CallState, join_error, poll_finished};
 pub use hook_events::{PromptExpansion, stop_failure_kind};
+use live::Live;
 use stream::Streamed;
 
 /// The `anthropic-beta` features the loop's requests use: tool search (`defer_loading`,
@@ -132,13 +135,6 @@ pub struct Agent {
     /// The model and extended thinking the next request uses (the SDK's `set_model` and
     /// `set_max_thinking_tokens` change them between requests).
     live: std::sync::Mutex<Live>,
-}
-
-/// What a running agent's next request is made with, changeable while it runs.
-#[derive(Debug, Clone)]
-struct Live {
-    model: String,
-    thinking: Option<Value>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -269,91 +265,6 @@ impl Agent {
     /// The options the agent was built with.
     pub fn options(&self) -> &AgentOptions {
         &self.options
-    }
-
-    fn live(&self) -> Live {
-        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
-    }
-
-    /// The model the next request asks (the options' until [`Agent::set_model`]).
-    pub fn model(&self) -> String {
-        self.live().model
-    }
-
-    /// Switches the model from the next request on (the SDK's `set_model`); `None` goes back
-    /// to the model the agent started with. Aliases (`sonnet` …) are resolved.
-    pub fn set_model(&self, model: Option<&str>) {
-        let model = model.map_or_else(|| self.options.model.clone(), crate::resolve_model);
-        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).model = model;
-    }
-
-    /// Sets extended thinking's budget from the next request on (the SDK's
-    /// `set_max_thinking_tokens`): `None` or 0 turns thinking off.
-    pub fn set_max_thinking_tokens(&self, budget: Option<u32>) {
-        let thinking =
-            budget.filter(|budget| *budget > 0).map(|budget| json!({"type": "enabled", "budget_tokens": budget}));
-        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).thinking = thinking;
-    }
-
-    /// Tokens in the context after the last request (input, cache and output; 0 before the
-    /// first).
-    pub fn context_tokens(&self) -> u64 {
-        self.measured.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// What the agent spent so far (tokens and dollars, its sub-agents' included).
-    pub fn spend(&self) -> &Spend {
-        &self.spend
-    }
-
-    /// Whether work of the agent's own is still under way or waiting for a turn: a background
-    /// agent it started that runs, or a report, message or event queued for it. A front end
-    /// that says when the session is idle asks this after each result.
-    pub fn work_pending(&self) -> bool {
-        let ctx = self.session.context_without_waiting();
-        let me = self.session.agent_id();
-        let running = agent_tools_background::TaskRegistry::existing(&ctx).is_some_and(|registry| {
-            registry.list().iter().any(|task| {
-                task.task_type == agent_tools_background::TaskType::LocalAgent
-                    && task.status == agent_tools_background::TaskStatus::Running
-                    && task.owner.as_deref() == me
-            })
-        });
-        running || self.pending_now()
-    }
-
-    /// What fills the context window now, by category (the SDKs' `get_context_usage`; see
-    /// [`crate::context_usage`]). While a query runs, the conversation's share is the last
-    /// request's measured size less the rest.
-    pub async fn context_usage(&self) -> crate::context_usage::ContextUsage {
-        use crate::context_usage::{ContextUsage, Inputs, estimate_tokens};
-        let system = self.system_blocks();
-        let session = &self.session;
-        let tools = session.with_prompt_options(|options| api_tools(&session.pool(), options)).await;
-        let fixed: u64 = system
-            .iter()
-            .filter_map(|block| block.get("text").and_then(Value::as_str))
-            .map(estimate_tokens)
-            .chain(
-                tools
-                    .iter()
-                    .filter(|tool| tool.get("defer_loading").is_none())
-                    .map(|tool| estimate_tokens(&tool.to_string())),
-            )
-            .sum();
-        let messages = match self.state.try_lock() {
-            Ok(st) => st.messages.iter().map(|message| estimate_tokens(&message.to_value().to_string())).sum(),
-            Err(_) => self.measured.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(fixed),
-        };
-        let model = self.model();
-        ContextUsage::measure(Inputs {
-            system: &system,
-            tools: &tools,
-            messages,
-            model: &model,
-            window: self.options.context_window,
-            compact_at: self.options.compact_at,
-        })
     }
 
     /// The transcript file, when the conversation is saved.
@@ -900,121 +811,6 @@ impl Agent {
             + usage.cache_creation_input_tokens
             + usage.output_tokens;
         self.measured.store(st.context_tokens, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    fn needs_compaction(&self, st: &State) -> bool {
-        let limit = (self.options.context_window as f64 * self.options.compact_at) as u64;
-        st.context_tokens > 0 && st.context_tokens >= limit && st.messages.len() > 2
-    }
-
-    /// Compacts the conversation: `PreCompact` hooks, a summary request, and the history replaced
-    /// by the summary. Tools ToolSearch had loaded stay loaded.
-    async fn compact(&self, st: &mut State, trigger: &str, instructions: &str, sink: Sink<'_>) -> bool {
-        let mut payload = Map::new();
-        payload.insert("trigger".into(), json!(trigger));
-        payload.insert("custom_instructions".into(), json!(instructions));
-        let _ = self.run_hooks("PreCompact", trigger, payload).await;
-        let ctx = self.session.context().await;
-        let discovered: Vec<String> = self
-            .session
-            .pool()
-            .iter()
-            .filter(|tool| is_deferred(tool.as_ref()) && is_discovered(&ctx, tool.name()))
-            .map(|tool| tool.name().to_owned())
-            .collect();
-        let tools = self.tools(st).await;
-        let body = compact::summary_request(&self.model(), &st.messages, &tools, &self.system_blocks(), instructions);
-        let summary = match self.stream_summary(&body).await {
-            Ok(summary) => summary,
-            Err(error) => {
-                sink(AgentEvent::Notice(format!("Compaction failed: {}", api_error_text(&error))));
-                return false;
-            }
-        };
-        for name in discovered {
-            if !st.carried_tools.contains(&name) {
-                st.carried_tools.push(name);
-            }
-        }
-        if let Some(transcript) = &self.transcript
-            && let Err(error) = transcript.compacted(trigger, st.context_tokens)
-        {
-            tracing::warn!(%error, "the transcript could not be written");
-        }
-        st.messages.clear();
-        st.context_tokens = 0;
-        // The files read before are only in the summary now: reads start afresh.
-        self.session.context().await.read_file_state.clear();
-        self.push(st, compact::summary_message(&summary));
-        let context = self.initial_context().await;
-        self.push(st, Message::system_text(context));
-        for context in self.post_compact_hooks(trigger, &summary).await {
-            self.push(st, Message::system_text(context));
-        }
-        sink(AgentEvent::Message(json!({
-            "type": "system", "subtype": "compact_boundary", "session_id": self.session.id(),
-            "compact_metadata": {"trigger": trigger}, "uuid": uuid(),
-        })));
-        true
-    }
-
-    /// `/compact [focus]`: the conversation replaced by its summary now (the summary request
-    /// asks to focus on `focus` when given), between `system/status` lines (`compacting`,
-    /// then `null`), as Claude Code prints them. A model-less result.
-    pub(crate) async fn compact_command(&self, focus: &str, sink: Sink<'_>) -> QueryResult {
-        let mut st = self.state.lock().await;
-        if st.messages.len() < 2 {
-            drop(st);
-            return self.local_output("There is nothing to compact yet.".to_owned(), sink);
-        }
-        let status = |status: Value| json!({"type": "system", "subtype": "status", "status": status, "session_id": self.session.id(), "uuid": uuid()});
-        sink(AgentEvent::Message(status(json!("compacting"))));
-        let done = self.compact(&mut st, "manual", focus, sink).await;
-        sink(AgentEvent::Message(status(Value::Null)));
-        let mut result = self.model_less_result(String::new());
-        if !done {
-            result.is_error = true;
-            result.result = "Compaction failed: the summary request did not succeed".to_owned();
-        }
-        result
-    }
-
-    /// `/clear`: the conversation emptied (the next prompt starts it anew, with SessionStart
-    /// hooks of source `clear`), after the SessionEnd hooks with reason `clear`.
-    pub(crate) async fn clear_command(&self, sink: Sink<'_>) -> QueryResult {
-        self.end("clear").await;
-        let mut st = self.state.lock().await;
-        st.messages.clear();
-        st.started = false;
-        st.context_tokens = 0;
-        st.carried_tools.clear();
-        st.session_started = false;
-        st.cleared = true;
-        self.measured.store(0, std::sync::atomic::Ordering::Relaxed);
-        drop(st);
-        self.session.context().await.read_file_state.clear();
-        self.local_output(String::new(), sink)
-    }
-
-    /// A result no model turn made (a local command's): success, no turns.
-    pub(crate) fn model_less_result(&self, text: String) -> QueryResult {
-        self.finish(&Run::new(Instant::now()), ResultSubtype::Success, false, text, "completed")
-    }
-
-    async fn stream_summary(&self, body: &Value) -> Result<String, ApiError> {
-        let mut stream = self.backend.stream(body, &self.headers()).await?;
-        let mut builder = MessageBuilder::new();
-        while let Some(event) = stream.next().await {
-            let event = event?;
-            if let StreamEvent::Error { kind, message } = &event {
-                return Err(ApiError::StreamError { kind: kind.clone(), message: message.clone() });
-            }
-            builder.apply(&event)?;
-            if matches!(event, StreamEvent::MessageStop) {
-                break;
-            }
-        }
-        Ok(last_text(&builder.finish().content).unwrap_or_default())
     }
 
     /// The `assistant` event of block `index` of answer `id` (uuid: its transcript entry's).

@@ -306,6 +306,18 @@ impl ServerConnection {
         }
     }
 
+    /// Closes the connection for good (a stdio server's stdin is closed, it is waited for, and
+    /// signalled and killed if it lingers); it is never reconnected.
+    pub(crate) async fn close(&self) {
+        self.shut.store(true, Ordering::SeqCst);
+        let service = self.link.lock().await.service.take();
+        if let Some(mut service) = service
+            && let Err(error) = service.close_with_timeout(SHUTDOWN_TIMEOUT).await
+        {
+            tracing::warn!(%error, server = %self.name, "an MCP server connection did not close cleanly");
+        }
+    }
+
     /// Re-lists the server's tools and updates the session's list (after
     /// `notifications/tools/list_changed`, or a reconnection). Listings run one at a time, so
     /// the newest listing is the one kept. A failure keeps the old list.
@@ -463,33 +475,22 @@ pub(crate) struct Shared {
 }
 
 #[derive(Default)]
-struct State {
-    names: NameAllocator,
+pub(crate) struct State {
+    pub(crate) names: NameAllocator,
     /// (server, raw tool) → listed name, kept for the session so a tool keeps its name.
-    assigned: HashMap<(String, String), String>,
-    servers: Vec<Arc<ServerConnection>>,
-    listed: HashMap<String, Vec<Value>>,
-    tools: HashMap<String, Vec<Arc<dyn Tool>>>,
-    failures: Vec<ServerFailure>,
+    pub(crate) assigned: HashMap<(String, String), String>,
+    pub(crate) servers: Vec<Arc<ServerConnection>>,
+    pub(crate) listed: HashMap<String, Vec<Value>>,
+    pub(crate) tools: HashMap<String, Vec<Arc<dyn Tool>>>,
+    pub(crate) failures: Vec<ServerFailure>,
     /// The McpAuth tool of each server waiting to be signed in to, by server name.
-    sign_ins: Vec<(String, Arc<dyn Tool>)>,
+    pub(crate) sign_ins: Vec<(String, Arc<dyn Tool>)>,
     /// Every server configured, connected or not, so one can be connected again.
-    configured: Vec<NamedServer>,
+    pub(crate) configured: Vec<NamedServer>,
     /// The servers switched off ([`McpSession::disable_server`]), by name.
-    disabled: Vec<String>,
+    pub(crate) disabled: Vec<String>,
     /// The servers [`McpSession::set_dynamic_servers`] added last.
-    dynamic: Vec<NamedServer>,
-}
-
-/// What [`McpSession::set_dynamic_servers`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DynamicServers {
-    /// Servers connected now.
-    pub added: Vec<String>,
-    /// Servers disconnected.
-    pub removed: Vec<String>,
-    /// Servers that failed to connect: name and why.
-    pub errors: Vec<(String, String)>,
+    pub(crate) dynamic: Vec<NamedServer>,
 }
 
 impl Shared {
@@ -509,11 +510,11 @@ impl Shared {
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn bump(&self) {
+    pub(crate) fn bump(&self) {
         let version = self.version.fetch_add(1, Ordering::SeqCst) + 1;
         self.changes.send_replace(version);
     }
@@ -522,7 +523,7 @@ impl Shared {
         self.lock().servers.clone()
     }
 
-    fn connection(&self, name: &str) -> Option<Arc<ServerConnection>> {
+    pub(crate) fn connection(&self, name: &str) -> Option<Arc<ServerConnection>> {
         self.lock().servers.iter().find(|connection| connection.name == name).cloned()
     }
 
@@ -664,7 +665,7 @@ impl Shared {
 /// for, then signalled and killed if it lingers. Dropping it without that still ends the
 /// servers, but in the background of the Tokio runtime (which must still be running).
 pub struct McpSession {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for McpSession {
@@ -807,127 +808,12 @@ impl McpSession {
         }
     }
 
-    /// Reads the resource `uri` of `server` (`resources/read`) and returns the server's answer
-    /// as sent: `{"contents": [{"uri", "mimeType", "text" | "blob"}]}` (the SDKs'
-    /// `mcp_read_resource`).
-    ///
-    /// # Errors
-    /// No connected server of that name, a server without resources, or its error.
-    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, String> {
-        let connection =
-            self.shared.connection(server).ok_or_else(|| format!("no connected MCP server is named {server:?}"))?;
-        if !connection.has_resources {
-            return Err(format!("MCP server {server:?} does not offer resources"));
-        }
-        let params = serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(serde_json::json!({"uri": uri}))
-            .map_err(|error| format!("resources/read params: {error}"))?;
-        let peer = connection.peer().await?;
-        let read = peer.read_resource(params).await.map_err(|error| format!("resources/read failed: {error}"))?;
-        serde_json::to_value(&read).map_err(|error| error.to_string())
-    }
-
-    /// Makes the servers added through this method exactly `servers` (the SDKs'
-    /// `mcp_set_servers`): a server of the last set that is not in `servers` is disconnected, a
-    /// new one connected (a changed one: connected again). Servers from the configuration are
-    /// not touched. Returns the names added, those removed, and each failure by name.
-    pub async fn set_dynamic_servers(&self, servers: &[NamedServer]) -> DynamicServers {
-        let before = std::mem::take(&mut self.shared.lock().dynamic);
-        let mut outcome = DynamicServers::default();
-        for old in &before {
-            if !servers.iter().any(|server| server == old) {
-                self.close_server(&old.name).await;
-                let mut state = self.shared.lock();
-                state.configured.retain(|known| known.name != old.name);
-                state.failures.retain(|failure| failure.name != old.name);
-                outcome.removed.push(old.name.clone());
-            }
-        }
-        for server in servers {
-            if before.contains(server) && self.shared.connection(&server.name).is_some() {
-                continue;
-            }
-            match self.add_server(server).await {
-                Ok(()) => outcome.added.push(server.name.clone()),
-                Err(failure) => outcome.errors.push((failure.name, failure.message)),
-            }
-        }
-        self.shared.lock().dynamic = servers.to_vec();
-        outcome
-    }
-
-    /// The servers switched off with [`Self::disable_server`] (and not connected since).
-    pub fn disabled(&self) -> Vec<String> {
-        self.shared.lock().disabled.clone()
-    }
-
-    /// Switches the configured server `name` off (Claude Code's `mcp_toggle` with `enabled:
-    /// false`): its connection is closed and its tools leave the session; [`Self::changes`]
-    /// signals. [`Self::reconnect_server`] switches it on again.
-    ///
-    /// # Errors
-    /// No server of that name is configured.
-    pub async fn disable_server(&self, name: &str) -> Result<(), String> {
-        if !self.shared.lock().configured.iter().any(|server| server.name == name) {
-            return Err(format!("no MCP server is named {name:?}"));
-        }
-        self.close_server(name).await;
-        let mut state = self.shared.lock();
-        state.failures.retain(|failure| failure.name != name);
-        if !state.disabled.iter().any(|known| known == name) {
-            state.disabled.push(name.to_owned());
-        }
-        Ok(())
-    }
-
-    /// Connects the configured server `name` again, from its configuration (Claude Code's
-    /// `mcp_reconnect`, and `mcp_toggle` with `enabled: true`): a live connection is closed
-    /// first, a failed or switched-off server is tried anew.
-    ///
-    /// # Errors
-    /// No server of that name is configured, or the new connection failed (also recorded in
-    /// [`Self::failures`]).
-    pub async fn reconnect_server(&self, name: &str) -> Result<(), ServerFailure> {
-        let configured = self.shared.lock().configured.iter().find(|server| server.name == name).cloned();
-        let Some(server) = configured else {
-            return Err(ServerFailure::failed(name, format!("no MCP server named {name:?} is configured")));
-        };
-        self.close_server(name).await;
-        self.add_server(&server).await
-    }
-
-    /// Closes the connection of `name`, if any, and takes its tools away.
-    async fn close_server(&self, name: &str) {
-        let Some(connection) = self.shared.connection(name) else { return };
-        connection.shut.store(true, Ordering::SeqCst);
-        {
-            let mut state = self.shared.lock();
-            state.servers.retain(|known| known.name != name);
-            state.tools.remove(name);
-            state.listed.remove(name);
-        }
-        self.shared.bump();
-        let service = connection.link.lock().await.service.take();
-        if let Some(mut service) = service
-            && let Err(error) = service.close_with_timeout(SHUTDOWN_TIMEOUT).await
-        {
-            tracing::warn!(%error, server = name, "an MCP server connection did not close cleanly");
-        }
-    }
-
     /// Ends every server: closes each connection (a stdio server's stdin is closed, it is
     /// waited for, and signalled and killed if it lingers). Idempotent; the tools fail with a
     /// "not connected" error afterwards, and are never reconnected.
     pub async fn shutdown(&self) {
         let connections = self.shared.connections();
-        let closing = connections.iter().map(|connection| async move {
-            connection.shut.store(true, Ordering::SeqCst);
-            let service = connection.link.lock().await.service.take();
-            if let Some(mut service) = service
-                && let Err(error) = service.close_with_timeout(SHUTDOWN_TIMEOUT).await
-            {
-                tracing::warn!(%error, "an MCP server connection did not close cleanly");
-            }
-        });
+        let closing = connections.iter().map(|connection| connection.close());
         futures_util::future::join_all(closing).await;
     }
 }

@@ -74,6 +74,7 @@ mod client;
 pub mod config;
 mod handler;
 mod http;
+mod manage;
 pub mod names;
 pub mod resources;
 pub mod schema;
@@ -85,10 +86,11 @@ mod transport;
 
 pub use agent_tools_mcp_oauth::OAuthStore;
 pub use client::{
-    DEFAULT_CONNECT_TIMEOUT, DynamicServers, FailureKind, McpOptions, McpSession, RECONNECT_ATTEMPTS,
-    RECONNECT_BACKOFF, ResourceUpdate, ServerConnection, ServerFailure, connect_all,
+    DEFAULT_CONNECT_TIMEOUT, FailureKind, McpOptions, McpSession, RECONNECT_ATTEMPTS, RECONNECT_BACKOFF,
+    ResourceUpdate, ServerConnection, ServerFailure, connect_all,
 };
 pub use handler::{ELICITATION_UNAVAILABLE, Elicitor, SAMPLING_UNAVAILABLE, Sampler};
+pub use manage::DynamicServers;
 pub use names::{MAX_TOOL_NAME_CHARS, NameAllocator, mcp_tool_name, normalize_name};
 /// rmcp's request and result types the [`Elicitor`] and [`Sampler`] traits use.
 #[allow(deprecated)] // sampling is deprecated by SEP-2577 in rmcp, and still what servers use
