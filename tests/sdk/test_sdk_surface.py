@@ -354,6 +354,13 @@ async def slash_commands_run_in_the_session() -> None:
                 await until_result(client, messages)
                 after = api.requests[-1]["messages"]
                 assert "Say hello to Ada" not in json.dumps(after) and "fresh start" in json.dumps(after), after
+            # The setting sources decide whose commands there are: the project's only, not the user's.
+            only_project = ClaudeAgentOptions(cli_path=PROGRAM, cwd=str(project), env=environment(root, api),
+                                              setting_sources=["project"])
+            async for message in query(prompt="/cost", options=only_project):
+                if isinstance(message, SystemMessage) and message.subtype == "init":
+                    assert "greet" not in message.data["slash_commands"], message.data["slash_commands"]
+                    assert "cost" in message.data["slash_commands"], message.data["slash_commands"]
         finally:
             api.close()
 

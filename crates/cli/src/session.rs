@@ -35,6 +35,9 @@ pub(crate) struct Extras {
     pub(crate) settings: Option<String>,
     /// Whether the settings files are read, when not the flags' choice (`--setting-sources`).
     pub(crate) settings_files: Option<bool>,
+    /// Which `.claude` folders (the user's, the project's) skills, commands and agents come
+    /// from, when not both (`--setting-sources`).
+    pub(crate) claude_folders: Option<(bool, bool)>,
     /// How workspace trust is settled, when not by the kind's default.
     pub(crate) trust: Option<WorkspaceTrust>,
     /// Who answers permission questions (`Kind::Agent`; the other kinds choose their own).
@@ -104,6 +107,9 @@ pub(crate) async fn open_with(options: &GlobalOptions, kind: Kind, extras: Extra
         .notices(|notice| crate::report(format_args!("agent-tools: {notice}")));
     if let Some(id) = extras.session_id {
         builder = builder.session_id(id);
+    }
+    if let Some((user, project)) = extras.claude_folders {
+        builder = builder.claude_folders(user, project);
     }
     if let Some(sampler) = extras.sampler {
         builder = builder.mcp_sampler(sampler);

@@ -388,6 +388,13 @@ fn session_agents(flag: Option<&str>) -> anyhow::Result<Vec<agent_tool_agent::de
     agent_tool_agent::definitions::parse_agents_json(&value).map_err(|error| anyhow::anyhow!("--agents: {error}"))
 }
 
+/// Which `.claude` folders `--setting-sources` reads skills, commands and agents from: the
+/// user's with `user`, the project's with `project` (`None`: the flag is absent, both).
+fn claude_folders(sources: Option<&str>) -> Option<(bool, bool)> {
+    let sources: Vec<&str> = sources?.split([',', ' ']).map(str::trim).collect();
+    Some((sources.contains(&"user"), sources.contains(&"project")))
+}
+
 /// Whether `--setting-sources` lets any settings file be read (`None`: the flags decide).
 fn settings_files(sources: Option<&str>) -> Option<bool> {
     let sources = sources?;
@@ -443,6 +450,7 @@ pub(crate) async fn start(
         deny: tools_denied(args.tools.as_deref(), &env),
         settings: merged_settings(managed(options, args)?.as_deref(), &args.add_dir, frontend.hooks.as_ref())?,
         settings_files: settings_files(args.setting_sources.as_deref()),
+        claude_folders: claude_folders(args.setting_sources.as_deref()),
         trust: Some(frontend.trust),
         prompter,
         classifier: Some(classifier.clone()),
@@ -616,6 +624,10 @@ mod tests {
         assert_eq!(settings_files(None), None);
         assert_eq!(settings_files(Some("")), Some(false));
         assert_eq!(settings_files(Some("user,project")), Some(true));
+        assert_eq!(claude_folders(None), None);
+        assert_eq!(claude_folders(Some("")), Some((false, false)));
+        assert_eq!(claude_folders(Some("user")), Some((true, false)));
+        assert_eq!(claude_folders(Some("project,local")), Some((false, true)));
         let env = Environment::empty();
         assert!(tools_denied(None, &env).is_empty());
         assert!(tools_denied(Some("default"), &env).is_empty());

@@ -24,6 +24,9 @@ pub struct SessionBuilder {
     cwd: PathBuf,
     env: Environment,
     settings_files: bool,
+    /// Read the user's (`.0`) and the project's (`.1`) `.claude` folders of skills, commands and
+    /// agents.
+    claude_dirs: (bool, bool),
     flag_settings: Option<String>,
     mode: Option<PermissionMode>,
     allow: Vec<String>,
@@ -48,6 +51,7 @@ impl SessionBuilder {
             cwd,
             env: Environment::empty(),
             settings_files: true,
+            claude_dirs: (true, true),
             flag_settings: None,
             mode: None,
             allow: Vec::new(),
@@ -108,6 +112,15 @@ impl SessionBuilder {
     /// [`Environment::from_process`] in a program). `HOME` finds the user's settings.
     pub fn environment(mut self, env: Environment) -> Self {
         self.env = env;
+        self
+    }
+
+    /// Which `.claude` folders the session's skills, commands and agents come from: the user's
+    /// (`~/.claude/skills` …) and the project's (`.claude/skills` …, only in a trusted folder
+    /// whatever this says). Default both; Claude Code reads those of the setting sources named
+    /// (`--setting-sources user` reads the user's only, `""` neither).
+    pub fn claude_folders(mut self, user: bool, project: bool) -> Self {
+        self.claude_dirs = (user, project);
         self
     }
 
@@ -433,15 +446,19 @@ impl SessionBuilder {
         sources: &SettingsSources,
     ) {
         let tools = &mut config.tools;
+        // The setting sources decide which folders count (the project's needs trust too).
+        let (user, project) = self.claude_dirs;
+        let folders_dir = config_dir.filter(|_| user);
+        let trusted_project = trusted && project;
         #[cfg(feature = "skill")]
         tools.update::<agent_tool_skill::SkillConfig>(|skill| {
             // Personal skills first: Claude Code's documentation ranks them above the project's.
-            skill.dirs = claude_folders(config_dir, cwd, "skills", trusted);
-            skill.command_dirs = claude_folders(config_dir, cwd, "commands", trusted);
+            skill.dirs = claude_folders(folders_dir, cwd, "skills", trusted_project);
+            skill.command_dirs = claude_folders(folders_dir, cwd, "commands", trusted_project);
         });
         #[cfg(feature = "agent")]
         tools.update::<agent_tool_agent::AgentFolders>(|agents| {
-            agents.folders = claude_folders(config_dir, cwd, "agents", trusted);
+            agents.folders = claude_folders(folders_dir, cwd, "agents", trusted_project);
         });
         #[cfg(feature = "team-create")]
         tools.update::<agent_tool_team_create::TeamConfig>(|team| {
