@@ -95,6 +95,9 @@ pub struct Invocation {
     /// The call was refused by a permission decision or a PreToolUse hook (Claude Code lists
     /// such calls in its result's `permission_denials`).
     pub permission_denied: bool,
+    /// A hook after the call answered `"continue": false`: the query ends after this round of
+    /// calls, without asking the model again; the hook's `stopReason` (maybe empty).
+    pub stop: Option<String>,
 }
 
 impl std::fmt::Debug for Invocation {
@@ -106,7 +109,14 @@ impl std::fmt::Debug for Invocation {
 impl Invocation {
     /// An invocation that ended before the tool ran (with an error block).
     pub fn refused(block: ToolResultBlock) -> Self {
-        Self { block, data: None, new_messages: Vec::new(), context_modifier: None, permission_denied: false }
+        Self {
+            block,
+            data: None,
+            new_messages: Vec::new(),
+            context_modifier: None,
+            permission_denied: false,
+            stop: None,
+        }
     }
 
     /// Turns what `call` returned into an invocation: the mapped block (empty content replaced by
@@ -125,6 +135,7 @@ impl Invocation {
                     new_messages: result.new_messages,
                     context_modifier: result.context_modifier,
                     permission_denied: false,
+                    stop: None,
                 }
             }
             Err(error) => Self::refused(tool_error_result(tool_use_id, tool_name, &error)),

@@ -423,7 +423,9 @@ impl Executor {
         if !self.hooks.is_empty() {
             let after = AfterCall { tool, input: &input_json, duration_ms, changed_file, post_match };
             // Boxed: the hooks' futures stay off the stack of deeply nested calls (a REPL script's).
-            messages.extend(Box::pin(self.after_call_hooks(after, &done, &call_ctx)).await);
+            let (after_messages, stop) = Box::pin(self.after_call_hooks(after, &done, &call_ctx)).await;
+            messages.extend(after_messages);
+            done.stop = stop;
         }
         messages.append(&mut done.new_messages);
         done.new_messages = messages;
@@ -433,22 +435,25 @@ impl Executor {
 
     /// The hooks that follow a call: PostToolUse after a success, PostToolUseFailure after a
     /// failure (with `error`, `is_interrupt`, `duration_ms`), FileChanged after an edit tool's
-    /// success. The system messages they add.
+    /// success. The system messages they add, and a PostToolUse hook's stop (`"continue":
+    /// false`, its `stopReason`).
     async fn after_call_hooks(
         &self,
         after: AfterCall<'_>,
         done: &Invocation,
         call_ctx: &ToolUseContext,
-    ) -> Vec<Message> {
+    ) -> (Vec<Message>, Option<String>) {
         let AfterCall { tool, input, duration_ms, changed_file, post_match } = after;
         let mut messages = Vec::new();
         let condition = |pattern: &str| post_match.as_ref().is_none_or(|matched| matched.holds(pattern));
+        let mut stop = None;
         if !self.hooks.post_tool_use.is_empty() && !done.block.is_error {
             let response = done.data.as_ref().map_or(Value::Null, |data| data.to_json());
-            messages.extend(
+            let (post, stopped) =
                 hooks::run_post_tool_use(&self.hooks, tool.name(), input, &response, duration_ms, &condition, call_ctx)
-                    .await,
-            );
+                    .await;
+            messages.extend(post);
+            stop = stopped;
         }
         if done.block.is_error && !self.hooks.event("PostToolUseFailure").is_empty() {
             let mut payload = serde_json::Map::new();
@@ -475,7 +480,7 @@ impl Executor {
             payload.insert("event".into(), Value::from(if existed { "change" } else { "add" }));
             let _ = hooks::run_event(&self.hooks, "FileChanged", &name, payload, call_ctx).await;
         }
-        messages
+        (messages, stop)
     }
 
     /// Strict parse, then `validate_input` with a context whose `tool_use_id` is set (the core's

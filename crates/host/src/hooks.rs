@@ -850,8 +850,9 @@ pub async fn run_post_tool_use(
     duration_ms: u64,
     condition: HookCondition<'_>,
     ctx: &ToolUseContext,
-) -> Vec<Message> {
+) -> (Vec<Message>, Option<String>) {
     let mut messages = Vec::new();
+    let mut stop = None;
     for hook in selected(&hooks.post_tool_use, tool, condition) {
         let mut payload = hooks.base_input("PostToolUse", ctx);
         payload.extend(tool_payload(tool, input, ctx));
@@ -867,18 +868,27 @@ pub async fn run_post_tool_use(
                 )));
             }
             Some(0) => {
-                let context = json_output(&run.stdout).and_then(|output| {
+                let output = json_output(&run.stdout);
+                let context = output.as_ref().and_then(|output| {
                     output.pointer("/hookSpecificOutput/additionalContext").and_then(Value::as_str).map(str::to_owned)
                 });
                 if let Some(context) = context {
                     messages
                         .push(Message::system_text(format!("PostToolUse:{tool} hook additional context: {context}")));
                 }
+                // `"continue": false`: the query ends after this round (Claude Code's
+                // preventContinuation), with the hook's `stopReason`.
+                if let Some(output) =
+                    output.filter(|output| output.get("continue").and_then(Value::as_bool) == Some(false))
+                {
+                    let reason = output.get("stopReason").and_then(Value::as_str).unwrap_or_default();
+                    stop.get_or_insert_with(|| reason.to_owned());
+                }
             }
             other => tracing::warn!(hook = %describe(hook), status = ?other, "post hook failed"),
         }
     }
-    messages
+    (messages, stop)
 }
 
 #[cfg(test)]

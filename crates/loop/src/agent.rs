@@ -553,6 +553,13 @@ impl Agent {
             counts.after_tools();
             let finished = self.run_calls(calls, interrupt, sink).await;
             self.deliver(st, finished, &mut run).await;
+            if let Some(reason) = run.stop.take() {
+                // A hook stopped the query (Claude Code's preventContinuation): the round's
+                // results stay in the conversation, the model is not asked again.
+                let shown = if reason.is_empty() { "A hook stopped the query".to_owned() } else { reason };
+                sink(AgentEvent::Notice(shown.clone()));
+                return self.finish(&run, ResultSubtype::Success, false, shown, "hook_stopped");
+            }
             if interrupt.is_cancelled() {
                 // The round's results (the stopped calls' included) stay in the conversation,
                 // then the user's interruption, as Claude Code records it; the turn ends.
@@ -885,6 +892,9 @@ struct Run {
     structured: Option<Value>,
     /// The background tasks of the Monitor calls this query started: an interrupt stops them.
     monitors: Vec<String>,
+    /// A hook after a call said `"continue": false`: the query ends after this round, with its
+    /// reason.
+    stop: Option<String>,
 }
 
 /// The bounded ways a query goes on after an answer without calls, counted.
@@ -925,6 +935,7 @@ impl Run {
             tools_used: Vec::new(),
             structured: None,
             monitors: Vec::new(),
+            stop: None,
         }
     }
 }

@@ -382,3 +382,27 @@ async fn hooks_fire_inside_sub_agents_with_their_id_and_type() {
     assert_eq!(fired(&log, "Stop").len(), 1, "the sub-agent fires SubagentStop, not Stop");
     agent.session().shutdown().await;
 }
+
+/// A PostToolUse hook answering `"continue": false` ends the query after that round: the call's
+/// result stays in the conversation, the model is not asked again, and the result says why
+/// (the Python SDK's hooks example, ContinueControl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_tool_use_stop_ends_the_query_without_another_request() {
+    let fx = Fixture::new();
+    let stop = json!({"continue": false, "stopReason": "Halted: the output said CRITICAL"});
+    let settings = json!({"hooks": {"PostToolUse": [{"matcher": "Read",
+        "hooks": [{"type": "command", "command": format!("printf '%s' '{stop}'")}]}]}});
+    let api = FakeApi::scripted(
+        vec![vec![tool_use("toolu_1", "Read", json!({"file_path": fx.root().join("a.txt")}))]],
+        "This answer must not be asked for.",
+    );
+    let agent =
+        Agent::new(fx.session(&settings.to_string(), HostConfig::default()).await, backend(&api), options()).unwrap();
+    let result = agent.query("read a.txt", &mut |_| {}).await;
+    assert_eq!(api.requests().len(), 1, "no request after the hook's stop");
+    assert_eq!((result.subtype, result.is_error), (ResultSubtype::Success, false));
+    assert_eq!(result.terminal_reason, "hook_stopped");
+    assert_eq!(result.result, "Halted: the output said CRITICAL");
+    let history = agent.messages().await;
+    assert!(serde_json::to_string(&history).unwrap().contains("hello"), "the Read result stays: {history:?}");
+}

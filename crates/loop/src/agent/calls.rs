@@ -245,6 +245,9 @@ impl Agent {
             if done.permission_denied {
                 run.denials.push(json!({"tool_name": block.name, "tool_use_id": block.id, "tool_input": block.input}));
             }
+            if let Some(reason) = &done.stop {
+                run.stop.get_or_insert_with(|| reason.clone());
+            }
             if !done.block.is_error && !done.block.content.tool_references().is_empty() {
                 loaded += 1;
             }
