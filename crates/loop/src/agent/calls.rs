@@ -13,8 +13,9 @@ pub(super) struct Call {
 pub(super) enum CallState {
     Waiting,
     Running(JoinHandle<Invocation>),
-    /// Finished and reported: the invocation and its `tool_result` as sent.
-    Done(Invocation, Value),
+    /// Finished and reported: the invocation and its `tool_result` as sent (boxed: an
+    /// invocation is large and most calls pass through the other states).
+    Done(Box<(Invocation, Value)>),
 }
 
 /// The first early call that has finished, if any (its outcome taken from its task).
@@ -134,7 +135,7 @@ impl Agent {
         for (index, call) in calls.into_iter().enumerate() {
             let Call { block, state } = call;
             match state {
-                CallState::Done(finished, result) => done[index] = Some((finished, result)),
+                CallState::Done(finished) => done[index] = Some(*finished),
                 CallState::Running(handle) => running.push((index, handle)),
                 CallState::Waiting => {
                     if let Some(raw) = unparsed_input(&block.input) {

@@ -113,7 +113,7 @@ impl Agent {
                     let call = &mut answer.calls[index];
                     let done = outcome.unwrap_or_else(|error| join_error(error, &call.block.id));
                     let result = self.report(&call.block, &done, sink);
-                    call.state = CallState::Done(done, result);
+                    call.state = CallState::Done(Box::new((done, result)));
                     continue;
                 }
                 Next::Event(None) => break,
