@@ -590,12 +590,16 @@ impl Agent {
         if let Some(max) = self.options.max_turns
             && run.turns >= max
         {
-            return Some(self.finish(run, ResultSubtype::ErrorMaxTurns, true, String::new(), "max_turns"));
+            let mut end = self.finish(run, ResultSubtype::ErrorMaxTurns, true, String::new(), "max_turns");
+            end.errors.push(format!("Reached maximum number of turns ({max})"));
+            return Some(end);
         }
         if let Some(budget) = self.options.max_budget_usd
             && self.spend.cost_usd() >= budget
         {
-            return Some(self.finish(run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "max_budget"));
+            let mut end = self.finish(run, ResultSubtype::ErrorMaxBudgetUsd, true, String::new(), "budget_exhausted");
+            end.errors.push(format!("Reached maximum budget (${budget})"));
+            return Some(end);
         }
         if self.needs_compaction(st) {
             self.compact(st, "auto", "", sink).await;
@@ -850,6 +854,8 @@ impl Agent {
     }
 
     fn finish(&self, run: &Run, subtype: ResultSubtype, is_error: bool, text: String, terminal: &str) -> QueryResult {
+        // An error's text is its error (the limits add theirs).
+        let errors = if is_error && !text.is_empty() { vec![text.clone()] } else { Vec::new() };
         QueryResult {
             subtype,
             is_error,
@@ -870,6 +876,7 @@ impl Agent {
             last_content: run.last_content.clone(),
             last_usage: run.last_usage,
             structured_output: run.structured.clone(),
+            errors,
         }
     }
 }

@@ -97,8 +97,8 @@ pub struct QueryResult {
     pub permission_denials: Vec<Value>,
     /// The last answer's `stop_reason`, when it ended normally.
     pub stop_reason: Option<String>,
-    /// Why the loop stopped: `completed`, `max_turns`, `max_budget`, `interrupted`,
-    /// `api_error`, `hook_blocked`, `structured_output`.
+    /// Why the loop stopped: `completed`, `max_turns`, `budget_exhausted`, `interrupted`,
+    /// `api_error`, `hook_blocked`, `hook_stopped`, `structured_output`.
     pub terminal_reason: String,
     /// Tool calls made in this query.
     pub tool_uses: u32,
@@ -111,6 +111,9 @@ pub struct QueryResult {
     /// The object the model passed to a successful `StructuredOutput` call (with
     /// [`crate::AgentOptions::output_schema`]).
     pub structured_output: Option<Value>,
+    /// What went wrong, for an error result (`Reached maximum budget ($0.5)` …): the result
+    /// line's `errors`, which the TypeScript SDK reads an error's text from.
+    pub errors: Vec<String>,
 }
 
 impl QueryResult {
@@ -151,6 +154,7 @@ impl QueryResult {
             terminal_reason: &self.terminal_reason,
             uuid: crate::agent::uuid(),
             structured_output: self.structured_output.as_ref(),
+            errors: &self.errors,
         }
     }
 }
@@ -195,6 +199,9 @@ pub struct ResultLine<'a> {
     /// The `StructuredOutput` object, when one was asked for and given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<&'a Value>,
+    /// What went wrong (error results only).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub errors: &'a [String],
 }
 
 /// One model's line of [`ResultLine::model_usage`].

@@ -281,6 +281,8 @@ async fn max_turns_and_max_tokens() {
     let result = agent.query("go", &mut |_| {}).await;
     assert_eq!(result.subtype, ResultSubtype::ErrorMaxTurns);
     assert_eq!(api.requests().len(), 2);
+    // The result line says why in `errors` (the TypeScript SDK reads an error's text there).
+    assert_eq!(result.to_json()["errors"], json!(["Reached maximum number of turns (2)"]));
 
     // An answer cut off at max_tokens is continued.
     let cut = Arc::new(AtomicUsize::new(0));

@@ -899,6 +899,8 @@ async fn the_budget_counts_what_sub_agents_spend() {
     let main = Agent::new(Arc::clone(&session), backend(&api), options).unwrap();
     let result = ask(&main, "MAIN-BUDGET").await;
     assert_eq!(result.subtype, ResultSubtype::ErrorMaxBudgetUsd, "{}", result.result);
+    assert_eq!(result.terminal_reason, "budget_exhausted");
+    assert_eq!(result.errors, [format!("Reached maximum budget (${})", one * 2.5)]);
     assert_eq!(requests_of(&api, "MAIN-BUDGET").len(), 1, "the second main request is never sent");
     assert_eq!(requests_of(&api, "SUB-BUDGET").len(), 2);
     session.shutdown().await;

@@ -26,7 +26,7 @@ fn indent(text: &str) -> String {
 fn stopped_note(outcome: &SubagentOutcome) -> Option<String> {
     let why = match outcome.stopped.as_deref()? {
         "max_turns" => "it reached its turn limit",
-        "max_budget" => "the session's budget ran out",
+        "budget_exhausted" | "max_budget" => "the session's budget ran out",
         "interrupted" => "it was interrupted",
         "api_error" => "a request to the model failed",
         "structured_output" => "it never produced a valid structured output",
