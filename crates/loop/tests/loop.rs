@@ -922,3 +922,32 @@ async fn an_interrupt_stops_the_monitors_the_query_started() {
     assert!(!carrying(&kept).is_empty(), "the background command goes on");
     agent.session().shutdown().await;
 }
+
+/// An interrupt while the API has not answered the request at all (no headers yet) ends the
+/// query at once: the fake holds its answer until the test lets it go, after the result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_before_the_api_answers_ends_the_query() {
+    use agent_tools_testkit::procs::eventually;
+    let fx = Fixture::new();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let held = std::sync::Mutex::new(held);
+    let api = FakeApi::start(move |_| {
+        let _ = held.lock().map(|held| held.recv_timeout(Duration::from_secs(120)));
+        Reply::text("too late")
+    });
+    let agent = Arc::new(Agent::new(fx.session("{}").await, backend(&api), options()).unwrap());
+    let running = tokio::spawn({
+        let agent = Arc::clone(&agent);
+        async move { agent.query("go", &mut |_| {}).await }
+    });
+    assert!(eventually(Duration::from_secs(20), || api.requests().len() == 1).await);
+    agent.interrupt();
+    // The fake holds its answer for two minutes: a query that waited for it would not end in one.
+    let result = tokio::time::timeout(Duration::from_secs(60), running)
+        .await
+        .expect("the interrupt ended the query before the answer came")
+        .unwrap();
+    assert_eq!((result.subtype, result.terminal_reason.as_str()), (ResultSubtype::ErrorDuringExecution, "interrupted"));
+    assert!(result.result.is_empty(), "the held answer never arrived: {}", result.result);
+    let _ = release.send(());
+}

@@ -85,7 +85,14 @@ impl Agent {
         sink: Sink<'_>,
         interrupt: &CancellationToken,
     ) -> Result<Streamed, (ApiError, Vec<Call>)> {
-        let mut stream = match self.backend.stream_json(body, &self.headers()).await {
+        // An interrupt while the API has not answered yet (no headers) stops at once too.
+        let headers = self.headers();
+        let opened = tokio::select! {
+            biased;
+            () = interrupt.cancelled() => return Ok(Streamed::Interrupted(Vec::new())),
+            opened = self.backend.stream_json(body, &headers) => opened,
+        };
+        let mut stream = match opened {
             Ok(stream) => stream,
             Err(error) => return Err((error, Vec::new())),
         };
