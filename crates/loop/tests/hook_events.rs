@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions, RetryPolicy};
 use agent_tools_host::{Environment, HostConfig, Session, WorkspaceTrust};
 use agent_tools_loop::agent::PromptExpansion;
-use agent_tools_loop::{Agent, AgentEvent, AgentOptions, ResultSubtype};
+use agent_tools_loop::{Agent, AgentEvent, ResultSubtype};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
+
+mod common;
+use common::{backend, options, tool_use};
 use serde_json::{Map, Value, json};
 
 struct Fixture {
@@ -65,25 +67,6 @@ impl Fixture {
             .unwrap();
         Arc::new(session)
     }
-}
-
-fn backend(api: &FakeApi) -> Backend {
-    let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
-    Backend::Anthropic(Client::new(config, &ClientOptions::new("hook-test", Duration::from_secs(30))).unwrap())
-}
-
-fn options() -> AgentOptions {
-    let mut options = AgentOptions::new("claude-sonnet-4-5");
-    options.retry = RetryPolicy {
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(50),
-        ..RetryPolicy::default()
-    };
-    options
-}
-
-fn tool_use(id: &str, name: &str, input: Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
 }
 
 /// The inputs of `event` the recorder logged.

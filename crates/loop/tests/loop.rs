@@ -5,11 +5,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions, RetryPolicy, StreamEvent};
+use agent_tools_api::{Backend, ClientOptions, StreamEvent};
 use agent_tools_host::{Environment, Session};
-use agent_tools_loop::{Agent, AgentEvent, AgentOptions, ResultSubtype, transcript};
+use agent_tools_loop::{Agent, AgentEvent, ResultSubtype, transcript};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
 use serde_json::{Value, json};
+
+mod common;
+use common::{backend, options, tool_use};
 
 struct Fixture {
     project: tempfile::TempDir,
@@ -49,25 +52,6 @@ impl Fixture {
     fn path(&self, name: &str) -> String {
         self.project.path().canonicalize().unwrap().join(name).display().to_string()
     }
-}
-
-fn backend(api: &FakeApi) -> Backend {
-    let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
-    Backend::Anthropic(Client::new(config, &ClientOptions::new("loop-test", Duration::from_secs(30))).unwrap())
-}
-
-fn options() -> AgentOptions {
-    let mut options = AgentOptions::new("claude-sonnet-4-5");
-    options.retry = RetryPolicy {
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(50),
-        ..RetryPolicy::default()
-    };
-    options
-}
-
-fn tool_use(id: &str, name: &str, input: Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
 }
 
 /// The user message that answered assistant turn `turn` in the last request.

@@ -7,13 +7,15 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions};
 use agent_tools_core::user::{UserChannel, UserMessage, install_user_channel};
 use agent_tools_cron::{Clock as _, CronConfig, CronScheduler, FakeClock, Zone};
 use agent_tools_host::{Environment, Session};
 use agent_tools_loop::{Agent, AgentOptions, ResultSubtype};
 use agent_tools_testkit::fake_api::FakeApi;
-use serde_json::{Value, json};
+use serde_json::json;
+
+mod common;
+use common::{backend, tool_use};
 
 /// 2026-12-04 01:00:00 UTC.
 const T0: i64 = 1_796_346_000_000;
@@ -35,15 +37,6 @@ async fn session(project: &std::path::Path, state: &std::path::Path, extra: &[(&
         .await
         .unwrap();
     Arc::new(session)
-}
-
-fn backend(api: &FakeApi) -> Backend {
-    let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
-    Backend::Anthropic(Client::new(config, &ClientOptions::new("loop-test", Duration::from_secs(30))).unwrap())
-}
-
-fn tool_use(id: &str, name: &str, input: Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
 }
 
 /// Every text of every message of the last request, in order.

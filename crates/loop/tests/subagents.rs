@@ -7,7 +7,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions};
 use agent_tools_background::{TaskRegistry, TaskStatus};
 use agent_tools_core::ToolUseBlock;
 use agent_tools_host::{CallOptions, Environment, HostConfig, Session, WorkspaceTrust};
@@ -16,6 +15,9 @@ use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
 use agent_tools_testkit::procs::{Reaper, unique_token};
 use agent_tools_testkit::{carrying, eventually};
 use serde_json::{Value, json};
+
+mod common;
+use common::{backend, tool_use};
 
 /// One scripted conversation: the marker its first user message holds, its turns (each a list
 /// of content blocks), and the text it ends with.
@@ -66,10 +68,6 @@ fn tool_names(request: &Recorded) -> Vec<String> {
     request.body["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
 }
 
-fn tool_use(id: &str, name: &str, input: Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
-}
-
 /// The text of the `tool_result` for `id` in the last request of a conversation.
 fn result_text(request: &Recorded, id: &str) -> String {
     request.tool_result_text(id).unwrap_or_else(|| panic!("no tool_result {id} in {}", request.body))
@@ -118,11 +116,6 @@ impl Fixture {
 
 fn with_agents() -> HostConfig {
     HostConfig { subagents: true, ..HostConfig::default() }
-}
-
-fn backend(api: &FakeApi) -> Backend {
-    let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
-    Backend::Anthropic(Client::new(config, &ClientOptions::new("subagent-test", Duration::from_secs(30))).unwrap())
 }
 
 fn agent(session: &Arc<Session>, api: &FakeApi) -> Agent {

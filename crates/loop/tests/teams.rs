@@ -9,11 +9,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_tools_api::{ApiConfig, Backend, Client, ClientOptions};
 use agent_tools_background::{TaskRegistry, TaskStatus};
 use agent_tools_host::{Environment, HostConfig, Session, WorkspaceTrust};
 use agent_tools_loop::{Agent, AgentOptions, ResultSubtype};
 use agent_tools_testkit::fake_api::{FakeApi, Recorded, Reply};
+
+mod common;
+use common::backend;
 use serde_json::{Value, json};
 
 fn texts(message: &Value) -> String {
@@ -48,14 +50,6 @@ fn has_tool_result(message: &Value) -> bool {
     message["content"].as_array().is_some_and(|blocks| blocks.iter().any(|block| block["type"] == "tool_result"))
 }
 
-fn tool_use(id: &str, name: &str, input: Value) -> Reply {
-    Reply::Message {
-        content: vec![json!({"type": "tool_use", "id": id, "name": name, "input": input})],
-        stop_reason: None,
-        usage: None,
-    }
-}
-
 /// The lead acts on its prompt's marker; alice reports (and answers a follow-up); bob writes to
 /// the lead's mailbox first, then reports.
 fn route(request: &Recorded) -> Reply {
@@ -74,7 +68,7 @@ fn route(request: &Recorded) -> Reply {
             return Reply::text("bob: parser report");
         }
         let note = json!({"to": "team-lead", "summary": "a bug", "message": "BOB-NOTE: the parser has a bug"});
-        return tool_use("toolu_b1", "SendMessage", note);
+        return Reply::tool_use("toolu_b1", "SendMessage", note);
     }
     if has_tool_result(&last) {
         return Reply::text("noted");
@@ -84,14 +78,14 @@ fn route(request: &Recorded) -> Reply {
             {"name": "alice", "prompt": "ALICE-TASK: survey the lexer"},
             {"name": "Bob", "prompt": "BOB-TASK: survey the parser"}
         ]);
-        return tool_use("toolu_m1", "TeamCreate", json!({"team_name": "Alpha Squad", "members": members}));
+        return Reply::tool_use("toolu_m1", "TeamCreate", json!({"team_name": "Alpha Squad", "members": members}));
     }
     if last_text.contains("DO-SEND") {
         let input = json!({"to": "alice", "summary": "follow-up", "message": "ALICE-FOLLOWUP: check the tokens"});
-        return tool_use("toolu_m2", "SendMessage", input);
+        return Reply::tool_use("toolu_m2", "SendMessage", input);
     }
     if last_text.contains("DO-DELETE") {
-        return tool_use("toolu_m3", "TeamDelete", json!({}));
+        return Reply::tool_use("toolu_m3", "TeamDelete", json!({}));
     }
     Reply::text("heard")
 }
@@ -126,11 +120,6 @@ impl Fixture {
             .unwrap();
         Arc::new(session)
     }
-}
-
-fn backend(api: &FakeApi) -> Backend {
-    let config = ApiConfig { base_url: api.base_url(), ..ApiConfig::new("sk-test") };
-    Backend::Anthropic(Client::new(config, &ClientOptions::new("teams-test", Duration::from_secs(30))).unwrap())
 }
 
 /// Everything the lead's conversation was sent, as text.
