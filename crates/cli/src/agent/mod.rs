@@ -295,6 +295,17 @@ const AGENT_FLAGS: &[&str] = &[
     "--continue",
     "-r",
     "--resume",
+    "-v",
+    "--agent",
+    "--agents",
+    "--session-id",
+    "--fork-session",
+    "--resume-session-at",
+    "--no-session-persistence",
+    "--json-schema",
+    "--permission-prompt-tool",
+    "--setting-sources",
+    "--include-hook-events",
 ];
 
 /// The arguments as clap should read them: `agent` put in front when the program runs as
@@ -567,6 +578,10 @@ mod tests {
             ["at", "agent", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]
         );
         assert_eq!(expand(&["/bin/claude", "-p", "hi"]), ["/bin/claude", "agent", "-p", "hi"]);
+        // `-v` is claude's version flag: the agent prints it; `--version` stays the program's.
+        assert_eq!(expand(&["at", "-v"]), ["at", "agent", "-v"]);
+        assert_eq!(expand(&["at", "--version"]), ["at", "--version"]);
+        assert_eq!(expand(&["at", "--agent=looker", "-p", "x"]), ["at", "agent", "--agent=looker", "-p", "x"]);
         assert_eq!(expand(&["/bin/claude"]), ["/bin/claude", "agent"]);
         assert_eq!(expand(&["/bin/claude", "--version"]), ["/bin/claude", "agent", "--version"]);
         // Not without claude's flags, nor with a subcommand, nor for a mistyped one.
