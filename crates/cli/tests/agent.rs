@@ -662,3 +662,44 @@ fn an_mcp_servers_sampling_request_is_answered_by_the_loops_model() {
     let result = result.expect("the tool's result went back to the model").to_string();
     assert!(result.contains("model said: sampled words"), "{result}");
 }
+
+/// `control_cancel_request`: a request the SDK gave up on is stopped and gets no answer (the
+/// SDK no longer waits for one), and the session goes on answering the others. The reconnection
+/// of a server that never starts (`sleep`) is what the SDK cancels here.
+#[test]
+fn a_cancelled_control_request_gets_no_answer() {
+    use std::io::BufRead as _;
+    let dir = project();
+    let api = FakeApi::scripted(Vec::new(), "Done.");
+    let mcp = json!({"mcpServers": {"slow": {"command": "sleep", "args": ["30"]}}}).to_string();
+    let mut child = command(dir.path(), &api)
+        .env("MCP_TIMEOUT", "3000")
+        .args(["agent", "--output-format", "stream-json", "--verbose", "--mcp-config", &mcp])
+        .args(["--input-format", "stream-json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = Some(child.stdin.take().unwrap());
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let request = |id: &str, request: Value| json!({"type": "control_request", "request_id": id, "request": request});
+    let to = stdin.as_mut().unwrap();
+    send(to, &request("req_1", json!({"subtype": "initialize"})));
+    send(to, &request("req_2", json!({"subtype": "mcp_reconnect", "serverName": "slow"})));
+    send(to, &json!({"type": "control_cancel_request", "request_id": "req_2"}));
+    send(to, &request("req_3", json!({"subtype": "mcp_status"})));
+    let mut answered = Vec::new();
+    for line in stdout.lines() {
+        let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if line["type"] == "control_response" {
+            answered.push(line["response"]["request_id"].as_str().unwrap_or_default().to_owned());
+            if line["response"]["request_id"] == "req_3" {
+                assert_eq!(line["response"]["response"]["mcpServers"][0]["name"], "slow", "{line}");
+                stdin = None;
+            }
+        }
+    }
+    let _ = stdin;
+    assert!(child.wait().unwrap().success());
+    assert_eq!(answered, ["req_1", "req_3"]);
+}
