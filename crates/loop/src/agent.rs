@@ -669,7 +669,7 @@ impl Agent {
             self.push(st, Message::user(vec![Block::text(STRUCTURED_OUTPUT_REMINDER)]));
             return None;
         }
-        if self.stop_hook_blocks(st, counts, sink).await {
+        if self.stop_hook_blocks(st, counts, &run.last_text, sink).await {
             return None;
         }
         let reason = message.stop_reason.clone().unwrap_or_else(|| "end_turn".to_owned());
@@ -679,17 +679,21 @@ impl Agent {
         Some(result)
     }
 
-    /// Runs the Stop hooks (SubagentStop, matched on the agent's type, for a sub-agent) and
-    /// whether one blocked the end: its feedback goes to the model, at most
-    /// `stop_hook_block_cap` times in a row without a tool run (a hook that blocks every end
-    /// would keep the model going forever).
-    async fn stop_hook_blocks(&self, st: &mut State, counts: &mut Continuations, sink: Sink<'_>) -> bool {
+    /// Runs the Stop hooks (SubagentStop, matched on the agent's type, for a sub-agent) with
+    /// the last answer's text, and says whether one blocked the end: its feedback goes to the
+    /// model, at most `stop_hook_block_cap` times in a row without a tool run (a hook that
+    /// blocks every end would keep the model going forever).
+    async fn stop_hook_blocks(&self, st: &mut State, counts: &mut Continuations, last: &str, sink: Sink<'_>) -> bool {
         let (event, target, mut payload) = if self.session.is_fork() {
             ("SubagentStop", self.agent_type(), self.agent_payload())
         } else {
             ("Stop", String::new(), Map::new())
         };
         payload.insert("stop_hook_active".into(), json!(counts.stop_hook_active));
+        // The text of the answer that would end the turn (the SDKs' `last_assistant_message`).
+        if !last.is_empty() {
+            payload.insert("last_assistant_message".into(), json!(last));
+        }
         let outcome = self.run_hooks(event, &target, payload).await;
         let Some(reason) = outcome.blocked.filter(|_| outcome.stop.is_none()) else { return false };
         let cap = self.options.stop_hook_block_cap;

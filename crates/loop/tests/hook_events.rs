@@ -149,7 +149,11 @@ async fn a_session_fires_its_events_once_each_with_their_fields() {
     let moved = once(&log, "CwdChanged", &agent);
     assert_eq!(moved["old_cwd"], fx.root().display().to_string());
     assert_eq!(moved["new_cwd"], fx.root().join("sub").display().to_string());
-    assert_eq!(once(&log, "Stop", &agent)["stop_hook_active"], false);
+    let stop = once(&log, "Stop", &agent);
+    assert_eq!(
+        (stop["stop_hook_active"].as_bool(), stop["last_assistant_message"].as_str()),
+        (Some(false), Some("Done."))
+    );
 
     // A second query starts no session again.
     agent.query("again", &mut |_| {}).await;
