@@ -220,6 +220,8 @@ pub struct Session {
     mcp: Arc<McpSession>,
     trusted: bool,
     model: Option<String>,
+    /// The settings' `env` (a trusted folder's files included).
+    settings_env: Vec<(String, String)>,
     env: Environment,
     shut_down: AtomicBool,
     /// A sub-agent's session ([`Session::fork`]): its shutdown ends only what the agent started;
@@ -336,6 +338,13 @@ impl Session {
     /// The settings' `model`, if a settings file names one.
     pub fn settings_model(&self) -> Option<&str> {
         self.model.as_deref()
+    }
+
+    /// The settings' `env` variables, in order (a project's own files only once the folder is
+    /// trusted): what the front end reads as if the process had them (Claude Code applies them
+    /// to its environment).
+    pub fn settings_env(&self) -> &[(String, String)] {
+        &self.settings_env
     }
 
     /// The environment the session was built with.
@@ -565,6 +574,7 @@ impl Session {
             mcp: Arc::clone(&self.mcp),
             trusted: self.trusted,
             model: self.model.clone(),
+            settings_env: self.settings_env.clone(),
             env: self.env.clone(),
             shut_down: AtomicBool::new(false),
             forked: true,

@@ -297,6 +297,7 @@ impl SessionBuilder {
         }
         let _ = hook_ctx.set(ctx.clone());
         let model = settings.model().map(str::to_owned);
+        let settings_env = settings.env();
         // REPL mode: the primitives the model no longer sees, for the REPL's scripts.
         let hidden = crate::pool::repl_hidden_tools(&ctx.permission_context, &config);
         let mut executor = Executor::new(Arc::clone(&pool))
@@ -325,6 +326,7 @@ impl SessionBuilder {
             mcp,
             trusted,
             model,
+            settings_env,
             env: self.env,
             shut_down: AtomicBool::new(false),
             forked: false,
