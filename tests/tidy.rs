@@ -622,6 +622,13 @@ const NAMED_IN_GENERIC_CODE: &[(&str, &str, &str)] = &[
     ("crates/cli/src/agent/repl.rs", "Read", "the chat's one-line summary of a REPL script's calls"),
     ("crates/cli/src/agent/repl.rs", "Glob", "the chat's one-line summary of a REPL script's calls"),
     ("crates/cli/src/agent/repl.rs", "Grep", "the chat's one-line summary of a REPL script's calls"),
+    ("crates/loop/src/prompt.rs", "Read", "the default system prompt names the file tools the request carries"),
+    ("crates/loop/src/prompt.rs", "Edit", "the default system prompt names the file tools the request carries"),
+    ("crates/loop/src/prompt.rs", "Write", "the default system prompt names the file tools the request carries"),
+    ("crates/loop/src/prompt.rs", "Bash", "the default system prompt names Bash when the request carries it"),
+    ("crates/loop/src/prompt.rs", "ToolSearch", "the default system prompt speaks of deferred tools only with ToolSearch"),
+    ("crates/loop/src/prompt.rs", "Glob", "the default system prompt names the file tools the request carries"),
+    ("crates/loop/src/prompt.rs", "Grep", "the default system prompt names the file tools the request carries"),
 ];
 
 /// Where a file's unit tests start (its first `#[cfg(test)]` or `#[cfg(all(test, …))]`), or its

@@ -260,7 +260,7 @@ pub(crate) async fn open_event_stream(
     let reply: Value = serde_json::from_str(&text).map_err(ApiError::NotJson)?;
     let events = match dialect {
         Dialect::Anthropic => StreamEvent::from_message(&reply),
-        Dialect::OpenAi(_) => crate::openai::events_of_completion(&reply),
+        Dialect::OpenAi(translator) => translator.completion(&reply),
     };
     Ok(EventStream::from_events(events))
 }

@@ -1,4 +1,5 @@
-//! Why a Messages API call failed: [`ApiError`].
+//! Why a call to the model's API (the Messages API, or a Chat Completions server) failed:
+//! [`ApiError`].
 
 use std::time::Duration;
 
@@ -15,7 +16,7 @@ pub enum ApiError {
     Setup(#[source] reqwest::Error),
     /// The request could not be sent or got no answer ([`ApiError::is_timeout`] tells a
     /// timeout).
-    #[error("the Messages API at {endpoint} could not be reached: {source}")]
+    #[error("the model API at {endpoint} could not be reached: {source}")]
     Send {
         /// The URL asked.
         endpoint: String,
@@ -24,7 +25,7 @@ pub enum ApiError {
         source: reqwest::Error,
     },
     /// The answer's body could not be read (mid-stream too: a reset connection).
-    #[error("the Messages API's answer from {endpoint} could not be read: {source}")]
+    #[error("the model API's answer from {endpoint} could not be read: {source}")]
     Body {
         /// The URL asked.
         endpoint: String,
@@ -33,7 +34,7 @@ pub enum ApiError {
         source: reqwest::Error,
     },
     /// The API answered with an HTTP error status.
-    #[error("the Messages API at {endpoint} answered {status}")]
+    #[error("the model API at {endpoint} answered {status}")]
     Status {
         /// The URL asked.
         endpoint: String,
@@ -46,20 +47,20 @@ pub enum ApiError {
         retry_after: Option<Duration>,
     },
     /// The answer is not JSON.
-    #[error("the Messages API's answer is not JSON: {0}")]
+    #[error("the model API's answer is not JSON: {0}")]
     NotJson(#[source] serde_json::Error),
     /// A streamed answer sent an event that cannot be read or does not fit the events before
     /// it (a delta for a block never started, an `index` that is not a number …).
-    #[error("the Messages API's stream is malformed: {0}")]
+    #[error("the model API's stream is malformed: {0}")]
     Stream(String),
     /// A streamed answer's body ended (the connection closed) before its `message_stop`.
-    #[error("the Messages API's stream ended before the message was complete")]
+    #[error("the model API's stream ended before the message was complete")]
     StreamEnded,
     /// A streamed answer reported an error mid-stream (an `error` event), e.g.
     /// `overloaded_error`. [`crate::EventStream`] yields these as
     /// [`crate::StreamEvent::Error`]; the caller turns them into this variant when it gives up
     /// on the stream ([`ApiError::from_stream_error`]).
-    #[error("the Messages API reported {kind} mid-stream: {message}")]
+    #[error("the model API reported {kind} mid-stream: {message}")]
     StreamError {
         /// `error.type`: `overloaded_error`, `api_error`, `invalid_request_error` …
         kind: String,
@@ -68,12 +69,19 @@ pub enum ApiError {
     },
     /// Nothing arrived for `after`: no reply head after the request was sent, or no chunk of
     /// a streamed body ([`crate::ClientOptions::stream_idle_timeout`]).
-    #[error("the Messages API at {endpoint} sent nothing for {} s", after.as_secs_f64())]
+    #[error("the model API at {endpoint} sent nothing for {} s", after.as_secs_f64())]
     Timeout {
         /// The URL asked.
         endpoint: String,
         /// How long it stayed silent.
         after: Duration,
+    },
+    /// A Chat Completions server answered 200 with an empty body: it failed on this request
+    /// (llama-cpp-python does so when its chat template raises), so it is not sent again.
+    #[error("the server at {endpoint} answered 200 with an empty body: it failed on this request (its log says why)")]
+    EmptyReply {
+        /// The URL asked.
+        endpoint: String,
     },
 }
 
@@ -141,7 +149,7 @@ impl ApiError {
             Self::Send { source, .. } => !source.is_builder() && !source.is_redirect(),
             Self::Body { .. } | Self::StreamEnded | Self::Timeout { .. } => true,
             Self::StreamError { kind, .. } => kind == "overloaded_error" || kind == "api_error",
-            Self::Setup(_) | Self::NotJson(_) | Self::Stream(_) => false,
+            Self::Setup(_) | Self::NotJson(_) | Self::Stream(_) | Self::EmptyReply { .. } => false,
         }
     }
 

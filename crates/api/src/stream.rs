@@ -896,9 +896,12 @@ impl EventStream {
     }
 
     /// The body ended: what the dialect still owes (an OpenAI stream without `[DONE]` that
-    /// did finish).
+    /// did finish); an OpenAI body with nothing in it is [`ApiError::EmptyReply`].
     fn finish_dialect(&mut self) -> Result<(), ApiError> {
         if let Dialect::OpenAi(translator) = &mut self.dialect {
+            if translator.got_nothing() {
+                return Err(ApiError::EmptyReply { endpoint: self.endpoint.clone() });
+            }
             self.pending.extend(translator.end());
         }
         Ok(())

@@ -102,7 +102,7 @@ async fn an_unreachable_api_is_a_send_error() {
     let error = client("http://127.0.0.1:9".into()).messages(&MessagesRequest::new("m", 1, vec![])).await.unwrap_err();
     assert!(matches!(error, ApiError::Send { .. }), "{error:?}");
     assert!(!error.is_timeout());
-    assert!(error.to_string().starts_with("the Messages API at http://127.0.0.1:9/v1/messages could not be reached"));
+    assert!(error.to_string().starts_with("the model API at http://127.0.0.1:9/v1/messages could not be reached"));
 }
 
 #[test]

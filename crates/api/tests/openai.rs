@@ -20,9 +20,8 @@ fn options() -> ClientOptions {
 
 fn openai(api: &FakeApi, key: Option<&str>) -> OpenAiClient {
     let config = OpenAiConfig {
-        base_url: format!("{}/v1", api.base_url()),
         api_key: key.map(str::to_owned),
-        model: "llama3.2".into(),
+        ..OpenAiConfig::new(format!("{}/v1", api.base_url()), "llama3.2")
     };
     OpenAiClient::new(config, &options()).unwrap()
 }
@@ -84,8 +83,6 @@ fn a_messages_request_translates_field_by_field() {
         json!([
             {"type": "function", "function": {"name": "Read", "description": "Read a file",
                 "parameters": {"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}}},
-            {"type": "function", "function": {"name": "Deferred", "description": "Deferred, schema loaded",
-                "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}},
             {"type": "function", "function": {"name": "Custom", "parameters": {"type": "object", "properties": {}}}}
         ])
     );
@@ -104,17 +101,18 @@ fn a_messages_request_translates_field_by_field() {
         messages[4],
         json!({"role": "tool", "tool_call_id": "toolu_b", "content": "Error: File does not exist.\nTry /c."})
     );
+    // The system message after the model's answer is a reminder in the user's turn; the
+    // assistant turn of only redacted thinking is dropped, so the user messages join.
     assert_eq!(
         messages[5],
         json!({"role": "user", "content": [
             {"type": "text", "text": "And this picture:"},
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+            {"type": "text", "text": "<system-reminder>\nReminder: be brief.\n</system-reminder>"},
+            {"type": "text", "text": "Go on\nplease"}
         ]})
     );
-    assert_eq!(messages[6], json!({"role": "system", "content": "Reminder: be brief."}));
-    // The assistant turn of only redacted thinking is dropped.
-    assert_eq!(messages[7], json!({"role": "user", "content": "Go on\nplease"}));
-    assert_eq!(messages.len(), 8);
+    assert_eq!(messages.len(), 6);
     // An empty model keeps the body's; a string system prompt; tool_choice.
     let chat = chat_request(
         &json!({"model": "m", "system": "S", "messages": [], "tools": [{"name": "T", "input_schema": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "T"}}),
@@ -241,7 +239,7 @@ async fn a_json_chat_completion_becomes_the_same_events() {
         );
         socket.write_all(reply.as_bytes()).await.unwrap();
     });
-    let client = OpenAiClient::new(OpenAiConfig { base_url, api_key: None, model: "qwen".into() }, &options()).unwrap();
+    let client = OpenAiClient::new(OpenAiConfig::new(base_url, "qwen"), &options()).unwrap();
     let message = client.stream(&json!({"messages": []}), &[]).await.unwrap().collect_message().await.unwrap();
     assert_eq!(
         message.content,
@@ -275,4 +273,110 @@ async fn a_backend_holds_either_client() {
     assert_eq!(paths, ["/v1/messages", "/v1/messages", "/v1/chat/completions", "/v1/chat/completions"]);
     assert_eq!(Backend::OpenAi(openai(&api, None)).model(), "llama3.2");
     assert!(!format!("{:?}", openai(&api, Some("sk-secret")).config()).contains("sk-secret"));
+}
+
+/// The request of an agent's second turn, as the loop builds it: the prompt, then the
+/// environment as a system message, then a ToolSearch that loaded a deferred tool, a failed
+/// call, and a call whose arguments were not JSON.
+fn second_turn_body() -> Value {
+    json!({
+        "model": "m", "max_tokens": 2048, "stream": true,
+        "system": [{"type": "text", "text": "You are an agent."}],
+        "tools": [
+            {"name": "Bash", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}},
+            {"name": "ToolSearch", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}},
+            {"name": "WebFetch", "defer_loading": true, "input_schema": {"type": "object", "properties": {"url": {"type": "string"}}}},
+            {"name": "CronCreate", "defer_loading": true, "input_schema": {"type": "object", "properties": {"cron": {"type": "string"}}}}
+        ],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Fix a.py"}]},
+            {"role": "system", "content": "# Environment\n - Primary working directory: /p"},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "call_1", "name": "ToolSearch", "input": {"query": "select:WebFetch"}},
+                {"type": "tool_use", "id": "call_2", "name": "Bash", "input": {}},
+                {"type": "tool_use", "id": "call_3", "name": "Bash", "input": {"__unparsedToolInput": {"raw": "{\"command\": \"ls", "len": 14}}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "call_1", "content": [{"type": "tool_reference", "tool_name": "WebFetch"}]},
+                {"type": "tool_result", "tool_use_id": "call_2", "is_error": true, "content": "<tool_use_error>Error: command is missing</tool_use_error>"},
+                {"type": "tool_result", "tool_use_id": "call_3", "is_error": true, "content": "The input is not JSON"}
+            ]},
+            {"role": "system", "content": "# Environment update\n - Primary working directory: /p/sub"},
+            {"role": "user", "content": "Go on"}
+        ]
+    })
+}
+
+#[test]
+fn a_chat_template_model_gets_one_system_message_and_only_the_tools_it_loaded() {
+    let chat = chat_request(&second_turn_body(), "");
+    let messages = chat["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages.iter().map(|message| message["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "tool", "tool", "user"]);
+    assert_eq!(messages[0]["content"], "You are an agent.\n\n# Environment\n - Primary working directory: /p");
+    assert_eq!(messages[1]["content"], "Fix a.py");
+    assert_eq!(messages[2]["content"], "", "never null: llama-cpp-python's server fails on it");
+    assert_eq!(messages[2]["tool_calls"][2]["function"]["arguments"], "{\"command\": \"ls", "as the model wrote it");
+    assert_eq!(messages[3]["content"], "The tool WebFetch is loaded: call it directly.");
+    assert_eq!(messages[4]["content"], "Error: command is missing");
+    assert_eq!(messages[5]["content"], "Error: The input is not JSON");
+    assert_eq!(
+        messages[6]["content"],
+        "<system-reminder>\n# Environment update\n - Primary working directory: /p/sub\n</system-reminder>\n\nGo on"
+    );
+    let tools: Vec<&str> =
+        chat["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["Bash", "ToolSearch", "WebFetch"], "CronCreate was never loaded");
+}
+
+fn chunk(value: &Value) -> String {
+    format!("data: {value}\n\n")
+}
+
+#[tokio::test]
+async fn tool_calls_written_as_text_are_read_when_asked() {
+    let text = "I will run it.\n<tool_call>\n{\"name\": \"Bash\", \"arguments\": {\"command\": \"python3 a.py\"}}\n</tool_call>";
+    let sse = [
+        chunk(&json!({"id": "c", "choices": [{"delta": {"role": "assistant", "content": &text[..20]}}]})),
+        chunk(&json!({"choices": [{"delta": {"content": &text[20..]}, "finish_reason": "stop"}]})),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    let api = FakeApi::start(move |_| Reply::RawSse(sse.clone()));
+    let read = |text_tool_calls: bool| {
+        let config = OpenAiConfig { text_tool_calls, ..OpenAiConfig::new(format!("{}/v1", api.base_url()), "qwen") };
+        let client = OpenAiClient::new(config, &options()).unwrap();
+        async move { client.stream(&second_turn_body(), &[]).await.unwrap().collect_message().await.unwrap() }
+    };
+    let message = read(true).await;
+    assert_eq!(message.stop_reason.as_deref(), Some("tool_use"));
+    assert_eq!(message.content[0], json!({"type": "text", "text": "I will run it."}));
+    assert_eq!(message.content[1]["name"], "Bash");
+    assert_eq!(message.content[1]["input"], json!({"command": "python3 a.py"}));
+    let id = message.content[1]["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("call_") && id.len() == 29, "{id}");
+    assert_ne!(read(true).await.content[1]["id"], id, "every made-up id is new");
+    // No usage chunk: estimated from the request's and the answer's sizes.
+    assert!(message.usage.input_tokens > 100 && message.usage.output_tokens > 10, "{:?}", message.usage);
+    let plain = read(false).await;
+    assert_eq!(plain.content, vec![json!({"type": "text", "text": text})], "off: the text is the model's");
+    assert_eq!(plain.stop_reason.as_deref(), Some("end_turn"));
+}
+
+#[tokio::test]
+async fn an_empty_answer_is_an_error_that_is_not_sent_again() {
+    let api = FakeApi::start(|_| Reply::RawSse(String::new()));
+    let backend = Backend::OpenAi(openai(&api, None));
+    let policy = agent_tools_api::RetryPolicy { max_retries: 3, ..agent_tools_api::RetryPolicy::default() };
+    let mut retries = 0;
+    let result = async {
+        let mut stream = backend.stream_with_retries(&second_turn_body(), &[], &policy, |_, _, _| retries += 1).await?;
+        stream.next().await.unwrap_or(Err(ApiError::StreamEnded))
+    }
+    .await;
+    let error = result.unwrap_err();
+    assert!(matches!(error, ApiError::EmptyReply { .. }), "{error:?}");
+    assert!(!error.is_retryable());
+    assert!(error.to_string().contains("answered 200 with an empty body"), "{error}");
+    assert_eq!((retries, api.requests().len()), (0, 1));
 }

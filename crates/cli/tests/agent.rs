@@ -452,6 +452,78 @@ fn an_openai_compatible_server_is_used_when_its_base_url_is_set() {
     assert!(requests[1].body["messages"].to_string().contains("alpha"), "the Read's result went back");
 }
 
+/// What a small local model behind llama-cpp-python's server needs (issue: local models): one
+/// system message first, only the tools the request carries named in it, `max_tokens` from the
+/// settings' `env`, tool calls the model wrote as text read, and a repeated call said to be one.
+#[test]
+fn a_local_model_gets_one_system_message_its_tools_and_the_settings_max_tokens() {
+    use agent_tools_testkit::fake_api::Reply;
+    let dir = project();
+    let notes = dir.path().canonicalize().unwrap().join("notes.txt");
+    // Qwen2.5-Coder writes its calls in tags, as text (one as a bare JSON line); it makes the
+    // same Bash call twice.
+    let read = format!(
+        "<tool_call>\n{{\"name\": \"Read\", \"arguments\": {{\"file_path\": {:?}}}}}\n</tool_call>",
+        notes.display().to_string()
+    );
+    let echo = r#"{"name": "Bash", "arguments": {"command": "echo same"}}"#;
+    let api = FakeApi::start(move |request| {
+        match request.body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").count() {
+            0 => Reply::text(&read),
+            1 | 2 => Reply::text(echo),
+            _ => Reply::text("Two lines."),
+        }
+    });
+    let settings = r#"{"env": {"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "2048"}}"#;
+    let output = command(dir.path(), &api)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("AGENT_TOOLS_OPENAI_BASE_URL", format!("{}/v1", api.base_url()))
+        .env("AGENT_TOOLS_OPENAI_TEXT_TOOL_CALLS", "1")
+        .env("AGENT_TOOLS_OPENAI_TEMPERATURE", "0")
+        .env("AGENT_TOOLS_OPENAI_TOOL_DESCRIPTIONS", "short")
+        .args(["agent", "-p", "read notes.txt", "--model", "qwen", "--tools", "Read,Edit,Bash"])
+        .args(["--settings", settings, "--allowedTools", "Bash(echo:*)", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(lines(&output)[0]["result"], "Two lines.");
+    let requests = api.requests();
+    assert_eq!(requests.len(), 4);
+    let first = &requests[0].body;
+    let roles: Vec<&str> = first["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user"], "the environment is in the one system message");
+    let system = first["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("# Environment") && system.contains("Call one tool at a time"), "{system}");
+    for absent in ["Glob", "Grep", "Write", "ToolSearch", "Claude Code"] {
+        assert!(!system.contains(absent), "{absent} in {system}");
+    }
+    let tools: Vec<&str> =
+        first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["Bash", "Edit", "Read"]);
+    assert!(
+        first["tools"].as_array().unwrap().iter().all(|t| t["function"]["description"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count()
+            <= 301)
+    );
+    assert_eq!((first["max_tokens"].as_u64(), first["temperature"].as_f64()), (Some(2048), Some(0.0)));
+    let second = requests[1].body["messages"].as_array().unwrap();
+    let answer = second.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(answer["content"], "", "the text was all call: never null");
+    assert_eq!(answer["tool_calls"][0]["function"]["name"], "Read");
+    assert!(second.last().unwrap()["content"].as_str().unwrap().contains("alpha"));
+    let last = requests[3].body["messages"].as_array().unwrap();
+    let ids: Vec<&str> =
+        last.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+    assert!(ids.len() == 3 && ids[1] != ids[2] && ids[2].starts_with("call_"), "made-up ids are new: {ids:?}");
+    let note = last.last().unwrap()["content"].as_str().unwrap();
+    assert!(note.contains("This Bash call is the same as your previous one"), "{note}");
+    let earlier = requests[2].body["messages"].as_array().unwrap();
+    assert!(!earlier.last().unwrap()["content"].as_str().unwrap().contains("same as your previous"), "once only");
+}
+
 #[test]
 fn ctrl_c_interrupts_the_query_and_the_result_says_so() {
     use agent_tools_testkit::fake_api::Reply;

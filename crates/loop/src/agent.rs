@@ -22,7 +22,7 @@ use crate::conversation::{self, Block, Content, Message};
 use crate::events::{AgentEvent, QueryResult, ResultSubtype};
 use crate::memory;
 use crate::options::{AgentOptions, MAX_STRUCTURED_OUTPUT_RETRIES, MAX_TOKENS_CONTINUATIONS};
-use crate::prompt::{EnvironmentFacts, IDENTITY, base_prompt, git_status};
+use crate::prompt::{EnvironmentFacts, IDENTITY, PromptStyle, base_prompt, git_status};
 use crate::results::{tool_result_json, unparsed_input, unparsed_input_error};
 use crate::spend::Spend;
 use crate::transcript::Transcript;
@@ -162,6 +162,8 @@ struct State {
     runner_installed: bool,
     /// The code execution container the last answer ran in (programmatic tool calling).
     container: Option<String>,
+    /// The last call's tool, input and result, as JSON text ([`AgentOptions::repeated_call_note`]).
+    last_call: Option<String>,
 }
 
 /// One call of the assistant message: waiting for the end of the message, started early while
@@ -708,18 +710,28 @@ impl Agent {
         true
     }
 
-    /// The system prompt's blocks: who the agent is, then the prompt (the default, or
+    /// The system prompt's blocks: who the agent is (for the Messages API only: a local model is
+    /// not Claude Code), then the prompt (the default, naming the pool's tools, or
     /// `--system-prompt`) with `--append-system-prompt`; the last block is a cache breakpoint.
     fn system_blocks(&self) -> Vec<Value> {
-        let mut prompt = self.options.system_prompt.clone().unwrap_or_else(|| base_prompt().to_owned());
+        let mut prompt = self.options.system_prompt.clone().unwrap_or_else(|| {
+            let pool = self.session.pool();
+            let names: Vec<&str> = pool.iter().map(|tool| tool.name()).collect();
+            let style = match self.backend {
+                Backend::Anthropic(_) => PromptStyle::Full,
+                Backend::OpenAi(_) => PromptStyle::Compact,
+            };
+            base_prompt(&names, agent_tools_host::tool_search::is_tool_search_active(&pool), style)
+        });
         if let Some(extra) = &self.options.append_system_prompt {
             prompt.push_str("\n\n");
             prompt.push_str(extra);
         }
-        vec![
-            json!({"type": "text", "text": IDENTITY}),
-            json!({"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}}),
-        ]
+        let prompt = json!({"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}});
+        match self.backend {
+            Backend::OpenAi(_) => vec![prompt],
+            Backend::Anthropic(_) => vec![json!({"type": "text", "text": IDENTITY}), prompt],
+        }
     }
 
     /// The system message after the first prompt: the environment, the git snapshot, the deferred

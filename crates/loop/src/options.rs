@@ -67,6 +67,12 @@ pub struct AgentOptions {
     /// sent back with each request. The CLI turns it on with
     /// `AGENT_TOOLS_PROGRAMMATIC_TOOL_CALLING=1`. Off by default.
     pub programmatic_tool_calling: bool,
+    /// When the model makes the same call (tool and input) as its last one and gets the same
+    /// result, a line after the result says so and asks for something else: a small local model
+    /// otherwise repeats a call until `max_turns`. The CLI turns it on for the OpenAI-compatible
+    /// backend. Off by default (the Messages API's models do not need it, and Claude Code's
+    /// results carry no such line).
+    pub repeated_call_note: bool,
     /// The auto mode's classifier (also given to the session's builder): the agent records each
     /// prompt of the user in it, as the intent calls are judged against.
     pub classifier: Option<std::sync::Arc<crate::classifier::ModelClassifier>>,
@@ -130,6 +136,7 @@ impl AgentOptions {
             memory_sources: crate::memory::MemorySources::ALL,
             thinking: None,
             programmatic_tool_calling: false,
+            repeated_call_note: false,
             classifier: None,
             api_key_source: "ANTHROPIC_API_KEY".to_owned(),
             transcript_file: None,

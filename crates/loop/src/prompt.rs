@@ -13,25 +13,97 @@ pub const MAX_GIT_STATUS_CHARS: usize = 2_000;
 /// same in its own words; some gateways look for it).
 pub const IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 
-/// The main system prompt text: how to work with the tools.
-pub fn base_prompt() -> &'static str {
-    "You are an agent that works on software projects in the user's working directory, with tools to read, \
-     search, edit and run things there.\n\n\
-     # How to work\n\
-     - Do what was asked: no more, no less. Prefer editing existing files to creating new ones, and never \
-     create documentation files unless asked.\n\
-     - Read a file before you change it, and keep to its style. Run the project's tests or checks when you \
-     can, and say plainly what you could not verify.\n\
-     - Use the dedicated tools for files and searches (Read, Edit, Write, Glob, Grep) rather than shell \
-     commands such as cat, sed or find; use Bash for builds, tests, git and other programs.\n\
-     - Call independent tools together in one response: they run at the same time.\n\
-     - Some tools are deferred: only their names are listed. Load one with ToolSearch before you call it.\n\
-     - A call may be refused by the user's permission settings or a hook. Do not retry the same call; \
-     adjust, or ask the user.\n\
-     - Never guess URLs, and never expose secrets in output or commits.\n\n\
-     # Answers\n\
-     Be brief and direct. Refer to code as `path:line`. When the work is done, say what changed in a \
-     sentence or two."
+/// Which default system prompt the model gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptStyle {
+    /// The whole of it, for the Messages API's models: independent tools called together.
+    Full,
+    /// A short one for small local models behind an OpenAI-compatible server: one tool at a
+    /// time, the result read before the next call, paths as they are, and an end that is an
+    /// answer without a call. Each line answers a failure seen with Qwen2.5-Coder-1.5B: calls
+    /// batched before the first result was read, a `path:` prefix copied from an answer-format
+    /// hint, a working file rewritten after the task was done.
+    Compact,
+}
+
+/// The main system prompt text: how to work with the tools, naming only those of `tools` (the
+/// names of the tools the request carries) and speaking of deferred tools only when
+/// `deferred` (tool search is active). A small local model takes a named tool it does not have
+/// as an instruction to call it.
+pub fn base_prompt(tools: &[&str], deferred: bool, style: PromptStyle) -> String {
+    let has = |name: &str| tools.contains(&name);
+    let file_tools: Vec<&str> =
+        ["Read", "Edit", "Write", "Glob", "Grep"].into_iter().filter(|name| has(name)).collect();
+    if style == PromptStyle::Compact {
+        return compact_prompt(&file_tools, has("Bash"), deferred && has("ToolSearch"));
+    }
+    let mut text = String::from(
+        "You are an agent that works on software projects in the user's working directory, with tools to read, \
+         search, edit and run things there.\n\n\
+         # How to work\n\
+         - Do what was asked: no more, no less. Prefer editing existing files to creating new ones, and never \
+         create documentation files unless asked.\n\
+         - Read a file before you change it, and keep to its style. Run the project's tests or checks when you \
+         can, and say plainly what you could not verify.\n",
+    );
+    match (file_tools.is_empty(), has("Bash")) {
+        (false, true) => text.push_str(&format!(
+            "- Use the dedicated tools for files and searches ({}) rather than shell commands such as cat, sed or \
+             find; use Bash for builds, tests, git and other programs.\n",
+            file_tools.join(", ")
+        )),
+        (false, false) => text.push_str(&format!("- Use {} for files and searches.\n", file_tools.join(", "))),
+        (true, true) => text.push_str("- Use Bash for files, builds, tests, git and other programs.\n"),
+        (true, false) => {}
+    }
+    text.push_str("- Call independent tools together in one response: they run at the same time.\n");
+    if deferred && has("ToolSearch") {
+        text.push_str(
+            "- Some tools are deferred: only their names are listed. Load one with ToolSearch before you call it.\n",
+        );
+    }
+    text.push_str(
+        "- A call may be refused by the user's permission settings or a hook. Do not retry the same call; \
+         adjust, or ask the user.\n\
+         - Never guess URLs, and never expose secrets in output or commits.\n\n\
+         # Answers\n\
+         Be brief and direct. Refer to code as `path:line`. When the work is done, say what changed in a \
+         sentence or two.",
+    );
+    text
+}
+
+/// [`PromptStyle::Compact`]'s text.
+fn compact_prompt(file_tools: &[&str], bash: bool, deferred: bool) -> String {
+    let mut text = String::from(
+        "You are a coding agent. You work on the files in the user's working directory with the tools you have.\n\n\
+         Rules:\n\
+         - Do the work yourself with the tools: never tell the user how to do it.\n\
+         - Call one tool at a time, and read its result before you decide on the next call.\n",
+    );
+    if file_tools.contains(&"Read") {
+        text.push_str("- Read a file before you change it.\n");
+    }
+    if file_tools.contains(&"Edit") {
+        text.push_str(
+            "- To change a file, use Edit: old_string is copied exactly from the file, new_string replaces it.\n",
+        );
+    }
+    let others: Vec<&str> = file_tools.iter().copied().filter(|name| !matches!(*name, "Read" | "Edit")).collect();
+    if !others.is_empty() {
+        text.push_str(&format!("- Other file tools: {}.\n", others.join(", ")));
+    }
+    if bash {
+        text.push_str("- Use Bash to run programs and tests.\n");
+    }
+    if deferred {
+        text.push_str("- More tools are listed by name only: load one with ToolSearch before you call it.\n");
+    }
+    if file_tools.contains(&"Read") && file_tools.contains(&"Edit") {
+        text.push_str("- To fix a bug: read the code, edit the wrong line, then run it to check.\n");
+    }
+    text.push_str("- Do only what was asked. When it is done, answer in one short sentence, without a tool call.");
+    text
 }
 
 /// The environment facts of one session.
@@ -187,6 +259,31 @@ mod tests {
         assert!(in_git_work_tree(&sub));
         if cfg!(target_os = "linux") {
             assert!(os_version().is_some_and(|v| v.starts_with("Linux ")));
+        }
+    }
+
+    #[test]
+    fn the_prompt_names_only_the_tools_sent() {
+        let all =
+            base_prompt(&["Read", "Edit", "Write", "Glob", "Grep", "Bash", "ToolSearch"], true, PromptStyle::Full);
+        assert!(all.contains("(Read, Edit, Write, Glob, Grep) rather than shell commands"), "{all}");
+        assert!(all.contains("Load one with ToolSearch"));
+        assert!(all.contains("Call independent tools together"));
+        let lean = base_prompt(&["Read", "Edit", "Bash"], false, PromptStyle::Full);
+        assert!(lean.contains("(Read, Edit) rather than shell commands"), "{lean}");
+        for absent in ["Glob", "Grep", "Write", "ToolSearch", "deferred"] {
+            assert!(!lean.contains(absent), "{absent} in {lean}");
+        }
+        let shell = base_prompt(&["Bash"], false, PromptStyle::Full);
+        assert!(shell.contains("- Use Bash for files, builds") && !shell.contains("dedicated tools"), "{shell}");
+        assert!(!base_prompt(&[], true, PromptStyle::Full).contains("Bash"));
+        let compact = base_prompt(&["Read", "Edit", "Bash", "Grep", "ToolSearch"], false, PromptStyle::Compact);
+        assert!(
+            compact.contains("Call one tool at a time") && compact.contains("Other file tools: Grep."),
+            "{compact}"
+        );
+        for absent in ["path:line", "ToolSearch", "Write", "together"] {
+            assert!(!compact.contains(absent), "{absent} in {compact}");
         }
     }
 

@@ -481,11 +481,7 @@ async fn an_openai_compatible_server_drives_the_same_loop() {
         vec![vec![tool_use("call_1", "Read", json!({"file_path": fx.path("a.txt")}))]],
         "It says hello.",
     );
-    let config = agent_tools_api::OpenAiConfig {
-        base_url: format!("{}/v1", api.base_url()),
-        api_key: None,
-        model: "qwen2.5-coder".into(),
-    };
+    let config = agent_tools_api::OpenAiConfig::new(format!("{}/v1", api.base_url()), "qwen2.5-coder");
     let client =
         agent_tools_api::OpenAiClient::new(config, &ClientOptions::new("loop-test", Duration::from_secs(30))).unwrap();
     let agent = Agent::new(fx.session("{}").await, Backend::OpenAi(client), options()).unwrap();

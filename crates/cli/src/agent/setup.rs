@@ -95,11 +95,31 @@ pub(crate) struct Started {
 /// The backend the environment names: an OpenAI-compatible server when
 /// `AGENT_TOOLS_OPENAI_BASE_URL` is set (with `OPENAI_API_KEY` if any), else the Messages API
 /// (`ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`).
+///
+/// `CLAUDE_STREAM_IDLE_TIMEOUT_MS` (Claude Code's variable) sets how long a reply may stay
+/// silent, the wait for its head included (a local server's long prefill); default 300 s.
+/// `AGENT_TOOLS_OPENAI_TEXT_TOOL_CALLS=1` reads tool calls the model wrote as text
+/// ([`OpenAiConfig::text_tool_calls`]); `AGENT_TOOLS_OPENAI_TEMPERATURE` is the sampling
+/// temperature ([`OpenAiConfig::temperature`]); `AGENT_TOOLS_OPENAI_TOOL_DESCRIPTIONS=short` sends
+/// tool descriptions cut to their gist ([`OpenAiConfig::short_tool_descriptions`]).
 pub(crate) fn backend(env: &Environment, model: &str) -> Result<Backend, StartError> {
-    let options = ClientOptions::new(format!("agent-tools/{}", env!("CARGO_PKG_VERSION")), Duration::from_secs(600));
+    let mut options =
+        ClientOptions::new(format!("agent-tools/{}", env!("CARGO_PKG_VERSION")), Duration::from_secs(600));
+    if let Some(ms) = env.number("CLAUDE_STREAM_IDLE_TIMEOUT_MS").filter(|ms| *ms > 0) {
+        options.stream_idle_timeout = Duration::from_millis(ms);
+    }
     if let Some(base_url) = env.text("AGENT_TOOLS_OPENAI_BASE_URL") {
-        let key = env.text("OPENAI_API_KEY").unwrap_or_default();
-        return openai_backend(base_url.trim(), &key, model, &options);
+        let config = OpenAiConfig {
+            api_key: env.text("OPENAI_API_KEY"),
+            text_tool_calls: env.flag("AGENT_TOOLS_OPENAI_TEXT_TOOL_CALLS"),
+            temperature: env.text("AGENT_TOOLS_OPENAI_TEMPERATURE").and_then(|t| t.trim().parse::<f64>().ok()),
+            short_tool_descriptions: env
+                .text("AGENT_TOOLS_OPENAI_TOOL_DESCRIPTIONS")
+                .is_some_and(|value| value.trim().eq_ignore_ascii_case("short")),
+            ..OpenAiConfig::new(base_url.trim(), model)
+        };
+        let client = OpenAiClient::new(config, &options).map_err(|error| StartError::Setup(error.into()))?;
+        return Ok(Backend::OpenAi(client));
     }
     let mut config = ApiConfig::from_env(|name| env.text(name));
     if config.credential.is_empty() {
@@ -108,17 +128,6 @@ pub(crate) fn backend(env: &Environment, model: &str) -> Result<Backend, StartEr
     config.model = model.to_owned();
     let client = Client::new(config, &options).map_err(|error| StartError::Setup(error.into()))?;
     Ok(Backend::Anthropic(client))
-}
-
-/// The OpenAI-compatible backend (Chat Completions at `{base_url}/chat/completions`).
-fn openai_backend(base_url: &str, key: &str, model: &str, options: &ClientOptions) -> Result<Backend, StartError> {
-    let config = OpenAiConfig {
-        base_url: base_url.to_owned(),
-        api_key: Some(key.to_owned()).filter(|key| !key.is_empty()),
-        model: model.to_owned(),
-    };
-    let client = OpenAiClient::new(config, options).map_err(|error| StartError::Setup(error.into()))?;
-    Ok(Backend::OpenAi(client))
 }
 
 /// The model asked: `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the
@@ -409,12 +418,8 @@ pub(crate) async fn start(
 ) -> Result<Started, StartError> {
     let env = Environment::from_process();
     let cwd = session::working_dir(options)?;
-    // The credential first: without one nothing is started.
-    if env.text("AGENT_TOOLS_OPENAI_BASE_URL").is_none()
-        && ApiConfig::from_env(|name| env.text(name)).credential.is_empty()
-    {
-        return Err(StartError::Run(NO_API_KEY.to_owned()));
-    }
+    // The credential may come from the settings' `env`: it is checked once they are read
+    // ([`backend`]), before any request.
     if let Some(id) = &args.session_id
         && !agent_tools_host::session::is_plain_id(id)
     {
@@ -462,6 +467,8 @@ pub(crate) async fn start(
         sdk_servers: frontend.sdk_servers,
     };
     let session = Arc::new(session::open_with(options, Kind::Agent, extras).await?);
+    // The settings' `env` is read as if the process had it (Claude Code sets it on its own).
+    let env = session.settings_env().iter().fold(env, |env, (name, value)| env.with(name, value));
     if args.output_format == OutputFormat::StreamJson {
         print_hook_notices(&session, args.include_hook_events);
     }
@@ -509,6 +516,10 @@ pub(crate) async fn start(
     if let Some(sources) = &args.setting_sources {
         agent_options.memory_sources = agent_tools_loop::memory::MemorySources::from_setting_sources(sources);
     }
+    // Claude Code's CLAUDE_CODE_MAX_OUTPUT_TOKENS: the most tokens of one answer.
+    if let Some(max) = env.number("CLAUDE_CODE_MAX_OUTPUT_TOKENS").filter(|max| *max > 0) {
+        agent_options.max_tokens = u32::try_from(max).unwrap_or(u32::MAX);
+    }
     agent_options.max_turns = args.max_turns;
     agent_options.max_budget_usd = args.max_budget_usd;
     // Claude Code's CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: the share of the context window (1 to 100
@@ -546,6 +557,8 @@ pub(crate) async fn start(
         (Some(budget), _) => Some(json!({"type": "enabled", "budget_tokens": budget})),
     };
     agent_options.programmatic_tool_calling = Environment::from_process().flag("AGENT_TOOLS_PROGRAMMATIC_TOOL_CALLING");
+    // A small local model repeats a call until max_turns unless told it changed nothing.
+    agent_options.repeated_call_note = matches!(backend, Backend::OpenAi(_));
     agent_options.persist = !args.no_session_persistence;
     if let Some(resumed) = resumed {
         agent_options.resume = resumed.messages;

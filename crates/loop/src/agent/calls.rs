@@ -252,7 +252,11 @@ impl Agent {
             if !done.block.is_error && !done.block.content.tool_references().is_empty() {
                 loaded += 1;
             }
+            let repeated = self.options.repeated_call_note && repeats_last_call(st, &block, &result);
             content.extend(Block::from_value(result));
+            if repeated {
+                content.push(Block::text(repeated_call_text(&block.name)));
+            }
             for message in &done.new_messages {
                 if let Some(message) = serde_json::to_value(message).ok().and_then(Message::from_value) {
                     system.push(message);
@@ -285,6 +289,24 @@ impl Agent {
             self.push(st, Message::system_text(text));
         }
     }
+}
+
+/// Whether `block` with `result` is the very call (tool and input) the model made last, with
+/// the very same result; remembers it as the last call either way.
+fn repeats_last_call(st: &mut State, block: &ToolUseBlock, result: &Value) -> bool {
+    let call = json!([block.name, block.input, result.get("content"), result.get("is_error")]).to_string();
+    let repeated = st.last_call.as_deref() == Some(call.as_str());
+    st.last_call = Some(call);
+    repeated
+}
+
+/// The line after a repeated call's result ([`AgentOptions::repeated_call_note`](crate::AgentOptions::repeated_call_note)).
+fn repeated_call_text(tool: &str) -> String {
+    format!(
+        "This {tool} call is the same as your previous one, and so is its result: repeating it changes nothing. \
+         Act on what the result says: take a different next step (read the code the result points at, change it, \
+         then check again)."
+    )
 }
 
 /// The answer of a call whose task died (or was cancelled): an error the model can read.
