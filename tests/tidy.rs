@@ -626,7 +626,7 @@ const NAMED_IN_GENERIC_CODE: &[(&str, &str, &str)] = &[
     ("crates/loop/src/prompt.rs", "Edit", "the default system prompt names the file tools the request carries"),
     ("crates/loop/src/prompt.rs", "Write", "the default system prompt names the file tools the request carries"),
     ("crates/loop/src/prompt.rs", "Bash", "the default system prompt names Bash when the request carries it"),
-    ("crates/loop/src/prompt.rs", "ToolSearch", "the default system prompt speaks of deferred tools only with ToolSearch"),
+    ("crates/loop/src/prompt.rs", "ToolSearch", "the default prompt speaks of deferred tools only with ToolSearch"),
     ("crates/loop/src/prompt.rs", "Glob", "the default system prompt names the file tools the request carries"),
     ("crates/loop/src/prompt.rs", "Grep", "the default system prompt names the file tools the request carries"),
 ];
