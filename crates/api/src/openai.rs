@@ -1,8 +1,8 @@
 //! An OpenAI-compatible backend: [`OpenAiClient`] sends an *Anthropic* Messages request body
 //! to a Chat Completions server (`POST {base_url}/chat/completions`: Ollama, vLLM, llama.cpp,
-//! LM Studio, OpenRouter, OpenAI …) and hands back the same [`StreamEvent`] sequence an
-//! Anthropic stream gives, so the agent loop needs no second code path; [`Backend`] holds
-//! either client.
+//! LM Studio, OpenRouter, OpenAI …) and hands back the same
+//! [`StreamEvent`](crate::StreamEvent) sequence an Anthropic stream gives, so the agent loop
+//! needs no second code path; [`Backend`] holds either client.
 //!
 //! The request ([`chat_request`]):
 //!
