@@ -100,7 +100,10 @@ fn compact_prompt(file_tools: &[&str], bash: bool, deferred: bool) -> String {
         text.push_str("- More tools are listed by name only: load one with ToolSearch before you call it.\n");
     }
     if file_tools.contains(&"Read") && file_tools.contains(&"Edit") {
-        text.push_str("- To fix a bug: read the code, edit the wrong line, then run it to check.\n");
+        text.push_str(
+            "- When a command fails: 1. Read the file its error names. 2. Find the wrong line (often not the one the \
+             error points at). 3. Fix it with Edit. 4. Run the command again.\n",
+        );
     }
     text.push_str("- Do only what was asked. When it is done, answer in one short sentence, without a tool call.");
     text
