@@ -167,7 +167,7 @@ impl OpenAiClient {
         let model = request.get("model").and_then(Value::as_str).unwrap_or("").to_owned();
         let options = ReplyOptions {
             text_tool_calls: self.config.text_tool_calls,
-            tool_names: tool_names(&request),
+            tool_names: if self.config.text_tool_calls { tool_names(&request) } else { Vec::new() },
             request_bytes,
         };
         let dialect = Dialect::OpenAi(Box::new(ChunkTranslator::new(model, options)));

@@ -52,9 +52,8 @@ pub(crate) struct ChunkTranslator {
     /// OpenAI tool call index → our block index.
     calls: BTreeMap<u64, usize>,
     finish_reason: Option<String>,
-    usage: Usage,
-    /// Whether a usage object came.
-    usage_seen: bool,
+    /// The server's usage, once a usage object came.
+    usage: Option<Usage>,
     options: ReplyOptions,
     /// Text held back until the answer ends, when tool calls may be written in it.
     held: String,
@@ -65,10 +64,6 @@ pub(crate) struct ChunkTranslator {
 impl ChunkTranslator {
     pub(crate) fn new(model: String, options: ReplyOptions) -> Self {
         Self {
-            usage_seen: false,
-            options,
-            held: String::new(),
-            written: 0,
             model,
             started: false,
             finished: false,
@@ -76,7 +71,10 @@ impl ChunkTranslator {
             next_index: 0,
             calls: BTreeMap::new(),
             finish_reason: None,
-            usage: Usage::default(),
+            usage: None,
+            options,
+            held: String::new(),
+            written: 0,
         }
     }
 
@@ -107,24 +105,19 @@ impl ChunkTranslator {
             return Ok(());
         }
         if !self.started {
-            self.started = true;
             let id = chunk.get("id").and_then(Value::as_str).unwrap_or("chatcmpl");
-            let model = chunk.get("model").and_then(Value::as_str).unwrap_or(&self.model).to_owned();
-            events.push(StreamEvent::MessageStart {
-                message: json!({"id": id, "type": "message", "role": "assistant", "model": model, "content": [],
-                    "stop_reason": null, "stop_sequence": null, "usage": Usage::default().to_json()}),
-            });
+            let model = chunk.get("model").and_then(Value::as_str).map(str::to_owned);
+            self.start(events, id, model);
         }
         if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
-            self.usage_seen = true;
             let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
             let cached = usage.pointer("/prompt_tokens_details/cached_tokens").and_then(Value::as_u64).unwrap_or(0);
-            self.usage = Usage {
+            self.usage = Some(Usage {
                 input_tokens: count("prompt_tokens").saturating_sub(cached),
                 output_tokens: count("completion_tokens"),
                 cache_read_input_tokens: cached,
                 cache_creation_input_tokens: 0,
-            };
+            });
         }
         let Some(choice) = chunk.get("choices").and_then(Value::as_array).and_then(|choices| choices.first()) else {
             return Ok(());
@@ -144,13 +137,10 @@ impl ChunkTranslator {
             self.written += piece.len();
             if self.options.text_tool_calls {
                 self.held.push_str(piece);
-                return self.after_content(choice, delta, events);
+            } else {
+                let index = self.text_block(events);
+                events.push(StreamEvent::ContentBlockDelta { index, delta: Delta::Text(piece.to_owned()) });
             }
-            let index = match self.open {
-                Open::Text(index) => index,
-                _ => self.begin(events, json!({"type": "text", "text": ""}), Open::Text),
-            };
-            events.push(StreamEvent::ContentBlockDelta { index, delta: Delta::Text(piece.to_owned()) });
         }
         self.after_content(choice, delta, events)
     }
@@ -179,10 +169,7 @@ impl ChunkTranslator {
         let held = std::mem::take(&mut self.held);
         let (text, calls) = text_calls::extract(&held, &self.options.tool_names);
         if !text.trim().is_empty() || calls.is_empty() {
-            let index = match self.open {
-                Open::Text(index) => index,
-                _ => self.begin(events, json!({"type": "text", "text": ""}), Open::Text),
-            };
+            let index = self.text_block(events);
             let text = if calls.is_empty() { held } else { text.trim().to_owned() };
             events.push(StreamEvent::ContentBlockDelta { index, delta: Delta::Text(text) });
         }
@@ -235,6 +222,24 @@ impl ChunkTranslator {
         Ok(())
     }
 
+    /// The message_start event (once): `id`, and `model` or else the one asked.
+    fn start(&mut self, events: &mut Vec<StreamEvent>, id: &str, model: Option<String>) {
+        self.started = true;
+        let model = model.unwrap_or_else(|| self.model.clone());
+        events.push(StreamEvent::MessageStart {
+            message: json!({"id": id, "type": "message", "role": "assistant", "model": model, "content": [],
+                "stop_reason": null, "stop_sequence": null, "usage": Usage::default().to_json()}),
+        });
+    }
+
+    /// The index of the open text block, started if another (or none) is open.
+    fn text_block(&mut self, events: &mut Vec<StreamEvent>) -> usize {
+        match self.open {
+            Open::Text(index) => index,
+            _ => self.begin(events, json!({"type": "text", "text": ""}), Open::Text),
+        }
+    }
+
     /// Stops the open block, starts `block` as the next index and makes it the open one.
     fn begin(&mut self, events: &mut Vec<StreamEvent>, block: Value, open: impl Fn(usize) -> Open) -> usize {
         self.close(events);
@@ -257,27 +262,23 @@ impl ChunkTranslator {
     /// `[DONE]`: the open block stopped, message_delta, message_stop.
     fn done(&mut self, events: &mut Vec<StreamEvent>) {
         if !self.started {
-            self.started = true;
-            events.push(StreamEvent::MessageStart {
-                message: json!({"id": "chatcmpl", "type": "message", "role": "assistant", "model": self.model,
-                    "content": [], "stop_reason": null, "stop_sequence": null, "usage": Usage::default().to_json()}),
-            });
+            self.start(events, "chatcmpl", None);
         }
         self.release_text(events);
         self.close(events);
-        if !self.usage_seen {
-            self.usage = Usage {
-                input_tokens: (self.options.request_bytes / 4) as u64,
-                output_tokens: self.written.div_ceil(4) as u64,
-                ..Usage::default()
-            };
+        let usage = self.usage.unwrap_or_else(|| {
             if !USAGE_WARNED.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
                     "the server sent no token usage (it ignores stream_options.include_usage): \
                      token counts and cost are estimated at 4 bytes a token"
                 );
             }
-        }
+            Usage {
+                input_tokens: (self.options.request_bytes / 4) as u64,
+                output_tokens: self.written.div_ceil(4) as u64,
+                ..Usage::default()
+            }
+        });
         let stop_reason = if !self.calls.is_empty() {
             "tool_use"
         } else {
@@ -288,11 +289,7 @@ impl ChunkTranslator {
                 _ => "end_turn",
             }
         };
-        events.push(StreamEvent::MessageDelta {
-            stop_reason: Some(stop_reason.to_owned()),
-            usage: self.usage,
-            container: None,
-        });
+        events.push(StreamEvent::MessageDelta { stop_reason: Some(stop_reason.to_owned()), usage, container: None });
         events.push(StreamEvent::MessageStop);
         self.finished = true;
     }
@@ -306,9 +303,7 @@ impl ChunkTranslator {
         }
         events
     }
-}
 
-impl ChunkTranslator {
     /// The events of a whole `chat.completion` reply (or an error body) this translator was
     /// made for.
     pub(crate) fn completion(mut self, reply: &Value) -> Vec<StreamEvent> {

@@ -556,7 +556,7 @@ pub(crate) async fn start(
         (_, Some("disabled")) | (Some(0), _) | (None, _) => None,
         (Some(budget), _) => Some(json!({"type": "enabled", "budget_tokens": budget})),
     };
-    agent_options.programmatic_tool_calling = Environment::from_process().flag("AGENT_TOOLS_PROGRAMMATIC_TOOL_CALLING");
+    agent_options.programmatic_tool_calling = env.flag("AGENT_TOOLS_PROGRAMMATIC_TOOL_CALLING");
     // A small local model repeats a call until max_turns unless told it changed nothing.
     agent_options.repeated_call_note = matches!(backend, Backend::OpenAi(_));
     agent_options.persist = !args.no_session_persistence;
