@@ -403,9 +403,16 @@ async fn events_tell_each_start_and_status() {
     let failing = tasks.spawn_shell(spec("exit 3", dir.path())).unwrap();
     finished(&tasks, &ok.id).await;
     finished(&tasks, &failing.id).await;
+    // A task's end is published just after its status is set: read until both ends came.
     let mut seen = Vec::new();
-    while let Ok(event) = events.try_recv() {
-        seen.push((event.id, event.status));
+    let ended = |seen: &[(String, TaskStatus)], id: &str| {
+        seen.iter().any(|(task, status)| task == id && *status != TaskStatus::Running)
+    };
+    while !(ended(&seen, &ok.id) && ended(&seen, &failing.id)) {
+        match tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
+            Ok(Ok(event)) => seen.push((event.id, event.status)),
+            _ => break,
+        }
     }
     // Each task's start comes first, then its end; repeats of a status may come (publish is
     // called at each step), never a status out of order.
